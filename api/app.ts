@@ -1,0 +1,60 @@
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { Redis } from 'ioredis';
+import type { Config } from '../common/config.js';
+import type { Pool } from '../common/data/db.js';
+import { AppError } from '../common/errors.js';
+import type { Logger } from '../common/logger.js';
+import type { OutboxDispatcher } from '../common/queues/outbox.js';
+import type { ClientAuthenticator } from './middleware/client-auth.js';
+import { errorHandler } from './middleware/errors.js';
+import { requestContext } from './middleware/request-context.js';
+import { docsRoutes } from './routes/docs/routes.js';
+import { healthRoutes } from './routes/health/routes.js';
+import { playerRoutes } from './routes/players/routes.js';
+import { reportRoutes } from './routes/reports/routes.js';
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  pool: Pool;
+  redis: Redis;
+  dispatcher: OutboxDispatcher;
+  clientAuth: ClientAuthenticator;
+}
+
+/** Builds the Koa application: middleware order and routers, no listen(). */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(requestContext(deps.log));
+  app.use(errorHandler);
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json', 'form'],
+      jsonLimit: deps.config.bodyLimit,
+      formLimit: deps.config.bodyLimit,
+      strict: true,
+      // Parse failures reach the error handler as errors with a type, not as a plain 400 text.
+      onerror: (err) => {
+        throw err;
+      },
+    }),
+  );
+  const routers = [healthRoutes(deps), playerRoutes(deps), reportRoutes(deps), docsRoutes()];
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(
+      router.allowedMethods({
+        throw: true,
+        methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'This method is not allowed on this route.'),
+        notImplemented: () => new AppError(405, 'method_not_allowed', 'This method is not supported.'),
+      }),
+    );
+  }
+  return app;
+}

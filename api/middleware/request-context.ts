@@ -1,0 +1,25 @@
+import crypto from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../../common/logger.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Request id (accepted from X-Request-Id or made), a child logger that carries it, one log line a request. */
+export function requestContext(root: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const log = root.child({ reqId: requestId });
+    ctx.state.log = log;
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Path only: query strings can carry OAuth state or codes.
+      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  };
+}

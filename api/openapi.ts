@@ -1,0 +1,354 @@
+import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES, TOXICITY_CATEGORIES } from '../common/domain/reports.js';
+
+/**
+ * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
+ * against it (test/integration/openapi.test.ts), so it cannot drift from the code unnoticed.
+ */
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
+});
+const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+const dateTime = { type: 'string', format: 'date-time' };
+const flag = {
+  description: 'A boolean, "true"/"false", "yes"/"no" (any case) or 1/0.',
+  oneOf: [
+    { type: 'boolean' },
+    { type: 'integer', enum: [0, 1] },
+    { type: 'string', pattern: '^(?i:\\s*(true|false|yes|no|1|0)\\s*)$' },
+  ],
+};
+const severity = {
+  type: 'string',
+  description: `One of ${SEVERITIES.join(', ')} (case-insensitive).`,
+};
+const contextProps = {
+  matchId: { type: 'string', maxLength: LIMITS.contextId },
+  reporterId: { type: 'string', maxLength: LIMITS.contextId },
+  occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
+  source: { type: 'string', description: `One of ${SOURCES.join(', ')}.` },
+};
+const commonReportProps = {
+  description: { type: 'string', maxLength: LIMITS.description },
+  severity,
+  evidence: { type: 'array', maxItems: LIMITS.evidenceItems, items: ref('EvidenceInput') },
+  ...contextProps,
+};
+const clientHeaders = [
+  { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
+  { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
+];
+const serviceIdParam = { name: 'serviceId', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } };
+
+function reportOperation(summary: string, bodySchema: string, cap: string) {
+  return {
+    post: {
+      operationId: `submit${bodySchema.replace('Report', '')}Report`,
+      tags: ['reports'],
+      summary,
+      description: `Normalises the report, stores it as an offense and lowers the player's trust score by the penalty rule of this kind (at most ${cap} by default) in one transaction. A report whose flag is false is stored with penalty 0.`,
+      parameters: [
+        serviceIdParam,
+        ...clientHeaders,
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', maxLength: 255 },
+          description: 'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', additionalProperties: false, required: ['report'], properties: { report: ref(bodySchema) } },
+          },
+        },
+      },
+      responses: {
+        201: json(ref('ReportSubmitResponse'), 'Report stored and penalty applied.'),
+        400: problem('Invalid body: the offending fields are listed in errors; nothing was stored.'),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        404: problem('Unknown player; nothing was stored.'),
+        409: problem('A request with the same Idempotency-Key is still in flight.'),
+        413: problem('Body too large.'),
+        415: problem('Body is not JSON.'),
+        422: problem('Idempotency-Key reused with a different body.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  };
+}
+
+export const openApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'player-trust',
+    version: '1.0.0',
+    description:
+      'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code.',
+  },
+  servers: [{ url: '/' }],
+  tags: [{ name: 'players' }, { name: 'reports' }, { name: 'operations' }],
+  paths: {
+    '/healthz': {
+      get: { tags: ['operations'], summary: 'The process is up', responses: { 200: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'Up.') } },
+    },
+    '/readyz': {
+      get: {
+        tags: ['operations'],
+        summary: 'PostgreSQL and Redis answer',
+        responses: { 200: json(ref('Readiness'), 'Ready.'), 503: json(ref('Readiness'), 'A backing service does not answer.') },
+      },
+    },
+    '/v1/player/{serviceId}': {
+      get: {
+        operationId: 'getPlayer',
+        tags: ['players'],
+        summary: 'Fetch player by service identifier',
+        parameters: [serviceIdParam, ...clientHeaders],
+        responses: {
+          200: json(ref('PlayerDetailed'), 'The player with games and the newest offenses.'),
+          401: problem('Missing, unknown or wrong client credentials.'),
+          404: problem('Unknown player.'),
+          500: problem('Server error.'),
+          503: problem('A backing service is unavailable; retry.'),
+        },
+      },
+    },
+    '/v1/player/{serviceId}/offenses': {
+      get: {
+        operationId: 'listPlayerOffenses',
+        tags: ['players'],
+        summary: "Page through a player's offenses, newest first",
+        parameters: [
+          serviceIdParam,
+          ...clientHeaders,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
+        ],
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['items', 'nextCursor'],
+              properties: { items: { type: 'array', items: ref('Reportoffense') }, nextCursor: { type: ['string', 'null'] } },
+            },
+            'One page.',
+          ),
+          400: problem('Bad limit or cursor.'),
+          401: problem('Missing, unknown or wrong client credentials.'),
+          404: problem('Unknown player.'),
+          500: problem('Server error.'),
+        },
+      },
+    },
+    '/v1/anticheat/submitReport/{serviceId}': reportOperation('Submit an anti-cheat report', 'AntiCheatReport', '20'),
+    '/v1/toxicity/submitReport/{serviceId}': reportOperation('Submit a toxicity report', 'ToxicityReport', '10'),
+    '/v1/afk/submitReport/{serviceId}': reportOperation('Submit an AFK report', 'AfkReport', '5'),
+    '/v1/griefing/submitReport/{serviceId}': reportOperation('Submit a griefing report', 'GriefingReport', '15'),
+  },
+  components: {
+    schemas: {
+      ErrorResponse: {
+        type: 'object',
+        description: 'RFC 9457 problem details with a stable machine-readable code.',
+        required: ['type', 'title', 'status', 'detail', 'code'],
+        properties: {
+          type: { type: 'string' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          code: { type: 'string' },
+          requestId: { type: 'string' },
+          errors: {
+            type: 'array',
+            items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+          },
+          error: { type: 'string', description: 'OAuth 2.0 error code (token endpoint).' },
+          error_description: { type: 'string' },
+        },
+      },
+      Readiness: {
+        type: 'object',
+        required: ['status', 'checks'],
+        properties: {
+          status: { enum: ['ready', 'unavailable'] },
+          checks: {
+            type: 'object',
+            required: ['postgres', 'redis'],
+            properties: { postgres: ref('Check'), redis: ref('Check') },
+          },
+        },
+      },
+      Check: { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, error: { type: 'string' } } },
+      EvidenceInput: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['type'],
+        properties: {
+          type: { type: 'string', description: `One of ${EVIDENCE_TYPES.join(', ')}; screenshot and video need url, text needs content.` },
+          url: { type: 'string', format: 'uri', maxLength: LIMITS.evidenceUrl, description: 'http or https only.' },
+          content: { type: 'string', maxLength: LIMITS.evidenceContent },
+        },
+      },
+      Evidence: {
+        type: 'object',
+        required: ['type', 'submittedAt'],
+        properties: {
+          type: { enum: [...EVIDENCE_TYPES] },
+          url: { type: 'string' },
+          content: { type: 'string' },
+          submittedAt: dateTime,
+        },
+      },
+      AntiCheatReport: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['isCheatDetected'],
+        properties: {
+          isCheatDetected: flag,
+          type: { type: 'string', description: 'Cheat category, e.g. aimbot, wallhack, speedhack.', maxLength: 64 },
+          confidence: {
+            description: 'Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%").',
+            oneOf: [{ type: 'number', minimum: 0, maximum: 100 }, { type: 'string' }],
+          },
+          logs: {
+            description: `Raw log text or lines; kept as text evidence (at most ${LIMITS.logChars} characters).`,
+            oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: LIMITS.logLines }],
+          },
+          ...commonReportProps,
+        },
+      },
+      ToxicityReport: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['isToxic'],
+        properties: {
+          isToxic: flag,
+          category: { type: 'string', description: `One of ${TOXICITY_CATEGORIES.join(', ')}.` },
+          messages: {
+            type: 'array',
+            maxItems: LIMITS.chatLines,
+            items: { type: 'string', maxLength: LIMITS.chatLineChars },
+            description: 'The offending chat lines; kept as text evidence.',
+          },
+          ...commonReportProps,
+        },
+      },
+      AfkReport: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['isAfk'],
+        properties: {
+          isAfk: flag,
+          afkDurationSeconds: { type: 'number', minimum: 0, maximum: 86400 },
+          matchDurationSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
+          occurrences: { type: 'integer', minimum: 1, maximum: 100 },
+          ...commonReportProps,
+        },
+      },
+      GriefingReport: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['isGriefing'],
+        properties: {
+          isGriefing: flag,
+          affectedPlayers: {
+            description: 'How many players were affected, or their identifiers.',
+            oneOf: [
+              { type: 'integer', minimum: 0, maximum: LIMITS.affectedPlayers },
+              { type: 'array', items: { type: 'string' }, maxItems: LIMITS.affectedPlayerIds, uniqueItems: true },
+            ],
+          },
+          incidents: {
+            type: 'array',
+            maxItems: LIMITS.incidents,
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['severity'],
+              properties: { severity, description: { type: 'string', maxLength: 500 }, occurredAt: dateTime },
+            },
+          },
+          ...commonReportProps,
+        },
+      },
+      Reportoffense: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          'An offense. visibility "full" for the studio that reported it; "summary" (no game, studio, description, evidence, details, context) for other studios.',
+        required: ['_id', 'player', 'type', 'severity', 'penaltyPoints', 'reviewedByAdmin', 'resolved', 'resolvedAt', 'createdAt', 'updatedAt', 'visibility'],
+        properties: {
+          _id: { type: 'string' },
+          player: { type: 'string', description: "The player's serviceId." },
+          game: { type: 'string' },
+          studio: { type: 'string' },
+          type: { enum: ['cheating', 'toxicity', 'afk', 'griefing'] },
+          description: { type: 'string' },
+          severity: { enum: [...SEVERITIES] },
+          penaltyPoints: { type: 'integer', minimum: 0 },
+          evidence: { type: 'array', items: ref('Evidence') },
+          details: { type: 'object', description: 'Normalised kind-specific fields (confidence, category, durations, ...).' },
+          context: {
+            type: 'object',
+            additionalProperties: false,
+            properties: contextProps,
+          },
+          reviewedByAdmin: { type: 'boolean' },
+          resolved: { type: 'boolean' },
+          resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+          createdAt: dateTime,
+          updatedAt: dateTime,
+          visibility: { enum: ['full', 'summary'] },
+        },
+      },
+      ReportSubmitResponse: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['message', 'playerId', 'gameId', 'trustScore', 'penaltyApplied', 'report', 'timestamp'],
+        properties: {
+          message: { type: 'string' },
+          playerId: { type: 'string' },
+          gameId: { type: 'string' },
+          trustScore: { type: 'number', minimum: 0, maximum: 100 },
+          penaltyApplied: { type: 'integer', minimum: 0 },
+          report: ref('Reportoffense'),
+          timestamp: dateTime,
+        },
+      },
+      PlayerDetailed: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['serviceId', 'fullName', 'gamerTag', 'trustScore', 'isKycVerified', 'games', 'offenses', 'offenseCount', 'offensesNextCursor'],
+        properties: {
+          serviceId: { type: 'string' },
+          fullName: { type: 'string' },
+          gamerTag: { type: 'string' },
+          trustScore: { type: 'number', minimum: 0, maximum: 100 },
+          isKycVerified: { type: 'boolean' },
+          games: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['gameTitle', 'linkedAt'],
+              properties: { gameTitle: { type: 'string' }, linkedAt: dateTime },
+            },
+          },
+          offenses: { type: 'array', items: ref('Reportoffense'), description: 'The newest offenses (PROFILE_OFFENSES_LIMIT, 20 by default).' },
+          offenseCount: { type: 'integer', minimum: 0 },
+          offensesNextCursor: {
+            type: ['string', 'null'],
+            description: 'Cursor for /v1/player/{serviceId}/offenses to read the older ones; null when all are embedded.',
+          },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,30 @@
+import { Router } from '@koa/router';
+import type { AppDeps } from '../../app.js';
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+
+export function healthRoutes(deps: AppDeps): Router {
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const check = async (fn: () => Promise<unknown>) => {
+      try {
+        await withTimeout(fn(), 1000);
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
+    };
+    const [postgres, redis] = await Promise.all([
+      check(() => deps.pool.query('SELECT 1')),
+      check(() => deps.redis.ping()),
+    ]);
+    const ready = postgres.ok && redis.ok;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { postgres, redis } };
+  });
+  return router;
+}

@@ -1,0 +1,46 @@
+import { Router } from '@koa/router';
+import Joi from 'joi';
+import { decodeCursor, encodeCursor, findProfile, listOffenses } from '../../../common/data/repos/offenses.js';
+import { notFound, validationError } from '../../../common/errors.js';
+import { presentOffense, presentProfile } from '../../../common/views.js';
+import type { AppDeps } from '../../app.js';
+import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+
+export const SERVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+const listQuery = Joi.object({
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});
+
+export function playerRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/player' });
+  const auth = deps.clientAuth.middleware();
+
+  router.get('/:serviceId', auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    const client = ctx.state.client as AuthenticatedClient;
+    const profile = SERVICE_ID.test(serviceId)
+      ? await findProfile(deps.pool, serviceId, deps.config.profileOffensesLimit)
+      : undefined;
+    if (!profile) throw notFound(`Player ${serviceId}`);
+    const last = profile.offenses[profile.offenses.length - 1];
+    const next = profile.offenseCount > profile.offenses.length && last ? encodeCursor(last.createdAt.toISOString(), last.id) : null;
+    ctx.body = presentProfile(profile, client.studioId, next);
+  });
+
+  router.get('/:serviceId/offenses', auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    const client = ctx.state.client as AuthenticatedClient;
+    const { value, error } = listQuery.validate(ctx.query, { abortEarly: false });
+    if (error) throw validationError(error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })));
+    const { limit, cursor } = value as { limit: number; cursor?: string };
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    if (cursor !== undefined && !after) throw validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    const page = SERVICE_ID.test(serviceId) ? await listOffenses(deps.pool, serviceId, limit, after) : undefined;
+    if (!page) throw notFound(`Player ${serviceId}`);
+    ctx.body = { items: page.items.map((o) => presentOffense(o, client.studioId)), nextCursor: page.nextCursor };
+  });
+
+  return router;
+}

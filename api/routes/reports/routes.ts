@@ -1,0 +1,41 @@
+import { Router } from '@koa/router';
+import { REPORT_KINDS, type ReportKind } from '../../../common/domain/reports.js';
+import { notFound, validationError } from '../../../common/errors.js';
+import { submitReport } from '../../../common/usecases/submit-report.js';
+import type { AppDeps } from '../../app.js';
+import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { SERVICE_ID } from '../players/routes.js';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function reportRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1' });
+  const submitDeps = {
+    pool: deps.pool,
+    caps: deps.config.penaltyCaps,
+    idempotencyTtlHours: deps.config.idempotencyTtlHours,
+    afterCommit: (rows: Parameters<typeof deps.dispatcher.enqueue>[0]) => deps.dispatcher.enqueue(rows),
+  };
+  for (const kind of Object.keys(REPORT_KINDS) as ReportKind[]) {
+    router.post(`/${kind}/submitReport/:serviceId`, deps.clientAuth.middleware(), requireJsonBody(), async (ctx) => {
+      const { serviceId } = ctx.params as { serviceId: string };
+      if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+      const key = ctx.get('idempotency-key') || undefined;
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+        throw validationError([{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+      const client = ctx.state.client as AuthenticatedClient;
+      const result = await submitReport(submitDeps, {
+        kind,
+        serviceId,
+        tenant: { gameId: client.gameId, studioId: client.studioId },
+        body: ctx.request.body,
+        idempotencyKey: key,
+      });
+      if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+      ctx.status = result.status;
+      ctx.body = result.body;
+    });
+  }
+  return router;
+}

@@ -1,0 +1,83 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import type { Config } from '../common/config.js';
+import { loadConfigOrExit } from '../common/config.js';
+import { resolvePepper } from '../common/dev-secrets.js';
+import { createLogger, type Logger } from '../common/logger.js';
+import { closeQueues, createQueues } from '../common/queues/index.js';
+import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
+import { closeQuietly, createPool, provideBackends, redisConnection } from '../common/runtime.js';
+import { createApp } from './app.js';
+import { ClientAuthenticator } from './middleware/client-auth.js';
+
+export interface RunningApi {
+  url: string;
+  server: http.Server;
+  stop(): Promise<void>;
+}
+
+/** Builds every dependency, listens, and returns a stop() that shuts down gracefully. */
+export async function start(config: Config, log: Logger = createLogger(config.logLevel, 'api')): Promise<RunningApi> {
+  const backends = await provideBackends(config, log);
+  const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
+  const redis = redisConnection(backends.redisUrl, 'producer');
+  redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
+  const queues = createQueues(redis, config.queuePrefix);
+  const dispatcher = new OutboxDispatcher(pool, queues, log);
+  const clientAuth = new ClientAuthenticator(pool, resolvePepper(config), config.clientAuthCacheSeconds * 1000);
+  const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
+  const app = createApp({ config, log, pool, redis, dispatcher, clientAuth });
+
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  log.info({ url }, 'api listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info('api shutting down: refusing new connections, finishing requests in flight');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(grace);
+      await stopRelay();
+      await dispatcher.drain();
+      await closeQuietly(() => closeQueues(queues), () => pool.end(), async () => redis.disconnect());
+      await backends.stop();
+      log.info('api stopped');
+    })());
+  return { url, server, stop };
+}
+
+async function main() {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.logLevel, 'api');
+  const api = await start(config, log);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      api.stop().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`api failed to start: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

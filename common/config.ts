@@ -1,0 +1,129 @@
+import Joi from 'joi';
+import path from 'node:path';
+
+/**
+ * Every setting the processes read, validated once at start-up. A bad value stops the process with a
+ * message naming the variable; nothing reads process.env anywhere else.
+ */
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: string | undefined;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  dataDir: string;
+  logLevel: string;
+  bodyLimit: string;
+  pgPoolSize: number;
+  queuePrefix: string;
+  clientSecretPepper: string | undefined;
+  clientAuthCacheSeconds: number;
+  tokenTtlSeconds: number;
+  jwtSigningKey: string | undefined;
+  jwtPreviousKeys: string | undefined;
+  penaltyCaps: { cheating: number; griefing: number; toxicity: number; afk: number };
+  profileOffensesLimit: number;
+  idempotencyTtlHours: number;
+  outboxRelayIntervalMs: number;
+  shutdownGraceMs: number;
+  workerConcurrency: number;
+}
+
+const schema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  HOST: Joi.string().hostname().default('127.0.0.1'),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  DATA_DIR: Joi.string().default('.data'),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/i)
+    .default('100kb'),
+  PG_POOL_SIZE: Joi.number().integer().min(1).max(200).default(20),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[a-zA-Z0-9_-]+$/)
+    .default('pt'),
+  CLIENT_SECRET_PEPPER: Joi.string().min(32),
+  CLIENT_AUTH_CACHE_SECONDS: Joi.number().integer().min(0).max(300).default(30),
+  TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(3600),
+  JWT_SIGNING_KEY: Joi.string(),
+  JWT_PREVIOUS_KEYS: Joi.string(),
+  // The spec fixes the anti-cheat and griefing caps as maxima: an operator may lower them, never raise.
+  PENALTY_CAP_ANTICHEAT: Joi.number().integer().min(0).max(20).default(20),
+  PENALTY_CAP_GRIEFING: Joi.number().integer().min(0).max(15).default(15),
+  PENALTY_CAP_TOXICITY: Joi.number().integer().min(0).max(100).default(10),
+  PENALTY_CAP_AFK: Joi.number().integer().min(0).max(100).default(5),
+  PROFILE_OFFENSES_LIMIT: Joi.number().integer().min(1).max(100).default(20),
+  IDEMPOTENCY_TTL_HOURS: Joi.number().integer().min(24).max(24 * 30).default(24),
+  OUTBOX_RELAY_INTERVAL_MS: Joi.number().integer().min(50).max(60000).default(1000),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
+})
+  .unknown(true)
+  .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
+    then: Joi.object({
+      DATABASE_URL: Joi.required(),
+      REDIS_URL: Joi.required(),
+      CLIENT_SECRET_PEPPER: Joi.required(),
+      JWT_SIGNING_KEY: Joi.required(),
+    }),
+  });
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses an environment into a frozen Config; throws ConfigError naming every bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
+  if (error) {
+    const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const v = value as Record<string, never>;
+  return Object.freeze({
+    nodeEnv: v.NODE_ENV,
+    host: v.HOST,
+    port: v.PORT,
+    publicUrl: v.PUBLIC_URL,
+    databaseUrl: v.DATABASE_URL,
+    redisUrl: v.REDIS_URL,
+    dataDir: path.resolve(v.DATA_DIR),
+    logLevel: v.LOG_LEVEL,
+    bodyLimit: v.BODY_LIMIT,
+    pgPoolSize: v.PG_POOL_SIZE,
+    queuePrefix: v.QUEUE_PREFIX,
+    clientSecretPepper: v.CLIENT_SECRET_PEPPER,
+    clientAuthCacheSeconds: v.CLIENT_AUTH_CACHE_SECONDS,
+    tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
+    jwtSigningKey: v.JWT_SIGNING_KEY,
+    jwtPreviousKeys: v.JWT_PREVIOUS_KEYS,
+    penaltyCaps: Object.freeze({
+      cheating: v.PENALTY_CAP_ANTICHEAT,
+      griefing: v.PENALTY_CAP_GRIEFING,
+      toxicity: v.PENALTY_CAP_TOXICITY,
+      afk: v.PENALTY_CAP_AFK,
+    }),
+    profileOffensesLimit: v.PROFILE_OFFENSES_LIMIT,
+    idempotencyTtlHours: v.IDEMPOTENCY_TTL_HOURS,
+    outboxRelayIntervalMs: v.OUTBOX_RELAY_INTERVAL_MS,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    workerConcurrency: v.WORKER_CONCURRENCY,
+  });
+}
+
+/** For entry points: parse process.env or print the problem and exit 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return parseConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,19 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Applies every pending numbered migration; node-pg-migrate holds an advisory lock meanwhile. */
+export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined) {
+  const applied = await runner({
+    databaseUrl,
+    dir: MIGRATIONS_DIR,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    checkOrder: true,
+    log,
+    logger: { debug: () => undefined, info: log, warn: log, error: log },
+  });
+  return applied.map((m) => m.name);
+}

@@ -1,0 +1,65 @@
+/** One field-level problem of a rejected input. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Record Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Server Error',
+  503: 'Service Unavailable',
+};
+
+export interface AppErrorOptions {
+  fields?: FieldError[];
+  headers?: Record<string, string>;
+  /** Extra members of the problem body (for example OAuth's `error` and `error_description`). */
+  extensions?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type the service raises on purpose. `code` is stable and machine-readable; `detail`
+ * is for people and never carries secrets.
+ */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly fields: FieldError[] | undefined;
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(detail, { cause: options.cause });
+    this.fields = options.fields;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+
+  get title(): string {
+    return TITLES[this.status] ?? 'Error';
+  }
+}
+
+export const validationError = (fields: FieldError[], detail = 'The request has invalid fields.') =>
+  new AppError(400, 'validation_failed', detail, { fields });
+
+export const notFound = (what: string) => new AppError(404, 'not_found', `${what} was not found.`);
+
+export const unauthorizedClient = () =>
+  new AppError(401, 'invalid_client', 'Client authentication failed: send valid client_id and client_secret headers.');
+
+export const serviceUnavailable = (detail: string) => new AppError(503, 'service_unavailable', detail);

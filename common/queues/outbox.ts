@@ -1,0 +1,126 @@
+import type { Pool } from '../data/db.js';
+import type { Logger } from '../logger.js';
+import type { QueueName, Queues } from './index.js';
+
+export interface OutboxRow {
+  id: string;
+  queue: QueueName;
+  job_name: string;
+  job_id: string;
+  payload: Record<string, unknown>;
+}
+
+async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
+  const byQueue = new Map<QueueName, OutboxRow[]>();
+  for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
+  await Promise.all(
+    [...byQueue].map(([name, list]) =>
+      queues[name].addBulk(list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id } }))),
+    ),
+  );
+}
+
+/**
+ * Sends outbox rows right after their transaction committed, batching the rows of concurrent requests
+ * into one addBulk per queue and one UPDATE. A failure (Redis down) only logs: the rows stay unsent
+ * and the relay sends them later.
+ */
+export class OutboxDispatcher {
+  private pending: OutboxRow[] = [];
+  private scheduled = false;
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly queues: Queues,
+    private readonly log: Logger,
+  ) {}
+
+  enqueue(rows: OutboxRow[]): void {
+    this.pending.push(...rows);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const batch = this.pending;
+      this.pending = [];
+      const p = this.flush(batch).finally(() => this.inFlight.delete(p));
+      this.inFlight.add(p);
+    });
+  }
+
+  private async flush(batch: OutboxRow[]): Promise<void> {
+    try {
+      await send(this.queues, batch);
+      await this.pool.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[]) AND sent_at IS NULL', [
+        batch.map((r) => r.id),
+      ]);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, rows: batch.length }, 'outbox dispatch failed; the relay will retry');
+    }
+  }
+
+  /** Waits for dispatches under way (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.pending.length || this.scheduled || this.inFlight.size) {
+      await Promise.all([...this.inFlight, new Promise((r) => setImmediate(r))]);
+    }
+  }
+}
+
+/**
+ * Claims unsent rows older than `minAgeMs` with FOR UPDATE SKIP LOCKED, so several relays (in every
+ * API process and the relay worker) share the backlog without blocking or double-sending. Rows are
+ * marked sent only after BullMQ accepted them; a relay dying in between leaves them to the next one,
+ * and the job ids make that second add a no-op.
+ */
+export async function relayOutbox(pool: Pool, queues: Queues, opts: { batch?: number; minAgeMs?: number } = {}) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows } = await client.query<OutboxRow>(
+      `SELECT id, queue, job_name, job_id, payload FROM outbox
+        WHERE sent_at IS NULL AND created_at < now() - make_interval(secs => $2::float8 / 1000)
+        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [opts.batch ?? 500, opts.minAgeMs ?? 2000],
+    );
+    if (rows.length) {
+      await send(queues, rows);
+      await client.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+    }
+    await client.query('COMMIT');
+    return rows.length;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Runs the relay every `intervalMs` until stopped; returns the stop function. */
+export function startRelayLoop(pool: Pool, queues: Queues, log: Logger, intervalMs: number): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = async () => {
+    if (stopped) return;
+    try {
+      let sent: number;
+      do {
+        sent = await relayOutbox(pool, queues);
+        if (sent) log.info({ sent }, 'outbox relay sent jobs');
+      } while (sent && !stopped);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox relay failed; retrying');
+    }
+  };
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, intervalMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

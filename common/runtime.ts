@@ -1,0 +1,62 @@
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { createPool, type Pool } from './data/db.js';
+import { migrate } from './data/migrate.js';
+import type { Logger } from './logger.js';
+import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
+
+export interface Backends {
+  databaseUrl: string;
+  redisUrl: string;
+  postgres: ServiceHandle;
+  redis: ServiceHandle;
+  stop(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL and Redis a process uses: the configured URLs, or the embedded servers under
+ * DATA_DIR (started here when nothing runs there yet). Migrations are applied before returning.
+ */
+export async function provideBackends(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Backends> {
+  const postgres = await providePostgres({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    log: (m) => log.debug({ service: 'postgres' }, m),
+  });
+  let redis: ServiceHandle;
+  try {
+    redis = await provideRedis({ dataDir: config.dataDir, redisUrl: config.redisUrl, log: (m) => log.debug({ service: 'redis' }, m) });
+  } catch (err) {
+    await postgres.stop();
+    throw err;
+  }
+  if (opts.migrate ?? true) {
+    const applied = await migrate(postgres.url, (m) => log.debug({ service: 'migrate' }, m));
+    if (applied.length) log.info({ applied }, 'database migrations applied');
+  }
+  return {
+    databaseUrl: postgres.url,
+    redisUrl: redis.url,
+    postgres,
+    redis,
+    stop: async () => {
+      await Promise.all([postgres.stop(), redis.stop()]);
+    },
+  };
+}
+
+/** ioredis for BullMQ: workers need maxRetriesPerRequest null; producers fail fast while Redis is down. */
+export function redisConnection(url: string, kind: 'producer' | 'worker'): Redis {
+  return new Redis(url, {
+    maxRetriesPerRequest: kind === 'worker' ? null : 1,
+    enableOfflineQueue: kind === 'worker',
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+}
+
+export async function closeQuietly(...closers: (() => Promise<unknown>)[]): Promise<void> {
+  await Promise.allSettled(closers.map((c) => c()));
+}
+
+export type { Pool };
+export { createPool };

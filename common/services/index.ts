@@ -1,0 +1,2 @@
+export { providePostgres, type ServiceHandle } from './postgres.js';
+export { provideRedis } from './redis.js';

@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+} from '../data/repos/idempotency.js';
+import { recordReport } from '../data/repos/offenses.js';
+import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
+import { parseReport, type ReportKind } from '../domain/reports.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { JOB_NAMES, offenseJobId, QUEUES } from '../queues/index.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { presentOffense } from '../views.js';
+
+export interface SubmitReportDeps {
+  pool: Pool;
+  caps: PenaltyCaps;
+  idempotencyTtlHours: number;
+  /** Called with the outbox rows once their transaction committed. */
+  afterCommit: (rows: OutboxRow[]) => void;
+  now?: () => Date;
+}
+
+export interface Tenant {
+  gameId: string;
+  studioId: string;
+}
+
+export interface SubmitReportResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+const MESSAGES: Record<ReportKind, string> = {
+  anticheat: 'Anti-cheat report submitted successfully',
+  toxicity: 'Toxicity report submitted successfully',
+  afk: 'AFK report submitted successfully',
+  griefing: 'Griefing report submitted successfully',
+};
+
+/** Key-order independent JSON, so the same body sent twice hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Validates a report, then in one transaction stores the offense, lowers the trust score by the
+ * capped penalty, links the game and writes the outbox rows; the jobs go to the queues after commit.
+ */
+export async function submitReport(
+  deps: SubmitReportDeps,
+  input: { kind: ReportKind; serviceId: string; tenant: Tenant; body: unknown; idempotencyKey?: string | undefined },
+): Promise<SubmitReportResult> {
+  const now = deps.now?.() ?? new Date();
+  const parsed = parseReport(input.kind, input.body, now);
+  if (!parsed.ok) throw validationError(parsed.errors, 'The report has invalid fields; nothing was stored.');
+  const report = parsed.report;
+  const penalty = computePenalty(report, deps.caps);
+  const offenseId = crypto.randomUUID();
+  const jobs = [
+    { queue: QUEUES.enrichment, jobName: JOB_NAMES.enrichEvidence, jobId: offenseJobId(QUEUES.enrichment, offenseId) },
+    { queue: QUEUES.review, jobName: JOB_NAMES.reviewOffense, jobId: offenseJobId(QUEUES.review, offenseId) },
+  ];
+  const { tenant, idempotencyKey } = input;
+  const record = (db: Queryable) =>
+    recordReport(db, { offenseId, serviceId: input.serviceId, gameId: tenant.gameId, studioId: tenant.studioId, report, penalty, jobs });
+  const respond = (rec: NonNullable<Awaited<ReturnType<typeof recordReport>>>) => ({
+    message: MESSAGES[input.kind],
+    playerId: input.serviceId,
+    gameId: tenant.gameId,
+    trustScore: rec.trustScore,
+    penaltyApplied: rec.offense.penaltyPoints,
+    report: presentOffense(rec.offense, tenant.studioId),
+    timestamp: new Date().toISOString(),
+  });
+
+  if (!idempotencyKey) {
+    // One statement is its own transaction: one round trip on the hot path.
+    const rec = await record(deps.pool);
+    if (!rec) throw notFound(`Player ${input.serviceId}`);
+    deps.afterCommit(rec.outbox);
+    return { status: 201, body: respond(rec), replayed: false };
+  }
+
+  const hash = crypto
+    .createHash('sha256')
+    .update(`${input.kind}\n${input.serviceId}\n${canonical(input.body)}`)
+    .digest();
+  const claim = await claimIdempotencyKey(deps.pool, tenant.gameId, idempotencyKey, hash, deps.idempotencyTtlHours);
+  switch (claim.kind) {
+    case 'mismatch':
+      throw new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+    case 'in_flight':
+      throw new AppError(409, 'idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed; retry later.', {
+        headers: { 'Retry-After': '1' },
+      });
+    case 'replay':
+      return { status: claim.status, body: claim.body, replayed: true };
+    case 'claimed':
+      break;
+  }
+  try {
+    const result = await withTransaction(deps.pool, async (client) => {
+      const rec = await record(client);
+      if (!rec) return undefined;
+      const body = respond(rec);
+      await completeIdempotencyKey(client, tenant.gameId, idempotencyKey, 201, body);
+      return { rec, body };
+    });
+    if (!result) throw notFound(`Player ${input.serviceId}`);
+    deps.afterCommit(result.rec.outbox);
+    return { status: 201, body: result.body, replayed: false };
+  } catch (err) {
+    // Nothing was committed: free the key so the client can retry with it.
+    await releaseIdempotencyKey(deps.pool, tenant.gameId, idempotencyKey).catch(() => undefined);
+    throw err;
+  }
+}

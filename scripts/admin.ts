@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../common/config.js';
+import { createPool } from '../common/data/db.js';
+import { listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
+import { resolvePepper } from '../common/dev-secrets.js';
+import { AppError } from '../common/errors.js';
+import { createLogger } from '../common/logger.js';
+import { provideBackends } from '../common/runtime.js';
+import {
+  linkPlayer,
+  provisionGame,
+  provisionPlayer,
+  provisionStudio,
+  rotateSecret,
+} from '../common/usecases/provisioning.js';
+
+const HELP = `player-trust admin tool
+
+Usage: npm run -s admin -- <command> [options] [--json]
+
+  studio create --name <name>
+  studio list
+  game create --studio <studioId> --title <title> --redirect-uri <uri> [--redirect-uri <uri> ...] [--require-pkce]
+  game rotate-secret --client-id <clientId>
+  game list
+  player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password <pw> [--kyc]
+  player link --service-id <id> --client-id <clientId>
+  player list
+  migrate                      apply pending database migrations and exit
+
+With --json a command prints exactly one JSON object on stdout. It uses DATABASE_URL, or the
+embedded PostgreSQL under DATA_DIR (.data by default), the same as the service.
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  studio: { type: 'string' },
+  title: { type: 'string' },
+  'redirect-uri': { type: 'string', multiple: true },
+  'require-pkce': { type: 'boolean' },
+  'client-id': { type: 'string' },
+  'service-id': { type: 'string' },
+  'full-name': { type: 'string' },
+  'gamer-tag': { type: 'string' },
+  password: { type: 'string' },
+  kyc: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function need(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals.join(' ');
+  if (values.help || command === '' || command === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const known = ['studio create', 'studio list', 'game create', 'game rotate-secret', 'game list', 'player create', 'player link', 'player list', 'migrate'];
+  if (!known.includes(command)) {
+    process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
+    return 2;
+  }
+
+  const config = loadConfigOrExit();
+  // Logs go to stderr so stdout carries only the command's answer.
+  const log = createLogger(process.env.LOG_LEVEL ?? 'warn', 'admin', process.stderr);
+  const backends = await provideBackends(config, log);
+  const pool = createPool(backends.databaseUrl, 2, log);
+  try {
+    const pepper = () => resolvePepper(config);
+    let result: unknown;
+    switch (command) {
+      case 'migrate':
+        result = { migrated: true };
+        break;
+      case 'studio create':
+        result = await provisionStudio(pool, { name: need(values, 'name') });
+        break;
+      case 'studio list':
+        result = { studios: (await listStudios(pool)).map((s) => ({ id: s.id, name: s.name })) };
+        break;
+      case 'game create':
+        result = await provisionGame(pool, pepper(), {
+          studioId: need(values, 'studio'),
+          title: need(values, 'title'),
+          redirectUris: values['redirect-uri'] ?? [],
+          requirePkce: values['require-pkce'] ?? false,
+        });
+        break;
+      case 'game rotate-secret':
+        result = await rotateSecret(pool, pepper(), { clientId: need(values, 'client-id') });
+        break;
+      case 'game list':
+        result = {
+          games: (await listGames(pool)).map((g) => ({ id: g.id, studioId: g.studioId, title: g.title, clientId: g.clientId, redirectUris: g.redirectUris })),
+        };
+        break;
+      case 'player create':
+        result = await provisionPlayer(pool, {
+          ...(values['service-id'] ? { serviceId: values['service-id'] } : {}),
+          fullName: need(values, 'full-name'),
+          gamerTag: need(values, 'gamer-tag'),
+          password: need(values, 'password'),
+          kyc: values.kyc ?? false,
+        });
+        break;
+      case 'player link':
+        result = await linkPlayer(pool, { serviceId: need(values, 'service-id'), clientId: need(values, 'client-id') });
+        break;
+      case 'player list':
+        result = { players: await listPlayers(pool) };
+        break;
+    }
+    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await pool.end();
+    await backends.stop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) process.stderr.write(`${err.message}\n`);
+    else if (err instanceof AppError) {
+      const fields = err.fields?.map((f) => `  ${f.field}: ${f.message}`).join('\n');
+      process.stderr.write(`${err.detail}${fields ? `\n${fields}` : ''}\n`);
+    } else process.stderr.write(`admin failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);
