@@ -200,10 +200,9 @@ const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
   }),
 };
 
-const envelope = (kind: ReportKind) =>
-  Joi.object({ report: BODY_SCHEMAS[kind].required() })
-    .required()
-    .messages({ 'any.required': 'a JSON body { "report": { ... } } is required' });
+const ENVELOPES = Object.fromEntries(
+  (Object.keys(BODY_SCHEMAS) as ReportKind[]).map((k) => [k, Joi.object({ report: BODY_SCHEMAS[k].required() })]),
+) as Record<ReportKind, Joi.ObjectSchema>;
 
 export type ParseResult = { ok: true; report: NormalisedReport } | { ok: false; errors: FieldError[] };
 
@@ -226,7 +225,9 @@ function afkSeverity(afk?: number, match?: number): Severity {
  * carry a trust score, penalty or studio of its own.
  */
 export function parseReport(kind: ReportKind, body: unknown, now: Date = new Date()): ParseResult {
-  const { value, error } = envelope(kind).validate(body, { abortEarly: false, convert: true });
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, errors: [{ field: 'body', message: 'must be a JSON object { "report": { ... } }' }] };
+  const { value, error } = ENVELOPES[kind].validate(body, { abortEarly: false, convert: true });
   if (error) {
     return {
       ok: false,

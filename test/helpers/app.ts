@@ -1,0 +1,105 @@
+import crypto from 'node:crypto';
+import { Writable } from 'node:stream';
+import { parseConfig, type Config } from '../../common/config.js';
+import { createPool, type Pool } from '../../common/data/db.js';
+import { createLogger } from '../../common/logger.js';
+import { provisionGame, provisionPlayer, provisionStudio, type IssuedGame } from '../../common/usecases/provisioning.js';
+import { start, type RunningApi } from '../../api/server.js';
+import { testServices } from './services.js';
+
+export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
+
+/** Config for a test process: the shared real servers, a queue prefix of its own, quiet logs. */
+export async function testConfig(overrides: Record<string, string> = {}): Promise<Config> {
+  const services = await testServices();
+  return parseConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    DATA_DIR: '.test-data/unused',
+    LOG_LEVEL: 'silent',
+    QUEUE_PREFIX: `t${crypto.randomBytes(5).toString('hex')}`,
+    CLIENT_SECRET_PEPPER: TEST_PEPPER,
+    OUTBOX_RELAY_INTERVAL_MS: '200',
+    ...overrides,
+  });
+}
+
+/** Collects the JSON lines a logger writes, to assert on what reaches the logs. */
+export class LogCapture extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  }
+  get text() {
+    return this.lines.map((l) => JSON.stringify(l)).join('\n');
+  }
+}
+
+export interface TestApi extends RunningApi {
+  config: Config;
+  pool: Pool;
+  logs: LogCapture;
+  close(): Promise<void>;
+}
+
+export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+  const config = await testConfig(overrides);
+  const logs = new LogCapture();
+  const api = await start(config, createLogger('info', 'api', logs));
+  const pool = createPool(config.databaseUrl!, 5);
+  return {
+    ...api,
+    config,
+    pool,
+    logs,
+    close: async () => {
+      await api.stop();
+      await pool.end();
+    },
+  };
+}
+
+export interface Tenant {
+  studioId: string;
+  game: IssuedGame;
+  headers: Record<string, string>;
+}
+
+const unique = () => crypto.randomBytes(6).toString('hex');
+
+export async function createTenant(pool: Pool, name = 'Studio'): Promise<Tenant> {
+  const studio = await provisionStudio(pool, { name: `${name} ${unique()}` });
+  const game = await provisionGame(pool, TEST_PEPPER, {
+    studioId: studio.id,
+    title: `Game ${unique()}`,
+    redirectUris: ['https://game.example/callback'],
+  });
+  return { studioId: studio.id, game, headers: { client_id: game.clientId, client_secret: game.clientSecret } };
+}
+
+export async function createTestPlayer(pool: Pool, extra: { kyc?: boolean } = {}) {
+  const id = unique();
+  return provisionPlayer(pool, {
+    serviceId: `p-${id}`,
+    fullName: `Player ${id}`,
+    gamerTag: `tag-${id}`,
+    password: 'correct horse battery',
+    kyc: extra.kyc ?? false,
+  });
+}
+
+export async function trustScore(pool: Pool, serviceId: string): Promise<number> {
+  const { rows } = await pool.query<{ trust_score: number }>('SELECT trust_score FROM players WHERE service_id = $1', [serviceId]);
+  return rows[0]!.trust_score;
+}
+
+export async function offenseCount(pool: Pool, serviceId: string): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM offenses o JOIN players p ON p.id = o.player_id WHERE p.service_id = $1',
+    [serviceId],
+  );
+  return rows[0]!.n;
+}
