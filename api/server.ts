@@ -23,7 +23,7 @@ export async function start(config: Config, log: Logger = createLogger(config.lo
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
   const redis = redisConnection(backends.redisUrl, 'producer');
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(redis, config.queuePrefix);
+  const queues = createQueues(redis, config.queuePrefix, (err) => log.debug({ err: err.message }, 'queue error'));
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const clientAuth = new ClientAuthenticator(pool, resolvePepper(config), config.clientAuthCacheSeconds * 1000);
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);

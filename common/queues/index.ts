@@ -31,8 +31,14 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 
 export type Queues = Record<QueueName, Queue>;
 
-export function createQueues(connection: ConnectionOptions, prefix: string): Queues {
-  const make = (name: QueueName) => new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+export function createQueues(
+  connection: ConnectionOptions,
+  prefix: string,
+  onError: (err: Error) => void = () => undefined,
+): Queues {
+  // Without a listener a Redis outage would surface as unhandled 'error' events.
+  const make = (name: QueueName) =>
+    new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }).on('error', onError);
   return { [QUEUES.enrichment]: make(QUEUES.enrichment), [QUEUES.review]: make(QUEUES.review) } as Queues;
 }
 

@@ -39,7 +39,9 @@ const DEFAULT_DB = 'player_trust';
 export async function providePostgres(options: PostgresOptions): Promise<ServiceHandle> {
   const log = options.log ?? (() => undefined);
   if (options.databaseUrl) {
-    return { url: options.databaseUrl, owned: false, version: await serverVersion(options.databaseUrl), stop: async () => undefined };
+    // An external server may be briefly down at start; its version is only informational.
+    const version = await serverVersion(options.databaseUrl).catch(() => 'unknown (unreachable at start)');
+    return { url: options.databaseUrl, owned: false, version, stop: async () => undefined };
   }
   const dir = path.join(options.dataDir, 'postgres');
   const stateFile = path.join(options.dataDir, 'postgres.json');

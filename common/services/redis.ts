@@ -27,7 +27,9 @@ interface RedisState {
 export async function provideRedis(options: RedisOptions): Promise<ServiceHandle> {
   const log = options.log ?? (() => undefined);
   if (options.redisUrl) {
-    return { url: options.redisUrl, owned: false, version: await redisVersion(options.redisUrl), stop: async () => undefined };
+    // The API must start (and accept reports into the outbox) while an external Redis is down.
+    const version = await redisVersion(options.redisUrl).catch(() => 'unknown (unreachable at start)');
+    return { url: options.redisUrl, owned: false, version, stop: async () => undefined };
   }
   const dir = path.join(options.dataDir, 'redis');
   const stateFile = path.join(options.dataDir, 'redis.json');

@@ -4,7 +4,9 @@ import { expect } from 'chai';
 import { openApiDocument } from '../../api/openapi.js';
 
 // ajv-formats is CommonJS; under ESM its function sits on default.
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema({ ...openApiDocument, $id: 'openapi' } as object, 'openapi');

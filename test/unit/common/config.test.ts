@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { ConfigError, parseConfig } from '../../../common/config.js';
+
+describe('configuration', () => {
+  it('applies documented defaults to an empty development environment', () => {
+    const config = parseConfig({});
+    expect(config.port).to.equal(3000);
+    expect(config.tokenTtlSeconds).to.equal(3600);
+    expect(config.penaltyCaps).to.deep.equal({ cheating: 20, griefing: 15, toxicity: 10, afk: 5 });
+    expect(config.dataDir).to.match(/\.data$/);
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('names every bad variable in one error', () => {
+    expect(() => parseConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.includes('PORT')
+      .and.includes('LOG_LEVEL')
+      .and.includes('DATABASE_URL');
+  });
+
+  it('refuses to raise the spec-fixed penalty caps', () => {
+    expect(() => parseConfig({ PENALTY_CAP_ANTICHEAT: '21' })).to.throw(/PENALTY_CAP_ANTICHEAT/);
+    expect(() => parseConfig({ PENALTY_CAP_GRIEFING: '16' })).to.throw(/PENALTY_CAP_GRIEFING/);
+    expect(parseConfig({ PENALTY_CAP_ANTICHEAT: '12' }).penaltyCaps.cheating).to.equal(12);
+  });
+
+  it('requires real servers and secrets in production', () => {
+    expect(() => parseConfig({ NODE_ENV: 'production' })).to.throw(/DATABASE_URL.*REDIS_URL.*CLIENT_SECRET_PEPPER.*JWT_SIGNING_KEY/);
+  });
+});
