@@ -51,7 +51,8 @@ export function createApp(deps: AppDeps): Koa {
     app.use(
       router.allowedMethods({
         throw: true,
-        methodNotAllowed: () => new AppError(405, 'method_not_allowed', 'This method is not allowed on this route.'),
+        methodNotAllowed: () =>
+          new AppError(405, 'method_not_allowed', 'This method is not allowed on this route.'),
         notImplemented: () => new AppError(405, 'method_not_allowed', 'This method is not supported.'),
       }),
     );

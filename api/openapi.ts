@@ -1,4 +1,10 @@
-import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES, TOXICITY_CATEGORIES } from '../common/domain/reports.js';
+import {
+  EVIDENCE_TYPES,
+  LIMITS,
+  SEVERITIES,
+  SOURCES,
+  TOXICITY_CATEGORIES,
+} from '../common/domain/reports.js';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -9,7 +15,10 @@ const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
 });
-const json = (schema: object, description: string) => ({ description, content: { 'application/json': { schema } } });
+const json = (schema: object, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 const dateTime = { type: 'string', format: 'date-time' };
 const flag = {
   description: 'A boolean, "true"/"false", "yes"/"no" (any case) or 1/0.',
@@ -39,7 +48,12 @@ const clientHeaders = [
   { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
   { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
 ];
-const serviceIdParam = { name: 'serviceId', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } };
+const serviceIdParam = {
+  name: 'serviceId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+};
 
 function reportOperation(summary: string, bodySchema: string, cap: string) {
   return {
@@ -56,14 +70,20 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
           in: 'header',
           required: false,
           schema: { type: 'string', maxLength: 255 },
-          description: 'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
+          description:
+            'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
         },
       ],
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: { type: 'object', additionalProperties: false, required: ['report'], properties: { report: ref(bodySchema) } },
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['report'],
+              properties: { report: ref(bodySchema) },
+            },
           },
         },
       },
@@ -95,13 +115,22 @@ export const openApiDocument = {
   tags: [{ name: 'players' }, { name: 'reports' }, { name: 'operations' }],
   paths: {
     '/healthz': {
-      get: { tags: ['operations'], summary: 'The process is up', responses: { 200: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'Up.') } },
+      get: {
+        tags: ['operations'],
+        summary: 'The process is up',
+        responses: {
+          200: json({ type: 'object', required: ['status'], properties: { status: { const: 'ok' } } }, 'Up.'),
+        },
+      },
     },
     '/readyz': {
       get: {
         tags: ['operations'],
         summary: 'PostgreSQL and Redis answer',
-        responses: { 200: json(ref('Readiness'), 'Ready.'), 503: json(ref('Readiness'), 'A backing service does not answer.') },
+        responses: {
+          200: json(ref('Readiness'), 'Ready.'),
+          503: json(ref('Readiness'), 'A backing service does not answer.'),
+        },
       },
     },
     '/v1/player/{serviceId}': {
@@ -128,7 +157,12 @@ export const openApiDocument = {
           serviceIdParam,
           ...clientHeaders,
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-          { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page.' },
+          {
+            name: 'cursor',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'nextCursor of the previous page.',
+          },
         ],
         responses: {
           200: json(
@@ -136,7 +170,10 @@ export const openApiDocument = {
               type: 'object',
               additionalProperties: false,
               required: ['items', 'nextCursor'],
-              properties: { items: { type: 'array', items: ref('Reportoffense') }, nextCursor: { type: ['string', 'null'] } },
+              properties: {
+                items: { type: 'array', items: ref('Reportoffense') },
+                nextCursor: { type: ['string', 'null'] },
+              },
             },
             'One page.',
           ),
@@ -147,10 +184,22 @@ export const openApiDocument = {
         },
       },
     },
-    '/v1/anticheat/submitReport/{serviceId}': reportOperation('Submit an anti-cheat report', 'AntiCheatReport', '20'),
-    '/v1/toxicity/submitReport/{serviceId}': reportOperation('Submit a toxicity report', 'ToxicityReport', '10'),
+    '/v1/anticheat/submitReport/{serviceId}': reportOperation(
+      'Submit an anti-cheat report',
+      'AntiCheatReport',
+      '20',
+    ),
+    '/v1/toxicity/submitReport/{serviceId}': reportOperation(
+      'Submit a toxicity report',
+      'ToxicityReport',
+      '10',
+    ),
     '/v1/afk/submitReport/{serviceId}': reportOperation('Submit an AFK report', 'AfkReport', '5'),
-    '/v1/griefing/submitReport/{serviceId}': reportOperation('Submit a griefing report', 'GriefingReport', '15'),
+    '/v1/griefing/submitReport/{serviceId}': reportOperation(
+      'Submit a griefing report',
+      'GriefingReport',
+      '15',
+    ),
   },
   components: {
     schemas: {
@@ -167,7 +216,11 @@ export const openApiDocument = {
           requestId: { type: 'string' },
           errors: {
             type: 'array',
-            items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+            items: {
+              type: 'object',
+              required: ['field', 'message'],
+              properties: { field: { type: 'string' }, message: { type: 'string' } },
+            },
           },
           error: { type: 'string', description: 'OAuth 2.0 error code (token endpoint).' },
           error_description: { type: 'string' },
@@ -185,14 +238,26 @@ export const openApiDocument = {
           },
         },
       },
-      Check: { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, error: { type: 'string' } } },
+      Check: {
+        type: 'object',
+        required: ['ok'],
+        properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
+      },
       EvidenceInput: {
         type: 'object',
         additionalProperties: false,
         required: ['type'],
         properties: {
-          type: { type: 'string', description: `One of ${EVIDENCE_TYPES.join(', ')}; screenshot and video need url, text needs content.` },
-          url: { type: 'string', format: 'uri', maxLength: LIMITS.evidenceUrl, description: 'http or https only.' },
+          type: {
+            type: 'string',
+            description: `One of ${EVIDENCE_TYPES.join(', ')}; screenshot and video need url, text needs content.`,
+          },
+          url: {
+            type: 'string',
+            format: 'uri',
+            maxLength: LIMITS.evidenceUrl,
+            description: 'http or https only.',
+          },
           content: { type: 'string', maxLength: LIMITS.evidenceContent },
         },
       },
@@ -212,14 +277,22 @@ export const openApiDocument = {
         required: ['isCheatDetected'],
         properties: {
           isCheatDetected: flag,
-          type: { type: 'string', description: 'Cheat category, e.g. aimbot, wallhack, speedhack.', maxLength: 64 },
+          type: {
+            type: 'string',
+            description: 'Cheat category, e.g. aimbot, wallhack, speedhack.',
+            maxLength: 64,
+          },
           confidence: {
-            description: 'Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%").',
+            description:
+              'Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%").',
             oneOf: [{ type: 'number', minimum: 0, maximum: 100 }, { type: 'string' }],
           },
           logs: {
             description: `Raw log text or lines; kept as text evidence (at most ${LIMITS.logChars} characters).`,
-            oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: LIMITS.logLines }],
+            oneOf: [
+              { type: 'string' },
+              { type: 'array', items: { type: 'string' }, maxItems: LIMITS.logLines },
+            ],
           },
           ...commonReportProps,
         },
@@ -262,7 +335,12 @@ export const openApiDocument = {
             description: 'How many players were affected, or their identifiers.',
             oneOf: [
               { type: 'integer', minimum: 0, maximum: LIMITS.affectedPlayers },
-              { type: 'array', items: { type: 'string' }, maxItems: LIMITS.affectedPlayerIds, uniqueItems: true },
+              {
+                type: 'array',
+                items: { type: 'string' },
+                maxItems: LIMITS.affectedPlayerIds,
+                uniqueItems: true,
+              },
             ],
           },
           incidents: {
@@ -283,7 +361,19 @@ export const openApiDocument = {
         additionalProperties: false,
         description:
           'An offense. visibility "full" for the studio that reported it; "summary" (no game, studio, description, evidence, details, context) for other studios.',
-        required: ['_id', 'player', 'type', 'severity', 'penaltyPoints', 'reviewedByAdmin', 'resolved', 'resolvedAt', 'createdAt', 'updatedAt', 'visibility'],
+        required: [
+          '_id',
+          'player',
+          'type',
+          'severity',
+          'penaltyPoints',
+          'reviewedByAdmin',
+          'resolved',
+          'resolvedAt',
+          'createdAt',
+          'updatedAt',
+          'visibility',
+        ],
         properties: {
           _id: { type: 'string' },
           player: { type: 'string', description: "The player's serviceId." },
@@ -294,7 +384,10 @@ export const openApiDocument = {
           severity: { enum: [...SEVERITIES] },
           penaltyPoints: { type: 'integer', minimum: 0 },
           evidence: { type: 'array', items: ref('Evidence') },
-          details: { type: 'object', description: 'Normalised kind-specific fields (confidence, category, durations, ...).' },
+          details: {
+            type: 'object',
+            description: 'Normalised kind-specific fields (confidence, category, durations, ...).',
+          },
           context: {
             type: 'object',
             additionalProperties: false,
@@ -325,7 +418,17 @@ export const openApiDocument = {
       PlayerDetailed: {
         type: 'object',
         additionalProperties: false,
-        required: ['serviceId', 'fullName', 'gamerTag', 'trustScore', 'isKycVerified', 'games', 'offenses', 'offenseCount', 'offensesNextCursor'],
+        required: [
+          'serviceId',
+          'fullName',
+          'gamerTag',
+          'trustScore',
+          'isKycVerified',
+          'games',
+          'offenses',
+          'offenseCount',
+          'offensesNextCursor',
+        ],
         properties: {
           serviceId: { type: 'string' },
           fullName: { type: 'string' },
@@ -341,11 +444,16 @@ export const openApiDocument = {
               properties: { gameTitle: { type: 'string' }, linkedAt: dateTime },
             },
           },
-          offenses: { type: 'array', items: ref('Reportoffense'), description: 'The newest offenses (PROFILE_OFFENSES_LIMIT, 20 by default).' },
+          offenses: {
+            type: 'array',
+            items: ref('Reportoffense'),
+            description: 'The newest offenses (PROFILE_OFFENSES_LIMIT, 20 by default).',
+          },
           offenseCount: { type: 'integer', minimum: 0 },
           offensesNextCursor: {
             type: ['string', 'null'],
-            description: 'Cursor for /v1/player/{serviceId}/offenses to read the older ones; null when all are embedded.',
+            description:
+              'Cursor for /v1/player/{serviceId}/offenses to read the older ones; null when all are embedded.',
           },
         },
       },

@@ -18,14 +18,23 @@ export interface RunningApi {
 }
 
 /** Builds every dependency, listens, and returns a stop() that shuts down gracefully. */
-export async function start(config: Config, log: Logger = createLogger(config.logLevel, 'api')): Promise<RunningApi> {
+export async function start(
+  config: Config,
+  log: Logger = createLogger(config.logLevel, 'api'),
+): Promise<RunningApi> {
   const backends = await provideBackends(config, log);
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
   const redis = redisConnection(backends.redisUrl, 'producer');
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(redis, config.queuePrefix, (err) => log.debug({ err: err.message }, 'queue error'));
+  const queues = createQueues(redis, config.queuePrefix, (err) =>
+    log.debug({ err: err.message }, 'queue error'),
+  );
   const dispatcher = new OutboxDispatcher(pool, queues, log);
-  const clientAuth = new ClientAuthenticator(pool, resolvePepper(config), config.clientAuthCacheSeconds * 1000);
+  const clientAuth = new ClientAuthenticator(
+    pool,
+    resolvePepper(config),
+    config.clientAuthCacheSeconds * 1000,
+  );
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
   const app = createApp({ config, log, pool, redis, dispatcher, clientAuth });
 
@@ -51,7 +60,11 @@ export async function start(config: Config, log: Logger = createLogger(config.lo
       clearTimeout(grace);
       await stopRelay();
       await dispatcher.drain();
-      await closeQuietly(() => closeQueues(queues), () => pool.end(), async () => redis.disconnect());
+      await closeQuietly(
+        () => closeQueues(queues),
+        () => pool.end(),
+        async () => redis.disconnect(),
+      );
       await backends.stop();
       log.info('api stopped');
     })());

@@ -57,7 +57,11 @@ const schema = Joi.object({
   PENALTY_CAP_TOXICITY: Joi.number().integer().min(0).max(100).default(10),
   PENALTY_CAP_AFK: Joi.number().integer().min(0).max(100).default(5),
   PROFILE_OFFENSES_LIMIT: Joi.number().integer().min(1).max(100).default(20),
-  IDEMPOTENCY_TTL_HOURS: Joi.number().integer().min(24).max(24 * 30).default(24),
+  IDEMPOTENCY_TTL_HOURS: Joi.number()
+    .integer()
+    .min(24)
+    .max(24 * 30)
+    .default(24),
   OUTBOX_RELAY_INTERVAL_MS: Joi.number().integer().min(50).max(60000).default(1000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),

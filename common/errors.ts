@@ -60,6 +60,10 @@ export const validationError = (fields: FieldError[], detail = 'The request has 
 export const notFound = (what: string) => new AppError(404, 'not_found', `${what} was not found.`);
 
 export const unauthorizedClient = () =>
-  new AppError(401, 'invalid_client', 'Client authentication failed: send valid client_id and client_secret headers.');
+  new AppError(
+    401,
+    'invalid_client',
+    'Client authentication failed: send valid client_id and client_secret headers.',
+  );
 
 export const serviceUnavailable = (detail: string) => new AppError(503, 'service_unavailable', detail);

@@ -17,7 +17,11 @@ export interface Backends {
  * The PostgreSQL and Redis a process uses: the configured URLs, or the embedded servers under
  * DATA_DIR (started here when nothing runs there yet). Migrations are applied before returning.
  */
-export async function provideBackends(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Backends> {
+export async function provideBackends(
+  config: Config,
+  log: Logger,
+  opts: { migrate?: boolean } = {},
+): Promise<Backends> {
   const postgres = await providePostgres({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -25,7 +29,11 @@ export async function provideBackends(config: Config, log: Logger, opts: { migra
   });
   let redis: ServiceHandle;
   try {
-    redis = await provideRedis({ dataDir: config.dataDir, redisUrl: config.redisUrl, log: (m) => log.debug({ service: 'redis' }, m) });
+    redis = await provideRedis({
+      dataDir: config.dataDir,
+      redisUrl: config.redisUrl,
+      log: (m) => log.debug({ service: 'redis' }, m),
+    });
   } catch (err) {
     await postgres.stop();
     throw err;

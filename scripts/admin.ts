@@ -70,7 +70,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const known = ['studio create', 'studio list', 'game create', 'game rotate-secret', 'game list', 'player create', 'player link', 'player list', 'migrate'];
+  const known = [
+    'studio create',
+    'studio list',
+    'game create',
+    'game rotate-secret',
+    'game list',
+    'player create',
+    'player link',
+    'player list',
+    'migrate',
+  ];
   if (!known.includes(command)) {
     process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
     return 2;
@@ -107,7 +117,13 @@ async function main(argv: string[]): Promise<number> {
         break;
       case 'game list':
         result = {
-          games: (await listGames(pool)).map((g) => ({ id: g.id, studioId: g.studioId, title: g.title, clientId: g.clientId, redirectUris: g.redirectUris })),
+          games: (await listGames(pool)).map((g) => ({
+            id: g.id,
+            studioId: g.studioId,
+            title: g.title,
+            clientId: g.clientId,
+            redirectUris: g.redirectUris,
+          })),
         };
         break;
       case 'player create':
@@ -120,13 +136,18 @@ async function main(argv: string[]): Promise<number> {
         });
         break;
       case 'player link':
-        result = await linkPlayer(pool, { serviceId: need(values, 'service-id'), clientId: need(values, 'client-id') });
+        result = await linkPlayer(pool, {
+          serviceId: need(values, 'service-id'),
+          clientId: need(values, 'client-id'),
+        });
         break;
       case 'player list':
         result = { players: await listPlayers(pool) };
         break;
     }
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(
+      values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`,
+    );
     return 0;
   } finally {
     await pool.end();

@@ -37,12 +37,21 @@ const PROCESSES = {
   'worker:enrichment': 'worker/enrichment.ts',
   'worker:review': 'worker/review.ts',
 } as const;
-const env = { ...process.env, DATABASE_URL: backends.databaseUrl, REDIS_URL: backends.redisUrl, DATA_DIR: config.dataDir };
+const env = {
+  ...process.env,
+  DATABASE_URL: backends.databaseUrl,
+  REDIS_URL: backends.redisUrl,
+  DATA_DIR: config.dataDir,
+};
 const children = new Map<string, ChildProcess>();
 let shuttingDown = false;
 
 function launch(name: string, file: string, restarts = 0): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], { env, stdio: 'inherit', cwd: root });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+    env,
+    stdio: 'inherit',
+    cwd: root,
+  });
   children.set(name, child);
   child.on('exit', (code, signal) => {
     children.delete(name);

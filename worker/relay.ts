@@ -13,14 +13,20 @@ const backends = await provideBackends(config, log);
 const pool = createPool(backends.databaseUrl, 2, log);
 const redis = redisConnection(backends.redisUrl, 'producer');
 redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-const queues = createQueues(redis, config.queuePrefix, (err) => log.debug({ err: err.message }, 'queue error'));
+const queues = createQueues(redis, config.queuePrefix, (err) =>
+  log.debug({ err: err.message }, 'queue error'),
+);
 const stop = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
 log.info('outbox relay started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     void (async () => {
       await stop();
-      await closeQuietly(() => closeQueues(queues), () => pool.end(), async () => redis.disconnect());
+      await closeQuietly(
+        () => closeQueues(queues),
+        () => pool.end(),
+        async () => redis.disconnect(),
+      );
       await backends.stop();
       process.exit(0);
     })();

@@ -40,7 +40,9 @@ export async function startWorker(
     stalledInterval: 30_000,
     maxStalledCount: 3,
   });
-  worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'));
+  worker.on('failed', (job, err) =>
+    log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
+  );
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   await worker.waitUntilReady();
   log.info({ queue, concurrency: config.workerConcurrency }, 'worker started');
@@ -51,7 +53,10 @@ export async function startWorker(
       log.info('worker shutting down: finishing active jobs');
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
       await Promise.race([worker.close(), timeout]);
-      await closeQuietly(() => pool.end(), async () => connection.disconnect());
+      await closeQuietly(
+        () => pool.end(),
+        async () => connection.disconnect(),
+      );
       await backends.stop();
       log.info('worker stopped');
     })());
@@ -65,7 +70,14 @@ export function runWorkerMain(queue: QueueName, makeProcessor: (deps: ProcessorD
   startWorker(config, queue, makeProcessor, log).then(
     (running) => {
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-        process.once(signal, () => void running.stop().then(() => process.exit(0), () => process.exit(1)));
+        process.once(
+          signal,
+          () =>
+            void running.stop().then(
+              () => process.exit(0),
+              () => process.exit(1),
+            ),
+        );
       }
     },
     (err: unknown) => {

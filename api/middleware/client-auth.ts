@@ -35,7 +35,10 @@ export class ClientAuthenticator {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async authenticate(clientId: string | undefined, clientSecret: string | undefined): Promise<AuthenticatedClient> {
+  async authenticate(
+    clientId: string | undefined,
+    clientSecret: string | undefined,
+  ): Promise<AuthenticatedClient> {
     if (!clientId || !clientSecret || clientId.length > 128 || clientSecret.length > 256) {
       // Still spend the HMAC so a missing header answers no faster than a wrong one.
       secretMatches(clientSecret ?? '', this.dummyHash, this.pepper);
@@ -62,7 +65,10 @@ export class ClientAuthenticator {
   /** Koa middleware: the spec's client_id and client_secret headers; sets ctx.state.client. */
   middleware() {
     return async (ctx: Context, next: Next) => {
-      ctx.state.client = await this.authenticate(ctx.get('client_id') || undefined, ctx.get('client_secret') || undefined);
+      ctx.state.client = await this.authenticate(
+        ctx.get('client_id') || undefined,
+        ctx.get('client_secret') || undefined,
+      );
       await next();
     };
   }

@@ -9,14 +9,22 @@ function translate(err: unknown): AppError | undefined {
   const e = err as { status?: number; type?: string; code?: string; expose?: boolean; message?: string };
   if (e.type === 'entity.too.large' || e.status === 413)
     return new AppError(413, 'payload_too_large', 'The request body is larger than this endpoint accepts.');
-  if (e.type === 'entity.parse.failed' || (e.status === 400 && /JSON|json|Unexpected token/.test(e.message ?? '')))
+  if (
+    e.type === 'entity.parse.failed' ||
+    (e.status === 400 && /JSON|json|Unexpected token/.test(e.message ?? ''))
+  )
     return new AppError(400, 'invalid_json', 'The request body is not valid JSON.');
-  if (e.status === 415) return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.');
+  if (e.status === 415)
+    return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
     return new AppError(415, 'unsupported_media_type', 'The body encoding or charset is not supported.');
   // The database or Redis is unreachable: a fast, honest 503 the client may retry.
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300', '08006', '08001'].includes(e.code ?? '') ||
-      /Connection terminated|timeout exceeded when trying to connect|Connection is closed/.test(e.message ?? ''))
+  if (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300', '08006', '08001'].includes(
+      e.code ?? '',
+    ) ||
+    /Connection terminated|timeout exceeded when trying to connect|Connection is closed/.test(e.message ?? '')
+  )
     return new AppError(503, 'service_unavailable', 'A backing service is unavailable; retry shortly.', {
       headers: { 'Retry-After': '2' },
     });
@@ -33,9 +41,22 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
   } catch (err) {
     const known = translate(err);
     const appError =
-      known ?? new AppError(500, 'internal_error', `An unexpected error occurred; quote request id ${ctx.state.requestId}.`);
+      known ??
+      new AppError(
+        500,
+        'internal_error',
+        `An unexpected error occurred; quote request id ${ctx.state.requestId}.`,
+      );
     if (!known || appError.status >= 500) {
-      ctx.state.log?.error({ err: err instanceof Error ? { message: err.message, stack: err.stack, code: (err as { code?: string }).code } : err }, 'request failed');
+      ctx.state.log?.error(
+        {
+          err:
+            err instanceof Error
+              ? { message: err.message, stack: err.stack, code: (err as { code?: string }).code }
+              : err,
+        },
+        'request failed',
+      );
     }
     ctx.status = appError.status;
     for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
@@ -57,8 +78,15 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
 export function requireJsonBody(allowForm = false) {
   return async (ctx: Context, next: Next) => {
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (hasBody && !ctx.is('application/json', '+json', ...(allowForm ? ['application/x-www-form-urlencoded'] : []))) {
-      throw new AppError(415, 'unsupported_media_type', `Send the body as application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
+    if (
+      hasBody &&
+      !ctx.is('application/json', '+json', ...(allowForm ? ['application/x-www-form-urlencoded'] : []))
+    ) {
+      throw new AppError(
+        415,
+        'unsupported_media_type',
+        `Send the body as application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`,
+      );
     }
     await next();
   };

@@ -19,7 +19,10 @@ export function requestContext(root: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // Path only: query strings can carry OAuth state or codes.
-      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      log.info(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
     }
   };
 }

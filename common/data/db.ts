@@ -7,7 +7,12 @@ export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
 export function createPool(url: string, max: number, log?: Logger): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
   // An idle client's connection can drop (server restart); the pool replaces it, so only log.
   pool.on('error', (err) => log?.warn({ err: err.message }, 'idle PostgreSQL connection failed'));
   return pool;

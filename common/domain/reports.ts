@@ -14,7 +14,14 @@ export type OffenseType = (typeof REPORT_KINDS)[ReportKind];
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 export const SOURCES = ['player', 'game_server', 'anticheat_system'] as const;
-export const TOXICITY_CATEGORIES = ['harassment', 'hate_speech', 'threats', 'spam', 'sexual_content', 'other'] as const;
+export const TOXICITY_CATEGORIES = [
+  'harassment',
+  'hate_speech',
+  'threats',
+  'spam',
+  'sexual_content',
+  'other',
+] as const;
 export const EVIDENCE_TYPES = ['screenshot', 'video', 'text'] as const;
 
 export const LIMITS = {
@@ -142,7 +149,9 @@ const common = {
 
 const logs = Joi.alternatives().try(
   Joi.string().max(LIMITS.logChars),
-  Joi.array().items(Joi.string().max(LIMITS.chatLineChars * 4)).max(LIMITS.logLines),
+  Joi.array()
+    .items(Joi.string().max(LIMITS.chatLineChars * 4))
+    .max(LIMITS.logLines),
 );
 
 const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
@@ -201,7 +210,10 @@ const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
 };
 
 const ENVELOPES = Object.fromEntries(
-  (Object.keys(BODY_SCHEMAS) as ReportKind[]).map((k) => [k, Joi.object({ report: BODY_SCHEMAS[k].required() })]),
+  (Object.keys(BODY_SCHEMAS) as ReportKind[]).map((k) => [
+    k,
+    Joi.object({ report: BODY_SCHEMAS[k].required() }),
+  ]),
 ) as Record<ReportKind, Joi.ObjectSchema>;
 
 export type ParseResult = { ok: true; report: NormalisedReport } | { ok: false; errors: FieldError[] };
@@ -239,9 +251,9 @@ export function parseReport(kind: ReportKind, body: unknown, now: Date = new Dat
   }
   const r = (value as { report: Record<string, unknown> }).report;
   const submittedAt = now.toISOString();
-  const evidence: EvidenceItem[] = ((r.evidence as Omit<EvidenceItem, 'submittedAt'>[] | undefined) ?? []).map(
-    (e) => ({ ...e, submittedAt }),
-  );
+  const evidence: EvidenceItem[] = (
+    (r.evidence as Omit<EvidenceItem, 'submittedAt'>[] | undefined) ?? []
+  ).map((e) => ({ ...e, submittedAt }));
   const ctx: ReportContext = {};
   if (r.matchId !== undefined) ctx.matchId = r.matchId as string;
   if (r.reporterId !== undefined) ctx.reporterId = r.reporterId as string;
@@ -290,7 +302,8 @@ export function parseReport(kind: ReportKind, body: unknown, now: Date = new Dat
         details.affectedPlayers = affected.length;
         details.affectedPlayerIds = affected;
       } else if (affected !== undefined) details.affectedPlayers = affected;
-      const incidents = (r.incidents as { severity: Severity; description?: string; occurredAt?: Date }[]) ?? [];
+      const incidents =
+        (r.incidents as { severity: Severity; description?: string; occurredAt?: Date }[]) ?? [];
       if (incidents.length) {
         details.incidents = incidents.map((i) => ({
           severity: i.severity,

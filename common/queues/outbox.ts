@@ -15,7 +15,9 @@ async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
   for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
   await Promise.all(
     [...byQueue].map(([name, list]) =>
-      queues[name].addBulk(list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id } }))),
+      queues[name].addBulk(
+        list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id } })),
+      ),
     ),
   );
 }
@@ -52,11 +54,15 @@ export class OutboxDispatcher {
   private async flush(batch: OutboxRow[]): Promise<void> {
     try {
       await send(this.queues, batch);
-      await this.pool.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[]) AND sent_at IS NULL', [
-        batch.map((r) => r.id),
-      ]);
+      await this.pool.query(
+        'UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[]) AND sent_at IS NULL',
+        [batch.map((r) => r.id)],
+      );
     } catch (err) {
-      this.log.warn({ err: (err as Error).message, rows: batch.length }, 'outbox dispatch failed; the relay will retry');
+      this.log.warn(
+        { err: (err as Error).message, rows: batch.length },
+        'outbox dispatch failed; the relay will retry',
+      );
     }
   }
 
@@ -74,7 +80,11 @@ export class OutboxDispatcher {
  * marked sent only after BullMQ accepted them; a relay dying in between leaves them to the next one,
  * and the job ids make that second add a no-op.
  */
-export async function relayOutbox(pool: Pool, queues: Queues, opts: { batch?: number; minAgeMs?: number } = {}) {
+export async function relayOutbox(
+  pool: Pool,
+  queues: Queues,
+  opts: { batch?: number; minAgeMs?: number } = {},
+) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -86,7 +96,9 @@ export async function relayOutbox(pool: Pool, queues: Queues, opts: { batch?: nu
     );
     if (rows.length) {
       await send(queues, rows);
-      await client.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      await client.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [
+        rows.map((r) => r.id),
+      ]);
     }
     await client.query('COMMIT');
     return rows.length;
@@ -99,7 +111,12 @@ export async function relayOutbox(pool: Pool, queues: Queues, opts: { batch?: nu
 }
 
 /** Runs the relay every `intervalMs` until stopped; returns the stop function. */
-export function startRelayLoop(pool: Pool, queues: Queues, log: Logger, intervalMs: number): () => Promise<void> {
+export function startRelayLoop(
+  pool: Pool,
+  queues: Queues,
+  log: Logger,
+  intervalMs: number,
+): () => Promise<void> {
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const tick = async () => {

@@ -44,11 +44,16 @@ export async function verifyPassword(password: string, encoded: string): Promise
   const [scheme, n, r, p, salt, key] = encoded.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
-  const actual = await scryptAsync(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: SCRYPT.maxmem,
-  });
+  const actual = await scryptAsync(
+    password.normalize('NFKC'),
+    Buffer.from(salt, 'base64url'),
+    expected.length,
+    {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p),
+      maxmem: SCRYPT.maxmem,
+    },
+  );
   return crypto.timingSafeEqual(actual, expected);
 }

@@ -49,7 +49,18 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
 
   const bin = await findRedisServer(log);
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--save', ''];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--save',
+    '',
+  ];
   args.push('--appendonly', options.ephemeral ? 'no' : 'yes');
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await waitForReady(child, log);
@@ -77,7 +88,9 @@ function waitForReady(child: ChildProcess, log: (m: string) => void): Promise<vo
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)),
+    );
     child.once('error', reject);
   });
 }
@@ -121,7 +134,8 @@ async function findRedisServer(log: (m: string) => void): Promise<string> {
     if (!fs.existsSync(fromEnv)) throw new Error(`REDIS_SERVER_BIN=${fromEnv} does not exist`);
     return fromEnv;
   }
-  const found = onPath('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
+  const found =
+    onPath('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
   if (found) return found;
   if (os.userInfo().uid === 0 && fs.existsSync('/etc/debian_version')) {
     log('redis-server not found: installing Debian package redis-server');

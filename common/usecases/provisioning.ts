@@ -14,14 +14,21 @@ import {
 } from '../data/repos/accounts.js';
 import { isUniqueViolation } from '../data/db.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { generateClientId, generateClientSecret, hashClientSecret, hashPassword } from '../security/secrets.js';
+import {
+  generateClientId,
+  generateClientSecret,
+  hashClientSecret,
+  hashPassword,
+} from '../security/secrets.js';
 
 /** Operator commands (admin tool, seeding, tests): validated here so every caller gets the same rules. */
 
 const check = <T>(schema: Joi.Schema, value: unknown): T => {
   const { value: v, error } = schema.validate(value, { abortEarly: false });
   if (error)
-    throw validationError(error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })));
+    throw validationError(
+      error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })),
+    );
   return v as T;
 };
 
@@ -38,7 +45,10 @@ const redirectUri = Joi.string()
   });
 
 export async function provisionStudio(db: Queryable, input: { name: string }) {
-  const { name } = check<{ name: string }>(Joi.object({ name: Joi.string().trim().min(1).max(200).required() }), input);
+  const { name } = check<{ name: string }>(
+    Joi.object({ name: Joi.string().trim().min(1).max(200).required() }),
+    input,
+  );
   const studio = await createStudio(db, name);
   return { id: studio.id, name: studio.name };
 }
@@ -88,8 +98,15 @@ export async function provisionGame(
   return issued(game, secret);
 }
 
-export async function rotateSecret(db: Queryable, pepper: string, input: { clientId: string }): Promise<IssuedGame> {
-  const { clientId } = check<{ clientId: string }>(Joi.object({ clientId: Joi.string().max(128).required() }), input);
+export async function rotateSecret(
+  db: Queryable,
+  pepper: string,
+  input: { clientId: string },
+): Promise<IssuedGame> {
+  const { clientId } = check<{ clientId: string }>(
+    Joi.object({ clientId: Joi.string().max(128).required() }),
+    input,
+  );
   const secret = generateClientSecret();
   const game = await rotateGameSecret(db, clientId, hashClientSecret(secret, pepper));
   if (!game) throw notFound(`Game with client id ${clientId}`);
@@ -102,7 +119,9 @@ export async function provisionPlayer(
 ) {
   const v = check<typeof input>(
     Joi.object({
-      serviceId: Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/).message('must be 1 to 64 letters, digits, _ or -'),
+      serviceId: Joi.string()
+        .pattern(/^[A-Za-z0-9_-]{1,64}$/)
+        .message('must be 1 to 64 letters, digits, _ or -'),
       fullName: Joi.string().trim().min(1).max(200).required(),
       gamerTag: Joi.string().trim().min(1).max(64).required(),
       password: Joi.string().min(8).max(256).required(),
@@ -126,7 +145,8 @@ export async function provisionPlayer(
       trustScore: player.trustScore,
     };
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError(409, 'already_exists', 'A player with this service id or gamer tag already exists.');
+    if (isUniqueViolation(err))
+      throw new AppError(409, 'already_exists', 'A player with this service id or gamer tag already exists.');
     throw err;
   }
 }

@@ -1,6 +1,12 @@
 import type { Pool } from '../data/db.js';
 import { withTransaction } from '../data/db.js';
-import { linkPlayer, provisionGame, provisionPlayer, provisionStudio, type IssuedGame } from './provisioning.js';
+import {
+  linkPlayer,
+  provisionGame,
+  provisionPlayer,
+  provisionStudio,
+  type IssuedGame,
+} from './provisioning.js';
 
 export interface DemoData {
   game: IssuedGame;
@@ -8,27 +14,50 @@ export interface DemoData {
 }
 
 export const DEMO_PLAYERS = [
-  { serviceId: 'demo-player-1', fullName: 'Ada Lovelace', gamerTag: 'countess', password: 'demo-password-1', kyc: true },
-  { serviceId: 'demo-player-2', fullName: 'Alan Turing', gamerTag: 'enigma', password: 'demo-password-2', kyc: false },
+  {
+    serviceId: 'demo-player-1',
+    fullName: 'Ada Lovelace',
+    gamerTag: 'countess',
+    password: 'demo-password-1',
+    kyc: true,
+  },
+  {
+    serviceId: 'demo-player-2',
+    fullName: 'Alan Turing',
+    gamerTag: 'enigma',
+    password: 'demo-password-2',
+    kyc: false,
+  },
 ];
 
 /**
  * Seeds a demo studio, game and players once (a marker row makes re-runs no-ops). Returns the issued
  * credentials the first time, undefined afterwards: the secret exists only in that answer.
  */
-export async function seedDemoOnce(pool: Pool, pepper: string, redirectUri: string): Promise<DemoData | undefined> {
+export async function seedDemoOnce(
+  pool: Pool,
+  pepper: string,
+  redirectUri: string,
+): Promise<DemoData | undefined> {
   return withTransaction(pool, async (client) => {
     await client.query('CREATE TABLE IF NOT EXISTS demo_seed (seeded_at timestamptz NOT NULL DEFAULT now())');
     await client.query('LOCK TABLE demo_seed IN EXCLUSIVE MODE');
     const { rowCount } = await client.query('SELECT 1 FROM demo_seed');
     if (rowCount) return undefined;
     const studio = await provisionStudio(client, { name: 'Demo Studio' });
-    const game = await provisionGame(client, pepper, { studioId: studio.id, title: 'Demo Arena', redirectUris: [redirectUri] });
+    const game = await provisionGame(client, pepper, {
+      studioId: studio.id,
+      title: 'Demo Arena',
+      redirectUris: [redirectUri],
+    });
     for (const p of DEMO_PLAYERS) {
       await provisionPlayer(client, p);
       await linkPlayer(client, { serviceId: p.serviceId, clientId: game.clientId });
     }
     await client.query('INSERT INTO demo_seed DEFAULT VALUES');
-    return { game, players: DEMO_PLAYERS.map(({ serviceId, gamerTag, password }) => ({ serviceId, gamerTag, password })) };
+    return {
+      game,
+      players: DEMO_PLAYERS.map(({ serviceId, gamerTag, password }) => ({ serviceId, gamerTag, password })),
+    };
   });
 }

@@ -57,7 +57,13 @@ function canonical(value: unknown): string {
  */
 export async function submitReport(
   deps: SubmitReportDeps,
-  input: { kind: ReportKind; serviceId: string; tenant: Tenant; body: unknown; idempotencyKey?: string | undefined },
+  input: {
+    kind: ReportKind;
+    serviceId: string;
+    tenant: Tenant;
+    body: unknown;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<SubmitReportResult> {
   const now = deps.now?.() ?? new Date();
   const parsed = parseReport(input.kind, input.body, now);
@@ -66,12 +72,24 @@ export async function submitReport(
   const penalty = computePenalty(report, deps.caps);
   const offenseId = crypto.randomUUID();
   const jobs = [
-    { queue: QUEUES.enrichment, jobName: JOB_NAMES.enrichEvidence, jobId: offenseJobId(QUEUES.enrichment, offenseId) },
+    {
+      queue: QUEUES.enrichment,
+      jobName: JOB_NAMES.enrichEvidence,
+      jobId: offenseJobId(QUEUES.enrichment, offenseId),
+    },
     { queue: QUEUES.review, jobName: JOB_NAMES.reviewOffense, jobId: offenseJobId(QUEUES.review, offenseId) },
   ];
   const { tenant, idempotencyKey } = input;
   const record = (db: Queryable) =>
-    recordReport(db, { offenseId, serviceId: input.serviceId, gameId: tenant.gameId, studioId: tenant.studioId, report, penalty, jobs });
+    recordReport(db, {
+      offenseId,
+      serviceId: input.serviceId,
+      gameId: tenant.gameId,
+      studioId: tenant.studioId,
+      report,
+      penalty,
+      jobs,
+    });
   const respond = (rec: NonNullable<Awaited<ReturnType<typeof recordReport>>>) => ({
     message: MESSAGES[input.kind],
     playerId: input.serviceId,
@@ -94,14 +112,29 @@ export async function submitReport(
     .createHash('sha256')
     .update(`${input.kind}\n${input.serviceId}\n${canonical(input.body)}`)
     .digest();
-  const claim = await claimIdempotencyKey(deps.pool, tenant.gameId, idempotencyKey, hash, deps.idempotencyTtlHours);
+  const claim = await claimIdempotencyKey(
+    deps.pool,
+    tenant.gameId,
+    idempotencyKey,
+    hash,
+    deps.idempotencyTtlHours,
+  );
   switch (claim.kind) {
     case 'mismatch':
-      throw new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+      throw new AppError(
+        422,
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request.',
+      );
     case 'in_flight':
-      throw new AppError(409, 'idempotency_key_in_flight', 'A request with this Idempotency-Key is still being processed; retry later.', {
-        headers: { 'Retry-After': '1' },
-      });
+      throw new AppError(
+        409,
+        'idempotency_key_in_flight',
+        'A request with this Idempotency-Key is still being processed; retry later.',
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
     case 'replay':
       return { status: claim.status, body: claim.body, replayed: true };
     case 'claimed':

@@ -3,7 +3,12 @@ import { Writable } from 'node:stream';
 import { parseConfig, type Config } from '../../common/config.js';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { createLogger } from '../../common/logger.js';
-import { provisionGame, provisionPlayer, provisionStudio, type IssuedGame } from '../../common/usecases/provisioning.js';
+import {
+  provisionGame,
+  provisionPlayer,
+  provisionStudio,
+  type IssuedGame,
+} from '../../common/usecases/provisioning.js';
 import { start, type RunningApi } from '../../api/server.js';
 import { testServices } from './services.js';
 
@@ -30,7 +35,8 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
 export class LogCapture extends Writable {
   readonly lines: Record<string, unknown>[] = [];
   override _write(chunk: Buffer, _enc: string, done: () => void) {
-    for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      this.lines.push(JSON.parse(line) as Record<string, unknown>);
     done();
   }
   get text() {
@@ -77,7 +83,11 @@ export async function createTenant(pool: Pool, name = 'Studio'): Promise<Tenant>
     title: `Game ${unique()}`,
     redirectUris: ['https://game.example/callback'],
   });
-  return { studioId: studio.id, game, headers: { client_id: game.clientId, client_secret: game.clientSecret } };
+  return {
+    studioId: studio.id,
+    game,
+    headers: { client_id: game.clientId, client_secret: game.clientSecret },
+  };
 }
 
 export async function createTestPlayer(pool: Pool, extra: { kyc?: boolean } = {}) {
@@ -92,7 +102,10 @@ export async function createTestPlayer(pool: Pool, extra: { kyc?: boolean } = {}
 }
 
 export async function trustScore(pool: Pool, serviceId: string): Promise<number> {
-  const { rows } = await pool.query<{ trust_score: number }>('SELECT trust_score FROM players WHERE service_id = $1', [serviceId]);
+  const { rows } = await pool.query<{ trust_score: number }>(
+    'SELECT trust_score FROM players WHERE service_id = $1',
+    [serviceId],
+  );
   return rows[0]!.trust_score;
 }
 

@@ -41,23 +41,41 @@ export async function call<T = Record<string, unknown>>(
   const text = await res.text();
   const type = res.headers.get('content-type') ?? '';
   const parsed = (type.includes('json') && text ? JSON.parse(text) : text) as T;
-  if (opts.spec !== false) checkAgainstSpec(method, opts.spec ?? (path.split('?')[0] as keyof Paths), res.status, type, parsed);
+  if (opts.spec !== false)
+    checkAgainstSpec(method, opts.spec ?? (path.split('?')[0] as keyof Paths), res.status, type, parsed);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
-function checkAgainstSpec(method: string, template: keyof Paths, status: number, contentType: string, body: unknown) {
-  const pathItem = openApiDocument.paths[template] as Record<string, { responses: Record<string, unknown> }> | undefined;
+function checkAgainstSpec(
+  method: string,
+  template: keyof Paths,
+  status: number,
+  contentType: string,
+  body: unknown,
+) {
+  const pathItem = openApiDocument.paths[template] as
+    Record<string, { responses: Record<string, unknown> }> | undefined;
   expect(pathItem, `path ${String(template)} is not in the OpenAPI document`).to.not.equal(undefined);
   const operation = pathItem![method.toLowerCase()];
   expect(operation, `${method} ${String(template)} is not in the OpenAPI document`).to.not.equal(undefined);
-  const response = operation!.responses[String(status)] as { content?: Record<string, { schema: object }> } | undefined;
-  expect(response, `${method} ${String(template)} answered ${status}, which the OpenAPI document does not list`).to.not.equal(undefined);
+  const response = operation!.responses[String(status)] as
+    { content?: Record<string, { schema: object }> } | undefined;
+  expect(
+    response,
+    `${method} ${String(template)} answered ${status}, which the OpenAPI document does not list`,
+  ).to.not.equal(undefined);
   const mediaType = contentType.split(';')[0]!.trim();
   const media = response!.content?.[mediaType];
-  expect(media, `${method} ${String(template)} ${status} answered ${mediaType}, not in the document`).to.not.equal(undefined);
+  expect(
+    media,
+    `${method} ${String(template)} ${status} answered ${mediaType}, not in the document`,
+  ).to.not.equal(undefined);
   const pointer = `openapi#/paths/${String(template).replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status}/content/${mediaType.replace(/\//g, '~1')}/schema`;
   const validate = ajv.getSchema(pointer);
   expect(validate, `no schema at ${pointer}`).to.not.equal(undefined);
   const ok = validate!(body);
-  expect(ok, `${method} ${String(template)} ${status} body does not match the document: ${ajv.errorsText(validate!.errors)}\n${JSON.stringify(body).slice(0, 500)}`).to.equal(true);
+  expect(
+    ok,
+    `${method} ${String(template)} ${status} body does not match the document: ${ajv.errorsText(validate!.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+  ).to.equal(true);
 }

@@ -33,11 +33,20 @@ export function testServices(): Promise<TestServices> {
     sweepStaleRuns();
     const dir = path.join(ROOT, `run-${process.pid}`);
     fs.mkdirSync(dir, { recursive: true });
-    const pg = await providePostgres({ dataDir: dir, databaseUrl: process.env.DATABASE_URL, ephemeral: true });
+    const pg = await providePostgres({
+      dataDir: dir,
+      databaseUrl: process.env.DATABASE_URL,
+      ephemeral: true,
+    });
     const redis = await provideRedis({ dataDir: dir, redisUrl: process.env.REDIS_URL, ephemeral: true });
     await migrate(pg.url);
     return {
-      services: { databaseUrl: pg.url, redisUrl: redis.url, postgresVersion: pg.version, redisVersion: redis.version },
+      services: {
+        databaseUrl: pg.url,
+        redisUrl: redis.url,
+        postgresVersion: pg.version,
+        redisVersion: redis.version,
+      },
       handles: [pg, redis],
       dir,
     };
@@ -48,7 +57,9 @@ export function testServices(): Promise<TestServices> {
 export async function stopTestServices(): Promise<void> {
   if (!started) return;
   const { handles, dir, services } = await started;
-  process.stderr.write(`\n  real services used: PostgreSQL ${services.postgresVersion}, Redis ${services.redisVersion}\n`);
+  process.stderr.write(
+    `\n  real services used: PostgreSQL ${services.postgresVersion}, Redis ${services.redisVersion}\n`,
+  );
   await Promise.allSettled(handles.map((h) => h.stop()));
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -5,7 +5,15 @@ import { ClientAuthenticator } from '../../api/middleware/client-auth.js';
 import { createLogger } from '../../common/logger.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTenant, createTestPlayer, LogCapture, startTestApi, TEST_PEPPER, testConfig, type TestApi } from '../helpers/app.js';
+import {
+  createTenant,
+  createTestPlayer,
+  LogCapture,
+  startTestApi,
+  TEST_PEPPER,
+  testConfig,
+  type TestApi,
+} from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { createPool } from '../../common/data/db.js';
 import type { OutboxDispatcher } from '../../common/queues/outbox.js';
@@ -17,7 +25,11 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
   });
   after(() => api.close());
 
-  const problem = (res: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) => {
+  const problem = (
+    res: { status: number; headers: Headers; body: Record<string, unknown> },
+    status: number,
+    code: string,
+  ) => {
     expect(res.status).to.equal(status);
     expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
     expect(res.body).to.include({ status, code });
@@ -36,7 +48,10 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
   it('GET /readyz checks PostgreSQL and Redis', async () => {
     const res = await call(api.url, 'GET', '/readyz');
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ status: 'ready', checks: { postgres: { ok: true }, redis: { ok: true } } });
+    expect(res.body).to.deep.equal({
+      status: 'ready',
+      checks: { postgres: { ok: true }, redis: { ok: true } },
+    });
   });
 
   it('unknown routes give a problem 404', async () => {
@@ -58,12 +73,20 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
     });
 
     it('a body that is not valid JSON gives 400 invalid_json', async () => {
-      const res = await call(api.url, 'POST', path, { headers: { ...headers, 'content-type': 'application/json' }, body: '{"report": ', spec: '/v1/griefing/submitReport/{serviceId}' });
+      const res = await call(api.url, 'POST', path, {
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{"report": ',
+        spec: '/v1/griefing/submitReport/{serviceId}',
+      });
       problem(res, 400, 'invalid_json');
     });
 
     it('a non-JSON content type gives 415', async () => {
-      const res = await call(api.url, 'POST', path, { headers: { ...headers, 'content-type': 'text/plain' }, body: 'hello', spec: '/v1/griefing/submitReport/{serviceId}' });
+      const res = await call(api.url, 'POST', path, {
+        headers: { ...headers, 'content-type': 'text/plain' },
+        body: 'hello',
+        spec: '/v1/griefing/submitReport/{serviceId}',
+      });
       problem(res, 415, 'unsupported_media_type');
     });
 
@@ -91,12 +114,24 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
 
   it('never writes client secrets or credentials to the logs', async () => {
     const tenant = await createTenant(api.pool);
-    await call(api.url, 'GET', '/v1/player/nobody', { headers: tenant.headers, spec: '/v1/player/{serviceId}' });
-    await call(api.url, 'GET', '/v1/player/nobody', { headers: { ...tenant.headers, authorization: 'Bearer top-secret-token' }, spec: '/v1/player/{serviceId}' });
+    await call(api.url, 'GET', '/v1/player/nobody', {
+      headers: tenant.headers,
+      spec: '/v1/player/{serviceId}',
+    });
+    await call(api.url, 'GET', '/v1/player/nobody', {
+      headers: { ...tenant.headers, authorization: 'Bearer top-secret-token' },
+      spec: '/v1/player/{serviceId}',
+    });
     expect(api.logs.text).to.not.include(tenant.game.clientSecret);
     expect(api.logs.text).to.not.include('top-secret-token');
     const log = createLogger('info', 'redaction', api.logs);
-    log.info({ req: { headers: { client_secret: 'hdr-secret', authorization: 'Bearer abc' } }, body: { password: 'pw-secret', code: 'auth-code-xyz' } }, 'probe');
+    log.info(
+      {
+        req: { headers: { client_secret: 'hdr-secret', authorization: 'Bearer abc' } },
+        body: { password: 'pw-secret', code: 'auth-code-xyz' },
+      },
+      'probe',
+    );
     expect(api.logs.text).to.not.match(/hdr-secret|pw-secret|auth-code-xyz|Bearer abc/);
     expect(api.logs.text).to.include('[redacted]');
   });
@@ -108,13 +143,27 @@ describe('HTTP surface with a failing dependency', () => {
     const logs = new LogCapture();
     const pool = createPool(config.databaseUrl!, 2);
     const redis = new Redis(config.redisUrl!);
-    const brokenAuth = { middleware: () => async () => { throw new TypeError('secret internal detail'); } } as unknown as ClientAuthenticator;
-    const app = createApp({ config, log: createLogger('info', 'api', logs), pool, redis, dispatcher: {} as OutboxDispatcher, clientAuth: brokenAuth });
+    const brokenAuth = {
+      middleware: () => async () => {
+        throw new TypeError('secret internal detail');
+      },
+    } as unknown as ClientAuthenticator;
+    const app = createApp({
+      config,
+      log: createLogger('info', 'api', logs),
+      pool,
+      redis,
+      dispatcher: {} as OutboxDispatcher,
+      clientAuth: brokenAuth,
+    });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const res = await call(base, 'GET', '/v1/player/anyone', { spec: '/v1/player/{serviceId}', headers: { 'x-request-id': 'fault-1' } });
+      const res = await call(base, 'GET', '/v1/player/anyone', {
+        spec: '/v1/player/{serviceId}',
+        headers: { 'x-request-id': 'fault-1' },
+      });
       expect(res.status).to.equal(500);
       expect(res.body).to.include({ code: 'internal_error', requestId: 'fault-1' });
       expect(res.text).to.not.include('secret internal detail');
@@ -129,7 +178,12 @@ describe('HTTP surface with a failing dependency', () => {
   it('/readyz answers 503 naming Redis when Redis does not answer', async () => {
     const config = await testConfig();
     const pool = createPool(config.databaseUrl!, 2);
-    const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    const deadRedis = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => undefined);
     const app = createApp({
       config,

@@ -20,7 +20,11 @@ type Submit = {
   gameId: string;
   trustScore: number;
   penaltyApplied: number;
-  report: Record<string, unknown> & { _id: string; evidence: Record<string, unknown>[]; details: Record<string, unknown> };
+  report: Record<string, unknown> & {
+    _id: string;
+    evidence: Record<string, unknown>[];
+    details: Record<string, unknown>;
+  };
   timestamp: string;
 };
 
@@ -53,7 +57,10 @@ describe('reports and player profiles', () => {
     tenant = await createTenant(api.pool, 'Reporter');
     redis = new Redis(api.config.redisUrl!, { maxRetriesPerRequest: null });
     queues = {
-      [QUEUES.enrichment]: new Queue(QUEUES.enrichment, { connection: redis, prefix: api.config.queuePrefix }),
+      [QUEUES.enrichment]: new Queue(QUEUES.enrichment, {
+        connection: redis,
+        prefix: api.config.queuePrefix,
+      }),
       [QUEUES.review]: new Queue(QUEUES.review, { connection: redis, prefix: api.config.queuePrefix }),
     };
   });
@@ -63,8 +70,18 @@ describe('reports and player profiles', () => {
     await api.close();
   });
 
-  const submit = (kind: Kind, serviceId: string, report: unknown, headers: Record<string, string> = tenant.headers, base = api.url) =>
-    call<Submit>(base, 'POST', `/v1/${kind}/submitReport/${serviceId}`, { headers, json: { report }, spec: KIND_PATHS[kind] });
+  const submit = (
+    kind: Kind,
+    serviceId: string,
+    report: unknown,
+    headers: Record<string, string> = tenant.headers,
+    base = api.url,
+  ) =>
+    call<Submit>(base, 'POST', `/v1/${kind}/submitReport/${serviceId}`, {
+      headers,
+      json: { report },
+      spec: KIND_PATHS[kind],
+    });
 
   describe('POST /v1/{kind}/submitReport/{serviceId}', () => {
     it('anti-cheat: stores the normalised offense, applies the penalty and answers the spec 201 body', async () => {
@@ -82,7 +99,13 @@ describe('reports and player profiles', () => {
       });
       expect(res.status).to.equal(201);
       const b = res.body;
-      expect(b).to.include({ message: 'Anti-cheat report submitted successfully', playerId: player.serviceId, gameId: tenant.game.id, trustScore: 86, penaltyApplied: 14 });
+      expect(b).to.include({
+        message: 'Anti-cheat report submitted successfully',
+        playerId: player.serviceId,
+        gameId: tenant.game.id,
+        trustScore: 86,
+        penaltyApplied: 14,
+      });
       expect(Date.parse(b.timestamp)).to.be.closeTo(Date.now(), 10_000);
       expect(b.report).to.include({
         player: player.serviceId,
@@ -102,7 +125,10 @@ describe('reports and player profiles', () => {
       expect(b.report.evidence[1]!.submittedAt).to.be.a('string');
       expect(b.report.details).to.deep.equal({ cheatType: 'aimbot', confidence: 0.9 });
       expect(await trustScore(api.pool, player.serviceId)).to.equal(86);
-      const { rows } = await api.pool.query('SELECT type, penalty_points, detected FROM offenses WHERE id = $1', [b.report._id]);
+      const { rows } = await api.pool.query(
+        'SELECT type, penalty_points, detected FROM offenses WHERE id = $1',
+        [b.report._id],
+      );
       expect(rows).to.deep.equal([{ type: 'cheating', penalty_points: 14, detected: true }]);
       const links = await api.pool.query(
         'SELECT 1 FROM player_games pg JOIN players p ON p.id = pg.player_id WHERE p.service_id = $1 AND pg.game_id = $2',
@@ -120,7 +146,10 @@ describe('reports and player profiles', () => {
         expect(job.data).to.deep.equal({ offenseId: id });
       }
       const outbox = await waitFor(async () => {
-        const { rows } = await api.pool.query<{ sent: boolean }>(`SELECT sent_at IS NOT NULL AS sent FROM outbox WHERE payload->>'offenseId' = $1`, [id]);
+        const { rows } = await api.pool.query<{ sent: boolean }>(
+          `SELECT sent_at IS NOT NULL AS sent FROM outbox WHERE payload->>'offenseId' = $1`,
+          [id],
+        );
         return rows.length === 2 && rows.every((r) => r.sent) ? rows : undefined;
       });
       expect(outbox).to.have.length(2);
@@ -128,8 +157,27 @@ describe('reports and player profiles', () => {
 
     const capCases: [Kind, Record<string, unknown>, number][] = [
       ['anticheat', { isCheatDetected: true, severity: 'critical', confidence: 1 }, 20],
-      ['griefing', { isGriefing: true, severity: 'critical', affectedPlayers: 30, incidents: [{ severity: 'critical' }, { severity: 'high' }, { severity: 'high' }, { severity: 'low' }, { severity: 'low' }] }, 15],
-      ['toxicity', { isToxic: true, severity: 'critical', category: 'threats', messages: ['I will find you'] }, 10],
+      [
+        'griefing',
+        {
+          isGriefing: true,
+          severity: 'critical',
+          affectedPlayers: 30,
+          incidents: [
+            { severity: 'critical' },
+            { severity: 'high' },
+            { severity: 'high' },
+            { severity: 'low' },
+            { severity: 'low' },
+          ],
+        },
+        15,
+      ],
+      [
+        'toxicity',
+        { isToxic: true, severity: 'critical', category: 'threats', messages: ['I will find you'] },
+        10,
+      ],
       ['afk', { isAfk: 1, afkDurationSeconds: 1700, matchDurationSeconds: 1800, occurrences: 9 }, 5],
     ];
     for (const [kind, report, cap] of capCases) {
@@ -143,7 +191,12 @@ describe('reports and player profiles', () => {
       });
     }
 
-    for (const [kind, flagField] of [['anticheat', 'isCheatDetected'], ['toxicity', 'isToxic'], ['afk', 'isAfk'], ['griefing', 'isGriefing']] as const) {
+    for (const [kind, flagField] of [
+      ['anticheat', 'isCheatDetected'],
+      ['toxicity', 'isToxic'],
+      ['afk', 'isAfk'],
+      ['griefing', 'isGriefing'],
+    ] as const) {
       it(`${kind}: a report whose flag is false is stored with penalty 0`, async () => {
         const player = await createTestPlayer(api.pool);
         const res = await submit(kind, player.serviceId, { [flagField]: 'false', severity: 'critical' });
@@ -158,16 +211,26 @@ describe('reports and player profiles', () => {
     it('never takes the trust score below 0, and penaltyApplied is what was actually deducted', async () => {
       const player = await createTestPlayer(api.pool);
       await api.pool.query('UPDATE players SET trust_score = 7 WHERE service_id = $1', [player.serviceId]);
-      const res = await submit('anticheat', player.serviceId, { isCheatDetected: true, severity: 'critical' });
+      const res = await submit('anticheat', player.serviceId, {
+        isCheatDetected: true,
+        severity: 'critical',
+      });
       expect(res.body).to.include({ trustScore: 0, penaltyApplied: 7 });
       expect(res.body.report.penaltyPoints).to.equal(7);
-      const again = await submit('anticheat', player.serviceId, { isCheatDetected: true, severity: 'critical' });
+      const again = await submit('anticheat', player.serviceId, {
+        isCheatDetected: true,
+        severity: 'critical',
+      });
       expect(again.body).to.include({ trustScore: 0, penaltyApplied: 0 });
     });
 
     it('400 names the offending fields and stores nothing', async () => {
       const player = await createTestPlayer(api.pool);
-      const res = await submit('griefing', player.serviceId, { isGriefing: 'perhaps', severity: 'apocalyptic', trustScore: 100 });
+      const res = await submit('griefing', player.serviceId, {
+        isGriefing: 'perhaps',
+        severity: 'apocalyptic',
+        trustScore: 100,
+      });
       expect(res.status).to.equal(400);
       expect(res.body).to.include({ code: 'validation_failed' });
       const fields = (res.body as unknown as { errors: { field: string }[] }).errors.map((e) => e.field);
@@ -178,7 +241,10 @@ describe('reports and player profiles', () => {
 
     it('400 for a missing body', async () => {
       const player = await createTestPlayer(api.pool);
-      const res = await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, { headers: tenant.headers, spec: KIND_PATHS.afk });
+      const res = await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        headers: tenant.headers,
+        spec: KIND_PATHS.afk,
+      });
       expect(res.status).to.equal(400);
       expect((res.body as { errors: { field: string }[] }).errors[0]!.field).to.equal('report');
     });
@@ -203,11 +269,15 @@ describe('reports and player profiles', () => {
     });
 
     it('404 for an unknown player, with nothing written', async () => {
-      const before = await api.pool.query<{ o: number; x: number }>('SELECT (SELECT count(*) FROM offenses)::int AS o, (SELECT count(*) FROM outbox)::int AS x');
+      const before = await api.pool.query<{ o: number; x: number }>(
+        'SELECT (SELECT count(*) FROM offenses)::int AS o, (SELECT count(*) FROM outbox)::int AS x',
+      );
       const res = await submit('anticheat', 'no-such-player', { isCheatDetected: true });
       expect(res.status).to.equal(404);
       expect(res.body).to.include({ code: 'not_found' });
-      const after = await api.pool.query('SELECT (SELECT count(*) FROM offenses)::int AS o, (SELECT count(*) FROM outbox)::int AS x');
+      const after = await api.pool.query(
+        'SELECT (SELECT count(*) FROM offenses)::int AS o, (SELECT count(*) FROM outbox)::int AS x',
+      );
       expect(after.rows[0]).to.deep.equal(before.rows[0]);
     });
   });
@@ -216,9 +286,19 @@ describe('reports and player profiles', () => {
     it('the same key and body replays the first response and applies nothing again', async () => {
       const player = await createTestPlayer(api.pool);
       const headers = { ...tenant.headers, 'idempotency-key': `k-${player.serviceId}` };
-      const first = await submit('griefing', player.serviceId, { isGriefing: true, severity: 'high', affectedPlayers: 2 }, headers);
+      const first = await submit(
+        'griefing',
+        player.serviceId,
+        { isGriefing: true, severity: 'high', affectedPlayers: 2 },
+        headers,
+      );
       // Same body, keys in another order: still the same request.
-      const second = await submit('griefing', player.serviceId, { affectedPlayers: 2, severity: 'high', isGriefing: true }, headers);
+      const second = await submit(
+        'griefing',
+        player.serviceId,
+        { affectedPlayers: 2, severity: 'high', isGriefing: true },
+        headers,
+      );
       expect(first.status).to.equal(201);
       expect(second.status).to.equal(201);
       expect(second.body).to.deep.equal(first.body);
@@ -240,7 +320,9 @@ describe('reports and player profiles', () => {
     it('a duplicate still in flight gets 409; concurrent duplicates apply exactly once', async () => {
       const player = await createTestPlayer(api.pool);
       const headers = { ...tenant.headers, 'idempotency-key': `k3-${player.serviceId}` };
-      const results = await Promise.all(Array.from({ length: 10 }, () => submit('toxicity', player.serviceId, { isToxic: true }, headers)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => submit('toxicity', player.serviceId, { isToxic: true }, headers)),
+      );
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 201 || s === 409)).to.equal(true);
       expect(statuses).to.include(201);
@@ -257,7 +339,10 @@ describe('reports and player profiles', () => {
       const key = `k4-${player.serviceId}`;
       // Claim the key as an in-flight request would, with the hash of the same request.
       const crypto = await import('node:crypto');
-      const hash = crypto.createHash('sha256').update(`toxicity\n${player.serviceId}\n{"report":{"isToxic":true}}`).digest();
+      const hash = crypto
+        .createHash('sha256')
+        .update(`toxicity\n${player.serviceId}\n{"report":{"isToxic":true}}`)
+        .digest();
       await api.pool.query(
         `INSERT INTO idempotency_keys (game_id, key, request_hash, state, expires_at) VALUES ($1, $2, $3, 'pending', now() + interval '1 day')`,
         [tenant.game.id, key, hash],
@@ -275,8 +360,18 @@ describe('reports and player profiles', () => {
       const player = await createTestPlayer(api.pool);
       const other = await createTenant(api.pool, 'Other');
       const key = `shared-${player.serviceId}`;
-      const a = await submit('afk', player.serviceId, { isAfk: true }, { ...tenant.headers, 'idempotency-key': key });
-      const b = await submit('afk', player.serviceId, { isAfk: true }, { ...other.headers, 'idempotency-key': key });
+      const a = await submit(
+        'afk',
+        player.serviceId,
+        { isAfk: true },
+        { ...tenant.headers, 'idempotency-key': key },
+      );
+      const b = await submit(
+        'afk',
+        player.serviceId,
+        { isAfk: true },
+        { ...other.headers, 'idempotency-key': key },
+      );
       expect(a.status).to.equal(201);
       expect(b.status).to.equal(201);
       expect(b.body.report._id).to.not.equal(a.body.report._id);
@@ -286,7 +381,9 @@ describe('reports and player profiles', () => {
     it('a 404 does not burn the key', async () => {
       const headers = { ...tenant.headers, 'idempotency-key': 'k-missing-player' };
       expect((await submit('afk', 'ghost-player', { isAfk: true }, headers)).status).to.equal(404);
-      const { rowCount } = await api.pool.query('SELECT 1 FROM idempotency_keys WHERE key = $1', ['k-missing-player']);
+      const { rowCount } = await api.pool.query('SELECT 1 FROM idempotency_keys WHERE key = $1', [
+        'k-missing-player',
+      ]);
       expect(rowCount).to.equal(0);
     });
   });
@@ -297,7 +394,9 @@ describe('reports and player profiles', () => {
       const tenants = [tenant, await createTenant(api.pool, 'Hot')];
       // 1 point each (AFK, low): 100 of them take the score to 0, the last 20 apply nothing.
       const results = await Promise.all(
-        Array.from({ length: 120 }, (_, i) => submit('afk', player.serviceId, { isAfk: true, severity: 'low' }, tenants[i % 2]!.headers)),
+        Array.from({ length: 120 }, (_, i) =>
+          submit('afk', player.serviceId, { isAfk: true, severity: 'low' }, tenants[i % 2]!.headers),
+        ),
       );
       expect(results.map((r) => r.status).filter((s) => s !== 201)).to.deep.equal([]);
       const applied = results.map((r) => r.body.penaltyApplied);
@@ -322,7 +421,9 @@ describe('reports and player profiles', () => {
         ['afk', { isAfk: true, severity: 'low' }],
         ['griefing', { isGriefing: true, severity: 'low' }],
       ];
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => submit(kinds[i % 4]![0], player.serviceId, kinds[i % 4]![1])));
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => submit(kinds[i % 4]![0], player.serviceId, kinds[i % 4]![1])),
+      );
       expect(results.every((r) => r.status === 201)).to.equal(true);
       const sum = results.reduce((a, r) => a + r.body.penaltyApplied, 0);
       expect(await trustScore(api.pool, player.serviceId)).to.equal(Math.max(100 - sum, 0));
@@ -334,33 +435,76 @@ describe('reports and player profiles', () => {
   describe('GET /v1/player/{serviceId}', () => {
     it('returns the profile with games and offenses populated', async () => {
       const player = await createTestPlayer(api.pool, { kyc: true });
-      await submit('toxicity', player.serviceId, { isToxic: true, category: 'spam', description: 'spammed links' });
-      const res = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, { headers: tenant.headers, spec: '/v1/player/{serviceId}' });
+      await submit('toxicity', player.serviceId, {
+        isToxic: true,
+        category: 'spam',
+        description: 'spammed links',
+      });
+      const res = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, {
+        headers: tenant.headers,
+        spec: '/v1/player/{serviceId}',
+      });
       expect(res.status).to.equal(200);
-      expect(res.body).to.include({ serviceId: player.serviceId, fullName: player.fullName, gamerTag: player.gamerTag, trustScore: 96, isKycVerified: true, offenseCount: 1, offensesNextCursor: null });
-      expect((res.body.games as { gameTitle: string }[]).map((g) => g.gameTitle)).to.deep.equal([tenant.game.title]);
+      expect(res.body).to.include({
+        serviceId: player.serviceId,
+        fullName: player.fullName,
+        gamerTag: player.gamerTag,
+        trustScore: 96,
+        isKycVerified: true,
+        offenseCount: 1,
+        offensesNextCursor: null,
+      });
+      expect((res.body.games as { gameTitle: string }[]).map((g) => g.gameTitle)).to.deep.equal([
+        tenant.game.title,
+      ]);
       const [offense] = res.body.offenses as Record<string, unknown>[];
-      expect(offense).to.include({ type: 'toxicity', description: 'spammed links', visibility: 'full', studio: tenant.studioId });
+      expect(offense).to.include({
+        type: 'toxicity',
+        description: 'spammed links',
+        visibility: 'full',
+        studio: tenant.studioId,
+      });
     });
 
     it("shows another studio's offenses as a summary: the weight but not the content or the reporter", async () => {
       const player = await createTestPlayer(api.pool);
       const other = await createTenant(api.pool, 'Foreign');
-      await submit('anticheat', player.serviceId, {
-        isCheatDetected: true, severity: 'high', description: 'private note', evidence: [{ type: 'screenshot', url: 'https://cdn.example/a.png' }],
-      }, other.headers);
-      const res = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, { headers: tenant.headers, spec: '/v1/player/{serviceId}' });
+      await submit(
+        'anticheat',
+        player.serviceId,
+        {
+          isCheatDetected: true,
+          severity: 'high',
+          description: 'private note',
+          evidence: [{ type: 'screenshot', url: 'https://cdn.example/a.png' }],
+        },
+        other.headers,
+      );
+      const res = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, {
+        headers: tenant.headers,
+        spec: '/v1/player/{serviceId}',
+      });
       const [offense] = res.body.offenses as Record<string, unknown>[];
-      expect(offense).to.include({ type: 'cheating', severity: 'high', penaltyPoints: 15, visibility: 'summary' });
-      for (const hidden of ['description', 'evidence', 'details', 'context', 'game', 'studio']) expect(offense).to.not.have.property(hidden);
+      expect(offense).to.include({
+        type: 'cheating',
+        severity: 'high',
+        penaltyPoints: 15,
+        visibility: 'summary',
+      });
+      for (const hidden of ['description', 'evidence', 'details', 'context', 'game', 'studio'])
+        expect(offense).to.not.have.property(hidden);
       expect(res.text).to.not.include('private note');
       expect(res.body.trustScore, 'the trust score is global').to.equal(85);
     });
 
     it('embeds the newest 20 offenses and pages through the rest with a cursor', async () => {
       const player = await createTestPlayer(api.pool);
-      for (let i = 0; i < 25; i++) await submit('afk', player.serviceId, { isAfk: false, description: `afk ${i}` });
-      const profile = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, { headers: tenant.headers, spec: '/v1/player/{serviceId}' });
+      for (let i = 0; i < 25; i++)
+        await submit('afk', player.serviceId, { isAfk: false, description: `afk ${i}` });
+      const profile = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, {
+        headers: tenant.headers,
+        spec: '/v1/player/{serviceId}',
+      });
       const embedded = profile.body.offenses as { description: string; _id: string }[];
       expect(embedded).to.have.length(20);
       expect(embedded[0]!.description).to.equal('afk 24');
@@ -368,16 +512,28 @@ describe('reports and player profiles', () => {
       const cursor = profile.body.offensesNextCursor as string;
       expect(cursor).to.be.a('string');
       const rest = await call<{ items: { description: string }[]; nextCursor: string | null }>(
-        api.url, 'GET', `/v1/player/${player.serviceId}/offenses?cursor=${cursor}&limit=20`, { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' },
+        api.url,
+        'GET',
+        `/v1/player/${player.serviceId}/offenses?cursor=${cursor}&limit=20`,
+        { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' },
       );
-      expect(rest.body.items.map((o) => o.description)).to.deep.equal(['afk 4', 'afk 3', 'afk 2', 'afk 1', 'afk 0']);
+      expect(rest.body.items.map((o) => o.description)).to.deep.equal([
+        'afk 4',
+        'afk 3',
+        'afk 2',
+        'afk 1',
+        'afk 0',
+      ]);
       expect(rest.body.nextCursor).to.equal(null);
 
       const all: string[] = [];
       let next: string | null = '';
       do {
         const page: Res<{ items: { description: string }[]; nextCursor: string | null }> = await call(
-          api.url, 'GET', `/v1/player/${player.serviceId}/offenses?limit=7${next ? `&cursor=${next}` : ''}`, { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' },
+          api.url,
+          'GET',
+          `/v1/player/${player.serviceId}/offenses?limit=7${next ? `&cursor=${next}` : ''}`,
+          { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' },
         );
         all.push(...page.body.items.map((o) => o.description));
         next = page.body.nextCursor;
@@ -387,17 +543,39 @@ describe('reports and player profiles', () => {
 
     it('rejects a forged cursor and a bad limit with 400', async () => {
       const player = await createTestPlayer(api.pool);
-      const bad = await call(api.url, 'GET', `/v1/player/${player.serviceId}/offenses?cursor=not-a-cursor`, { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' });
+      const bad = await call(api.url, 'GET', `/v1/player/${player.serviceId}/offenses?cursor=not-a-cursor`, {
+        headers: tenant.headers,
+        spec: '/v1/player/{serviceId}/offenses',
+      });
       expect(bad.status).to.equal(400);
-      const limit = await call(api.url, 'GET', `/v1/player/${player.serviceId}/offenses?limit=1000`, { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' });
+      const limit = await call(api.url, 'GET', `/v1/player/${player.serviceId}/offenses?limit=1000`, {
+        headers: tenant.headers,
+        spec: '/v1/player/{serviceId}/offenses',
+      });
       expect(limit.status).to.equal(400);
       expect((limit.body as { errors: { field: string }[] }).errors[0]!.field).to.equal('limit');
     });
 
     it('404 for an unknown player, 401 without credentials', async () => {
-      expect((await call(api.url, 'GET', '/v1/player/nobody-here', { headers: tenant.headers, spec: '/v1/player/{serviceId}' })).status).to.equal(404);
-      expect((await call(api.url, 'GET', '/v1/player/nobody-here/offenses', { headers: tenant.headers, spec: '/v1/player/{serviceId}/offenses' })).status).to.equal(404);
-      expect((await call(api.url, 'GET', '/v1/player/nobody-here', { spec: '/v1/player/{serviceId}' })).status).to.equal(401);
+      expect(
+        (
+          await call(api.url, 'GET', '/v1/player/nobody-here', {
+            headers: tenant.headers,
+            spec: '/v1/player/{serviceId}',
+          })
+        ).status,
+      ).to.equal(404);
+      expect(
+        (
+          await call(api.url, 'GET', '/v1/player/nobody-here/offenses', {
+            headers: tenant.headers,
+            spec: '/v1/player/{serviceId}/offenses',
+          })
+        ).status,
+      ).to.equal(404);
+      expect(
+        (await call(api.url, 'GET', '/v1/player/nobody-here', { spec: '/v1/player/{serviceId}' })).status,
+      ).to.equal(401);
     });
   });
 
@@ -426,22 +604,40 @@ describe('reports while Redis is down', () => {
       await proxy.cut();
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const res = await call<Submit>(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, { headers: tenant.headers, json: { report: { isAfk: true, severity: 'low' } }, spec: KIND_PATHS.afk });
+        const res = await call<Submit>(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+          headers: tenant.headers,
+          json: { report: { isAfk: true, severity: 'low' } },
+          spec: KIND_PATHS.afk,
+        });
         expect(res.status).to.equal(201);
         ids.push(res.body.report._id);
       }
       expect(await trustScore(api.pool, player.serviceId)).to.equal(95);
       await new Promise((r) => setTimeout(r, 500));
-      const unsent = await api.pool.query(`SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`, [ids]);
+      const unsent = await api.pool.query(
+        `SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`,
+        [ids],
+      );
       expect(unsent.rowCount, 'nothing could be sent while Redis was down').to.equal(10);
 
       await proxy.open();
       await waitFor(async () => {
-        const { rowCount } = await api.pool.query(`SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`, [ids]);
+        const { rowCount } = await api.pool.query(
+          `SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`,
+          [ids],
+        );
         return rowCount === 0;
       }, 15_000);
-      for (const id of ids) expect(await queue.getJob(offenseJobId(QUEUES.review, id)), `job for ${id}`).to.not.equal(undefined);
-      const counts = await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
+      for (const id of ids)
+        expect(await queue.getJob(offenseJobId(QUEUES.review, id)), `job for ${id}`).to.not.equal(undefined);
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'completed',
+        'failed',
+        'delayed',
+        'prioritized',
+      );
       expect(Object.values(counts).reduce((a, b) => a + b, 0)).to.equal(5);
     } finally {
       await queue.close();

@@ -42,7 +42,10 @@ export function parseOffenseJob(job: Job): OffenseJobData {
 export const enrichmentProcessor = (deps: ProcessorDeps) => async (job: Job) => {
   const { offenseId } = parseOffenseJob(job);
   return withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{ evidence: EnrichedItem[] }>('SELECT evidence FROM offenses WHERE id = $1 FOR UPDATE', [offenseId]);
+    const { rows } = await client.query<{ evidence: EnrichedItem[] }>(
+      'SELECT evidence FROM offenses WHERE id = $1 FOR UPDATE',
+      [offenseId],
+    );
     const row = rows[0];
     if (!row) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
     const now = new Date();
@@ -52,7 +55,11 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => async (job: Job) => 
       changed++;
       return { ...item, enrichment: analyseText(item.content, now) };
     });
-    if (changed) await client.query('UPDATE offenses SET evidence = $2, updated_at = now() WHERE id = $1', [offenseId, JSON.stringify(evidence)]);
+    if (changed)
+      await client.query('UPDATE offenses SET evidence = $2, updated_at = now() WHERE id = $1', [
+        offenseId,
+        JSON.stringify(evidence),
+      ]);
     return { offenseId, enrichedItems: changed };
   });
 };

@@ -28,7 +28,10 @@ export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
       [offense.player_id, offense.type],
     );
     const caseId = opened.rows[0]!.id;
-    await client.query('INSERT INTO case_offenses (case_id, offense_id) VALUES ($1, $2)', [caseId, offenseId]);
+    await client.query('INSERT INTO case_offenses (case_id, offense_id) VALUES ($1, $2)', [
+      caseId,
+      offenseId,
+    ]);
     await client.query(
       `UPDATE review_cases c SET
          reports_count = a.n, total_penalty = a.penalty, highest_severity = a.sev,

@@ -2,7 +2,12 @@ import { Router } from '@koa/router';
 import type { AppDeps } from '../../app.js';
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref(),
+    ),
+  ]);
 
 export function healthRoutes(deps: AppDeps): Router {
   const router = new Router();

@@ -1,6 +1,11 @@
 import { Router } from '@koa/router';
 import Joi from 'joi';
-import { decodeCursor, encodeCursor, findProfile, listOffenses } from '../../../common/data/repos/offenses.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  findProfile,
+  listOffenses,
+} from '../../../common/data/repos/offenses.js';
 import { notFound, validationError } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
@@ -25,7 +30,10 @@ export function playerRoutes(deps: AppDeps): Router {
       : undefined;
     if (!profile) throw notFound(`Player ${serviceId}`);
     const last = profile.offenses[profile.offenses.length - 1];
-    const next = profile.offenseCount > profile.offenses.length && last ? encodeCursor(last.createdAt.toISOString(), last.id) : null;
+    const next =
+      profile.offenseCount > profile.offenses.length && last
+        ? encodeCursor(last.createdAt.toISOString(), last.id)
+        : null;
     ctx.body = presentProfile(profile, client.studioId, next);
   });
 
@@ -33,13 +41,22 @@ export function playerRoutes(deps: AppDeps): Router {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
     const { value, error } = listQuery.validate(ctx.query, { abortEarly: false });
-    if (error) throw validationError(error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })));
+    if (error)
+      throw validationError(
+        error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })),
+      );
     const { limit, cursor } = value as { limit: number; cursor?: string };
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (cursor !== undefined && !after) throw validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
-    const page = SERVICE_ID.test(serviceId) ? await listOffenses(deps.pool, serviceId, limit, after) : undefined;
+    if (cursor !== undefined && !after)
+      throw validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    const page = SERVICE_ID.test(serviceId)
+      ? await listOffenses(deps.pool, serviceId, limit, after)
+      : undefined;
     if (!page) throw notFound(`Player ${serviceId}`);
-    ctx.body = { items: page.items.map((o) => presentOffense(o, client.studioId)), nextCursor: page.nextCursor };
+    ctx.body = {
+      items: page.items.map((o) => presentOffense(o, client.studioId)),
+      nextCursor: page.nextCursor,
+    };
   });
 
   return router;

@@ -18,24 +18,31 @@ export function reportRoutes(deps: AppDeps): Router {
     afterCommit: (rows: Parameters<typeof deps.dispatcher.enqueue>[0]) => deps.dispatcher.enqueue(rows),
   };
   for (const kind of Object.keys(REPORT_KINDS) as ReportKind[]) {
-    router.post(`/${kind}/submitReport/:serviceId`, deps.clientAuth.middleware(), requireJsonBody(), async (ctx) => {
-      const { serviceId } = ctx.params as { serviceId: string };
-      if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
-      const key = ctx.get('idempotency-key') || undefined;
-      if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
-        throw validationError([{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
-      const client = ctx.state.client as AuthenticatedClient;
-      const result = await submitReport(submitDeps, {
-        kind,
-        serviceId,
-        tenant: { gameId: client.gameId, studioId: client.studioId },
-        body: ctx.request.body,
-        idempotencyKey: key,
-      });
-      if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
-      ctx.status = result.status;
-      ctx.body = result.body;
-    });
+    router.post(
+      `/${kind}/submitReport/:serviceId`,
+      deps.clientAuth.middleware(),
+      requireJsonBody(),
+      async (ctx) => {
+        const { serviceId } = ctx.params as { serviceId: string };
+        if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+        const key = ctx.get('idempotency-key') || undefined;
+        if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
+          throw validationError([
+            { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+          ]);
+        const client = ctx.state.client as AuthenticatedClient;
+        const result = await submitReport(submitDeps, {
+          kind,
+          serviceId,
+          tenant: { gameId: client.gameId, studioId: client.studioId },
+          body: ctx.request.body,
+          idempotencyKey: key,
+        });
+        if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+        ctx.status = result.status;
+        ctx.body = result.body;
+      },
+    );
   }
   return router;
 }

@@ -46,18 +46,30 @@ export async function createStudio(db: Queryable, name: string): Promise<Studio>
 
 export async function findStudio(db: Queryable, id: string): Promise<Studio | undefined> {
   if (!isUuid(id)) return undefined;
-  const { rows } = await db.query<Studio>('SELECT id, name, created_at AS "createdAt" FROM studios WHERE id = $1', [id]);
+  const { rows } = await db.query<Studio>(
+    'SELECT id, name, created_at AS "createdAt" FROM studios WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 
 export async function listStudios(db: Queryable): Promise<Studio[]> {
-  const { rows } = await db.query<Studio>('SELECT id, name, created_at AS "createdAt" FROM studios ORDER BY created_at');
+  const { rows } = await db.query<Studio>(
+    'SELECT id, name, created_at AS "createdAt" FROM studios ORDER BY created_at',
+  );
   return rows;
 }
 
 export async function createGame(
   db: Queryable,
-  game: { studioId: string; title: string; clientId: string; secretHash: Buffer; redirectUris: string[]; requirePkce?: boolean },
+  game: {
+    studioId: string;
+    title: string;
+    clientId: string;
+    secretHash: Buffer;
+    redirectUris: string[];
+    requirePkce?: boolean;
+  },
 ): Promise<Game> {
   const { rows } = await db.query<Game>(
     `INSERT INTO games (studio_id, title, client_id, client_secret_hash, redirect_uris, require_pkce)
@@ -67,7 +79,11 @@ export async function createGame(
   return rows[0]!;
 }
 
-export async function rotateGameSecret(db: Queryable, clientId: string, secretHash: Buffer): Promise<Game | undefined> {
+export async function rotateGameSecret(
+  db: Queryable,
+  clientId: string,
+  secretHash: Buffer,
+): Promise<Game | undefined> {
   const { rows } = await db.query<Game>(
     `UPDATE games SET client_secret_hash = $2, secret_rotated_at = now() WHERE client_id = $1 RETURNING ${GAME_COLUMNS}`,
     [clientId, secretHash],
@@ -75,7 +91,10 @@ export async function rotateGameSecret(db: Queryable, clientId: string, secretHa
   return rows[0];
 }
 
-export async function findGameCredentials(db: Queryable, clientId: string): Promise<GameCredentials | undefined> {
+export async function findGameCredentials(
+  db: Queryable,
+  clientId: string,
+): Promise<GameCredentials | undefined> {
   const { rows } = await db.query<GameCredentials>(
     `SELECT ${GAME_COLUMNS}, client_secret_hash AS "clientSecretHash" FROM games WHERE client_id = $1`,
     [clientId],
@@ -95,7 +114,13 @@ export async function listGames(db: Queryable): Promise<Game[]> {
 
 export async function createPlayer(
   db: Queryable,
-  p: { serviceId?: string; fullName: string; gamerTag: string; passwordHash: string | null; isKycVerified: boolean },
+  p: {
+    serviceId?: string;
+    fullName: string;
+    gamerTag: string;
+    passwordHash: string | null;
+    isKycVerified: boolean;
+  },
 ): Promise<Player> {
   const { rows } = await db.query<Player>(
     `INSERT INTO players (service_id, full_name, gamer_tag, password_hash, is_kyc_verified)
@@ -106,12 +131,17 @@ export async function createPlayer(
 }
 
 export async function findPlayer(db: Queryable, serviceId: string): Promise<Player | undefined> {
-  const { rows } = await db.query<Player>(`SELECT ${PLAYER_COLUMNS} FROM players WHERE service_id = $1`, [serviceId]);
+  const { rows } = await db.query<Player>(`SELECT ${PLAYER_COLUMNS} FROM players WHERE service_id = $1`, [
+    serviceId,
+  ]);
   return rows[0];
 }
 
 export async function listPlayers(db: Queryable, limit = 1000): Promise<Player[]> {
-  const { rows } = await db.query<Player>(`SELECT ${PLAYER_COLUMNS} FROM players ORDER BY created_at LIMIT $1`, [limit]);
+  const { rows } = await db.query<Player>(
+    `SELECT ${PLAYER_COLUMNS} FROM players ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 

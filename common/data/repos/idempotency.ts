@@ -31,7 +31,12 @@ export async function claimIdempotencyKey(
     [gameId, key, requestHash, ttlHours],
   );
   if (claimed.rowCount) return { kind: 'claimed' };
-  const { rows } = await db.query<{ request_hash: Buffer; state: string; response_status: number; response_body: unknown }>(
+  const { rows } = await db.query<{
+    request_hash: Buffer;
+    state: string;
+    response_status: number;
+    response_body: unknown;
+  }>(
     'SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE game_id = $1 AND key = $2',
     [gameId, key],
   );
@@ -42,7 +47,13 @@ export async function claimIdempotencyKey(
   return { kind: 'replay', status: row.response_status, body: row.response_body };
 }
 
-export async function completeIdempotencyKey(db: Queryable, gameId: string, key: string, status: number, body: unknown) {
+export async function completeIdempotencyKey(
+  db: Queryable,
+  gameId: string,
+  key: string,
+  status: number,
+  body: unknown,
+) {
   await db.query(
     `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4 WHERE game_id = $1 AND key = $2`,
     [gameId, key, status, JSON.stringify(body)],
@@ -50,7 +61,10 @@ export async function completeIdempotencyKey(db: Queryable, gameId: string, key:
 }
 
 export async function releaseIdempotencyKey(db: Queryable, gameId: string, key: string) {
-  await db.query(`DELETE FROM idempotency_keys WHERE game_id = $1 AND key = $2 AND state = 'pending'`, [gameId, key]);
+  await db.query(`DELETE FROM idempotency_keys WHERE game_id = $1 AND key = $2 AND state = 'pending'`, [
+    gameId,
+    key,
+  ]);
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Queryable): Promise<number> {

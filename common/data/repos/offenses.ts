@@ -1,4 +1,10 @@
-import type { EvidenceItem, NormalisedReport, OffenseType, ReportContext, Severity } from '../../domain/reports.js';
+import type {
+  EvidenceItem,
+  NormalisedReport,
+  OffenseType,
+  ReportContext,
+  Severity,
+} from '../../domain/reports.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { isUuid } from './accounts.js';
@@ -154,11 +160,19 @@ export async function recordReport(
   );
   const row = rows[0];
   if (!row) return undefined;
-  return { offense: offenseFromRow(row), trustScore: row.trust_score, outbox: row.outbox.map((o) => ({ ...o, id: String(o.id) })) };
+  return {
+    offense: offenseFromRow(row),
+    trustScore: row.trust_score,
+    outbox: row.outbox.map((o) => ({ ...o, id: String(o.id) })),
+  };
 }
 
 /** The player with linked games, the newest `limit` offenses and the total count, in one round trip. */
-export async function findProfile(db: Queryable, serviceId: string, limit: number): Promise<PlayerProfile | undefined> {
+export async function findProfile(
+  db: Queryable,
+  serviceId: string,
+  limit: number,
+): Promise<PlayerProfile | undefined> {
   const { rows } = await db.query<{
     service_id: string;
     full_name: string;
@@ -199,14 +213,16 @@ export interface OffensePage {
   nextCursor: string | null;
 }
 
-export const encodeCursor = (ts: string, id: string) => Buffer.from(JSON.stringify([ts, id])).toString('base64url');
+export const encodeCursor = (ts: string, id: string) =>
+  Buffer.from(JSON.stringify([ts, id])).toString('base64url');
 
 export function decodeCursor(cursor: string): { ts: string; id: string } | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [ts, id] = value as [unknown, unknown];
-    if (typeof ts !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(ts))) return undefined;
+    if (typeof ts !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(ts)))
+      return undefined;
     return { ts, id };
   } catch {
     return undefined;

@@ -10,7 +10,15 @@ function fakeDb(secretRef: { secret: string }) {
   const query = sinon.fake(async (_sql: string, params: unknown[]) => ({
     rows:
       params[0] === 'known'
-        ? [{ id: 'g1', studioId: 's1', title: 'T', clientId: 'known', clientSecretHash: hashClientSecret(secretRef.secret, PEPPER) }]
+        ? [
+            {
+              id: 'g1',
+              studioId: 's1',
+              title: 'T',
+              clientId: 'known',
+              clientSecretHash: hashClientSecret(secretRef.secret, PEPPER),
+            },
+          ]
         : [],
   }));
   return { query } as unknown as { query: sinon.SinonSpy };
@@ -28,7 +36,12 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
 describe('client authentication', () => {
   it('accepts the right secret and names the tenant', async () => {
     const auth = new ClientAuthenticator(fakeDb({ secret: 's3cret' }) as never, PEPPER, 30_000);
-    expect(await auth.authenticate('known', 's3cret')).to.deep.equal({ gameId: 'g1', studioId: 's1', clientId: 'known', title: 'T' });
+    expect(await auth.authenticate('known', 's3cret')).to.deep.equal({
+      gameId: 'g1',
+      studioId: 's1',
+      clientId: 'known',
+      title: 'T',
+    });
   });
 
   it('answers missing, unknown and wrong credentials with the same 401', async () => {

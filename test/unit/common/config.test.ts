@@ -27,6 +27,8 @@ describe('configuration', () => {
   });
 
   it('requires real servers and secrets in production', () => {
-    expect(() => parseConfig({ NODE_ENV: 'production' })).to.throw(/DATABASE_URL.*REDIS_URL.*CLIENT_SECRET_PEPPER.*JWT_SIGNING_KEY/);
+    expect(() => parseConfig({ NODE_ENV: 'production' })).to.throw(
+      /DATABASE_URL.*REDIS_URL.*CLIENT_SECRET_PEPPER.*JWT_SIGNING_KEY/,
+    );
   });
 });

@@ -1,0 +1,166 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { createPool, type Pool } from '../../common/data/db.js';
+import { TEST_PEPPER } from '../helpers/app.js';
+import { testServices } from '../helpers/services.js';
+
+const run = promisify(execFile);
+
+describe('admin tool (npm run -s admin -- ...)', function () {
+  this.timeout(60_000);
+  let env: NodeJS.ProcessEnv;
+  let pool: Pool;
+
+  before(async () => {
+    const services = await testServices();
+    env = {
+      ...process.env,
+      DATABASE_URL: services.databaseUrl,
+      REDIS_URL: services.redisUrl,
+      CLIENT_SECRET_PEPPER: TEST_PEPPER,
+      LOG_LEVEL: 'warn',
+    };
+    pool = createPool(services.databaseUrl, 2);
+  });
+  after(() => pool.end());
+
+  const admin = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/admin.ts', ...args],
+        { env },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('provisions a studio, a game, a player and a link, printing exactly one JSON object each', async () => {
+    const studio = await admin('studio', 'create', '--name', 'CLI Studio', '--json');
+    expect(studio.code).to.equal(0);
+    const s = JSON.parse(studio.stdout) as { id: string; name: string };
+    expect(s).to.have.keys('id', 'name');
+
+    const game = await admin(
+      'game',
+      'create',
+      '--studio',
+      s.id,
+      '--title',
+      'CLI Game',
+      '--redirect-uri',
+      'https://cli.example/cb',
+      '--redirect-uri',
+      'http://127.0.0.1:9999/cb',
+      '--json',
+    );
+    expect(game.code, game.stderr).to.equal(0);
+    const g = JSON.parse(game.stdout) as {
+      id: string;
+      studioId: string;
+      clientId: string;
+      clientSecret: string;
+      redirectUris: string[];
+    };
+    expect(g).to.have.keys('id', 'studioId', 'title', 'clientId', 'clientSecret', 'redirectUris');
+    expect(g.redirectUris).to.deep.equal(['https://cli.example/cb', 'http://127.0.0.1:9999/cb']);
+    expect(Buffer.from(g.clientSecret, 'base64url').length).to.be.at.least(32);
+    const stored = await pool.query<{ client_secret_hash: Buffer }>(
+      'SELECT client_secret_hash FROM games WHERE id = $1',
+      [g.id],
+    );
+    expect(stored.rows[0]!.client_secret_hash.toString('utf8')).to.not.include(g.clientSecret);
+
+    const player = await admin(
+      'player',
+      'create',
+      '--full-name',
+      'Grace Hopper',
+      '--gamer-tag',
+      `amazing-${Date.now()}`,
+      '--password',
+      'long enough pw',
+      '--kyc',
+      '--json',
+    );
+    expect(player.code, player.stderr).to.equal(0);
+    const p = JSON.parse(player.stdout) as Record<string, unknown>;
+    expect(p).to.include({ fullName: 'Grace Hopper', isKycVerified: true, trustScore: 100 });
+    expect(p.serviceId).to.match(/^plr_/);
+
+    const link = await admin(
+      'player',
+      'link',
+      '--service-id',
+      p.serviceId as string,
+      '--client-id',
+      g.clientId,
+      '--json',
+    );
+    expect(link.code, link.stderr).to.equal(0);
+    expect(JSON.parse(link.stdout)).to.include({ serviceId: p.serviceId, gameId: g.id, linked: true });
+
+    const rotated = await admin('game', 'rotate-secret', '--client-id', g.clientId, '--json');
+    const r = JSON.parse(rotated.stdout) as { clientSecret: string; clientId: string };
+    expect(r.clientId).to.equal(g.clientId);
+    expect(r.clientSecret).to.not.equal(g.clientSecret);
+  });
+
+  it('rejects bad input with a message on stderr, a non-zero exit and no change', async () => {
+    const before = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM games');
+    const badUri = await admin(
+      'game',
+      'create',
+      '--studio',
+      '00000000-0000-0000-0000-000000000000',
+      '--title',
+      'X',
+      '--redirect-uri',
+      'http://evil.example/cb',
+      '--json',
+    );
+    expect(badUri.code).to.not.equal(0);
+    expect(badUri.stdout).to.equal('');
+    expect(badUri.stderr).to.match(/redirectUris\.0: must use https/);
+    const noStudio = await admin(
+      'game',
+      'create',
+      '--studio',
+      '00000000-0000-0000-0000-000000000000',
+      '--title',
+      'X',
+      '--redirect-uri',
+      'https://ok.example/cb',
+    );
+    expect(noStudio.code).to.not.equal(0);
+    expect(noStudio.stderr).to.match(/Studio .* was not found/);
+    const missing = await admin('studio', 'create', '--json');
+    expect(missing.code).to.not.equal(0);
+    expect(missing.stderr).to.match(/--name is required/);
+    const unknown = await admin('frobnicate');
+    expect(unknown.code).to.not.equal(0);
+    expect(unknown.stderr).to.match(/unknown command/);
+    const after = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM games');
+    expect(after.rows[0]!.n).to.equal(before.rows[0]!.n);
+  });
+
+  it('--help lists the commands', async () => {
+    const help = await admin('--help');
+    expect(help.code).to.equal(0);
+    for (const cmd of [
+      'studio create',
+      'game create',
+      'game rotate-secret',
+      'player create',
+      'player link',
+      'studio list',
+      'game list',
+      'player list',
+    ])
+      expect(help.stdout).to.include(cmd);
+  });
+});
