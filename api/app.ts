@@ -6,11 +6,14 @@ import type { Pool } from '../common/data/db.js';
 import { AppError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { OutboxDispatcher } from '../common/queues/outbox.js';
+import type { SigningKeys } from '../common/security/keys.js';
+import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
 import { docsRoutes } from './routes/docs/routes.js';
 import { healthRoutes } from './routes/health/routes.js';
+import { oauthRoutes } from './routes/oauth/routes.js';
 import { playerRoutes } from './routes/players/routes.js';
 import { reportRoutes } from './routes/reports/routes.js';
 
@@ -21,6 +24,13 @@ export interface AppDeps {
   redis: Redis;
   dispatcher: OutboxDispatcher;
   clientAuth: ClientAuthenticator;
+  tokens: TokenService;
+  signingKeys: SigningKeys;
+  /** The public base URL: the tokens' `iss` and the metadata's endpoints. */
+  issuer: string;
+  /** Server secret, here the key of the sign-in form's CSRF token. */
+  pepper: string;
+  clock: () => Date;
 }
 
 /** Builds the Koa application: middleware order and routers, no listen(). */
@@ -45,7 +55,13 @@ export function createApp(deps: AppDeps): Koa {
       },
     }),
   );
-  const routers = [healthRoutes(deps), playerRoutes(deps), reportRoutes(deps), docsRoutes()];
+  const routers = [
+    healthRoutes(deps),
+    oauthRoutes(deps),
+    playerRoutes(deps),
+    reportRoutes(deps),
+    docsRoutes(),
+  ];
   for (const router of routers) {
     app.use(router.routes());
     app.use(

@@ -10,6 +10,8 @@ import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
 import { closeQuietly, createPool, provideBackends, redisConnection } from '../common/runtime.js';
 import { createApp } from './app.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
+import { loadSigningKeys } from '../common/security/keys.js';
+import { TokenService } from '../common/security/tokens.js';
 
 export interface RunningApi {
   url: string;
@@ -17,10 +19,16 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** The time source for codes and tokens (tests move it to check expiry). */
+  clock?: () => Date;
+}
+
 /** Builds every dependency, listens, and returns a stop() that shuts down gracefully. */
 export async function start(
   config: Config,
   log: Logger = createLogger(config.logLevel, 'api'),
+  options: StartOptions = {},
 ): Promise<RunningApi> {
   const backends = await provideBackends(config, log);
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
@@ -30,15 +38,13 @@ export async function start(
     log.debug({ err: err.message }, 'queue error'),
   );
   const dispatcher = new OutboxDispatcher(pool, queues, log);
-  const clientAuth = new ClientAuthenticator(
-    pool,
-    resolvePepper(config),
-    config.clientAuthCacheSeconds * 1000,
-  );
+  const pepper = resolvePepper(config);
+  const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);
+  const signingKeys = await loadSigningKeys(config);
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
-  const app = createApp({ config, log, pool, redis, dispatcher, clientAuth });
 
-  const server = http.createServer(app.callback());
+  // Listen first: with PORT=0 the issuer URL is known only once the port is.
+  const server = http.createServer();
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,7 +53,24 @@ export async function start(
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  log.info({ url }, 'api listening');
+  const issuer = (config.publicUrl ?? url).replace(/\/$/, '');
+  const clock = options.clock ?? (() => new Date());
+  const tokens = new TokenService(signingKeys, issuer, config.tokenTtlSeconds, pool, clock);
+  const app = createApp({
+    config,
+    log,
+    pool,
+    redis,
+    dispatcher,
+    clientAuth,
+    tokens,
+    signingKeys,
+    issuer,
+    pepper,
+    clock,
+  });
+  server.on('request', app.callback());
+  log.info({ url, issuer }, 'api listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -24,6 +24,8 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Extra members of the problem body (for example OAuth's `error` and `error_description`). */
   extensions?: Record<string, unknown>;
+  /** application/problem+json unless a protocol fixes another (OAuth's token endpoint: application/json). */
+  contentType?: string;
   cause?: unknown;
 }
 
@@ -36,6 +38,7 @@ export class AppError extends Error {
   readonly fields: FieldError[] | undefined;
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
+  readonly contentType: string;
 
   constructor(
     readonly status: number,
@@ -47,6 +50,7 @@ export class AppError extends Error {
     this.fields = options.fields;
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
+    this.contentType = options.contentType ?? 'application/problem+json';
   }
 
   get title(): string {

@@ -60,7 +60,7 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     }
     ctx.status = appError.status;
     for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
-    ctx.type = 'application/problem+json';
+    ctx.type = appError.contentType;
     ctx.body = {
       type: `${PROBLEM_TYPE_BASE}${appError.code}`,
       title: appError.title,

@@ -9,10 +9,38 @@ import {
   provisionStudio,
   type IssuedGame,
 } from '../../common/usecases/provisioning.js';
-import { start, type RunningApi } from '../../api/server.js';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { start, type RunningApi, type StartOptions } from '../../api/server.js';
+import { loadSigningKeys } from '../../common/security/keys.js';
+import { TokenService } from '../../common/security/tokens.js';
 import { testServices } from './services.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
+
+let signingKey: Promise<JWK> | undefined;
+/** One ES256 private JWK per test run, so tests can also sign tokens the service must refuse. */
+export function testSigningKey(): Promise<JWK> {
+  signingKey ??= (async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(privateKey);
+    return { ...jwk, kid: await calculateJwkThumbprint(jwk) };
+  })();
+  return signingKey;
+}
+
+/** The dependencies createApp needs beyond the basics, built as server.ts builds them. */
+export async function oauthDeps(config: Config, pool: Pool) {
+  const signingKeys = await loadSigningKeys(config);
+  const issuer = 'http://127.0.0.1';
+  const clock = () => new Date();
+  return {
+    signingKeys,
+    issuer,
+    clock,
+    pepper: TEST_PEPPER,
+    tokens: new TokenService(signingKeys, issuer, 3600, pool, clock),
+  };
+}
 
 /** Config for a test process: the shared real servers, a queue prefix of its own, quiet logs. */
 export async function testConfig(overrides: Record<string, string> = {}): Promise<Config> {
@@ -27,6 +55,7 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     QUEUE_PREFIX: `t${crypto.randomBytes(5).toString('hex')}`,
     CLIENT_SECRET_PEPPER: TEST_PEPPER,
     OUTBOX_RELAY_INTERVAL_MS: '200',
+    JWT_SIGNING_KEY: JSON.stringify(await testSigningKey()),
     ...overrides,
   });
 }
@@ -51,10 +80,13 @@ export interface TestApi extends RunningApi {
   close(): Promise<void>;
 }
 
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(
+  overrides: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestApi> {
   const config = await testConfig(overrides);
   const logs = new LogCapture();
-  const api = await start(config, createLogger('info', 'api', logs));
+  const api = await start(config, createLogger('info', 'api', logs), options);
   const pool = createPool(config.databaseUrl!, 5);
   return {
     ...api,

@@ -9,6 +9,7 @@ import {
   createTenant,
   createTestPlayer,
   LogCapture,
+  oauthDeps,
   startTestApi,
   TEST_PEPPER,
   testConfig,
@@ -155,6 +156,7 @@ describe('HTTP surface with a failing dependency', () => {
       redis,
       dispatcher: {} as OutboxDispatcher,
       clientAuth: brokenAuth,
+      ...(await oauthDeps(config, pool)),
     });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
@@ -192,6 +194,7 @@ describe('HTTP surface with a failing dependency', () => {
       redis: deadRedis,
       dispatcher: {} as OutboxDispatcher,
       clientAuth: new ClientAuthenticator(pool, TEST_PEPPER, 0),
+      ...(await oauthDeps(config, pool)),
     });
     const server = http.createServer(app.callback()).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

@@ -9,6 +9,7 @@ import {
 import { notFound, validationError } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
+import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 
 export const SERVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -22,9 +23,7 @@ export function playerRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/v1/player' });
   const auth = deps.clientAuth.middleware();
 
-  router.get('/:serviceId', auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
-    const client = ctx.state.client as AuthenticatedClient;
+  async function profileBody(serviceId: string, viewerStudioId: string) {
     const profile = SERVICE_ID.test(serviceId)
       ? await findProfile(deps.pool, serviceId, deps.config.profileOffensesLimit)
       : undefined;
@@ -34,7 +33,18 @@ export function playerRoutes(deps: AppDeps): Router {
       profile.offenseCount > profile.offenses.length && last
         ? encodeCursor(last.createdAt.toISOString(), last.id)
         : null;
-    ctx.body = presentProfile(profile, client.studioId, next);
+    return presentProfile(profile, viewerStudioId, next);
+  }
+
+  // Registered before /:serviceId, and "me" is reserved so no player can be called that.
+  router.get('/me', bearerAuth(deps.tokens, deps.clientAuth), async (ctx) => {
+    const bearer = ctx.state.bearer as { serviceId: string; client: AuthenticatedClient };
+    ctx.body = await profileBody(bearer.serviceId, bearer.client.studioId);
+  });
+
+  router.get('/:serviceId', auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    ctx.body = await profileBody(serviceId, (ctx.state.client as AuthenticatedClient).studioId);
   });
 
   router.get('/:serviceId/offenses', auth, async (ctx) => {

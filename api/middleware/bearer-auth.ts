@@ -1,0 +1,50 @@
+import type { Context, Next } from 'koa';
+import { AppError } from '../../common/errors.js';
+import { TokenRejected, type TokenService } from '../../common/security/tokens.js';
+import type { ClientAuthenticator } from './client-auth.js';
+
+const REALM = 'player-trust';
+
+/** RFC 6750 section 3: a challenge without error code when no token was sent, invalid_token otherwise. */
+function bearerError(description?: string): AppError {
+  const challenge = description
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
+    : `Bearer realm="${REALM}"`;
+  return new AppError(
+    401,
+    description ? 'invalid_token' : 'missing_token',
+    description ?? 'Send an access token: Authorization: Bearer <token>.',
+    {
+      headers: { 'WWW-Authenticate': challenge },
+    },
+  );
+}
+
+/**
+ * The logged-in player: `Authorization: Bearer <token>` plus the `client_secret` header of the game
+ * the token was issued to (its `aud`). Sets ctx.state.bearer = { serviceId, client }.
+ */
+export function bearerAuth(tokens: TokenService, clientAuth: ClientAuthenticator) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+    if (!header) throw bearerError();
+    if (!match) throw bearerError('the Authorization header is not a Bearer token');
+    let claims;
+    try {
+      claims = await tokens.verify(match[1]!);
+    } catch (err) {
+      if (err instanceof TokenRejected) throw bearerError(err.message);
+      throw err;
+    }
+    let client;
+    try {
+      client = await clientAuth.authenticate(claims.aud, ctx.get('client_secret') || undefined);
+    } catch {
+      // The secret must belong to the client the token was issued to.
+      throw bearerError('the client_secret header does not belong to the client this token was issued to');
+    }
+    ctx.state.bearer = { serviceId: claims.sub, scope: claims.scope, client };
+    await next();
+  };
+}
