@@ -112,7 +112,7 @@ export const openApiDocument = {
       'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code.',
   },
   servers: [{ url: '/' }],
-  tags: [{ name: 'players' }, { name: 'reports' }, { name: 'operations' }],
+  tags: [{ name: 'oauth' }, { name: 'players' }, { name: 'reports' }, { name: 'operations' }],
   paths: {
     '/healthz': {
       get: {
@@ -130,6 +130,174 @@ export const openApiDocument = {
         responses: {
           200: json(ref('Readiness'), 'Ready.'),
           503: json(ref('Readiness'), 'A backing service does not answer.'),
+        },
+      },
+    },
+    '/v1/oauth/authorize': {
+      get: {
+        operationId: 'authorize',
+        tags: ['oauth'],
+        summary: 'Authorization endpoint (RFC 6749 4.1.1): the sign-in and consent page',
+        parameters: [
+          { name: 'response_type', in: 'query', required: true, schema: { const: 'code' } },
+          { name: 'client_id', in: 'query', required: true, schema: { type: 'string' } },
+          {
+            name: 'redirect_uri',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'Must equal a registered URI; optional when exactly one is registered.',
+          },
+          { name: 'state', in: 'query', schema: { type: 'string', maxLength: 1024 } },
+          { name: 'scope', in: 'query', schema: { type: 'string', default: 'profile' } },
+          {
+            name: 'code_challenge',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'PKCE (RFC 7636), base64url SHA-256 of the verifier.',
+          },
+          { name: 'code_challenge_method', in: 'query', schema: { const: 'S256' } },
+        ],
+        responses: {
+          200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          302: {
+            description:
+              'Back to the redirect URI with error and state (invalid request, unsupported response type, invalid scope).',
+          },
+          400: {
+            description: 'Unknown client or unregistered redirect URI: an error page, never a redirect.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+      post: {
+        operationId: 'authorizeDecision',
+        tags: ['oauth'],
+        summary: 'The page form: sign in (or create an account) and allow, or deny',
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['decision', 'csrf', 'client_id', 'response_type'],
+                properties: {
+                  decision: { enum: ['approve', 'deny', 'signup'] },
+                  gamer_tag: { type: 'string' },
+                  password: { type: 'string' },
+                  full_name: { type: 'string' },
+                  csrf: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          303: {
+            description:
+              'Back to the redirect URI with code and state (or error=access_denied), and iss (RFC 9207).',
+          },
+          400: {
+            description: 'Form error shown on the page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          401: {
+            description: 'Wrong gamer tag or password, shown on the page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          403: {
+            description: 'Missing or wrong CSRF token.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          415: { description: 'Not a form post.', content: { 'text/html': { schema: { type: 'string' } } } },
+          429: {
+            description:
+              'Too many failed sign-ins for this account or address; Retry-After says when to retry.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    '/v1/oauth/token': {
+      post: {
+        operationId: 'token',
+        tags: ['oauth'],
+        summary: 'Exchange authorization code for access token',
+        description:
+          'Client authentication by client_id/client_secret in the body (the spec) or HTTP Basic (RFC 6749 2.3.1). Errors are RFC 6749 5.2 (error, error_description) inside the common error body, sent as application/json as OAuth requires.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: ref('TokenRequest') },
+            'application/x-www-form-urlencoded': { schema: ref('TokenRequest') },
+          },
+        },
+        responses: {
+          200: json(ref('TokenResponse'), 'The access token (Cache-Control: no-store).'),
+          400: json(ref('ErrorResponse'), 'invalid_request, invalid_grant or unsupported_grant_type.'),
+          401: json(ref('ErrorResponse'), 'invalid_client.'),
+          413: problem('Body too large.'),
+          415: problem('Body is neither JSON nor form-encoded.'),
+          500: problem('Server error.'),
+        },
+      },
+    },
+    '/v1/oauth/jwks.json': {
+      get: {
+        tags: ['oauth'],
+        summary: 'Public keys that sign access tokens (current and previous)',
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              required: ['keys'],
+              properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid'] } } },
+            },
+            'JWKS.',
+          ),
+        },
+      },
+    },
+    '/.well-known/oauth-authorization-server': {
+      get: {
+        tags: ['oauth'],
+        summary: 'Authorization server metadata (RFC 8414)',
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              required: [
+                'issuer',
+                'authorization_endpoint',
+                'token_endpoint',
+                'jwks_uri',
+                'response_types_supported',
+                'code_challenge_methods_supported',
+              ],
+            },
+            'Metadata.',
+          ),
+        },
+      },
+    },
+    '/v1/player/me': {
+      get: {
+        operationId: 'getLoggedInPlayer',
+        tags: ['players'],
+        summary: 'Fetch logged-in player profile',
+        description:
+          'Authorization: Bearer <access token> and the client_secret header of the game the token was issued to.',
+        security: [{ bearer: [] }],
+        parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: json(
+            ref('PlayerDetailed'),
+            "The token's player, in the same shape as GET /v1/player/{serviceId}.",
+          ),
+          401: problem(
+            'Missing, malformed, expired, revoked or foreign token, or a client_secret of another client; WWW-Authenticate: Bearer (RFC 6750).',
+          ),
+          404: problem('The player no longer exists.'),
+          500: problem('Server error.'),
         },
       },
     },
@@ -202,7 +370,38 @@ export const openApiDocument = {
     ),
   },
   components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     schemas: {
+      TokenRequest: {
+        type: 'object',
+        required: ['grant_type', 'code'],
+        properties: {
+          grant_type: { const: 'authorization_code' },
+          code: { type: 'string' },
+          client_id: { type: 'string' },
+          client_secret: { type: 'string' },
+          redirect_uri: { type: 'string', description: 'Required when the authorization request named one.' },
+          code_verifier: {
+            type: 'string',
+            description: 'PKCE verifier; required when the authorization request had a code_challenge.',
+          },
+        },
+      },
+      TokenResponse: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['access_token', 'token_type', 'expires_in'],
+        properties: {
+          access_token: {
+            type: 'string',
+            description:
+              'JWT (ES256) with iss, aud (client_id), sub (serviceId), iat, exp, jti, scope; kid in the header.',
+          },
+          token_type: { const: 'Bearer' },
+          expires_in: { type: 'integer' },
+          scope: { type: 'string' },
+        },
+      },
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

@@ -50,7 +50,15 @@ const schema = Joi.object({
   CLIENT_AUTH_CACHE_SECONDS: Joi.number().integer().min(0).max(300).default(30),
   TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(3600),
   JWT_SIGNING_KEY: Joi.string(),
-  JWT_PREVIOUS_KEYS: Joi.string(),
+  JWT_PREVIOUS_KEYS: Joi.string().custom((value: string, helpers) => {
+    try {
+      const keys = JSON.parse(value) as unknown;
+      if (Array.isArray(keys) && keys.every((k) => k && typeof k === 'object')) return value;
+    } catch {
+      // reported below
+    }
+    return helpers.message({ custom: 'must be a JSON array of JWKs' });
+  }),
   // The spec fixes the anti-cheat and griefing caps as maxima: an operator may lower them, never raise.
   PENALTY_CAP_ANTICHEAT: Joi.number().integer().min(0).max(20).default(20),
   PENALTY_CAP_GRIEFING: Joi.number().integer().min(0).max(15).default(15),

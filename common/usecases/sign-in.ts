@@ -2,6 +2,8 @@ import type { Pool } from '../data/db.js';
 import { hashPassword, verifyPassword } from '../security/secrets.js';
 
 export const MAX_FREE_FAILURES = 5;
+// An address may be shared by many players (NAT, a LAN party): it gets more room than one account.
+export const MAX_FREE_FAILURES_PER_ADDRESS = 50;
 const WINDOW_MINUTES = 15;
 const MAX_LOCK_SECONDS = 15 * 60;
 
@@ -15,7 +17,7 @@ let dummyHash: Promise<string> | undefined;
 
 /**
  * Password sign-in with a lockout against credential stuffing: after 5 failures within 15 minutes
- * on an account or from an address, each further failure locks it for twice as long as the last
+ * on an account (50 from one address), each further failure locks it for twice as long as the last
  * (1 s, 2 s, 4 s ... at most 15 minutes). A success clears the account's count.
  */
 export async function signIn(
@@ -48,10 +50,12 @@ export async function signIn(
        failures = CASE WHEN f.updated_at < $2::timestamptz - make_interval(mins => $3) THEN 1 ELSE f.failures + 1 END,
        updated_at = $2,
        locked_until = CASE
-         WHEN f.updated_at >= $2::timestamptz - make_interval(mins => $3) AND f.failures + 1 > $4
-         THEN $2::timestamptz + make_interval(secs => LEAST(power(2, f.failures + 1 - $4 - 1), $5))
+         WHEN f.updated_at >= $2::timestamptz - make_interval(mins => $3)
+              AND f.failures + 1 > (CASE WHEN f.key LIKE 'ip:%' THEN $6::int ELSE $4::int END)
+         THEN $2::timestamptz + make_interval(secs =>
+                LEAST(power(2, f.failures - (CASE WHEN f.key LIKE 'ip:%' THEN $6::int ELSE $4::int END)), $5))
          ELSE f.locked_until END`,
-    [keys, input.now, WINDOW_MINUTES, MAX_FREE_FAILURES, MAX_LOCK_SECONDS],
+    [keys, input.now, WINDOW_MINUTES, MAX_FREE_FAILURES, MAX_LOCK_SECONDS, MAX_FREE_FAILURES_PER_ADDRESS],
   );
   return { ok: false, reason: 'invalid' };
 }

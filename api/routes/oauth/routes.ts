@@ -32,11 +32,14 @@ interface AuthorizeParams {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Headers every page of the authorization flow carries: no framing, no caching, no outside assets. */
-function pageHeaders(ctx: Context) {
+function pageHeaders(ctx: Context, redirectUri?: string) {
   ctx.set('X-Frame-Options', 'DENY');
+  // Browsers apply form-action to the redirect that follows the post, so the game's verified
+  // redirect origin is allowed there too.
+  const formAction = redirectUri ? `'self' ${new URL(redirectUri).origin}` : "'self'";
   ctx.set(
     'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
@@ -155,7 +158,7 @@ export function oauthRoutes(deps: AppDeps): Router {
         overwrite: true,
       });
     }
-    pageHeaders(ctx);
+    pageHeaders(ctx, p.redirectUri);
     ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = consentPage({

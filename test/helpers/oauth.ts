@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+
+export interface FormResult {
+  status: number;
+  location: string | null;
+  html: string;
+  headers: Headers;
+}
+
+/**
+ * Plays the player's part on the authorization page without a browser: loads the page, keeps the
+ * CSRF cookie, and submits the first (sign-in) or second (sign-up) form the way a browser would.
+ */
+export async function submitConsent(
+  authorizeUrl: string,
+  fields: Record<string, string>,
+  opts: { form?: 'signin' | 'signup'; dropCsrf?: boolean; cookie?: string } = {},
+): Promise<FormResult> {
+  const page = await fetch(authorizeUrl, { redirect: 'manual' });
+  const html = await page.text();
+  expect(page.status, html).to.equal(200);
+  const cookie = opts.cookie ?? /pt_csrf=([^;]+)/.exec(page.headers.get('set-cookie') ?? '')?.[1];
+  const forms = html.split('<form').slice(1);
+  const form = forms[opts.form === 'signup' ? 1 : 0]!;
+  const hidden = Object.fromEntries(
+    [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+      m[1]!,
+      decodeEntities(m[2]!),
+    ]),
+  );
+  if (opts.dropCsrf) delete hidden.csrf;
+  const action = new URL('/v1/oauth/authorize', authorizeUrl);
+  const res = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(cookie ? { cookie: `pt_csrf=${cookie}` } : {}),
+    },
+    body: new URLSearchParams({ ...hidden, ...fields }).toString(),
+  });
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    html: await res.text(),
+    headers: res.headers,
+  };
+}
+
+function decodeEntities(s: string): string {
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
