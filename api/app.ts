@@ -11,6 +11,7 @@ import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
+import { demoRoutes } from './routes/demo/routes.js';
 import { docsRoutes } from './routes/docs/routes.js';
 import { healthRoutes } from './routes/health/routes.js';
 import { oauthRoutes } from './routes/oauth/routes.js';
@@ -62,6 +63,7 @@ export function createApp(deps: AppDeps): Koa {
     reportRoutes(deps),
     docsRoutes(),
   ];
+  if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer));
   for (const router of routers) {
     app.use(router.routes());
     app.use(

