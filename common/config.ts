@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import path from 'node:path';
+import { fieldErrors } from './errors.js';
 
 /**
  * Every setting the processes read, validated once at start-up. A bad value stops the process with a
@@ -92,7 +93,7 @@ export class ConfigError extends Error {
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
   if (error) {
-    const problems = error.details.map((d) => `${d.path.join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`);
+    const problems = fieldErrors(error.details).map((f) => `${f.field}: ${f.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const v = value as Record<string, never>;

@@ -58,6 +58,16 @@ export class AppError extends Error {
   }
 }
 
+/** Joi's details as field errors: the path joined with dots, the message without Joi's quoted label. */
+export const fieldErrors = (
+  details: { path: (string | number)[]; message: string }[],
+  root = 'body',
+): FieldError[] =>
+  details.map((d) => ({
+    field: d.path.length ? d.path.join('.') : root,
+    message: d.message.replace(/^"[^"]*" /, ''),
+  }));
+
 export const validationError = (fields: FieldError[], detail = 'The request has invalid fields.') =>
   new AppError(400, 'validation_failed', detail, { fields });
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { FieldError } from '../errors.js';
+import { fieldErrors, type FieldError } from '../errors.js';
 
 /** The four report kinds: URL segment -> stored offense type. */
 export const REPORT_KINDS = {
@@ -241,13 +241,7 @@ export function parseReport(kind: ReportKind, body: unknown, now: Date = new Dat
     return { ok: false, errors: [{ field: 'body', message: 'must be a JSON object { "report": { ... } }' }] };
   const { value, error } = ENVELOPES[kind].validate(body, { abortEarly: false, convert: true });
   if (error) {
-    return {
-      ok: false,
-      errors: error.details.map((d) => ({
-        field: d.path.length ? d.path.join('.') : 'body',
-        message: d.message.replace(/^"[^"]*" /, ''),
-      })),
-    };
+    return { ok: false, errors: fieldErrors(error.details) };
   }
   const r = (value as { report: Record<string, unknown> }).report;
   const submittedAt = now.toISOString();

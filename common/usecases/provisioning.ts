@@ -13,7 +13,7 @@ import {
   type Game,
 } from '../data/repos/accounts.js';
 import { isUniqueViolation } from '../data/db.js';
-import { AppError, notFound, validationError } from '../errors.js';
+import { AppError, fieldErrors, notFound, validationError } from '../errors.js';
 import {
   generateClientId,
   generateClientSecret,
@@ -25,10 +25,7 @@ import {
 
 const check = <T>(schema: Joi.Schema, value: unknown): T => {
   const { value: v, error } = schema.validate(value, { abortEarly: false });
-  if (error)
-    throw validationError(
-      error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })),
-    );
+  if (error) throw validationError(fieldErrors(error.details));
   return v as T;
 };
 

@@ -82,6 +82,23 @@ describe('OAuth 2.0', () => {
       spec: '/v1/oauth/token',
     });
 
+  /** The spec's JSON token request for a code (and verifier) of this test's game. */
+  const redeem = (
+    code: string,
+    verifier: string,
+    extra: Record<string, string> = {},
+    game: Tenant = tenant,
+  ) =>
+    tokenRequest({
+      grant_type: 'authorization_code',
+      code,
+      client_id: game.game.clientId,
+      client_secret: game.game.clientSecret,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      ...extra,
+    });
+
   const me = (token: string, secret = tenant.game.clientSecret) =>
     call(api.url, 'GET', '/v1/player/me', {
       headers: { authorization: `Bearer ${token}`, client_secret: secret },
@@ -159,14 +176,7 @@ describe('OAuth 2.0', () => {
 
     it("accepts the spec's JSON body with the client credentials inside", async () => {
       const { code, verifier } = await getCode();
-      const res = await tokenRequest({
-        grant_type: 'authorization_code',
-        code,
-        client_id: tenant.game.clientId,
-        client_secret: tenant.game.clientSecret,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const res = await redeem(code, verifier);
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ token_type: 'Bearer', expires_in: 3600 as unknown as string });
       expect(res.headers.get('cache-control')).to.equal('no-store');
@@ -195,22 +205,6 @@ describe('OAuth 2.0', () => {
   });
 
   describe('token endpoint errors (RFC 6749 5.2)', () => {
-    const redeem = (
-      code: string,
-      verifier: string,
-      extra: Record<string, string> = {},
-      game: Tenant = tenant,
-    ) =>
-      tokenRequest({
-        grant_type: 'authorization_code',
-        code,
-        client_id: game.game.clientId,
-        client_secret: game.game.clientSecret,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        ...extra,
-      });
-
     const expectOAuthError = (
       res: { status: number; body: Record<string, string>; headers: Headers },
       status: number,
@@ -336,14 +330,7 @@ describe('OAuth 2.0', () => {
     let token: string;
     before(async () => {
       const { code, verifier } = await getCode();
-      const res = await tokenRequest({
-        grant_type: 'authorization_code',
-        code,
-        client_id: tenant.game.clientId,
-        client_secret: tenant.game.clientSecret,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const res = await redeem(code, verifier);
       token = res.body.access_token!;
     });
 
@@ -532,14 +519,7 @@ describe('OAuth 2.0', () => {
 
     it('after a key rotation, tokens signed by the previous key stay valid until they expire', async () => {
       const { code, verifier } = await getCode();
-      const old = await tokenRequest({
-        grant_type: 'authorization_code',
-        code,
-        client_id: tenant.game.clientId,
-        client_secret: tenant.game.clientSecret,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const old = await redeem(code, verifier);
       const { generateKeyPair, exportJWK, calculateJwkThumbprint } = await import('jose');
       const { privateKey } = await generateKeyPair('ES256', { extractable: true });
       const next = await exportJWK(privateKey);

@@ -6,7 +6,7 @@ import {
   findProfile,
   listOffenses,
 } from '../../../common/data/repos/offenses.js';
-import { notFound, validationError } from '../../../common/errors.js';
+import { fieldErrors, notFound, validationError } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
@@ -51,10 +51,7 @@ export function playerRoutes(deps: AppDeps): Router {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
     const { value, error } = listQuery.validate(ctx.query, { abortEarly: false });
-    if (error)
-      throw validationError(
-        error.details.map((d) => ({ field: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') })),
-      );
+    if (error) throw validationError(fieldErrors(error.details));
     const { limit, cursor } = value as { limit: number; cursor?: string };
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
     if (cursor !== undefined && !after)
