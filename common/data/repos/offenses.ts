@@ -119,8 +119,10 @@ export async function recordReport(
   },
 ): Promise<RecordedReport | undefined> {
   const r = input.report;
-  const { rows } = await db.query<OffenseRow & { trust_score: number; outbox: OutboxRow[] }>(
-    `WITH target AS (
+  // Named: PostgreSQL parses and plans it once per connection instead of on every report.
+  const { rows } = await db.query<OffenseRow & { trust_score: number; outbox: OutboxRow[] }>({
+    name: 'record-report',
+    text: `WITH target AS (
        SELECT id, trust_score FROM players WHERE service_id = $1 FOR UPDATE
      ), upd AS (
        UPDATE players p SET trust_score = GREATEST(p.trust_score - $2::int, 0), updated_at = now()
@@ -142,7 +144,7 @@ export async function recordReport(
      SELECT ${OFFENSE_SELECT.replace('p.service_id', 'upd.service_id')}, upd.after AS trust_score,
             (SELECT json_agg(ob) FROM ob) AS outbox
        FROM o, upd`,
-    [
+    values: [
       input.serviceId,
       input.penalty,
       input.offenseId,
@@ -157,7 +159,7 @@ export async function recordReport(
       JSON.stringify(r.context),
       JSON.stringify(input.jobs.map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId }))),
     ],
-  );
+  });
   const row = rows[0];
   if (!row) return undefined;
   return {
@@ -182,8 +184,9 @@ export async function findProfile(
     games: { gameTitle: string; linkedAt: string }[];
     offenses: OffenseRow[];
     offense_count: number;
-  }>(
-    `SELECT p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified,
+  }>({
+    name: 'find-profile',
+    text: `SELECT p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified,
        (SELECT coalesce(json_agg(json_build_object('gameTitle', g.title, 'linkedAt', pg.linked_at)
                                  ORDER BY pg.linked_at, g.title), '[]')
           FROM player_games pg JOIN games g ON g.id = pg.game_id WHERE pg.player_id = p.id) AS games,
@@ -192,8 +195,8 @@ export async function findProfile(
            ORDER BY o.created_at DESC, o.id DESC LIMIT $2) x) AS offenses,
        (SELECT count(*)::int FROM offenses o WHERE o.player_id = p.id) AS offense_count
      FROM players p WHERE p.service_id = $1`,
-    [serviceId, limit],
-  );
+    values: [serviceId, limit],
+  });
   const row = rows[0];
   if (!row) return undefined;
   return {
