@@ -11,18 +11,19 @@ interface Proc {
   exited: Promise<number | null>;
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+// Generous: three cold `tsx` processes compile the sources on a shared two-core machine.
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 40_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
+    if (Date.now() > until) throw new Error(`not met within ${ms} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 describe('the API and worker processes', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let env: NodeJS.ProcessEnv;
   let pool: Pool;
   const procs: Proc[] = [];
@@ -72,8 +73,11 @@ describe('the API and worker processes', function () {
     const api = launch('api/server.ts');
     const enrichment = launch('worker/enrichment.ts');
     const review = launch('worker/review.ts');
-    const listening = await waitFor(async () => api.lines.find((l) => l.msg === 'api listening'));
+    const listening = await waitFor('the API listens', async () =>
+      api.lines.find((l) => l.msg === 'api listening'),
+    );
     await waitFor(
+      'both workers started',
       async () =>
         enrichment.lines.some((l) => l.msg === 'worker started') &&
         review.lines.some((l) => l.msg === 'worker started'),
@@ -93,7 +97,7 @@ describe('the API and worker processes', function () {
     const offenseId = ((await res.json()) as { report: { _id: string } }).report._id;
 
     // Review worker: the offense is filed into the open case of its player and type.
-    const filed = await waitFor(async () => {
+    const filed = await waitFor('the review worker filed the offense', async () => {
       const { rows } = await pool.query<{
         reports_count: number;
         total_penalty: number;
@@ -106,7 +110,7 @@ describe('the API and worker processes', function () {
     });
     expect(filed).to.deep.equal({ reports_count: 1, total_penalty: 15, highest_severity: 'high' });
     // Enrichment worker: the log evidence item carries its size, line count and hash.
-    const evidence = await waitFor(async () => {
+    const evidence = await waitFor('the enrichment worker enriched the evidence', async () => {
       const { rows } = await pool.query<{ evidence: { enrichment?: Record<string, unknown> }[] }>(
         'SELECT evidence FROM offenses WHERE id = $1',
         [offenseId],
