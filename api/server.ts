@@ -6,6 +6,7 @@ import { loadConfigOrExit } from '../common/config.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { closeQueues, createQueues } from '../common/queues/index.js';
+import { startHousekeeping } from '../common/data/housekeeping.js';
 import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
 import { closeQuietly, createPool, provideBackends, redisConnection } from '../common/runtime.js';
 import { createApp } from './app.js';
@@ -42,6 +43,7 @@ export async function start(
   const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);
   const signingKeys = await loadSigningKeys(config);
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
+  const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs);
 
   // Listen first: with PORT=0 the issuer URL is known only once the port is.
   const server = http.createServer();
@@ -82,6 +84,7 @@ export async function start(
       await closed;
       clearTimeout(grace);
       await stopRelay();
+      await stopHousekeeping();
       await dispatcher.drain();
       await closeQuietly(
         () => closeQueues(queues),

@@ -27,6 +27,7 @@ export interface Config {
   profileOffensesLimit: number;
   idempotencyTtlHours: number;
   outboxRelayIntervalMs: number;
+  housekeepingIntervalMs: number;
   shutdownGraceMs: number;
   workerConcurrency: number;
 }
@@ -72,6 +73,7 @@ const schema = Joi.object({
     .max(24 * 30)
     .default(24),
   OUTBOX_RELAY_INTERVAL_MS: Joi.number().integer().min(50).max(60000).default(1000),
+  HOUSEKEEPING_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
 })
@@ -123,6 +125,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     profileOffensesLimit: v.PROFILE_OFFENSES_LIMIT,
     idempotencyTtlHours: v.IDEMPOTENCY_TTL_HOURS,
     outboxRelayIntervalMs: v.OUTBOX_RELAY_INTERVAL_MS,
+    housekeepingIntervalMs: v.HOUSEKEEPING_INTERVAL_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,
   });

@@ -66,8 +66,3 @@ export async function releaseIdempotencyKey(db: Queryable, gameId: string, key: 
     key,
   ]);
 }
-
-export async function purgeExpiredIdempotencyKeys(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM idempotency_keys WHERE expires_at < now()');
-  return rowCount ?? 0;
-}

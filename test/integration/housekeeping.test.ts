@@ -1,0 +1,84 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { createPool, type Pool } from '../../common/data/db.js';
+import { purgeExpired } from '../../common/data/housekeeping.js';
+import { createTenant, createTestPlayer } from '../helpers/app.js';
+import { testServices } from '../helpers/services.js';
+
+describe('housekeeping', () => {
+  let pool: Pool;
+  before(async () => {
+    pool = createPool((await testServices()).databaseUrl, 2);
+  });
+  after(() => pool.end());
+
+  it('deletes only rows whose purpose is over', async () => {
+    const tenant = await createTenant(pool);
+    const player = await createTestPlayer(pool);
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
+      player.serviceId,
+    ]);
+    const playerId = rows[0]!.id;
+    const gameId = tenant.game.id;
+    const tag = crypto.randomBytes(6).toString('hex');
+    const hash = (s: string) => crypto.createHash('sha256').update(`${tag}-${s}`).digest();
+
+    await pool.query(
+      `INSERT INTO idempotency_keys (game_id, key, request_hash, state, expires_at) VALUES
+         ($1, $2 || '-old', '\\x00', 'done', now() - interval '1 second'),
+         ($1, $2 || '-live', '\\x00', 'done', now() + interval '1 day')`,
+      [gameId, tag],
+    );
+    await pool.query(
+      `INSERT INTO authorization_codes (code_hash, game_id, player_id, redirect_uri, redirect_uri_explicit, scope, expires_at) VALUES
+         ($1, $3, $4, 'https://x.example', false, 'profile', now() - interval '2 days'),
+         ($2, $3, $4, 'https://x.example', false, 'profile', now() - interval '1 hour')`,
+      [hash('code-old'), hash('code-recent'), gameId, playerId],
+    );
+    const [expiredJti, liveJti] = [crypto.randomUUID(), crypto.randomUUID()];
+    await pool.query(
+      `INSERT INTO access_tokens (jti, code_hash, game_id, player_id, expires_at) VALUES
+         ($1, '\\x00', $3, $4, now() - interval '1 second'), ($2, '\\x00', $3, $4, now() + interval '1 hour')`,
+      [expiredJti, liveJti, gameId, playerId],
+    );
+    await pool.query(
+      `INSERT INTO sign_in_failures (key, failures, locked_until, updated_at) VALUES
+         ($1, 3, NULL, now() - interval '1 hour'),
+         ($2, 9, now() + interval '10 minutes', now() - interval '1 hour'),
+         ($3, 2, NULL, now())`,
+      [`acct:${tag}-stale`, `acct:${tag}-locked`, `acct:${tag}-fresh`],
+    );
+    await pool.query(
+      `INSERT INTO outbox (queue, job_name, job_id, payload, sent_at) VALUES
+         ('q', 'j', $1 || '-old', '{}', now() - interval '8 days'),
+         ('q', 'j', $1 || '-recent', '{}', now() - interval '1 day'),
+         ('q', 'j', $1 || '-unsent', '{}', NULL)`,
+      [tag],
+    );
+
+    await purgeExpired(pool);
+
+    const left = async (sql: string, params: unknown[]) =>
+      (await pool.query<{ k: string }>(sql, params)).rows.map((r) => r.k).sort();
+    expect(await left(`SELECT key AS k FROM idempotency_keys WHERE key LIKE $1`, [`${tag}-%`])).to.deep.equal(
+      [`${tag}-live`],
+    );
+    expect(
+      await left(`SELECT encode(code_hash, 'hex') AS k FROM authorization_codes WHERE code_hash = ANY($1)`, [
+        [hash('code-old'), hash('code-recent')],
+      ]),
+    ).to.deep.equal([hash('code-recent').toString('hex')]);
+    expect(
+      await left(`SELECT jti::text AS k FROM access_tokens WHERE jti = ANY($1::uuid[])`, [
+        [expiredJti, liveJti],
+      ]),
+    ).to.deep.equal([liveJti]);
+    expect(
+      await left(`SELECT key AS k FROM sign_in_failures WHERE key LIKE $1`, [`acct:${tag}-%`]),
+    ).to.deep.equal([`acct:${tag}-fresh`, `acct:${tag}-locked`]);
+    expect(await left(`SELECT job_id AS k FROM outbox WHERE job_id LIKE $1`, [`${tag}-%`])).to.deep.equal([
+      `${tag}-recent`,
+      `${tag}-unsent`,
+    ]);
+  });
+});
