@@ -1,3 +1,4 @@
+import { SERVICE_ID } from '../common/domain/players.js';
 import {
   EVIDENCE_TYPES,
   LIMITS,
@@ -52,7 +53,7 @@ const serviceIdParam = {
   name: 'serviceId',
   in: 'path',
   required: true,
-  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  schema: { type: 'string', pattern: SERVICE_ID.source },
 };
 
 function reportOperation(summary: string, bodySchema: string, cap: string) {

@@ -8,7 +8,6 @@ import { migrate } from '../common/data/migrate.js';
 import { recordReport } from '../common/data/repos/offenses.js';
 import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
-import { JOB_NAMES, offenseJobId, QUEUES } from '../common/queues/index.js';
 import { providePostgres, provideRedis } from '../common/services/index.js';
 import { provisionGame, provisionStudio } from '../common/usecases/provisioning.js';
 
@@ -113,18 +112,6 @@ async function rawSql(
             studioId: tenant.studioId,
             report: parsed.report,
             penalty,
-            jobs: [
-              {
-                queue: QUEUES.enrichment,
-                jobName: JOB_NAMES.enrichEvidence,
-                jobId: offenseJobId(QUEUES.enrichment, offenseId),
-              },
-              {
-                queue: QUEUES.review,
-                jobName: JOB_NAMES.reviewOffense,
-                jobId: offenseJobId(QUEUES.review, offenseId),
-              },
-            ],
           });
         } catch {
           errors++;

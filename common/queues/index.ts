@@ -21,6 +21,16 @@ export interface OffenseJobData {
 /** Job ids derive from the offense id, so adding the same job twice is a no-op in BullMQ. */
 export const offenseJobId = (queue: QueueName, offenseId: string) => `${queue}-${offenseId}`;
 
+/** The jobs every offense owes: what the report transaction writes to the outbox. */
+export const offenseJobs = (offenseId: string) => [
+  {
+    queue: QUEUES.enrichment,
+    jobName: JOB_NAMES.enrichEvidence,
+    jobId: offenseJobId(QUEUES.enrichment, offenseId),
+  },
+  { queue: QUEUES.review, jobName: JOB_NAMES.reviewOffense, jobId: offenseJobId(QUEUES.review, offenseId) },
+];
+
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
   backoff: { type: 'exponential', delay: 1000 },

@@ -9,7 +9,6 @@ import { recordReport } from '../data/repos/offenses.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import { parseReport, type ReportKind } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { JOB_NAMES, offenseJobId, QUEUES } from '../queues/index.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { presentOffense } from '../views.js';
 
@@ -71,14 +70,6 @@ export async function submitReport(
   const report = parsed.report;
   const penalty = computePenalty(report, deps.caps);
   const offenseId = crypto.randomUUID();
-  const jobs = [
-    {
-      queue: QUEUES.enrichment,
-      jobName: JOB_NAMES.enrichEvidence,
-      jobId: offenseJobId(QUEUES.enrichment, offenseId),
-    },
-    { queue: QUEUES.review, jobName: JOB_NAMES.reviewOffense, jobId: offenseJobId(QUEUES.review, offenseId) },
-  ];
   const { tenant, idempotencyKey } = input;
   const record = (db: Queryable) =>
     recordReport(db, {
@@ -88,7 +79,6 @@ export async function submitReport(
       studioId: tenant.studioId,
       report,
       penalty,
-      jobs,
     });
   const respond = (rec: NonNullable<Awaited<ReturnType<typeof recordReport>>>) => ({
     message: MESSAGES[input.kind],

@@ -141,6 +141,22 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     const missing = await admin('studio', 'create', '--json');
     expect(missing.code).to.not.equal(0);
     expect(missing.stderr).to.match(/--name is required/);
+    const reserved = await admin(
+      'player',
+      'create',
+      '--service-id',
+      'me',
+      '--full-name',
+      'X',
+      '--gamer-tag',
+      `me-${Date.now()}`,
+      '--password',
+      'long enough pw',
+    );
+    expect(reserved.code, 'serviceId "me" would shadow /v1/player/me').to.not.equal(0);
+    expect(reserved.stderr).to.match(
+      /serviceId: .*must not be one of \[me\]|serviceId: contains an invalid value/,
+    );
     const unknown = await admin('frobnicate');
     expect(unknown.code).to.not.equal(0);
     expect(unknown.stderr).to.match(/unknown command/);

@@ -9,10 +9,9 @@ import {
 import { fieldErrors, notFound, validationError } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
+import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
-
-export const SERVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const listQuery = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(20),

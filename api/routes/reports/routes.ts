@@ -5,7 +5,7 @@ import { submitReport } from '../../../common/usecases/submit-report.js';
 import type { AppDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
-import { SERVICE_ID } from '../players/routes.js';
+import { SERVICE_ID } from '../../../common/domain/players.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -5,6 +5,7 @@ import type {
   ReportContext,
   Severity,
 } from '../../domain/reports.js';
+import { offenseJobs } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { isUuid } from './accounts.js';
@@ -101,7 +102,7 @@ export interface RecordedReport {
 /**
  * The whole report in one statement, so one round trip and one implicit transaction (or part of the
  * caller's): lock the player's row, lower the trust score (floored at 0), insert the offense with the
- * points actually deducted, link the game and write the outbox rows for its two jobs. Concurrent
+ * points actually deducted, link the game and write the outbox rows for its jobs (offenseJobs). Concurrent
  * reports on one player serialise on the row lock; the FOR UPDATE sub-select re-reads the latest
  * committed score, so no deduction is lost. No row comes back when the player does not exist, and
  * then nothing was written.
@@ -115,7 +116,6 @@ export async function recordReport(
     studioId: string;
     report: NormalisedReport;
     penalty: number;
-    jobs: { queue: string; jobName: string; jobId: string }[];
   },
 ): Promise<RecordedReport | undefined> {
   const r = input.report;
@@ -157,7 +157,9 @@ export async function recordReport(
       JSON.stringify(r.evidence),
       JSON.stringify(r.details),
       JSON.stringify(r.context),
-      JSON.stringify(input.jobs.map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId }))),
+      JSON.stringify(
+        offenseJobs(input.offenseId).map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId })),
+      ),
     ],
   });
   const row = rows[0];
