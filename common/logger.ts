@@ -6,14 +6,18 @@ export type { Logger };
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.client_secret',
-  'req.headers["client_secret"]',
   'req.headers["client-secret"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
   '*.client_secret',
   '*.clientSecret',
   '*.password',
-  '*.code',
+  // Authorization codes travel only in a body or query: a blanket '*.code' would also blank the
+  // error codes (PostgreSQL's 23505, 40001 ...) that operators need in failure logs.
+  'body.code',
+  'query.code',
+  'req.body.code',
+  'req.query.code',
   '*.code_verifier',
   '*.access_token',
   '*.token',

@@ -135,6 +135,9 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
     );
     expect(api.logs.text).to.not.match(/hdr-secret|pw-secret|auth-code-xyz|Bearer abc/);
     expect(api.logs.text).to.include('[redacted]');
+    log.error({ err: { message: 'duplicate key', code: '23505' } }, 'probe error');
+    const errorLine = api.logs.lines.find((l) => l.msg === 'probe error') as { err: { code: string } };
+    expect(errorLine.err.code, 'error codes stay readable').to.equal('23505');
   });
 });
 
