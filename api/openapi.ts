@@ -350,6 +350,7 @@ export const openApiDocument = {
           401: problem('Missing, unknown or wrong client credentials.'),
           404: problem('Unknown player.'),
           500: problem('Server error.'),
+          503: problem('A backing service is unavailable; retry.'),
         },
       },
     },

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import { createPool, type Pool } from './data/db.js';
 import { migrate } from './data/migrate.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
@@ -65,6 +64,3 @@ export function redisConnection(url: string, kind: 'producer' | 'worker'): Redis
 export async function closeQuietly(...closers: (() => Promise<unknown>)[]): Promise<void> {
   await Promise.allSettled(closers.map((c) => c()));
 }
-
-export type { Pool };
-export { createPool };

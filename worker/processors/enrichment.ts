@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { isUuid } from '../../common/data/repos/accounts.js';
 import { withTransaction } from '../../common/data/db.js';
 import type { EvidenceItem } from '../../common/domain/reports.js';
-import type { OffenseJobData } from '../../common/queues/index.js';
 import type { ProcessorDeps } from '../run.js';
+import { parseOffenseJob } from './offense-job.js';
 
 export interface TextEnrichment {
   kind: 'text';
@@ -24,14 +23,6 @@ export function analyseText(content: string, now: Date): TextEnrichment {
     sha256: crypto.createHash('sha256').update(content, 'utf8').digest('hex'),
     enrichedAt: now.toISOString(),
   };
-}
-
-export function parseOffenseJob(job: Job): OffenseJobData {
-  const data = job.data as Partial<OffenseJobData> | undefined;
-  // A payload that can never name an offense must not be retried.
-  if (!data || typeof data.offenseId !== 'string' || !isUuid(data.offenseId))
-    throw new UnrecoverableError(`job ${job.id} has no valid offenseId`);
-  return { offenseId: data.offenseId };
 }
 
 /**

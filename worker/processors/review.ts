@@ -1,7 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { withTransaction } from '../../common/data/db.js';
 import type { ProcessorDeps } from '../run.js';
-import { parseOffenseJob } from './enrichment.js';
+import { parseOffenseJob } from './offense-job.js';
 
 /**
  * Admin review: files the offense into the open case of its player and type (opening one when

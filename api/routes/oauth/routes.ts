@@ -1,7 +1,12 @@
 import crypto from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { findGameByClientId, findPlayer, type Game } from '../../../common/data/repos/accounts.js';
+import {
+  findGameByClientId,
+  findPlayer,
+  linkPlayerToGame,
+  type Game,
+} from '../../../common/data/repos/accounts.js';
 import { AppError } from '../../../common/errors.js';
 import {
   DEFAULT_SCOPE,
@@ -13,7 +18,6 @@ import {
 } from '../../../common/usecases/oauth.js';
 import { provisionPlayer } from '../../../common/usecases/provisioning.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
-import { linkPlayerToGame } from '../../../common/data/repos/accounts.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { consentPage, errorPage } from './page.js';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { REPORT_KINDS, type ReportKind } from '../../../common/domain/reports.js';
 import { notFound, validationError } from '../../../common/errors.js';
-import { submitReport } from '../../../common/usecases/submit-report.js';
+import { submitReport, type SubmitReportDeps } from '../../../common/usecases/submit-report.js';
 import type { AppDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
@@ -11,11 +11,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function reportRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/v1' });
-  const submitDeps = {
+  const submitDeps: SubmitReportDeps = {
     pool: deps.pool,
     caps: deps.config.penaltyCaps,
     idempotencyTtlHours: deps.config.idempotencyTtlHours,
-    afterCommit: (rows: Parameters<typeof deps.dispatcher.enqueue>[0]) => deps.dispatcher.enqueue(rows),
+    afterCommit: (rows) => deps.dispatcher.enqueue(rows),
   };
   for (const kind of Object.keys(REPORT_KINDS) as ReportKind[]) {
     router.post(
