@@ -90,9 +90,12 @@ export async function relayOutbox(
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>(
       `SELECT id, queue, job_name, job_id, payload FROM outbox
-        WHERE sent_at IS NULL AND created_at < now() - make_interval(secs => $2::float8 / 1000)
+        WHERE sent_at IS NULL AND queue = ANY($3::text[])
+          AND created_at < now() - make_interval(secs => $2::float8 / 1000)
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [opts.batch ?? 500, opts.minAgeMs ?? 2000],
+      // Only rows this process can deliver: a row for a queue it does not know (a newer release's,
+      // or a bad one) must not fail, and so block, every batch it would be claimed with.
+      [opts.batch ?? 500, opts.minAgeMs ?? 2000, Object.keys(queues)],
     );
     if (rows.length) {
       await send(queues, rows);

@@ -12,12 +12,14 @@ interface Proc {
 }
 
 // Generous: three cold `tsx` processes compile the sources on a shared two-core machine.
+// On a timeout the error carries each process's last log lines: the only clue to why it stalled.
+let describeProcesses: () => string = () => '';
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 40_000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (Date.now() > until) throw new Error(`not met within ${ms} ms: ${what}`);
+    if (Date.now() > until) throw new Error(`not met within ${ms} ms: ${what}\n${describeProcesses()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -49,6 +51,16 @@ describe('the API and worker processes', function () {
   }
 
   before(async () => {
+    describeProcesses = () =>
+      procs
+        .map(
+          (p) =>
+            `--- ${p.child.spawnargs.at(-1)} (exit ${p.child.exitCode})\n${p.lines
+              .slice(-8)
+              .map((l) => JSON.stringify(l))
+              .join('\n')}`,
+        )
+        .join('\n');
     const services = await testServices();
     env = {
       ...process.env,
