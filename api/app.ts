@@ -5,18 +5,24 @@ import type { Config } from '../common/config.js';
 import type { Pool } from '../common/data/db.js';
 import { AppError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
+import type { ApiMetrics } from '../common/metrics.js';
+import type { Queues } from '../common/queues/index.js';
 import type { OutboxDispatcher } from '../common/queues/outbox.js';
+import type { ModeratorTokens } from '../common/security/moderator-tokens.js';
 import type { SigningKeys } from '../common/security/keys.js';
 import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
+import { adminRoutes } from './routes/admin/routes.js';
 import { demoRoutes } from './routes/demo/routes.js';
 import { docsRoutes } from './routes/docs/routes.js';
 import { healthRoutes } from './routes/health/routes.js';
 import { oauthRoutes } from './routes/oauth/routes.js';
 import { playerRoutes } from './routes/players/routes.js';
+import { metricsMiddleware, metricsRoutes, queueBoard } from './routes/operations/routes.js';
 import { reportRoutes } from './routes/reports/routes.js';
+import { webhookRoutes } from './routes/webhooks/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -32,12 +38,17 @@ export interface AppDeps {
   /** Server secret, here the key of the sign-in form's CSRF token. */
   pepper: string;
   clock: () => Date;
+  moderatorTokens: ModeratorTokens;
+  /** Operator views: /metrics when given, and Bull Board at /admin/queues when the queues are. */
+  metrics?: ApiMetrics;
+  queues?: Queues;
 }
 
 /** Builds the Koa application: middleware order and routers, no listen(). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(deps.log));
+  if (deps.metrics) app.use(metricsMiddleware(deps.metrics));
   app.use(errorHandler);
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -61,8 +72,12 @@ export function createApp(deps: AppDeps): Koa {
     oauthRoutes(deps),
     playerRoutes(deps),
     reportRoutes(deps),
+    adminRoutes(deps),
+    webhookRoutes(deps),
     docsRoutes(),
   ];
+  if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));
+  if (deps.queues) for (const middleware of queueBoard(deps, deps.queues)) app.use(middleware);
   if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer));
   for (const router of routers) {
     app.use(router.routes());

@@ -7,20 +7,13 @@ import {
   TOXICITY_CATEGORIES,
 } from '../common/domain/reports.js';
 
+import { dateTime, json, problem, ref } from './openapi-parts.js';
+import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
+
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
  * against it (test/integration/openapi.test.ts), so it cannot drift from the code unnoticed.
  */
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
-});
-const json = (schema: object, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const dateTime = { type: 'string', format: 'date-time' };
 const flag = {
   description: 'A boolean, "true"/"false", "yes"/"no" (any case) or 1/0.',
   oneOf: [
@@ -113,7 +106,14 @@ export const openApiDocument = {
       'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code.',
   },
   servers: [{ url: '/' }],
-  tags: [{ name: 'oauth' }, { name: 'players' }, { name: 'reports' }, { name: 'operations' }],
+  tags: [
+    { name: 'oauth' },
+    { name: 'players' },
+    { name: 'reports' },
+    { name: 'moderation' },
+    { name: 'webhooks' },
+    { name: 'operations' },
+  ],
   paths: {
     '/healthz': {
       get: {
@@ -370,10 +370,20 @@ export const openApiDocument = {
       'GriefingReport',
       '15',
     ),
+    ...moderationPaths,
   },
   components: {
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      moderatorBearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'A moderator session token from POST /v1/admin/session.',
+      },
+    },
     schemas: {
+      ...moderationSchemas,
       TokenRequest: {
         type: 'object',
         required: ['grant_type', 'code'],
@@ -470,6 +480,7 @@ export const openApiDocument = {
           url: { type: 'string' },
           content: { type: 'string' },
           submittedAt: dateTime,
+          enrichment: ref('Enrichment'),
         },
       },
       AntiCheatReport: {

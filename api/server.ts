@@ -5,7 +5,7 @@ import type { Config } from '../common/config.js';
 import { loadConfigOrExit } from '../common/config.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
-import { closeQueues, createQueues } from '../common/queues/index.js';
+import { closeQueues, createQueues, webhookRetryOf } from '../common/queues/index.js';
 import { startHousekeeping } from '../common/data/housekeeping.js';
 import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
@@ -14,6 +14,8 @@ import { createApp } from './app.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
 import { loadSigningKeys } from '../common/security/keys.js';
 import { TokenService } from '../common/security/tokens.js';
+import { ModeratorTokens } from '../common/security/moderator-tokens.js';
+import { ApiMetrics } from '../common/metrics.js';
 
 export interface RunningApi {
   url: string;
@@ -36,8 +38,11 @@ export async function start(
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
   const redis = redisConnection(backends.redisUrl, 'producer');
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(redis, config.queuePrefix, (err) =>
-    log.debug({ err: err.message }, 'queue error'),
+  const queues = createQueues(
+    redis,
+    config.queuePrefix,
+    (err) => log.debug({ err: err.message }, 'queue error'),
+    webhookRetryOf(config),
   );
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const pepper = resolvePepper(config);
@@ -59,6 +64,10 @@ export async function start(
   const issuer = (config.publicUrl ?? url).replace(/\/$/, '');
   const clock = options.clock ?? (() => new Date());
   const tokens = new TokenService(signingKeys, issuer, config.tokenTtlSeconds, pool, clock);
+  const moderatorTokens = new ModeratorTokens(signingKeys, issuer, config.moderatorTokenTtlSeconds, clock);
+  const metrics = new ApiMetrics(queues, pool, (err) =>
+    log.debug({ err: err.message }, 'metrics collection failed'),
+  );
   const app = createApp({
     config,
     log,
@@ -71,6 +80,9 @@ export async function start(
     issuer,
     pepper,
     clock,
+    moderatorTokens,
+    metrics,
+    queues,
   });
   server.on('request', app.callback());
   log.info({ url, issuer }, 'api listening');

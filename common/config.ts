@@ -1,6 +1,13 @@
 import Joi from 'joi';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
+import { isAddressOrCidr } from './net/addresses.js';
+
+const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * Every setting the processes read, validated once at start-up. A bad value stops the process with a
@@ -30,6 +37,20 @@ export interface Config {
   housekeepingIntervalMs: number;
   shutdownGraceMs: number;
   workerConcurrency: number;
+  workerStalledIntervalMs: number;
+  workerLockDurationMs: number;
+  workerMetricsPort: number | undefined;
+  metricsToken: string | undefined;
+  /** Addresses (IPs or CIDR ranges) outbound requests may reach although they are private or loopback. */
+  outboundAllowlist: string[];
+  evidenceFetchTimeoutMs: number;
+  evidenceFetchMaxBytes: number;
+  moderatorTokenTtlSeconds: number;
+  caseLeaseSeconds: number;
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxDelayMs: number;
+  webhookRetryWindowMs: number;
 }
 
 const schema = Joi.object({
@@ -76,6 +97,36 @@ const schema = Joi.object({
   HOUSEKEEPING_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
+  // How soon a job whose worker died is picked up again (BullMQ's lock and stalled check).
+  WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
+  WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
+  WORKER_METRICS_PORT: Joi.number().integer().min(0).max(65535),
+  METRICS_TOKEN: Joi.string().min(16),
+  OUTBOUND_ALLOWLIST: Joi.string()
+    .allow('')
+    .custom((value: string, helpers) => {
+      for (const entry of splitList(value))
+        if (!isAddressOrCidr(entry))
+          return helpers.message({ custom: `"${entry}" is not an IP address or CIDR range` });
+      return value;
+    })
+    .default(''),
+  EVIDENCE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(5000),
+  EVIDENCE_FETCH_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
+  MODERATOR_TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(900),
+  CASE_LEASE_SECONDS: Joi.number().integer().min(10).max(86400).default(900),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(30_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: Joi.number().integer().min(10).max(86_400_000).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: Joi.number()
+    .integer()
+    .min(10)
+    .max(7 * 86_400_000)
+    .default(86_400_000),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -128,6 +179,19 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     housekeepingIntervalMs: v.HOUSEKEEPING_INTERVAL_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,
+    workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
+    workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,
+    workerMetricsPort: v.WORKER_METRICS_PORT,
+    metricsToken: v.METRICS_TOKEN,
+    outboundAllowlist: Object.freeze(splitList(v.OUTBOUND_ALLOWLIST)) as string[],
+    evidenceFetchTimeoutMs: v.EVIDENCE_FETCH_TIMEOUT_MS,
+    evidenceFetchMaxBytes: v.EVIDENCE_FETCH_MAX_BYTES,
+    moderatorTokenTtlSeconds: v.MODERATOR_TOKEN_TTL_SECONDS,
+    caseLeaseSeconds: v.CASE_LEASE_SECONDS,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+    webhookRetryMaxDelayMs: v.WEBHOOK_RETRY_MAX_DELAY_MS,
+    webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
   });
 }
 

@@ -1,4 +1,6 @@
 import type { ReportContext } from './domain/reports.js';
+import type { AuditEntry, CaseRecord } from './data/repos/moderation.js';
+import type { DeliveryRecord, WebhookRecord } from './data/repos/webhooks.js';
 import type { GameLink, OffenseRecord, PlayerProfile } from './data/repos/offenses.js';
 
 /** The spec's Offense (schema Reportoffense) as this studio may see it. */
@@ -69,3 +71,49 @@ export function presentProfile(p: PlayerProfile, viewerStudioId: string | null, 
     offensesNextCursor: nextCursor,
   };
 }
+
+export const presentCase = (c: CaseRecord) => ({
+  id: c.id,
+  player: c.player,
+  type: c.type,
+  status: c.status,
+  priority: c.priority,
+  reportsCount: c.reportsCount,
+  highestSeverity: c.highestSeverity,
+  totalPenalty: c.totalPenalty,
+  distinctGames: c.distinctGames,
+  distinctReporters: c.distinctReporters,
+  openedAt: c.openedAt.toISOString(),
+  updatedAt: c.updatedAt.toISOString(),
+  claim: c.claim && {
+    moderatorId: c.claim.moderatorId,
+    username: c.claim.username,
+    expiresAt: c.claim.expiresAt.toISOString(),
+  },
+  resolution: c.resolution && {
+    ...c.resolution,
+    resolvedAt: c.resolution.resolvedAt.toISOString(),
+  },
+});
+
+export const presentAudit = (a: AuditEntry) => ({ ...a, createdAt: a.createdAt.toISOString() });
+
+export const presentWebhook = (w: WebhookRecord) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  createdAt: w.createdAt.toISOString(),
+});
+
+export const presentDelivery = (d: DeliveryRecord) => ({
+  id: d.id,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatusCode: d.lastStatusCode,
+  lastError: d.lastError,
+  createdAt: d.createdAt.toISOString(),
+  lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+  deliveredAt: d.deliveredAt?.toISOString() ?? null,
+});

@@ -3,7 +3,14 @@ import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
 import { resolvePepper } from '../common/dev-secrets.js';
-import { AppError } from '../common/errors.js';
+import { AppError, notFound } from '../common/errors.js';
+import { findStudio, isUuid } from '../common/data/repos/accounts.js';
+import { listModerators, setModeratorDisabled } from '../common/data/repos/moderation.js';
+import { disableWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
+import { AddressPolicy } from '../common/net/addresses.js';
+import { createModerator } from '../common/usecases/moderation.js';
+import { registerWebhook } from '../common/usecases/webhooks.js';
+import { presentWebhook } from '../common/views.js';
 import { createLogger } from '../common/logger.js';
 import { provideBackends } from '../common/runtime.js';
 import {
@@ -26,6 +33,12 @@ Usage: npm run -s admin -- <command> [options] [--json]
   player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password <pw> [--kyc]
   player link --service-id <id> --client-id <clientId>
   player list
+  moderator create --username <name> --display-name <name> --role moderator|admin --password <pw>
+  moderator disable --username <name>  |  moderator enable --username <name>
+  moderator list
+  webhook create --studio <studioId> --url <https url> [--event offense.created --event ...]
+  webhook list [--studio <studioId>]
+  webhook delete --studio <studioId> --id <webhookId>
   migrate                      apply pending database migrations and exit
 
 With --json a command prints exactly one JSON object on stdout. It uses DATABASE_URL, or the
@@ -46,6 +59,12 @@ const OPTIONS = {
   'gamer-tag': { type: 'string' },
   password: { type: 'string' },
   kyc: { type: 'boolean' },
+  username: { type: 'string' },
+  'display-name': { type: 'string' },
+  role: { type: 'string' },
+  url: { type: 'string' },
+  event: { type: 'string', multiple: true },
+  id: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -79,6 +98,13 @@ async function main(argv: string[]): Promise<number> {
     'player create',
     'player link',
     'player list',
+    'moderator create',
+    'moderator disable',
+    'moderator enable',
+    'moderator list',
+    'webhook create',
+    'webhook list',
+    'webhook delete',
     'migrate',
   ];
   if (!known.includes(command)) {
@@ -144,6 +170,58 @@ async function main(argv: string[]): Promise<number> {
       case 'player list':
         result = { players: await listPlayers(pool) };
         break;
+      case 'moderator create':
+        result = await createModerator(pool, {
+          username: need(values, 'username'),
+          displayName: need(values, 'display-name'),
+          role: need(values, 'role'),
+          password: need(values, 'password'),
+        });
+        break;
+      case 'moderator disable':
+      case 'moderator enable': {
+        const username = need(values, 'username');
+        result = await setModeratorDisabled(pool, username, command === 'moderator disable');
+        if (!result) throw notFound(`Moderator ${username}`);
+        break;
+      }
+      case 'moderator list':
+        result = { moderators: await listModerators(pool) };
+        break;
+      case 'webhook create': {
+        const studioId = need(values, 'studio');
+        if (!isUuid(studioId) || !(await findStudio(pool, studioId))) throw notFound(`Studio ${studioId}`);
+        result = await registerWebhook(
+          pool,
+          pepper(),
+          new AddressPolicy(config.outboundAllowlist),
+          studioId,
+          {
+            url: need(values, 'url'),
+            ...(values.event ? { events: values.event } : {}),
+          },
+        );
+        break;
+      }
+      case 'webhook list': {
+        const studio = values.studio;
+        if (studio !== undefined && !isUuid(studio)) throw notFound(`Studio ${studio}`);
+        result = {
+          webhooks: (await listWebhooks(pool, studio)).map((w) => ({
+            ...presentWebhook(w),
+            studioId: w.studioId,
+          })),
+        };
+        break;
+      }
+      case 'webhook delete': {
+        const studio = need(values, 'studio');
+        const id = need(values, 'id');
+        if (!isUuid(studio) || !isUuid(id) || !(await disableWebhook(pool, studio, id)))
+          throw notFound(`Webhook ${id} of studio ${studio}`);
+        result = { id, deleted: true };
+        break;
+      }
     }
     process.stdout.write(
       values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`,

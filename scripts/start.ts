@@ -36,6 +36,7 @@ const PROCESSES = {
   api: 'api/server.ts',
   'worker:enrichment': 'worker/enrichment.ts',
   'worker:review': 'worker/review.ts',
+  'worker:webhooks': 'worker/webhooks.ts',
 } as const;
 const env = {
   ...process.env,
@@ -93,6 +94,12 @@ if (await waitForApi()) {
       `  try: curl -H 'client_id: ${demo.game.clientId}' -H 'client_secret: ${demo.game.clientSecret}' ${apiUrl}/v1/player/${demo.players[0]!.serviceId}`,
       `  OAuth sign-in page: ${apiUrl}/v1/oauth/authorize?response_type=code&client_id=${demo.game.clientId}&state=demo`,
     );
+    if (demo.moderator)
+      lines.push(
+        `  demo moderator (${demo.moderator.role}): ${demo.moderator.username} / ${demo.moderator.password}`,
+        `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
+        `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
+      );
   }
   lines.push('Press Ctrl-C to stop.', '');
   process.stdout.write(lines.join('\n'));

@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { createLogger } from '../common/logger.js';
-import { closeQueues, createQueues } from '../common/queues/index.js';
+import { closeQueues, createQueues, webhookRetryOf } from '../common/queues/index.js';
 import { startRelayLoop } from '../common/queues/outbox.js';
 import { closeQuietly, provideBackends, redisConnection } from '../common/runtime.js';
 
@@ -13,8 +13,11 @@ const backends = await provideBackends(config, log);
 const pool = createPool(backends.databaseUrl, 2, log);
 const redis = redisConnection(backends.redisUrl, 'producer');
 redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-const queues = createQueues(redis, config.queuePrefix, (err) =>
-  log.debug({ err: err.message }, 'queue error'),
+const queues = createQueues(
+  redis,
+  config.queuePrefix,
+  (err) => log.debug({ err: err.message }, 'queue error'),
+  webhookRetryOf(config),
 );
 const stop = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
 log.info('outbox relay started');

@@ -1,26 +1,46 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Worker, type Job } from 'bullmq';
 import { loadConfigOrExit, type Config } from '../common/config.js';
 import { createPool, type Pool } from '../common/data/db.js';
+import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
-import type { QueueName } from '../common/queues/index.js';
+import { WorkerMetrics } from '../common/metrics.js';
+import {
+  closeQueues,
+  createQueues,
+  WEBHOOK_BACKOFF,
+  webhookRetryDelay,
+  webhookRetryOf,
+  type QueueName,
+} from '../common/queues/index.js';
+import { OutboxDispatcher, type OutboxRow } from '../common/queues/outbox.js';
 import { closeQuietly, provideBackends, redisConnection } from '../common/runtime.js';
 
 export interface ProcessorDeps {
   pool: Pool;
   log: Logger;
   config: Config;
+  /** Server secret (opens webhook signing secrets). */
+  pepper: string;
+  /** Hands outbox rows a processor's transaction wrote to the queues, after its commit. */
+  dispatch: (rows: OutboxRow[]) => void;
 }
 
 export type Processor = (job: Job) => Promise<unknown>;
 
 export interface RunningWorker {
   worker: Worker;
+  /** The worker's /metrics URL when WORKER_METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   stop(): Promise<void>;
 }
 
 /**
  * Starts one BullMQ worker on `queue` with a processor built from explicit dependencies. stop()
  * lets the active jobs finish (BullMQ's close waits for them) and then closes the connections.
+ * A job whose worker died (SIGKILL, lost machine) is picked up again once its lock expires
+ * (WORKER_LOCK_DURATION_MS) by the next stalled check (WORKER_STALLED_INTERVAL_MS).
  */
 export async function startWorker(
   config: Config,
@@ -32,20 +52,58 @@ export async function startWorker(
   const pool = createPool(backends.databaseUrl, Math.max(2, config.workerConcurrency), log);
   const connection = redisConnection(backends.redisUrl, 'worker');
   connection.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const processor = makeProcessor({ pool, log, config });
+  const producer = redisConnection(backends.redisUrl, 'producer');
+  producer.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
+  const queues = createQueues(
+    producer,
+    config.queuePrefix,
+    (err) => log.debug({ err: err.message }, 'queue error'),
+    webhookRetryOf(config),
+  );
+  const dispatcher = new OutboxDispatcher(pool, queues, log);
+  const processor = makeProcessor({
+    pool,
+    log,
+    config,
+    pepper: resolvePepper(config),
+    dispatch: (rows) => dispatcher.enqueue(rows),
+  });
+  const retry = webhookRetryOf(config);
   const worker = new Worker(queue, processor, {
     connection,
     prefix: config.queuePrefix,
     concurrency: config.workerConcurrency,
-    stalledInterval: 30_000,
+    stalledInterval: config.workerStalledIntervalMs,
+    lockDuration: config.workerLockDurationMs,
     maxStalledCount: 3,
+    settings: {
+      backoffStrategy: (attemptsMade: number, type?: string) =>
+        type === WEBHOOK_BACKOFF ? webhookRetryDelay(retry, attemptsMade) : 1000,
+    },
   });
-  worker.on('failed', (job, err) =>
-    log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed'),
-  );
+  const metrics = new WorkerMetrics(queue);
+  worker.on('completed', (job) => metrics.observe(job, 'completed'));
+  worker.on('failed', (job, err) => {
+    if (job) metrics.observe(job, 'failed');
+    log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+  });
+  worker.on('stalled', (jobId) => {
+    metrics.stalled.inc({ queue });
+    log.warn({ jobId }, 'job stalled: its worker stopped renewing the lock; it will run again');
+  });
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   await worker.waitUntilReady();
-  log.info({ queue, concurrency: config.workerConcurrency }, 'worker started');
+
+  let metricsServer: http.Server | undefined;
+  let metricsUrl: string | undefined;
+  if (config.workerMetricsPort !== undefined) {
+    metricsServer = http.createServer((req, res) => void metrics.serve(req, res, config.metricsToken));
+    await new Promise<void>((resolve) =>
+      metricsServer!.listen(config.workerMetricsPort, config.host, resolve),
+    );
+    metricsUrl = `http://${config.host}:${(metricsServer.address() as AddressInfo).port}/metrics`;
+  }
+  log.info({ queue, concurrency: config.workerConcurrency, metricsUrl }, 'worker started');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -53,14 +111,18 @@ export async function startWorker(
       log.info('worker shutting down: finishing active jobs');
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
       await Promise.race([worker.close(), timeout]);
+      await dispatcher.drain();
+      metricsServer?.close();
       await closeQuietly(
+        () => closeQueues(queues),
         () => pool.end(),
         async () => connection.disconnect(),
+        async () => producer.disconnect(),
       );
       await backends.stop();
       log.info('worker stopped');
     })());
-  return { worker, stop };
+  return { worker, metricsUrl, stop };
 }
 
 /** Entry-point helper: start, then stop gracefully on SIGTERM / SIGINT and exit 0. */

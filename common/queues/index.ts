@@ -4,6 +4,7 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 export const QUEUES = {
   enrichment: 'evidence-enrichment',
   review: 'admin-review',
+  webhooks: 'webhook-delivery',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -11,7 +12,13 @@ export type QueueName = (typeof QUEUES)[QueueKey];
 export const JOB_NAMES = {
   enrichEvidence: 'enrich-evidence',
   reviewOffense: 'review-offense',
+  deliverWebhook: 'deliver-webhook',
 } as const;
+
+/** Payload of a webhook delivery job: the delivery row holds the event and the target. */
+export interface WebhookJobData {
+  deliveryId: string;
+}
 
 /** Payload of both offense jobs: the worker reads everything else from the database. */
 export interface OffenseJobData {
@@ -39,18 +46,59 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 30 * 24 * 3600 },
 };
 
+export const WEBHOOK_BACKOFF = 'webhook';
+
+export interface WebhookRetry {
+  baseMs: number;
+  maxDelayMs: number;
+  windowMs: number;
+}
+
+/** Delay before retry n (1-based): doubling from baseMs, capped at maxDelayMs. */
+export const webhookRetryDelay = (retry: WebhookRetry, n: number) =>
+  Math.min(retry.baseMs * 2 ** Math.min(n - 1, 30), retry.maxDelayMs);
+
+/** Attempts needed so that the retries span the whole window (a day by default). */
+export function webhookAttempts(retry: WebhookRetry): number {
+  let waited = 0;
+  let retries = 0;
+  while (waited < retry.windowMs) waited += webhookRetryDelay(retry, ++retries);
+  return retries + 1;
+}
+
 export type Queues = Record<QueueName, Queue>;
 
 export function createQueues(
   connection: ConnectionOptions,
   prefix: string,
   onError: (err: Error) => void = () => undefined,
+  webhookRetry: WebhookRetry = { baseMs: 30_000, maxDelayMs: 3_600_000, windowMs: 86_400_000 },
 ): Queues {
   // Without a listener a Redis outage would surface as unhandled 'error' events.
-  const make = (name: QueueName) =>
-    new Queue(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }).on('error', onError);
-  return { [QUEUES.enrichment]: make(QUEUES.enrichment), [QUEUES.review]: make(QUEUES.review) } as Queues;
+  const make = (name: QueueName, defaultJobOptions: JobsOptions = DEFAULT_JOB_OPTIONS) =>
+    new Queue(name, { connection, prefix, defaultJobOptions }).on('error', onError);
+  return {
+    [QUEUES.enrichment]: make(QUEUES.enrichment),
+    [QUEUES.review]: make(QUEUES.review),
+    // Deliveries retry on the worker's own schedule (capped doubling) for the whole retry window.
+    [QUEUES.webhooks]: make(QUEUES.webhooks, {
+      ...DEFAULT_JOB_OPTIONS,
+      attempts: webhookAttempts(webhookRetry),
+      backoff: { type: WEBHOOK_BACKOFF },
+    }),
+  } as Queues;
 }
+
+/** The retry schedule of webhook deliveries, from configuration. */
+export const webhookRetryOf = (config: {
+  webhookRetryBaseMs: number;
+  webhookRetryMaxDelayMs: number;
+  webhookRetryWindowMs: number;
+}): WebhookRetry => ({
+  baseMs: config.webhookRetryBaseMs,
+  maxDelayMs: config.webhookRetryMaxDelayMs,
+  windowMs: config.webhookRetryWindowMs,
+});
 
 export async function closeQueues(queues: Queues): Promise<void> {
   await Promise.all(Object.values(queues).map((q) => q.close()));

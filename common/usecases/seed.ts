@@ -7,11 +7,21 @@ import {
   provisionStudio,
   type IssuedGame,
 } from './provisioning.js';
+import { createModerator } from './moderation.js';
 
 export interface DemoData {
   game: IssuedGame;
   players: { serviceId: string; gamerTag: string; password: string }[];
+  moderator?: { username: string; password: string; role: string };
 }
+
+/** An admin moderator for the review queue and the queue board (development data only). */
+export const DEMO_MODERATOR = {
+  username: 'demo-admin',
+  displayName: 'Demo Admin',
+  role: 'admin',
+  password: 'demo-admin-password',
+};
 
 export const DEMO_PLAYERS = [
   {
@@ -54,10 +64,13 @@ export async function seedDemoOnce(
       await provisionPlayer(client, p);
       await linkPlayer(client, { serviceId: p.serviceId, clientId: game.clientId });
     }
+    await createModerator(client, DEMO_MODERATOR);
     await client.query('INSERT INTO demo_seed DEFAULT VALUES');
+    const { username, password, role } = DEMO_MODERATOR;
     return {
       game,
       players: DEMO_PLAYERS.map(({ serviceId, gamerTag, password }) => ({ serviceId, gamerTag, password })),
+      moderator: { username, password, role },
     };
   });
 }

@@ -13,6 +13,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import { start, type RunningApi, type StartOptions } from '../../api/server.js';
 import { loadSigningKeys } from '../../common/security/keys.js';
 import { TokenService } from '../../common/security/tokens.js';
+import { ModeratorTokens } from '../../common/security/moderator-tokens.js';
 import { testServices } from './services.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
@@ -39,6 +40,7 @@ export async function oauthDeps(config: Config, pool: Pool) {
     clock,
     pepper: TEST_PEPPER,
     tokens: new TokenService(signingKeys, issuer, 3600, pool, clock),
+    moderatorTokens: new ModeratorTokens(signingKeys, issuer, 900, clock),
   };
 }
 

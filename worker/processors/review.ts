@@ -1,5 +1,9 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { withTransaction } from '../../common/data/db.js';
+import { withTransaction, type PoolClient } from '../../common/data/db.js';
+import { findOffenses } from '../../common/data/repos/offenses.js';
+import { emitEvent, studiosOfPlayer } from '../../common/data/repos/webhooks.js';
+import type { OutboxRow } from '../../common/queues/outbox.js';
+import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
 
@@ -11,7 +15,7 @@ import { parseOffenseJob } from './offense-job.js';
  */
 export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
   const { offenseId } = parseOffenseJob(job);
-  return withTransaction(deps.pool, async (client) => {
+  const result = await withTransaction(deps.pool, async (client) => {
     const { rows } = await client.query<{ player_id: string; type: string; case_id: string | null }>(
       `SELECT o.player_id, o.type, co.case_id FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
         WHERE o.id = $1 FOR UPDATE OF o`,
@@ -19,7 +23,7 @@ export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
     );
     const offense = rows[0];
     if (!offense) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
-    if (offense.case_id) return { offenseId, caseId: offense.case_id, filed: false };
+    if (offense.case_id) return { offenseId, caseId: offense.case_id, filed: false, outbox: [] };
     // The unique partial index makes concurrent openers converge on one open case.
     const opened = await client.query<{ id: string }>(
       `INSERT INTO review_cases (player_id, type) VALUES ($1, $2)
@@ -51,6 +55,48 @@ export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
        WHERE c.id = $1`,
       [caseId],
     );
-    return { offenseId, caseId, filed: true };
+    return { offenseId, caseId, filed: true, outbox: await emitOffenseEvents(client, offenseId, caseId) };
   });
+  deps.dispatch(result.outbox);
+  return { offenseId: result.offenseId, caseId: result.caseId, filed: result.filed };
 };
+
+/**
+ * offense.created and, when points were deducted, trust.changed, to the studio that filed the offense
+ * and every studio whose games the player is linked to; each sees the offense as its profile view
+ * would show it (full to the filing studio, a summary to the others). Emitted with the filing, so
+ * once per offense.
+ */
+async function emitOffenseEvents(
+  client: PoolClient,
+  offenseId: string,
+  caseId: string,
+): Promise<OutboxRow[]> {
+  const [offense] = await findOffenses(client, [offenseId]);
+  if (!offense) return [];
+  const playerId = offense.playerServiceId;
+  const audience = new Set([offense.studioId, ...(await studiosOfPlayer(client, playerId))]);
+  const per = <T>(data: (studio: string) => T) => new Map([...audience].map((s) => [s, data(s)]));
+  const outbox = await emitEvent(
+    client,
+    'offense.created',
+    per((studio) => ({ playerId, caseId, offense: presentOffense(offense, studio) })),
+  );
+  if (offense.penaltyPoints > 0 && offense.trustScoreAfter !== null) {
+    const change = {
+      playerId,
+      trustScoreBefore: offense.trustScoreAfter + offense.penaltyPoints,
+      trustScoreAfter: offense.trustScoreAfter,
+      reason: 'offense',
+      offenseId,
+    };
+    outbox.push(
+      ...(await emitEvent(
+        client,
+        'trust.changed',
+        per(() => change),
+      )),
+    );
+  }
+  return outbox;
+}

@@ -8,6 +8,7 @@ import type {
 import { offenseJobs } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
+import { decodeKeys, encodeKeys } from '../../cursor.js';
 import { isUuid } from './accounts.js';
 
 export interface OffenseRecord {
@@ -27,6 +28,8 @@ export interface OffenseRecord {
   resolvedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The trust score right after this offense's deduction (null for offenses stored before it was kept). */
+  trustScoreAfter: number | null;
 }
 
 export interface GameLink {
@@ -48,7 +51,7 @@ export interface PlayerProfile {
 /** Column list shared by every offense read; `cursor` is the full-precision sort key. */
 const OFFENSE_SELECT = `o.id, p.service_id, o.game_id, o.studio_id, o.type, o.description, o.severity, o.penalty_points,
   o.evidence, o.details, o.context, o.reviewed_by_admin, o.resolved, o.resolved_at, o.created_at, o.updated_at,
-  to_json(o.created_at)#>>'{}' AS cursor_ts`;
+  o.trust_score_after, to_json(o.created_at)#>>'{}' AS cursor_ts`;
 
 interface OffenseRow {
   id: string;
@@ -67,6 +70,7 @@ interface OffenseRow {
   resolved_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  trust_score_after: number | null;
   cursor_ts: string;
 }
 
@@ -90,7 +94,18 @@ function offenseFromRow(r: OffenseRow): OffenseRecord {
     resolvedAt: r.resolved_at === null ? null : toDate(r.resolved_at),
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
+    trustScoreAfter: r.trust_score_after,
   };
+}
+
+/** Offenses by id, in the order of `ids`' rows' creation. */
+export async function findOffenses(db: Queryable, ids: string[]): Promise<OffenseRecord[]> {
+  const { rows } = await db.query<OffenseRow>(
+    `SELECT ${OFFENSE_SELECT} FROM offenses o JOIN players p ON p.id = o.player_id
+      WHERE o.id = ANY($1::uuid[]) ORDER BY o.created_at, o.id`,
+    [ids],
+  );
+  return rows.map(offenseFromRow);
 }
 
 export interface RecordedReport {
@@ -130,8 +145,8 @@ export async function recordReport(
        RETURNING p.id, p.service_id, t.trust_score AS before, p.trust_score AS after
      ), o AS (
        INSERT INTO offenses (id, player_id, game_id, studio_id, type, description, severity, detected,
-                             penalty_points, evidence, details, context)
-       SELECT $3::uuid, upd.id, $4, $5, $6, $7, $8, $9, upd.before - upd.after, $10, $11, $12 FROM upd
+                             penalty_points, evidence, details, context, trust_score_after)
+       SELECT $3::uuid, upd.id, $4, $5, $6, $7, $8, $9, upd.before - upd.after, $10, $11, $12, upd.after FROM upd
        RETURNING *
      ), link AS (
        INSERT INTO player_games (player_id, game_id) SELECT id, $4 FROM upd ON CONFLICT DO NOTHING
@@ -218,20 +233,12 @@ export interface OffensePage {
   nextCursor: string | null;
 }
 
-export const encodeCursor = (ts: string, id: string) =>
-  Buffer.from(JSON.stringify([ts, id])).toString('base64url');
+export const encodeCursor = (ts: string, id: string) => encodeKeys([ts, id]);
 
+/** A (timestamp, uuid) cursor: offenses, webhook deliveries. */
 export function decodeCursor(cursor: string): { ts: string; id: string } | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [ts, id] = value as [unknown, unknown];
-    if (typeof ts !== 'string' || typeof id !== 'string' || !isUuid(id) || Number.isNaN(Date.parse(ts)))
-      return undefined;
-    return { ts, id };
-  } catch {
-    return undefined;
-  }
+  const keys = decodeKeys(cursor, (k) => k.length === 2 && isUuid(k[1]!) && !Number.isNaN(Date.parse(k[0]!)));
+  return keys && { ts: keys[0]!, id: keys[1]! };
 }
 
 /** Newest first, keyset-paginated on (created_at, id): stable while new offenses arrive. */

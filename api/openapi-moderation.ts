@@ -1,0 +1,538 @@
+import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
+import { SEVERITIES } from '../common/domain/reports.js';
+import { NOTE_MAX } from '../common/usecases/moderation.js';
+import { dateTime, json, problem, ref } from './openapi-parts.js';
+
+/** The moderator API, studio webhooks and operator views of the OpenAPI document. */
+
+const offenseTypes = ['cheating', 'toxicity', 'afk', 'griefing'];
+const bearer = [{ moderatorBearer: [] }];
+const clientHeaders = [
+  { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
+  { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
+];
+const caseIdParam = {
+  name: 'caseId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+const webhookIdParam = {
+  name: 'webhookId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+const pageParams = (max = 100, dflt = 20) => [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max, default: dflt } },
+  {
+    name: 'cursor',
+    in: 'query',
+    schema: { type: 'string' },
+    description: 'nextCursor of the previous page.',
+  },
+];
+const page = (item: string) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['items', 'nextCursor'],
+  properties: { items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } },
+});
+const moderatorErrors = {
+  401: problem(
+    'No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which).',
+  ),
+  500: problem('Server error.'),
+  503: problem('A backing service is unavailable; retry.'),
+};
+const caseAction = (summary: string, description: string, extra: Record<string, unknown> = {}) => ({
+  post: {
+    operationId: summary
+      .replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase())
+      .replace(/^\w/, (c) => c.toLowerCase()),
+    tags: ['moderation'],
+    summary,
+    description,
+    security: bearer,
+    parameters: [caseIdParam],
+    ...extra,
+    responses: {
+      200: json(ref('ReviewCase'), 'The case after the action.'),
+      ...('requestBody' in extra
+        ? { 400: problem('Invalid body: outcome or note missing or malformed.') }
+        : {}),
+      404: problem('No such case.'),
+      409: problem(
+        'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved.',
+      ),
+      ...('requestBody' in extra ? { 415: problem('Body is not JSON.') } : {}),
+      ...moderatorErrors,
+    },
+  },
+});
+
+export const moderationPaths = {
+  '/v1/admin/session': {
+    post: {
+      operationId: 'moderatorSignIn',
+      tags: ['moderation'],
+      summary: 'Moderator sign-in: a short-lived session token',
+      description:
+        'Username and password of a moderator account (created with the admin tool). After 5 failures within 15 minutes on an account (50 from an address) each further one locks it for twice as long (429 with Retry-After).',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['username', 'password'],
+              properties: { username: { type: 'string' }, password: { type: 'string' } },
+            },
+          },
+        },
+      },
+      responses: {
+        200: json(ref('ModeratorSession'), 'Signed in.'),
+        400: problem('username or password missing.'),
+        401: problem('invalid_credentials: unknown username, wrong password, or a disabled account.'),
+        415: problem('Body is not JSON.'),
+        429: problem('too_many_attempts: locked for a while; Retry-After says how long.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/v1/admin/cases': {
+    get: {
+      operationId: 'listCases',
+      tags: ['moderation'],
+      summary: 'The review queue',
+      description:
+        'Open cases by priority (highest first, then oldest); resolved cases newest first. A case whose priority changes while you page may move between pages.',
+      security: bearer,
+      parameters: [
+        { name: 'status', in: 'query', schema: { enum: ['open', 'resolved'], default: 'open' } },
+        { name: 'type', in: 'query', schema: { enum: offenseTypes } },
+        {
+          name: 'severity',
+          in: 'query',
+          schema: { enum: [...SEVERITIES] },
+          description: 'Highest severity.',
+        },
+        {
+          name: 'claimed',
+          in: 'query',
+          schema: { enum: ['any', 'mine', 'unclaimed'], default: 'any' },
+          description: 'unclaimed includes cases whose claim expired.',
+        },
+        { name: 'serviceId', in: 'query', schema: { type: 'string' } },
+        ...pageParams(),
+      ],
+      responses: {
+        200: json(page('ReviewCase'), 'One page of the queue.'),
+        400: problem('A bad filter, limit or cursor.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/cases/{caseId}': {
+    get: {
+      operationId: 'getCase',
+      tags: ['moderation'],
+      summary: 'A case with its offenses (evidence and enrichment in full) and its audit trail',
+      security: bearer,
+      parameters: [caseIdParam],
+      responses: {
+        200: json(ref('ReviewCaseDetail'), 'The case.'),
+        404: problem('No such case.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/cases/{caseId}/claim': caseAction(
+    'Claim a case',
+    'Takes the case for CASE_LEASE_SECONDS (15 minutes by default); claiming it again renews the lease. Another moderator cannot act on it while the lease lasts; after it expires anyone may claim it.',
+  ),
+  '/v1/admin/cases/{caseId}/release': caseAction(
+    'Release a claim',
+    'Gives the claim back. Only its holder may release it, or an admin.',
+  ),
+  '/v1/admin/cases/{caseId}/resolve': caseAction(
+    'Resolve a case as upheld or dismissed',
+    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; a dismissal gives back the points those offenses actually deducted (the score never above 100); the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
+    {
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['outcome', 'note'],
+              properties: {
+                outcome: { enum: ['upheld', 'dismissed'] },
+                note: { type: 'string', minLength: 1, maxLength: NOTE_MAX },
+              },
+            },
+          },
+        },
+      },
+    },
+  ),
+  '/v1/admin/audit': {
+    get: {
+      operationId: 'listAudit',
+      tags: ['moderation'],
+      summary: 'The moderation audit log, newest first (admins)',
+      security: bearer,
+      parameters: [
+        { name: 'caseId', in: 'query', schema: { type: 'string', format: 'uuid' } },
+        { name: 'moderatorId', in: 'query', schema: { type: 'string', format: 'uuid' } },
+        ...pageParams(100, 50),
+      ],
+      responses: {
+        200: json(page('AuditEntry'), 'One page.'),
+        400: problem('A bad filter, limit or cursor.'),
+        403: problem('forbidden: the admin role is needed.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/webhooks': {
+    post: {
+      operationId: 'registerWebhook',
+      tags: ['webhooks'],
+      summary: "Register a webhook for the caller's studio",
+      description:
+        'https only (http only to an address on OUTBOUND_ALLOWLIST). The signing secret is in this answer only. At most 10 per studio.',
+      parameters: clientHeaders,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['url'],
+              properties: {
+                url: { type: 'string', format: 'uri', maxLength: 2048 },
+                events: {
+                  type: 'array',
+                  items: { enum: [...EVENT_TYPES] },
+                  minItems: 1,
+                  uniqueItems: true,
+                  description: 'Default: every event.',
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        201: json(ref('WebhookWithSecret'), 'Registered.'),
+        400: problem('A bad URL (not https, private or reserved address, credentials) or an unknown event.'),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        409: problem('webhook_limit_reached.'),
+        415: problem('Body is not JSON.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+    get: {
+      operationId: 'listWebhooks',
+      tags: ['webhooks'],
+      summary: "The studio's webhooks",
+      parameters: clientHeaders,
+      responses: {
+        200: json(
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: { items: { type: 'array', items: ref('Webhook') } },
+          },
+          'The webhooks.',
+        ),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/v1/webhooks/{webhookId}': {
+    delete: {
+      operationId: 'deleteWebhook',
+      tags: ['webhooks'],
+      summary: 'Delete a webhook: nothing more is delivered to it and its pending deliveries are cancelled',
+      parameters: [webhookIdParam, ...clientHeaders],
+      responses: {
+        204: { description: 'Deleted.' },
+        401: problem('Missing, unknown or wrong client credentials.'),
+        404: problem("No such webhook of the caller's studio."),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/v1/webhooks/{webhookId}/deliveries': {
+    get: {
+      operationId: 'listWebhookDeliveries',
+      tags: ['webhooks'],
+      summary: 'The delivery log of a webhook, newest first',
+      parameters: [webhookIdParam, ...clientHeaders, ...pageParams()],
+      responses: {
+        200: json(page('WebhookDelivery'), 'One page.'),
+        400: problem('Bad limit or cursor.'),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        404: problem("No such webhook of the caller's studio."),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      tags: ['operations'],
+      summary: 'Prometheus metrics of this API process',
+      description:
+        'Requests by method, route and status with latency histograms, queue depths by state, outbox backlog. With METRICS_TOKEN set, send Authorization: Bearer <token>.',
+      responses: {
+        200: {
+          description: 'Prometheus text format.',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        401: problem('METRICS_TOKEN is set and the request does not carry it.'),
+      },
+    },
+  },
+} as const;
+
+const claim = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['moderatorId', 'username', 'expiresAt'],
+  properties: { moderatorId: { type: 'string' }, username: { type: 'string' }, expiresAt: dateTime },
+  description: 'The live claim; null when unclaimed or the lease ran out.',
+};
+const resolution = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['outcome', 'note', 'moderatorId', 'username', 'resolvedAt', 'pointsRestored'],
+  properties: {
+    outcome: { enum: ['upheld', 'dismissed'] },
+    note: { type: 'string' },
+    moderatorId: { type: 'string' },
+    username: { type: 'string' },
+    resolvedAt: dateTime,
+    pointsRestored: { type: 'integer', minimum: 0 },
+  },
+};
+const caseProperties = {
+  id: { type: 'string' },
+  player: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['serviceId', 'gamerTag', 'trustScore'],
+    properties: {
+      serviceId: { type: 'string' },
+      gamerTag: { type: 'string' },
+      trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+    },
+  },
+  type: { enum: offenseTypes },
+  status: { enum: ['open', 'resolved'] },
+  priority: {
+    type: 'number',
+    description:
+      '25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x earlier offenses of the player (at most 10).',
+  },
+  reportsCount: { type: 'integer' },
+  highestSeverity: { enum: [...SEVERITIES] },
+  totalPenalty: { type: 'integer', description: 'Points the offenses of the case deducted.' },
+  distinctGames: { type: 'integer' },
+  distinctReporters: { type: 'integer' },
+  openedAt: dateTime,
+  updatedAt: dateTime,
+  claim,
+  resolution,
+};
+const caseRequired = Object.keys(caseProperties);
+
+export const moderationSchemas = {
+  ModeratorSession: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['access_token', 'token_type', 'expires_in', 'moderator'],
+    properties: {
+      access_token: { type: 'string' },
+      token_type: { const: 'Bearer' },
+      expires_in: { type: 'integer' },
+      moderator: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'username', 'displayName', 'role'],
+        properties: {
+          id: { type: 'string' },
+          username: { type: 'string' },
+          displayName: { type: 'string' },
+          role: { enum: ['moderator', 'admin'] },
+        },
+      },
+    },
+  },
+  ReviewCase: {
+    type: 'object',
+    additionalProperties: false,
+    required: caseRequired,
+    properties: caseProperties,
+  },
+  ReviewCaseDetail: {
+    type: 'object',
+    additionalProperties: false,
+    required: [...caseRequired, 'offenses', 'audit'],
+    properties: {
+      ...caseProperties,
+      offenses: { type: 'array', items: ref('Reportoffense') },
+      audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
+    },
+  },
+  AuditEntry: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'id',
+      'moderator',
+      'caseId',
+      'action',
+      'outcome',
+      'note',
+      'trustScoreBefore',
+      'trustScoreAfter',
+      'details',
+      'createdAt',
+    ],
+    properties: {
+      id: { type: 'string' },
+      moderator: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'username'],
+        properties: { id: { type: 'string' }, username: { type: 'string' } },
+      },
+      caseId: { type: 'string' },
+      action: { enum: ['claim', 'release', 'resolve'] },
+      outcome: { enum: ['upheld', 'dismissed', null] },
+      note: { type: ['string', 'null'] },
+      trustScoreBefore: { type: 'integer' },
+      trustScoreAfter: { type: 'integer' },
+      details: { type: 'object' },
+      createdAt: dateTime,
+    },
+  },
+  Webhook: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'url', 'events', 'createdAt'],
+    properties: {
+      id: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
+      createdAt: dateTime,
+    },
+  },
+  WebhookWithSecret: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'url', 'events', 'createdAt', 'secret'],
+    properties: {
+      id: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
+      createdAt: dateTime,
+      secret: {
+        type: 'string',
+        description:
+          'Signing secret, shown once. Each delivery carries X-PlayerTrust-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
+      },
+    },
+  },
+  WebhookDelivery: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'id',
+      'eventId',
+      'eventType',
+      'status',
+      'attempts',
+      'lastStatusCode',
+      'lastError',
+      'createdAt',
+      'lastAttemptAt',
+      'deliveredAt',
+    ],
+    properties: {
+      id: { type: 'string' },
+      eventId: { type: 'string' },
+      eventType: { enum: [...EVENT_TYPES] },
+      status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
+      attempts: { type: 'integer' },
+      lastStatusCode: { type: ['integer', 'null'] },
+      lastError: { type: ['string', 'null'] },
+      createdAt: dateTime,
+      lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+      deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+    },
+  },
+  Enrichment: {
+    description: 'What the enrichment worker found, on each stored evidence item once it has run.',
+    oneOf: [
+      {
+        type: 'object',
+        required: ['kind', 'chars', 'lines', 'sha256', 'truncated', 'enrichedAt'],
+        properties: {
+          kind: { const: 'text' },
+          chars: { type: 'integer' },
+          lines: { type: 'integer' },
+          sha256: { type: 'string' },
+          truncated: { type: 'boolean' },
+          enrichedAt: dateTime,
+        },
+      },
+      {
+        type: 'object',
+        required: [
+          'kind',
+          'reachable',
+          'status',
+          'contentType',
+          'bytes',
+          'truncated',
+          'sha256',
+          'finalUrl',
+          'error',
+          'attempts',
+          'enrichedAt',
+        ],
+        properties: {
+          kind: { const: 'url' },
+          reachable: { type: 'boolean' },
+          status: { type: ['integer', 'null'] },
+          contentType: { type: ['string', 'null'] },
+          bytes: { type: ['integer', 'null'], description: 'Bytes read (at most EVIDENCE_FETCH_MAX_BYTES).' },
+          truncated: { type: 'boolean' },
+          sha256: { type: ['string', 'null'], description: 'Of the bytes read.' },
+          finalUrl: { type: ['string', 'null'], description: 'After redirects (at most 3).' },
+          error: {
+            type: ['object', 'null'],
+            properties: { code: { type: 'string' }, message: { type: 'string' } },
+          },
+          attempts: { type: 'integer' },
+          enrichedAt: dateTime,
+        },
+      },
+    ],
+  },
+} as const;

@@ -1,0 +1,161 @@
+import { Router } from '@koa/router';
+import Joi from 'joi';
+import type { Context } from 'koa';
+import { isUuid } from '../../../common/data/repos/accounts.js';
+import { decodeKeys, encodeKeys } from '../../../common/cursor.js';
+import { findCase, listAudit, listCases, type CaseFilter } from '../../../common/data/repos/moderation.js';
+import { findOffenses } from '../../../common/data/repos/offenses.js';
+import { caseOffenseIds } from '../../../common/data/repos/moderation.js';
+import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
+import { AppError, fieldErrors, notFound, validationError } from '../../../common/errors.js';
+import {
+  claimCase,
+  moderatorSignIn,
+  releaseCase,
+  resolveCase,
+  type Actor,
+} from '../../../common/usecases/moderation.js';
+import { presentAudit, presentCase, presentOffense } from '../../../common/views.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+const sessionBody = Joi.object({
+  username: Joi.string().max(64).required(),
+  password: Joi.string().max(256).required(),
+});
+
+const caseQuery = Joi.object({
+  status: Joi.string().valid('open', 'resolved').default('open'),
+  type: Joi.string().valid(...Object.values(REPORT_KINDS)),
+  severity: Joi.string().valid(...SEVERITIES),
+  claimed: Joi.string().valid('any', 'mine', 'unclaimed').default('any'),
+  serviceId: Joi.string().max(64),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});
+
+const auditQuery = Joi.object({
+  caseId: Joi.string().guid(),
+  moderatorId: Joi.string().guid(),
+  limit: Joi.number().integer().min(1).max(100).default(50),
+  cursor: Joi.string().max(64),
+});
+
+function query<T>(schema: Joi.Schema, ctx: Context): T {
+  const { value, error } = schema.validate(ctx.query, { abortEarly: false });
+  if (error) throw validationError(fieldErrors(error.details, 'query'));
+  return value as T;
+}
+
+const badCursor = () =>
+  validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+const isTimestamp = (s: string) => !Number.isNaN(Date.parse(s));
+
+/** A case cursor carries the status it pages, so it cannot be replayed against the other ordering. */
+function decodeCaseCursor(cursor: string, status: string): string[] | undefined {
+  const keys = decodeKeys(cursor, (k) =>
+    k[0] === 'open'
+      ? k.length === 4 && /^-?\d+(\.\d+)?$/.test(k[1]!) && isTimestamp(k[2]!) && isUuid(k[3]!)
+      : k[0] === 'resolved' && k.length === 3 && isTimestamp(k[1]!) && isUuid(k[2]!),
+  );
+  return keys && keys[0] === status ? keys.slice(1) : undefined;
+}
+
+function caseId(ctx: Context): string {
+  const { caseId: id } = ctx.params as { caseId: string };
+  if (!isUuid(id)) throw notFound(`Case ${id}`);
+  return id;
+}
+
+/** The moderator API: sign-in, the review queue, case actions, and (admins) the audit log. */
+export function adminRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin' });
+  const auth = moderatorAuth(deps.moderatorTokens, deps.pool);
+  const actorOf = (ctx: Context) => ctx.state.actor as Actor;
+
+  router.post('/session', requireJsonBody(), async (ctx) => {
+    const { value, error } = sessionBody.validate(ctx.request.body ?? {}, { abortEarly: false });
+    if (error) throw validationError(fieldErrors(error.details));
+    const { username, password } = value as { username: string; password: string };
+    const result = await moderatorSignIn(deps.pool, {
+      username,
+      password,
+      address: ctx.ip,
+      now: deps.clock(),
+    });
+    if (!result.ok) {
+      if (result.reason === 'locked')
+        throw new AppError(429, 'too_many_attempts', 'Too many failed sign-ins; try again later.', {
+          headers: { 'Retry-After': String(result.retryAfterSeconds) },
+        });
+      throw new AppError(401, 'invalid_credentials', 'The username or password is not right.');
+    }
+    const m = result.moderator;
+    ctx.body = {
+      access_token: await deps.moderatorTokens.sign(m.id),
+      token_type: 'Bearer',
+      expires_in: deps.moderatorTokens.lifetime,
+      moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
+    };
+  });
+
+  router.get('/cases', auth, async (ctx) => {
+    const q = query<Omit<CaseFilter, 'moderatorId'> & { limit: number; cursor?: string }>(caseQuery, ctx);
+    const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, q.status);
+    if (q.cursor !== undefined && !after) throw badCursor();
+    const page = await listCases(deps.pool, { ...q, moderatorId: actorOf(ctx).id }, q.limit, after);
+    ctx.body = {
+      items: page.items.map(presentCase),
+      nextCursor: page.next && encodeKeys([q.status, ...page.next]),
+    };
+  });
+
+  router.get('/cases/:caseId', auth, async (ctx) => {
+    const id = caseId(ctx);
+    const c = await findCase(deps.pool, id);
+    if (!c) throw notFound(`Case ${id}`);
+    const [offenses, audit] = await Promise.all([
+      caseOffenseIds(deps.pool, id).then((ids) => findOffenses(deps.pool, ids)),
+      listAudit(deps.pool, { caseId: id }, 100),
+    ]);
+    ctx.body = {
+      ...presentCase(c),
+      // Moderators see every offense in full, enrichment results included.
+      offenses: offenses.map((o) => presentOffense(o, null)),
+      audit: audit.items.map(presentAudit),
+    };
+  });
+
+  router.post('/cases/:caseId/claim', auth, async (ctx) => {
+    ctx.body = presentCase(
+      await claimCase(deps.pool, actorOf(ctx), caseId(ctx), deps.config.caseLeaseSeconds),
+    );
+  });
+
+  router.post('/cases/:caseId/release', auth, async (ctx) => {
+    ctx.body = presentCase(await releaseCase(deps.pool, actorOf(ctx), caseId(ctx)));
+  });
+
+  router.post('/cases/:caseId/resolve', auth, requireJsonBody(), async (ctx) => {
+    const result = await resolveCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {});
+    deps.dispatcher.enqueue(result.outbox);
+    ctx.body = presentCase(result.case);
+  });
+
+  router.get('/audit', moderatorAuth(deps.moderatorTokens, deps.pool, { role: 'admin' }), async (ctx) => {
+    const q = query<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(
+      auditQuery,
+      ctx,
+    );
+    const before =
+      q.cursor === undefined
+        ? undefined
+        : decodeKeys(q.cursor, (k) => k.length === 1 && /^\d{1,18}$/.test(k[0]!));
+    if (q.cursor !== undefined && !before) throw badCursor();
+    const page = await listAudit(deps.pool, q, q.limit, before?.[0]);
+    ctx.body = { items: page.items.map(presentAudit), nextCursor: page.next && encodeKeys([page.next]) };
+  });
+
+  return router;
+}

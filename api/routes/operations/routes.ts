@@ -1,0 +1,87 @@
+import crypto from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import { Router } from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { AppError } from '../../../common/errors.js';
+import { metricsAuthorized, type ApiMetrics } from '../../../common/metrics.js';
+import type { Queues } from '../../../common/queues/index.js';
+import { moderatorSignIn } from '../../../common/usecases/moderation.js';
+import type { AppDeps } from '../../app.js';
+
+export const BOARD_PATH = '/admin/queues';
+
+/** Prometheus text at /metrics; with METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
+export function metricsRoutes(metrics: ApiMetrics, token: string | undefined): Router {
+  const router = new Router();
+  router.get('/metrics', async (ctx) => {
+    if (!metricsAuthorized(ctx.get('authorization') || undefined, token))
+      throw new AppError(401, 'invalid_token', 'Send the metrics token: Authorization: Bearer <token>.', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+      });
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  return router;
+}
+
+/** Counts every request by method, route template and final status (outside the error handler). */
+export function metricsMiddleware(metrics: ApiMetrics): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const start = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route =
+        (ctx as Context & { _matchedRoute?: string })._matchedRoute ??
+        (ctx.path.startsWith(BOARD_PATH) ? `${BOARD_PATH}/*` : 'unmatched');
+      metrics.observe(ctx.method, String(route), ctx.status, Number(process.hrtime.bigint() - start) / 1e9);
+    }
+  };
+}
+
+const BOARD_CACHE_MS = 60_000;
+
+/**
+ * Bull Board at /admin/queues for admin moderators. A browser page cannot send a bearer token, so it
+ * takes HTTP Basic with the moderator's username and password, checked by the same sign-in (and
+ * lockout) as the API; a verified header is remembered for a minute so the board's polling does not
+ * cost a password hash per request.
+ */
+export function queueBoard(deps: AppDeps, queues: Queues): Middleware[] {
+  const adapter = new KoaAdapter();
+  adapter.setBasePath(BOARD_PATH);
+  createBullBoard({
+    queues: Object.values(queues).map((q) => new BullMQAdapter(q)),
+    serverAdapter: adapter,
+  });
+  const verified = new Map<string, number>();
+  const challenge = (status: 401 | 403, detail: string) =>
+    new AppError(status, status === 401 ? 'invalid_credentials' : 'forbidden', detail, {
+      headers:
+        status === 401 ? { 'WWW-Authenticate': 'Basic realm="player-trust queues", charset="UTF-8"' } : {},
+    });
+
+  const guard: Middleware = async (ctx, next) => {
+    if (ctx.path !== BOARD_PATH && !ctx.path.startsWith(`${BOARD_PATH}/`)) return next();
+    const header = ctx.get('authorization');
+    const key = crypto.createHash('sha256').update(header).digest('hex');
+    if ((verified.get(key) ?? 0) > Date.now()) return next();
+    const match = /^Basic ([A-Za-z0-9+/]+=*)$/.exec(header);
+    const [username, ...rest] = match ? Buffer.from(match[1]!, 'base64').toString('utf8').split(':') : [];
+    if (!username) throw challenge(401, 'Sign in with an admin moderator account.');
+    const result = await moderatorSignIn(deps.pool, {
+      username,
+      password: rest.join(':'),
+      address: ctx.ip,
+      now: deps.clock(),
+    });
+    if (!result.ok) throw challenge(401, 'The username or password is not right, or the account is locked.');
+    if (result.moderator.role !== 'admin') throw challenge(403, 'The queue board needs the admin role.');
+    if (verified.size > 1000) verified.clear();
+    verified.set(key, Date.now() + BOARD_CACHE_MS);
+    return next();
+  };
+  return [guard, adapter.registerPlugin() as unknown as Middleware];
+}

@@ -1,0 +1,357 @@
+import type { OffenseType, Severity } from '../../domain/reports.js';
+import type { Queryable } from '../db.js';
+
+export const MODERATOR_ROLES = ['moderator', 'admin'] as const;
+export type ModeratorRole = (typeof MODERATOR_ROLES)[number];
+export const OUTCOMES = ['upheld', 'dismissed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface Moderator {
+  id: string;
+  username: string;
+  displayName: string;
+  role: ModeratorRole;
+  createdAt: Date;
+  disabled: boolean;
+}
+
+export interface ModeratorCredentials extends Moderator {
+  passwordHash: string;
+}
+
+interface ModeratorRow {
+  id: string;
+  username: string;
+  display_name: string;
+  role: ModeratorRole;
+  password_hash: string;
+  created_at: Date;
+  disabled_at: Date | null;
+}
+const MODERATOR_COLUMNS = 'id, username, display_name, role, password_hash, created_at, disabled_at';
+const moderatorFromRow = (r: ModeratorRow): ModeratorCredentials => ({
+  id: r.id,
+  username: r.username,
+  displayName: r.display_name,
+  role: r.role,
+  createdAt: r.created_at,
+  disabled: r.disabled_at !== null,
+  passwordHash: r.password_hash,
+});
+
+export async function insertModerator(
+  db: Queryable,
+  input: { username: string; displayName: string; role: ModeratorRole; passwordHash: string },
+): Promise<Moderator> {
+  const { rows } = await db.query<ModeratorRow>(
+    `INSERT INTO moderators (username, display_name, role, password_hash) VALUES ($1, $2, $3, $4)
+     RETURNING ${MODERATOR_COLUMNS}`,
+    [input.username, input.displayName, input.role, input.passwordHash],
+  );
+  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]!);
+  return moderator;
+}
+
+export async function findModeratorByUsername(db: Queryable, username: string) {
+  const { rows } = await db.query<ModeratorRow>(
+    `SELECT ${MODERATOR_COLUMNS} FROM moderators WHERE username = $1`,
+    [username],
+  );
+  return rows[0] ? moderatorFromRow(rows[0]) : undefined;
+}
+
+/** An enabled moderator by id: what every authenticated moderator request checks. */
+export async function findActiveModerator(db: Queryable, id: string): Promise<Moderator | undefined> {
+  const { rows } = await db.query<ModeratorRow>({
+    name: 'find-active-moderator',
+    text: `SELECT ${MODERATOR_COLUMNS} FROM moderators WHERE id = $1 AND disabled_at IS NULL`,
+    values: [id],
+  });
+  if (!rows[0]) return undefined;
+  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]);
+  return moderator;
+}
+
+export async function listModerators(db: Queryable): Promise<Moderator[]> {
+  const { rows } = await db.query<ModeratorRow>(
+    `SELECT ${MODERATOR_COLUMNS} FROM moderators ORDER BY username`,
+  );
+  return rows.map((r) => {
+    const { passwordHash: _omit, ...moderator } = moderatorFromRow(r);
+    return moderator;
+  });
+}
+
+export async function setModeratorDisabled(db: Queryable, username: string, disabled: boolean) {
+  const { rows } = await db.query<ModeratorRow>(
+    `UPDATE moderators SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, now()) END
+      WHERE username = $1 RETURNING ${MODERATOR_COLUMNS}`,
+    [username, disabled],
+  );
+  if (!rows[0]) return undefined;
+  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]);
+  return moderator;
+}
+
+export interface CaseRecord {
+  id: string;
+  player: { serviceId: string; gamerTag: string; trustScore: number };
+  type: OffenseType;
+  status: 'open' | 'resolved';
+  priority: number;
+  reportsCount: number;
+  highestSeverity: Severity;
+  totalPenalty: number;
+  distinctGames: number;
+  distinctReporters: number;
+  openedAt: Date;
+  updatedAt: Date;
+  /** The current claim; null when unclaimed or when the lease ran out. */
+  claim: { moderatorId: string; username: string; expiresAt: Date } | null;
+  resolution: {
+    outcome: Outcome;
+    note: string;
+    moderatorId: string;
+    username: string;
+    resolvedAt: Date;
+    pointsRestored: number;
+  } | null;
+  /** Internal: the player's row id, and the sort keys of the queue's cursor. */
+  playerRowId: string;
+  cursorKeys: string[];
+}
+
+interface CaseRow {
+  id: string;
+  player_id: string;
+  service_id: string;
+  gamer_tag: string;
+  trust_score: number;
+  type: OffenseType;
+  status: 'open' | 'resolved';
+  priority: string;
+  reports_count: number;
+  highest_severity: Severity;
+  total_penalty: number;
+  distinct_games: number;
+  distinct_reporters: number;
+  opened_at: Date;
+  updated_at: Date;
+  claimed_by: string | null;
+  claim_active: boolean;
+  claim_expires_at: Date | null;
+  claimer: string | null;
+  outcome: Outcome | null;
+  resolution_note: string | null;
+  resolved_by: string | null;
+  resolver: string | null;
+  resolved_at: Date | null;
+  points_restored: number;
+  opened_ts: string;
+  resolved_ts: string | null;
+}
+
+const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
+  c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.opened_at, c.updated_at,
+  c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
+  cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
+  c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts
+  FROM review_cases c JOIN players p ON p.id = c.player_id
+  LEFT JOIN moderators cm ON cm.id = c.claimed_by LEFT JOIN moderators rm ON rm.id = c.resolved_by`;
+
+function caseFromRow(r: CaseRow): CaseRecord {
+  return {
+    id: r.id,
+    player: { serviceId: r.service_id, gamerTag: r.gamer_tag, trustScore: r.trust_score },
+    type: r.type,
+    status: r.status,
+    priority: Number(r.priority),
+    reportsCount: r.reports_count,
+    highestSeverity: r.highest_severity,
+    totalPenalty: r.total_penalty,
+    distinctGames: r.distinct_games,
+    distinctReporters: r.distinct_reporters,
+    openedAt: r.opened_at,
+    updatedAt: r.updated_at,
+    claim:
+      r.status === 'open' && r.claim_active && r.claimed_by
+        ? { moderatorId: r.claimed_by, username: r.claimer!, expiresAt: r.claim_expires_at! }
+        : null,
+    resolution:
+      r.outcome && r.resolved_by && r.resolved_at
+        ? {
+            outcome: r.outcome,
+            note: r.resolution_note ?? '',
+            moderatorId: r.resolved_by,
+            username: r.resolver!,
+            resolvedAt: r.resolved_at,
+            pointsRestored: r.points_restored,
+          }
+        : null,
+    playerRowId: r.player_id,
+    cursorKeys: r.status === 'open' ? [r.priority, r.opened_ts, r.id] : [r.resolved_ts ?? '', r.id],
+  };
+}
+
+/** One case; with `lock`, its row is locked for the caller's transaction. */
+export async function findCase(db: Queryable, id: string, lock = false): Promise<CaseRecord | undefined> {
+  const { rows } = await db.query<CaseRow>(
+    `SELECT ${CASE_SELECT} WHERE c.id = $1${lock ? ' FOR UPDATE OF c' : ''}`,
+    [id],
+  );
+  return rows[0] ? caseFromRow(rows[0]) : undefined;
+}
+
+export interface CaseFilter {
+  status: 'open' | 'resolved';
+  type?: OffenseType;
+  severity?: Severity;
+  /** any, mine (claimed by `moderatorId`), unclaimed (no live claim) */
+  claimed: 'any' | 'mine' | 'unclaimed';
+  serviceId?: string;
+  moderatorId: string;
+}
+
+/**
+ * The queue: open cases by priority (highest first, then oldest), resolved ones newest first.
+ * Keyset-paginated on the sort keys; a case whose priority changes while one pages may move.
+ */
+export async function listCases(
+  db: Queryable,
+  filter: CaseFilter,
+  limit: number,
+  after?: string[],
+): Promise<{ items: CaseRecord[]; next: string[] | null }> {
+  const open = filter.status === 'open';
+  const keyset = !after
+    ? 'true'
+    : open
+      ? `(c.priority < $7::numeric OR (c.priority = $7::numeric AND (c.opened_at, c.id) > ($8::timestamptz, $9::uuid)))`
+      : `(c.resolved_at, c.id) < ($7::timestamptz, $8::uuid)`;
+  const order = open ? 'c.priority DESC, c.opened_at, c.id' : 'c.resolved_at DESC, c.id DESC';
+  const { rows } = await db.query<CaseRow>(
+    `SELECT ${CASE_SELECT}
+      WHERE c.status = $1 AND ($2::text IS NULL OR c.type = $2) AND ($3::text IS NULL OR c.highest_severity = $3)
+        AND ($4::text IS NULL OR p.service_id = $4)
+        AND CASE $5::text
+              WHEN 'mine' THEN c.claimed_by = $6 AND c.claim_expires_at > now()
+              WHEN 'unclaimed' THEN c.claimed_by IS NULL OR c.claim_expires_at <= now()
+              ELSE true END
+        AND ${keyset}
+      ORDER BY ${order} LIMIT ${limit + 1}`,
+    [
+      filter.status,
+      filter.type ?? null,
+      filter.severity ?? null,
+      filter.serviceId ?? null,
+      filter.claimed,
+      filter.moderatorId,
+      ...(after ?? []),
+    ],
+  );
+  const items = rows.slice(0, limit).map(caseFromRow);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > limit && last ? last.cursorKeys : null };
+}
+
+/** The ids of a case's offenses, oldest first. */
+export async function caseOffenseIds(db: Queryable, caseId: string): Promise<string[]> {
+  const { rows } = await db.query<{ offense_id: string }>(
+    `SELECT co.offense_id FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+      WHERE co.case_id = $1 ORDER BY o.created_at, o.id`,
+    [caseId],
+  );
+  return rows.map((r) => r.offense_id);
+}
+
+export async function setClaim(
+  db: Queryable,
+  caseId: string,
+  moderatorId: string | null,
+  leaseSeconds: number,
+) {
+  const { rows } = await db.query<{ expires_at: Date | null }>(
+    `UPDATE review_cases SET claimed_by = $2,
+            claim_expires_at = CASE WHEN $2::uuid IS NULL THEN NULL ELSE now() + make_interval(secs => $3) END
+      WHERE id = $1 RETURNING claim_expires_at AS expires_at`,
+    [caseId, moderatorId, leaseSeconds],
+  );
+  return rows[0]?.expires_at ?? null;
+}
+
+export interface AuditEntry {
+  id: string;
+  moderator: { id: string; username: string };
+  caseId: string;
+  action: 'claim' | 'release' | 'resolve';
+  outcome: Outcome | null;
+  note: string | null;
+  trustScoreBefore: number;
+  trustScoreAfter: number;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export async function insertAudit(
+  db: Queryable,
+  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator'> & { moderatorId: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO moderation_audit (moderator_id, case_id, action, outcome, note, trust_score_before,
+                                   trust_score_after, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      entry.moderatorId,
+      entry.caseId,
+      entry.action,
+      entry.outcome,
+      entry.note,
+      entry.trustScoreBefore,
+      entry.trustScoreAfter,
+      JSON.stringify(entry.details),
+    ],
+  );
+}
+
+/** Audit entries, newest first, keyset-paginated on the id; filters by case and by moderator. */
+export async function listAudit(
+  db: Queryable,
+  filter: { caseId?: string; moderatorId?: string },
+  limit: number,
+  beforeId?: string,
+): Promise<{ items: AuditEntry[]; next: string | null }> {
+  const { rows } = await db.query<{
+    id: string;
+    moderator_id: string;
+    username: string;
+    case_id: string;
+    action: AuditEntry['action'];
+    outcome: Outcome | null;
+    note: string | null;
+    trust_score_before: number;
+    trust_score_after: number;
+    details: Record<string, unknown>;
+    created_at: Date;
+  }>(
+    `SELECT a.id::text, a.moderator_id, m.username, a.case_id, a.action, a.outcome, a.note,
+            a.trust_score_before, a.trust_score_after, a.details, a.created_at
+       FROM moderation_audit a JOIN moderators m ON m.id = a.moderator_id
+      WHERE ($1::uuid IS NULL OR a.case_id = $1) AND ($2::uuid IS NULL OR a.moderator_id = $2)
+        AND ($3::bigint IS NULL OR a.id < $3)
+      ORDER BY a.id DESC LIMIT $4`,
+    [filter.caseId ?? null, filter.moderatorId ?? null, beforeId ?? null, limit + 1],
+  );
+  const items = rows.slice(0, limit).map((r) => ({
+    id: r.id,
+    moderator: { id: r.moderator_id, username: r.username },
+    caseId: r.case_id,
+    action: r.action,
+    outcome: r.outcome,
+    note: r.note,
+    trustScoreBefore: r.trust_score_before,
+    trustScoreAfter: r.trust_score_after,
+    details: r.details,
+    createdAt: r.created_at,
+  }));
+  return { items, next: rows.length > limit ? items[items.length - 1]!.id : null };
+}

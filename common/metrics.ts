@@ -1,0 +1,141 @@
+import crypto from 'node:crypto';
+import type http from 'node:http';
+import type { Job } from 'bullmq';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Queryable } from './data/db.js';
+import type { Queues } from './queues/index.js';
+
+const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
+
+/** Constant-time check of `Authorization: Bearer <METRICS_TOKEN>`; no token configured lets all in. */
+export function metricsAuthorized(header: string | undefined, token: string | undefined): boolean {
+  if (!token) return true;
+  const given = crypto
+    .createHash('sha256')
+    .update(header ?? '')
+    .digest();
+  const expected = crypto.createHash('sha256').update(`Bearer ${token}`).digest();
+  return crypto.timingSafeEqual(given, expected);
+}
+
+/**
+ * The API process's metrics: requests by method, route template and status, their latency, and,
+ * read at scrape time, the depth of every queue by state and the outbox backlog. A registry per
+ * instance, not prom-client's global one, so several instances can live in one process (tests).
+ */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'player_trust_http_requests_total',
+    help: 'HTTP requests by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: 'player_trust_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor(queues: Queues, db: Queryable, onError: (err: Error) => void) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_api_' });
+    new Gauge({
+      name: 'player_trust_queue_jobs',
+      help: 'Jobs in each queue by state (read from Redis at scrape time).',
+      labelNames: ['queue', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        try {
+          for (const [name, queue] of Object.entries(queues)) {
+            const counts = await queue.getJobCounts(...JOB_STATES);
+            for (const state of JOB_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+          }
+        } catch (err) {
+          onError(err as Error); // Redis down: the scrape still answers, without fresh depths
+        }
+      },
+    });
+    const backlog = new Gauge({
+      name: 'player_trust_outbox_unsent',
+      help: 'Outbox rows not yet handed to the queues.',
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'player_trust_outbox_oldest_unsent_seconds',
+      help: 'Age of the oldest outbox row not yet handed to the queues (0 when none).',
+      registers: [this.registry],
+      async collect() {
+        try {
+          const { rows } = await db.query<{ n: number; age: number }>(
+            `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+               FROM outbox WHERE sent_at IS NULL`,
+          );
+          backlog.set(rows[0]!.n);
+          this.set(rows[0]!.age);
+        } catch (err) {
+          onError(err as Error);
+        }
+      },
+    });
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+}
+
+/** A worker process's metrics: job durations and outcomes, and stalled jobs recovered. */
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  private readonly duration: Histogram<'queue' | 'outcome'>;
+  private readonly jobs: Counter<'queue' | 'outcome'>;
+  readonly stalled: Counter<'queue'>;
+
+  constructor(private readonly queue: string) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_worker_' });
+    this.duration = new Histogram({
+      name: 'player_trust_job_duration_seconds',
+      help: 'Processing time of jobs by queue and outcome.',
+      labelNames: ['queue', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    this.jobs = new Counter({
+      name: 'player_trust_jobs_total',
+      help: 'Jobs finished by queue and outcome (failed counts every failed attempt).',
+      labelNames: ['queue', 'outcome'],
+      registers: [this.registry],
+    });
+    const stalled = new Counter({
+      name: 'player_trust_jobs_stalled_total',
+      help: 'Jobs found stalled (their worker died) and put back to run again.',
+      labelNames: ['queue'],
+      registers: [this.registry],
+    });
+    this.stalled = stalled;
+    stalled.inc({ queue }, 0);
+  }
+
+  observe(job: Job, outcome: 'completed' | 'failed'): void {
+    const labels = { queue: this.queue, outcome };
+    this.jobs.inc(labels);
+    if (job.processedOn)
+      this.duration.observe(labels, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
+  }
+
+  async serve(req: http.IncomingMessage, res: http.ServerResponse, token: string | undefined): Promise<void> {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!metricsAuthorized(req.headers.authorization, token)) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
+  }
+}

@@ -1,0 +1,57 @@
+import crypto from 'node:crypto';
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { JWT_ALG, type SigningKeys } from './keys.js';
+import { TokenRejected } from './tokens.js';
+
+/** The audience of moderator tokens: no game's client_id can equal it, so the two never mix. */
+export const MODERATION_AUDIENCE = 'player-trust:moderation';
+const TYP = 'mod+jwt';
+
+/**
+ * Short-lived moderator session tokens, signed with the service's ES256 key. The role is read from
+ * the database on every request (a demoted or disabled moderator loses access at once); the token
+ * only says who signed in.
+ */
+export class ModeratorTokens {
+  private readonly jwks;
+
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly issuer: string,
+    readonly lifetime: number,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.jwks = createLocalJWKSet({ keys: keys.publicJwks });
+  }
+
+  async sign(moderatorId: string): Promise<string> {
+    const now = Math.floor(this.clock().getTime() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: JWT_ALG, kid: this.keys.current.kid, typ: TYP })
+      .setIssuer(this.issuer)
+      .setAudience(MODERATION_AUDIENCE)
+      .setSubject(moderatorId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.lifetime)
+      .setJti(crypto.randomUUID())
+      .sign(this.keys.current.privateKey);
+  }
+
+  /** The moderator id of a valid token, or TokenRejected. */
+  async verify(token: string): Promise<string> {
+    try {
+      const { payload } = await jwtVerify(token, this.jwks, {
+        algorithms: [JWT_ALG],
+        issuer: this.issuer,
+        audience: MODERATION_AUDIENCE,
+        typ: TYP,
+        currentDate: this.clock(),
+        requiredClaims: ['sub', 'exp', 'iat'],
+      });
+      return payload.sub!;
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new TokenRejected('the session token expired');
+      throw new TokenRejected('the session token is invalid');
+    }
+  }
+}

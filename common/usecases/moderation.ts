@@ -1,0 +1,279 @@
+import Joi from 'joi';
+import {
+  isUniqueViolation,
+  withTransaction,
+  type Pool,
+  type PoolClient,
+  type Queryable,
+} from '../data/db.js';
+import {
+  caseOffenseIds,
+  findCase,
+  findModeratorByUsername,
+  insertAudit,
+  insertModerator,
+  MODERATOR_ROLES,
+  OUTCOMES,
+  setClaim,
+  type CaseRecord,
+  type Moderator,
+  type ModeratorRole,
+  type Outcome,
+} from '../data/repos/moderation.js';
+import { emitEvent, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { AppError, fieldErrors, notFound, validationError } from '../errors.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { hashPassword, verifyPassword } from '../security/secrets.js';
+import { clearFailures, lockedForSeconds, recordFailure } from './lockout.js';
+
+export const USERNAME = /^[a-z0-9_.-]{3,64}$/;
+export const NOTE_MAX = 2000;
+
+const check = <T>(schema: Joi.Schema, value: unknown): T => {
+  const { value: v, error } = schema.validate(value, { abortEarly: false });
+  if (error) throw validationError(fieldErrors(error.details));
+  return v as T;
+};
+
+/** Admin tool: a moderator account. Usernames are lower-case; passwords at least 12 characters. */
+export async function createModerator(
+  db: Queryable,
+  input: { username: string; displayName: string; role: string; password: string },
+): Promise<Moderator> {
+  const v = check<{ username: string; displayName: string; role: ModeratorRole; password: string }>(
+    Joi.object({
+      username: Joi.string().trim().lowercase().pattern(USERNAME).required().messages({
+        'string.pattern.base': 'must be 3 to 64 characters: a-z, 0-9, _ . -',
+      }),
+      displayName: Joi.string().trim().min(1).max(200).required(),
+      role: Joi.string()
+        .valid(...MODERATOR_ROLES)
+        .required(),
+      password: Joi.string().min(12).max(256).required(),
+    }),
+    input,
+  );
+  try {
+    return await insertModerator(db, { ...v, passwordHash: await hashPassword(v.password) });
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new AppError(409, 'username_taken', `The username ${v.username} is taken.`);
+    throw err;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+
+export type ModeratorSignIn =
+  | { ok: true; moderator: Moderator }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+
+/** Moderator password sign-in behind the same lockout as players'; a disabled account cannot sign in. */
+export async function moderatorSignIn(
+  pool: Pool,
+  input: { username: string; password: string; address: string; now: Date },
+): Promise<ModeratorSignIn> {
+  const username = input.username.trim().toLowerCase();
+  const keys = [`mod:${username}`, `ip:${input.address}`];
+  const wait = await lockedForSeconds(pool, keys, input.now);
+  if (wait) return { ok: false, reason: 'locked', retryAfterSeconds: wait };
+  const found = USERNAME.test(username) ? await findModeratorByUsername(pool, username) : undefined;
+  dummyHash ??= hashPassword('dummy password for timing');
+  // Unknown usernames cost the same scrypt time as a wrong password.
+  const ok = await verifyPassword(input.password, found?.passwordHash ?? (await dummyHash));
+  if (found && ok && !found.disabled) {
+    await clearFailures(pool, keys[0]!);
+    const { passwordHash: _omit, ...moderator } = found;
+    return { ok: true, moderator };
+  }
+  await recordFailure(pool, keys, input.now);
+  return { ok: false, reason: 'invalid' };
+}
+
+export interface Actor {
+  id: string;
+  username: string;
+  role: ModeratorRole;
+}
+
+const conflict = (code: string, detail: string, c?: CaseRecord) =>
+  new AppError(409, code, detail, {
+    extensions: c?.claim
+      ? { claimedBy: c.claim.username, claimExpiresAt: c.claim.expiresAt.toISOString() }
+      : {},
+  });
+
+/** Locks the case for this transaction; 404 when there is none, 409 when it is already resolved. */
+async function lockOpenCase(client: PoolClient, caseId: string): Promise<CaseRecord> {
+  const c = await findCase(client, caseId, true);
+  if (!c) throw notFound(`Case ${caseId}`);
+  if (c.status !== 'open')
+    throw conflict('case_resolved', `The case was already resolved (${c.resolution?.outcome}).`);
+  return c;
+}
+
+/**
+ * Claims a case for `leaseSeconds` (claiming one's own claim again renews it). A live claim of
+ * another moderator gets 409 case_claimed naming them; an expired one may be taken over.
+ */
+export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseSeconds: number) {
+  return withTransaction(pool, async (client) => {
+    const c = await lockOpenCase(client, caseId);
+    if (c.claim && c.claim.moderatorId !== actor.id)
+      throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
+    const expiresAt = await setClaim(client, caseId, actor.id, leaseSeconds);
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId,
+      action: 'claim',
+      outcome: null,
+      note: null,
+      trustScoreBefore: c.player.trustScore,
+      trustScoreAfter: c.player.trustScore,
+      details: { renewed: c.claim !== null, leaseExpiresAt: expiresAt?.toISOString() },
+    });
+    return (await findCase(client, caseId))!;
+  });
+}
+
+/** Gives a claim back. Only its holder may, or an admin (who thereby frees a case someone left). */
+export async function releaseCase(pool: Pool, actor: Actor, caseId: string) {
+  return withTransaction(pool, async (client) => {
+    const c = await lockOpenCase(client, caseId);
+    if (!c.claim) throw conflict('case_not_claimed', 'The case is not claimed.');
+    if (c.claim.moderatorId !== actor.id && actor.role !== 'admin')
+      throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
+    await setClaim(client, caseId, null, 0);
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId,
+      action: 'release',
+      outcome: null,
+      note: null,
+      trustScoreBefore: c.player.trustScore,
+      trustScoreAfter: c.player.trustScore,
+      details: { releasedClaimOf: c.claim.username },
+    });
+    return (await findCase(client, caseId))!;
+  });
+}
+
+export const resolutionSchema = Joi.object({
+  outcome: Joi.string()
+    .valid(...OUTCOMES)
+    .required(),
+  note: Joi.string().trim().min(1).max(NOTE_MAX).required(),
+});
+
+/**
+ * Resolves a case the actor holds a live claim on, in one transaction: every offense of the case
+ * gets reviewedByAdmin, resolved and resolvedAt; a dismissal gives the player back the points those
+ * offenses actually deducted (the score never above 100); the case records the outcome, the note and
+ * the points restored; the audit log records the score before and after; case.resolved (and
+ * trust.changed when the score moved) are emitted. The case row lock makes two resolutions
+ * serialise: the second sees the case resolved and gets 409.
+ */
+export async function resolveCase(
+  pool: Pool,
+  actor: Actor,
+  caseId: string,
+  input: unknown,
+): Promise<{ case: CaseRecord; outbox: OutboxRow[] }> {
+  const { outcome, note } = check<{ outcome: Outcome; note: string }>(resolutionSchema, input);
+  return withTransaction(pool, async (client) => {
+    const c = await lockOpenCase(client, caseId);
+    if (c.claim && c.claim.moderatorId !== actor.id)
+      throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
+    if (!c.claim)
+      throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
+    const { rows: player } = await client.query<{ trust_score: number }>(
+      'SELECT trust_score FROM players WHERE id = $1 FOR UPDATE',
+      [c.playerRowId],
+    );
+    const before = player[0]!.trust_score;
+    const ids = await caseOffenseIds(client, caseId);
+    const { rows: offenses } = await client.query<{ id: string; studio_id: string; penalty_points: number }>(
+      `UPDATE offenses SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
+        WHERE id = ANY($1::uuid[]) RETURNING id, studio_id, penalty_points`,
+      [ids],
+    );
+    const deducted = offenses.reduce((sum, o) => sum + o.penalty_points, 0);
+    const after = outcome === 'dismissed' ? Math.min(100, before + deducted) : before;
+    if (after !== before)
+      await client.query('UPDATE players SET trust_score = $2, updated_at = now() WHERE id = $1', [
+        c.playerRowId,
+        after,
+      ]);
+    await client.query(
+      `UPDATE review_cases SET status = 'resolved', outcome = $2, resolution_note = $3, resolved_by = $4,
+              resolved_at = now(), points_restored = $5, claim_expires_at = NULL, updated_at = now()
+        WHERE id = $1`,
+      [caseId, outcome, note, actor.id, after - before],
+    );
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId,
+      action: 'resolve',
+      outcome,
+      note,
+      trustScoreBefore: before,
+      trustScoreAfter: after,
+      details: { offenseIds: ids, pointsDeducted: deducted, pointsRestored: after - before },
+    });
+    const resolved = (await findCase(client, caseId))!;
+    const outbox = await emitResolutionEvents(client, resolved, offenses, before, after);
+    return { case: resolved, outbox };
+  });
+}
+
+/**
+ * case.resolved to each studio that filed an offense in the case (with its own offenses' ids; the
+ * moderator's note stays internal); trust.changed to those and to every studio the player is linked
+ * to, when the score moved.
+ */
+async function emitResolutionEvents(
+  client: PoolClient,
+  c: CaseRecord,
+  offenses: { id: string; studio_id: string }[],
+  before: number,
+  after: number,
+): Promise<OutboxRow[]> {
+  const playerId = c.player.serviceId;
+  const filers = new Map<string, string[]>();
+  for (const o of offenses) filers.set(o.studio_id, [...(filers.get(o.studio_id) ?? []), o.id]);
+  const resolvedAt = c.resolution!.resolvedAt.toISOString();
+  const outbox = await emitEvent(
+    client,
+    'case.resolved',
+    new Map(
+      [...filers].map(([studio, offenseIds]) => [
+        studio,
+        {
+          caseId: c.id,
+          playerId,
+          type: c.type,
+          outcome: c.resolution!.outcome,
+          resolvedAt,
+          pointsRestored: after - before,
+          trustScore: after,
+          offenseIds,
+        },
+      ]),
+    ),
+  );
+  if (after !== before) {
+    const change = {
+      playerId,
+      trustScoreBefore: before,
+      trustScoreAfter: after,
+      reason: 'dismissal',
+      caseId: c.id,
+    };
+    const audience = new Set([...filers.keys(), ...(await studiosOfPlayer(client, playerId))]);
+    outbox.push(
+      ...(await emitEvent(client, 'trust.changed', new Map([...audience].map((s) => [s, change])))),
+    );
+  }
+  return outbox;
+}

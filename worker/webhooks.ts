@@ -1,0 +1,5 @@
+import { QUEUES } from '../common/queues/index.js';
+import { webhookProcessor } from './processors/webhook.js';
+import { runWorkerMain } from './run.js';
+
+runWorkerMain(QUEUES.webhooks, webhookProcessor);
