@@ -14,6 +14,7 @@ import { start, type RunningApi, type StartOptions } from '../../api/server.js';
 import { loadSigningKeys } from '../../common/security/keys.js';
 import { TokenService } from '../../common/security/tokens.js';
 import { ModeratorTokens } from '../../common/security/moderator-tokens.js';
+import { createModerator } from '../../common/usecases/moderation.js';
 import { testServices } from './services.js';
 
 export const TEST_PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
@@ -149,4 +150,33 @@ export async function offenseCount(pool: Pool, serviceId: string): Promise<numbe
     [serviceId],
   );
   return rows[0]!.n;
+}
+
+export interface TestModerator {
+  id: string;
+  username: string;
+  password: string;
+  headers: Record<string, string>;
+}
+
+/** A moderator account (admin tool's use case) signed in through the API: headers carry its token. */
+export async function createTestModerator(
+  api: { url: string; pool: Pool },
+  role: 'moderator' | 'admin' = 'moderator',
+): Promise<TestModerator> {
+  const username = `mod-${unique()}`;
+  const password = 'a long moderator password';
+  const moderator = await createModerator(api.pool, {
+    username,
+    displayName: `Mod ${username}`,
+    role,
+    password,
+  });
+  const res = await fetch(`${api.url}/v1/admin/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  const body = (await res.json()) as { access_token: string };
+  return { id: moderator.id, username, password, headers: { authorization: `Bearer ${body.access_token}` } };
 }
