@@ -4,7 +4,11 @@ import { runner } from 'node-pg-migrate';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Applies every pending numbered migration; node-pg-migrate holds an advisory lock meanwhile. */
+/**
+ * Applies every pending numbered migration; node-pg-migrate holds an advisory lock meanwhile. Every
+ * process migrates at start-up, and several start at once (npm start's children, a scaled worker
+ * kind), so a second one waits for the lock and then finds nothing to do, instead of failing.
+ */
 export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined) {
   const applied = await runner({
     databaseUrl,
@@ -12,6 +16,7 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
     direction: 'up',
     migrationsTable: 'pgmigrations',
     checkOrder: true,
+    advisoryLockMode: 'wait',
     log,
     logger: { debug: () => undefined, info: log, warn: log, error: log },
   });
