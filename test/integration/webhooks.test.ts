@@ -1,0 +1,418 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { createLogger } from '../../common/logger.js';
+import { QUEUES, webhookAttempts, webhookRetryOf } from '../../common/queues/index.js';
+import { sealWebhookSecret, verifyWebhookSignature } from '../../common/security/webhook-secrets.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import { webhookProcessor } from '../../worker/processors/webhook.js';
+import { startWorker, type RunningWorker } from '../../worker/run.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  TEST_PEPPER,
+  type Tenant,
+  type TestApi,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { eventually, TestHttpServer, type Received } from '../helpers/http-server.js';
+
+interface Delivery {
+  id: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
+describe('webhooks', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let workers: RunningWorker[];
+  let receiver: TestHttpServer;
+  let forbidden: TestHttpServer;
+
+  before(async () => {
+    receiver = await new TestHttpServer().start();
+    forbidden = await new TestHttpServer('127.0.0.2').start();
+    api = await startTestApi({
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      WEBHOOK_RETRY_BASE_MS: '100',
+      WEBHOOK_RETRY_MAX_DELAY_MS: '200',
+      WEBHOOK_RETRY_WINDOW_MS: '700',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    });
+    const log = createLogger('silent', 'w');
+    workers = await Promise.all([
+      startWorker(api.config, QUEUES.review, reviewProcessor, log),
+      startWorker(api.config, QUEUES.webhooks, webhookProcessor, log),
+    ]);
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await api.close();
+    await receiver.close();
+    await forbidden.close();
+  });
+
+  const register = (tenant: Tenant, json: object) =>
+    call<{ id: string; secret: string; events: string[]; code?: string }>(api.url, 'POST', '/v1/webhooks', {
+      headers: tenant.headers,
+      json,
+    });
+
+  const deliveries = (tenant: Tenant, webhookId: string, query = '') =>
+    call<{ items: Delivery[]; nextCursor: string | null }>(
+      api.url,
+      'GET',
+      `/v1/webhooks/${webhookId}/deliveries${query}`,
+      { spec: '/v1/webhooks/{webhookId}/deliveries', headers: tenant.headers },
+    );
+
+  /** The requests that reached `path`, parsed, once `count` have arrived. */
+  const received = (path: string, count: number) =>
+    eventually(`${count} deliveries at ${path}`, async () => {
+      const list = receiver.requestsTo(path);
+      return list.length >= count ? list : undefined;
+    });
+
+  const verify = (secret: string, r: Received) =>
+    verifyWebhookSignature(
+      secret,
+      r.body,
+      String(r.headers['x-playertrust-signature']),
+      Math.floor(Date.now() / 1000),
+    );
+
+  describe('registration', () => {
+    it('registers a webhook once with its secret, lists it without, and deletes it', async () => {
+      const tenant = await createTenant(api.pool);
+      const res = await register(tenant, { url: 'https://hooks.example.com/pt', events: ['case.resolved'] });
+      expect(res.status).to.equal(201);
+      expect(res.body.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+      expect(res.body.events).to.deep.equal(['case.resolved']);
+      const all = await register(tenant, { url: 'https://hooks.example.com/all' });
+      expect(all.body.events).to.deep.equal(['offense.created', 'case.resolved', 'trust.changed']);
+
+      const list = await call<{ items: { id: string; secret?: string }[] }>(api.url, 'GET', '/v1/webhooks', {
+        headers: tenant.headers,
+      });
+      expect(list.body.items.map((w) => w.id)).to.deep.equal([res.body.id, all.body.id]);
+      expect(list.text).to.not.include(res.body.secret);
+      const { rows } = await api.pool.query<{ secret_ciphertext: Buffer }>(
+        'SELECT secret_ciphertext FROM webhooks WHERE id = $1',
+        [res.body.id],
+      );
+      expect(rows[0]!.secret_ciphertext.toString('latin1')).to.not.include(res.body.secret);
+
+      const del = await call(api.url, 'DELETE', `/v1/webhooks/${res.body.id}`, {
+        spec: '/v1/webhooks/{webhookId}',
+        headers: tenant.headers,
+      });
+      expect(del.status).to.equal(204);
+      const after = await call<{ items: { id: string }[] }>(api.url, 'GET', '/v1/webhooks', {
+        headers: tenant.headers,
+      });
+      expect(after.body.items.map((w) => w.id)).to.deep.equal([all.body.id]);
+    });
+
+    it('refuses plain http, private and metadata addresses, credentials, unknown events, with nothing stored', async () => {
+      const tenant = await createTenant(api.pool);
+      for (const json of [
+        { url: 'http://hooks.example.com/pt' },
+        { url: 'https://10.0.0.5/hook' },
+        { url: 'https://169.254.169.254/hook' },
+        { url: `http://127.0.0.2:${forbidden.port}/hook` },
+        { url: 'https://user:pw@hooks.example.com/' },
+        { url: 'ftp://hooks.example.com/' },
+        { url: 'https://hooks.example.com/', events: ['player.deleted'] },
+        { url: 'https://hooks.example.com/', events: [] },
+        {},
+      ]) {
+        const res = await register(tenant, json);
+        expect(res.status, JSON.stringify(json)).to.equal(400);
+        expect(res.body.code).to.equal('validation_failed');
+      }
+      const { rows } = await api.pool.query('SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1', [
+        tenant.studioId,
+      ]);
+      expect(rows[0].n).to.equal(0);
+    });
+
+    it("another studio can neither see, read the log of, nor delete a studio's webhook", async () => {
+      const owner = await createTenant(api.pool);
+      const stranger = await createTenant(api.pool);
+      const hook = await register(owner, { url: 'https://hooks.example.com/x' });
+      expect((await deliveries(stranger, hook.body.id)).status).to.equal(404);
+      const del = await call(api.url, 'DELETE', `/v1/webhooks/${hook.body.id}`, {
+        spec: '/v1/webhooks/{webhookId}',
+        headers: stranger.headers,
+      });
+      expect(del.status).to.equal(404);
+      const list = await call<{ items: unknown[] }>(api.url, 'GET', '/v1/webhooks', {
+        headers: stranger.headers,
+      });
+      expect(list.body.items).to.deep.equal([]);
+    });
+
+    it('limits a studio to 10 webhooks', async () => {
+      const tenant = await createTenant(api.pool);
+      for (let i = 0; i < 10; i++)
+        expect((await register(tenant, { url: `https://hooks.example.com/${i}` })).status).to.equal(201);
+      const res = await register(tenant, { url: 'https://hooks.example.com/11' });
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('webhook_limit_reached');
+    });
+  });
+
+  describe('delivery', () => {
+    it('delivers offense.created and trust.changed, signed, to the filing studio and to linked studios (as a summary)', async () => {
+      receiver.handler = (_req, res) => res.writeHead(204).end();
+      const filer = await createTenant(api.pool);
+      const linked = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const filerHook = await register(filer, { url: receiver.url('/filer') });
+      const linkedHook = await register(linked, {
+        url: receiver.url('/linked'),
+        events: ['offense.created'],
+      });
+      // The player plays the linked studio's game too (a report links it).
+      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: linked.headers,
+        json: { report: { isAfk: false } },
+      });
+      const report = await call<{ report: { _id: string }; trustScore: number; penaltyApplied: number }>(
+        api.url,
+        'POST',
+        `/v1/anticheat/submitReport/${player.serviceId}`,
+        {
+          spec: '/v1/anticheat/submitReport/{serviceId}',
+          headers: filer.headers,
+          json: { report: { isCheatDetected: true, severity: 'high', description: 'secret sauce' } },
+        },
+      );
+      const offenseId = report.body.report._id;
+
+      const filerGot = await received('/filer', 3); // offense.created x2 (both reports) + trust.changed
+      const events = filerGot.map((r) => ({
+        r,
+        body: JSON.parse(r.body) as { id: string; type: string; data: Record<string, unknown> },
+      }));
+      for (const { r, body } of events) {
+        expect(verify(filerHook.body.secret, r), 'signature').to.equal(true);
+        expect(verify('whsec_another', r)).to.equal(false);
+        expect(r.headers['x-playertrust-event']).to.equal(body.type);
+        expect(r.headers['x-playertrust-event-id']).to.equal(body.id);
+        expect(r.headers['content-type']).to.equal('application/json');
+      }
+      const created = events.find(
+        (e) =>
+          e.body.type === 'offense.created' && (e.body.data.offense as { _id: string })._id === offenseId,
+      )!;
+      expect(created.body.data).to.include({ playerId: player.serviceId });
+      expect(created.body.data.offense).to.include({ visibility: 'full', description: 'secret sauce' });
+      const changed = events.find((e) => e.body.type === 'trust.changed')!;
+      expect(changed.body.data).to.deep.equal({
+        playerId: player.serviceId,
+        trustScoreBefore: report.body.trustScore + report.body.penaltyApplied,
+        trustScoreAfter: report.body.trustScore,
+        reason: 'offense',
+        offenseId,
+      });
+
+      // The linked studio hears of the offense, as the summary its profile view would show.
+      const linkedGot = await received('/linked', 2);
+      const summary = linkedGot
+        .map(
+          (r) =>
+            JSON.parse(r.body) as {
+              data: { offense: { _id: string; visibility: string; description?: string } };
+            },
+        )
+        .find((b) => b.data.offense._id === offenseId)!;
+      expect(summary.data.offense.visibility).to.equal('summary');
+      expect(summary.data.offense).to.not.have.property('description');
+      for (const r of linkedGot) expect(verify(linkedHook.body.secret, r)).to.equal(true);
+
+      // The delivery log shows each delivered once.
+      const log = await eventually('the delivery log shows three delivered', async () => {
+        const res = await deliveries(filer, filerHook.body.id);
+        return res.body.items.length === 3 && res.body.items.every((d) => d.status === 'delivered')
+          ? res.body
+          : undefined;
+      });
+      for (const d of log.items) expect(d).to.include({ attempts: 1, lastStatusCode: 204, lastError: null });
+    });
+
+    it('delivers case.resolved and the refund as trust.changed when a moderator dismisses a case', async () => {
+      receiver.handler = (_req, res) => res.writeHead(200).end();
+      const filer = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(filer, {
+        url: receiver.url('/resolved'),
+        events: ['case.resolved', 'trust.changed'],
+      });
+      const report = await call<{ report: { _id: string }; penaltyApplied: number }>(
+        api.url,
+        'POST',
+        `/v1/griefing/submitReport/${player.serviceId}`,
+        {
+          spec: '/v1/griefing/submitReport/{serviceId}',
+          headers: filer.headers,
+          json: { report: { isGriefing: true, severity: 'high' } },
+        },
+      );
+      await received('/resolved', 1); // trust.changed of the report
+      const caseId = await eventually('the case', async () => {
+        const { rows } = await api.pool.query<{ case_id: string }>(
+          'SELECT case_id FROM case_offenses WHERE offense_id = $1',
+          [report.body.report._id],
+        );
+        return rows[0]?.case_id;
+      });
+      const mod = await createTestModerator(api);
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+        spec: '/v1/admin/cases/{caseId}/claim',
+        headers: mod.headers,
+      });
+      const resolved = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: mod.headers,
+        json: { outcome: 'dismissed', note: 'internal reasoning' },
+      });
+      expect(resolved.status).to.equal(200);
+      const got = await received('/resolved', 3);
+      const bodies = got.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+      const caseEvent = bodies.find((b) => b.type === 'case.resolved')!;
+      expect(caseEvent.data).to.deep.include({
+        caseId,
+        playerId: player.serviceId,
+        type: 'griefing',
+        outcome: 'dismissed',
+        pointsRestored: report.body.penaltyApplied,
+        trustScore: 100,
+        offenseIds: [report.body.report._id],
+      });
+      expect(JSON.stringify(caseEvent)).to.not.include('internal reasoning');
+      const refund = bodies
+        .filter((b) => b.type === 'trust.changed')
+        .find((b) => b.data.reason === 'dismissal')!;
+      expect(refund.data).to.deep.include({
+        trustScoreBefore: 100 - report.body.penaltyApplied,
+        trustScoreAfter: 100,
+        caseId,
+      });
+      for (const r of got) expect(verify(hook.body.secret, r)).to.equal(true);
+    });
+
+    it('retries a failing endpoint with backoff until it answers 2xx, and logs every attempt', async () => {
+      let calls = 0;
+      receiver.handler = (req, res) => {
+        if (req.path === '/flaky') calls++;
+        res.writeHead(req.path === '/flaky' && calls < 3 ? 500 : 200).end();
+      };
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/flaky'), events: ['trust.changed'] });
+      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+      const got = await received('/flaky', 3);
+      expect(new Set(got.map((r) => JSON.parse(r.body).id)).size, 'the same event each time').to.equal(1);
+      const d = await eventually('delivered after retries', async () => {
+        const res = await deliveries(tenant, hook.body.id);
+        return res.body.items[0]?.status === 'delivered' ? res.body.items[0] : undefined;
+      });
+      expect(d).to.include({ attempts: 3, lastStatusCode: 200, lastError: null });
+    });
+
+    it('gives up after the retry window and marks the delivery failed', async () => {
+      receiver.handler = (req, res) => res.writeHead(req.path === '/down' ? 503 : 200).end();
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/down'), events: ['trust.changed'] });
+      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+      const attempts = webhookAttempts(webhookRetryOf(api.config));
+      const d = await eventually('failed for good', async () => {
+        const res = await deliveries(tenant, hook.body.id);
+        return res.body.items[0]?.status === 'failed' ? res.body.items[0] : undefined;
+      });
+      expect(d).to.include({ attempts, lastStatusCode: 503 });
+      expect(receiver.requestsTo('/down')).to.have.length(attempts);
+    });
+
+    it('fails a delivery at once, without connecting, when the address is refused at delivery time', async () => {
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      // As if the name had been re-pointed after registration: the row bypasses the registration check.
+      const { rows } = await api.pool.query<{ id: string }>(
+        `INSERT INTO webhooks (studio_id, url, events, secret_ciphertext) VALUES ($1, $2, '{trust.changed}', $3) RETURNING id`,
+        [tenant.studioId, forbidden.url('/internal'), sealWebhookSecret('whsec_x', TEST_PEPPER)],
+      );
+      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+      const d = await eventually('failed at once', async () => {
+        const res = await deliveries(tenant, rows[0]!.id);
+        return res.body.items[0]?.status === 'failed' ? res.body.items[0] : undefined;
+      });
+      expect(d.attempts).to.equal(1);
+      expect(d.lastError).to.match(/loopback/);
+      expect(forbidden.received).to.have.length(0);
+    });
+
+    it('a report is accepted the same while a webhook endpoint hangs', async () => {
+      receiver.handler = (req, res) => {
+        if (req.path !== '/hang') res.writeHead(200).end();
+      };
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      await register(tenant, { url: receiver.url('/hang') });
+      const started = Date.now();
+      const res = await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+      expect(res.status).to.equal(201);
+      expect(Date.now() - started).to.be.lessThan(1000);
+    });
+
+    it('pages the delivery log with a cursor', async () => {
+      receiver.handler = (_req, res) => res.writeHead(200).end();
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/paged'), events: ['offense.created'] });
+      for (let i = 0; i < 3; i++)
+        await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+          spec: '/v1/afk/submitReport/{serviceId}',
+          headers: tenant.headers,
+          json: { report: { isAfk: false } },
+        });
+      await eventually(
+        'three deliveries',
+        async () => (await deliveries(tenant, hook.body.id)).body.items.length === 3,
+      );
+      const first = await deliveries(tenant, hook.body.id, '?limit=2');
+      expect(first.body.items).to.have.length(2);
+      const second = await deliveries(tenant, hook.body.id, `?limit=2&cursor=${first.body.nextCursor}`);
+      expect(second.body.items).to.have.length(1);
+      expect(second.body.nextCursor).to.equal(null);
+      const ids = [...first.body.items, ...second.body.items].map((d) => d.id);
+      expect(new Set(ids).size).to.equal(3);
+      expect((await deliveries(tenant, hook.body.id, '?cursor=forged')).status).to.equal(400);
+      expect((await deliveries(tenant, crypto.randomUUID())).status).to.equal(404);
+    });
+  });
+});
