@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
-import { createTenant, createTestPlayer, TEST_PEPPER, testSigningKey } from '../helpers/app.js';
+import { Queue } from 'bullmq';
+import { offenseJobId, QUEUES } from '../../common/queues/index.js';
+import { createTenant, createTestPlayer, startTestApi, TEST_PEPPER, testSigningKey } from '../helpers/app.js';
+import { TestHttpServer } from '../helpers/http-server.js';
 import { testServices } from '../helpers/services.js';
 
 interface Proc {
@@ -30,9 +33,9 @@ describe('the API and worker processes', function () {
   let pool: Pool;
   const procs: Proc[] = [];
 
-  function launch(file: string): Proc {
+  function launch(file: string, extraEnv: NodeJS.ProcessEnv = {}): Proc {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      env,
+      env: { ...env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: Record<string, unknown>[] = [];
@@ -140,6 +143,78 @@ describe('the API and worker processes', function () {
     for (const p of [api, enrichment, review]) p.child.kill('SIGTERM');
     expect(await Promise.all([api.exited, enrichment.exited, review.exited])).to.deep.equal([0, 0, 0]);
     expect(api.lines.some((l) => l.msg === 'api stopped')).to.equal(true);
+  });
+
+  it('a worker killed with SIGKILL mid-job: another picks the job up after the stalled interval, and its effects land once', async () => {
+    // The evidence host holds the first fetch open, so the first worker is mid-job when it is killed.
+    const host = await new TestHttpServer().start();
+    let holding = true;
+    host.handler = (_req, res) => {
+      if (!holding) res.writeHead(200, { 'content-type': 'image/png' }).end('AFTER-RESTART');
+    };
+    const workerEnv = {
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      WORKER_LOCK_DURATION_MS: '1500',
+      WORKER_STALLED_INTERVAL_MS: '1000',
+    };
+    const api = await startTestApi({ QUEUE_PREFIX: env.QUEUE_PREFIX! });
+    try {
+      const first = launch('worker/enrichment.ts', workerEnv);
+      await waitFor('the first worker started', async () =>
+        first.lines.some((l) => l.msg === 'worker started'),
+      );
+      const tenant = await createTenant(pool);
+      const player = await createTestPlayer(pool);
+      const res = await fetch(`${api.url}/v1/anticheat/submitReport/${player.serviceId}`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          report: { isCheatDetected: true, evidence: [{ type: 'screenshot', url: host.url('/shot.png') }] },
+        }),
+      });
+      expect(res.status).to.equal(201);
+      const offenseId = ((await res.json()) as { report: { _id: string } }).report._id;
+      await waitFor('the first worker is fetching the evidence', async () => host.received.length === 1);
+
+      first.child.kill('SIGKILL');
+      expect(await first.exited).to.equal(null); // killed, not exited
+      holding = false;
+      const second = launch('worker/enrichment.ts', workerEnv);
+
+      const evidence = await waitFor('the second worker enriched the evidence', async () => {
+        const { rows } = await pool.query<{ evidence: { enrichment?: Record<string, unknown> }[] }>(
+          'SELECT evidence FROM offenses WHERE id = $1',
+          [offenseId],
+        );
+        return rows[0]!.evidence[0]!.enrichment ? rows[0]!.evidence : undefined;
+      });
+      expect(evidence).to.have.length(1);
+      expect(evidence[0]!.enrichment).to.include({
+        status: 200,
+        sha256: crypto.createHash('sha256').update('AFTER-RESTART').digest('hex'),
+      });
+      expect(second.lines.some((l) => String(l.msg).includes('stalled'))).to.equal(true);
+      // The job completed once; the host saw the killed fetch and the one that finished, no more.
+      const queue = new Queue(QUEUES.enrichment, {
+        connection: { url: (await testServices()).redisUrl },
+        prefix: env.QUEUE_PREFIX,
+      });
+      try {
+        const job = await queue.getJob(offenseJobId(QUEUES.enrichment, offenseId));
+        expect(await job!.getState()).to.equal('completed');
+        expect(job!.returnvalue).to.deep.equal({ offenseId, enrichedItems: 1 });
+      } finally {
+        await queue.close();
+      }
+      await new Promise((r) => setTimeout(r, 1500)); // a second, wrongful run would fetch again by now
+      expect(host.received).to.have.length(2);
+
+      second.child.kill('SIGTERM');
+      expect(await second.exited).to.equal(0);
+    } finally {
+      await api.close();
+      await host.close();
+    }
   });
 
   it('a process with a bad configuration stops at once, naming the variable', async () => {
