@@ -7,7 +7,9 @@ import type { Queryable } from './db.js';
  * - authorization codes a day past expiry (a replay of an expired code is refused either way);
  * - access-token rows past expiry (an expired token fails verification before the revocation lookup);
  * - sign-in failure counters whose window and lock are both over;
- * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids).
+ * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids);
+ * - webhook deliveries finished (delivered, failed or cancelled) more than 30 days ago: the delivery
+ *   log studios read covers the last 30 days.
  */
 export async function purgeExpired(db: Queryable): Promise<Record<string, number>> {
   const statements: Record<string, string> = {
@@ -17,6 +19,7 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     signInFailures: `DELETE FROM sign_in_failures WHERE updated_at < now() - interval '15 minutes'
                        AND (locked_until IS NULL OR locked_until < now())`,
     outbox: `DELETE FROM outbox WHERE sent_at < now() - interval '7 days'`,
+    webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < now() - interval '30 days'`,
   };
   const deleted: Record<string, number> = {};
   for (const [name, sql] of Object.entries(statements)) deleted[name] = (await db.query(sql)).rowCount ?? 0;

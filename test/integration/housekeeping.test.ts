@@ -56,6 +56,22 @@ describe('housekeeping', () => {
       [tag],
     );
 
+    const hook = await pool.query<{ id: string }>(
+      `INSERT INTO webhooks (studio_id, url, events, secret_ciphertext) VALUES ($1, 'https://h.example', '{trust.changed}', '\\x00')
+       RETURNING id`,
+      [tenant.studioId],
+    );
+    const webhookId = hook.rows[0]!.id;
+    const ev = () => crypto.randomUUID();
+    await pool.query(
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, status, created_at) VALUES
+         ($1, $2, 'trust.changed', '{}', 'delivered', now() - interval '31 days'),
+         ($1, $3, 'trust.changed', '{}', 'failed', now() - interval '31 days'),
+         ($1, $4, 'trust.changed', '{}', 'pending', now() - interval '31 days'),
+         ($1, $5, 'trust.changed', '{}', 'delivered', now() - interval '29 days')`,
+      [webhookId, ev(), ev(), ev(), ev()],
+    );
+
     await purgeExpired(pool);
 
     const left = async (sql: string, params: unknown[]) =>
@@ -80,6 +96,12 @@ describe('housekeeping', () => {
       `${tag}-recent`,
       `${tag}-unsent`,
     ]);
+    expect(
+      await left(
+        `SELECT status || ':' || (created_at > now() - interval '30 days') AS k FROM webhook_deliveries WHERE webhook_id = $1`,
+        [webhookId],
+      ),
+    ).to.deep.equal(['delivered:true', 'pending:false']);
     // The database is shared by the whole run: leave no unsent row for another test's relay.
     await pool.query('DELETE FROM outbox WHERE job_id LIKE $1', [`${tag}-%`]);
   });

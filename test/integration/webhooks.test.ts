@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES, webhookAttempts, webhookRetryOf } from '../../common/queues/index.js';
@@ -387,6 +388,39 @@ describe('webhooks', function () {
       });
       expect(res.status).to.equal(201);
       expect(Date.now() - started).to.be.lessThan(1000);
+    });
+
+    it('a deleted webhook gets nothing more: its pending delivery is cancelled, not sent', async () => {
+      const tenant = await createTenant(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/deleted') });
+      const { rows } = await api.pool.query<{ id: string }>(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload)
+         VALUES ($1, gen_random_uuid(), 'trust.changed', '{}') RETURNING id`,
+        [hook.body.id],
+      );
+      await call(api.url, 'DELETE', `/v1/webhooks/${hook.body.id}`, {
+        spec: '/v1/webhooks/{webhookId}',
+        headers: tenant.headers,
+      });
+      const process = webhookProcessor({
+        pool: api.pool,
+        log: createLogger('silent', 't'),
+        config: api.config,
+        pepper: TEST_PEPPER,
+        dispatch: () => undefined,
+      });
+      const result = await process({
+        id: 'x',
+        data: { deliveryId: rows[0]!.id },
+        attemptsMade: 0,
+        opts: { attempts: 3 },
+      } as Job);
+      expect(result).to.deep.equal({ deliveryId: rows[0]!.id, status: 'cancelled' });
+      const after = await api.pool.query('SELECT status FROM webhook_deliveries WHERE id = $1', [
+        rows[0]!.id,
+      ]);
+      expect(after.rows[0].status).to.equal('cancelled');
+      expect(receiver.requestsTo('/deleted')).to.have.length(0);
     });
 
     it('pages the delivery log with a cursor', async () => {
