@@ -25,18 +25,36 @@ export interface TxOptions {
   isolation?: 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 }
 
+const isRetryable = (err: unknown) => RETRYABLE.has((err as { code?: string }).code ?? '');
+const pause = (attempt: number) => new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 10));
+
+/**
+ * Runs `fn` again from the start when PostgreSQL aborted it with a serialization failure or a
+ * deadlock (nothing of an aborted transaction was committed), up to `retries` times with a short
+ * jittered pause. For a single statement, which is its own transaction; withTransaction uses it too.
+ */
+export async function withRetries<T>(fn: () => Promise<T>, retries = 5): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isRetryable(err) || attempt >= retries) throw err;
+      await pause(attempt);
+    }
+  }
+}
+
 /**
  * Runs `fn` in a transaction on one client and commits; rolls back on any error. A serialization
  * failure or deadlock runs `fn` again from the start (so `fn` must only touch the database through
- * the client it is given), up to `retries` times with a short jittered pause.
+ * the client it is given), up to `retries` times (withRetries).
  */
 export async function withTransaction<T>(
   pool: pg.Pool,
   fn: (client: pg.PoolClient) => Promise<T>,
   options: TxOptions = {},
 ): Promise<T> {
-  const retries = options.retries ?? 5;
-  for (let attempt = 0; ; attempt++) {
+  return withRetries(async () => {
     const client = await pool.connect();
     let broken = false;
     try {
@@ -50,16 +68,11 @@ export async function withTransaction<T>(
       } catch {
         broken = true; // the connection itself is gone: do not hand it back to the pool
       }
-      const code = (err as { code?: string }).code;
-      if (code && RETRYABLE.has(code) && attempt < retries) {
-        await new Promise((r) => setTimeout(r, 5 * 2 ** attempt + Math.random() * 10));
-        continue;
-      }
       throw err;
     } finally {
       client.release(broken);
     }
-  }
+  }, options.retries ?? 5);
 }
 
 export function isUniqueViolation(err: unknown): boolean {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import { withRetries, withTransaction, type Pool, type Queryable } from '../data/db.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -91,8 +91,8 @@ export async function submitReport(
   });
 
   if (!idempotencyKey) {
-    // One statement is its own transaction: one round trip on the hot path.
-    const rec = await record(deps.pool);
+    // One statement is its own transaction: one round trip on the hot path (again, if aborted by a deadlock).
+    const rec = await withRetries(() => record(deps.pool));
     if (!rec) throw notFound(`Player ${input.serviceId}`);
     deps.afterCommit(rec.outbox);
     return { status: 201, body: respond(rec), replayed: false };

@@ -118,7 +118,7 @@ export interface RecordedReport {
  * The whole report in one statement, so one round trip and one implicit transaction (or part of the
  * caller's): lock the player's row, lower the trust score (floored at 0), insert the offense with the
  * points actually deducted, link the game and write the outbox rows for its jobs (offenseJobs). Concurrent
- * reports on one player serialise on the row lock; the FOR UPDATE sub-select re-reads the latest
+ * reports on one player serialise on the row lock; the FOR NO KEY UPDATE sub-select re-reads the latest
  * committed score, so no deduction is lost. No row comes back when the player does not exist, and
  * then nothing was written.
  */
@@ -138,7 +138,7 @@ export async function recordReport(
   const { rows } = await db.query<OffenseRow & { trust_score: number; outbox: OutboxRow[] }>({
     name: 'record-report',
     text: `WITH target AS (
-       SELECT id, trust_score FROM players WHERE service_id = $1 FOR UPDATE
+       SELECT id, trust_score FROM players WHERE service_id = $1 FOR NO KEY UPDATE
      ), upd AS (
        UPDATE players p SET trust_score = GREATEST(p.trust_score - $2::int, 0), updated_at = now()
          FROM target t WHERE p.id = t.id
