@@ -15,6 +15,12 @@ export function createPool(url: string, max: number, log?: Logger): pg.Pool {
   });
   // An idle client's connection can drop (server restart); the pool replaces it, so only log.
   pool.on('error', (err) => log?.warn({ err: err.message }, 'idle PostgreSQL connection failed'));
+  // A checked-out client whose connection drops between queries emits 'error' on itself, which the
+  // pool's listener does not cover: unhandled, it would crash the process. The query in progress (or
+  // the next one) fails on its own, and the broken client is discarded when it is released.
+  pool.on('connect', (client) =>
+    client.on('error', (err) => log?.warn({ err: err.message }, 'PostgreSQL connection failed')),
+  );
   return pool;
 }
 
