@@ -84,6 +84,12 @@ export async function start(
     metrics,
     queues,
   });
+  // Once shutdown begins, every answer closes its connection: keep-alive clients would otherwise keep
+  // sending on their open connections and hold server.close() until the grace period ran out.
+  let closing = false;
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (closing) res.setHeader('Connection', 'close');
+  });
   server.on('request', app.callback());
   log.info({ url, issuer }, 'api listening');
 
@@ -91,6 +97,7 @@ export async function start(
   const stop = () =>
     (stopping ??= (async () => {
       log.info('api shutting down: refusing new connections, finishing requests in flight');
+      closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
