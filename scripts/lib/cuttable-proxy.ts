@@ -1,8 +1,10 @@
 import net from 'node:net';
 
 /**
- * A loopback TCP proxy in front of a real server that a test can cut and restore on the same port,
- * to play "Redis is down" without stopping the Redis other tests share.
+ * A loopback TCP proxy in front of a real server that can be cut and restored on the same port: to
+ * the processes behind it the server is down (every connection dropped, new ones refused) and then
+ * back, without stopping a server that others share or that the caller does not own. Used by the
+ * fault drills and the tests.
  */
 export class CuttableProxy {
   private server: net.Server | undefined;
@@ -44,7 +46,15 @@ export class CuttableProxy {
     if (server) await new Promise((r) => server.close(r));
   }
 
-  url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+  get isOpen(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** `original` (the server's URL) with the proxy's address in its place. */
+  url(original = 'redis://127.0.0.1'): string {
+    const u = new URL(original);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString().replace(/\/$/, '');
   }
 }

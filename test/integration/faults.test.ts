@@ -11,6 +11,7 @@ import {
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
+import { blockedBy } from '../../scripts/drills.js';
 
 /**
  * Injected transaction faults: a second connection forces a deadlock with the report's transaction.
@@ -34,18 +35,14 @@ describe('injected transaction faults', function () {
   async function deadlockDuring(serviceId: string, send: () => Promise<{ status: number }>) {
     const b: PoolClient = await api.pool.connect();
     try {
+      const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await b.query('BEGIN');
       await b.query(
         'INSERT INTO player_games (player_id, game_id) SELECT id, $2 FROM players WHERE service_id = $1',
         [serviceId, tenant.game.id],
       );
       const pending = send();
-      await eventually('the report waits for the link row', async () => {
-        const { rows } = await api.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH target AS%'`,
-        );
-        return rows[0]!.n === 1;
-      });
+      await eventually('the report waits for the link row', () => blockedBy(api.pool, pid));
       // Close the cycle: the report holds the player's row.
       const bLocked = await b
         .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [serviceId])

@@ -12,7 +12,7 @@ import {
   type TestApi,
 } from '../helpers/app.js';
 import { call, type Res } from '../helpers/http.js';
-import { CuttableProxy } from '../helpers/proxy.js';
+import { CuttableProxy } from '../../scripts/lib/cuttable-proxy.js';
 
 type Submit = {
   message: string;

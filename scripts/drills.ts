@@ -1,0 +1,820 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { createPool, type Pool } from '../common/data/db.js';
+import { migrate } from '../common/data/migrate.js';
+import { QUEUES } from '../common/queues/index.js';
+import { providePostgres, provideRedis, type ServiceHandle } from '../common/services/index.js';
+import { provisionGame, provisionStudio } from '../common/usecases/provisioning.js';
+import { CuttableProxy } from './lib/cuttable-proxy.js';
+
+/**
+ * Fault drills: the real API and worker processes under a steady report load while something
+ * breaks, then counts that prove nothing was lost or doubled. `npm run drill` runs them at full
+ * length; test/integration/drills.test.ts runs the same drills shortened. Every loop is bounded in
+ * count and time; all traffic stays on loopback; everything started is stopped.
+ */
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PEPPER = `drill-pepper-${crypto.randomBytes(16).toString('hex')}`;
+const GRACE_MS = 8000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export type ProcessKind = 'api' | 'enrichment' | 'review' | 'webhooks';
+const ENTRY: Record<ProcessKind, string> = {
+  api: 'api/server.ts',
+  enrichment: 'worker/enrichment.ts',
+  review: 'worker/review.ts',
+  webhooks: 'worker/webhooks.ts',
+};
+
+export interface Proc {
+  kind: ProcessKind;
+  child: ChildProcess;
+  logFile: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The evidence host: answers every fetch after a delay, so enrichment jobs are in flight for a while. */
+class SlowEvidenceHost {
+  delayMs = 300;
+  requests = 0;
+  private readonly server = http.createServer((_req, res) => {
+    this.requests++;
+    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end('PNG'), this.delayMs).unref();
+  });
+  async start() {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    return this;
+  }
+  url(p: string) {
+    return `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}${p}`;
+  }
+  async close() {
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+export interface RigOptions {
+  /** Where the servers' data and the processes' logs go. */
+  dir: string;
+  databaseUrl?: string | undefined;
+  redisUrl?: string | undefined;
+}
+
+/**
+ * The service as operators run it, with PostgreSQL and Redis behind cuttable proxies: the real
+ * database and queue, and a way to take either away from the processes and give it back.
+ */
+export class DrillRig {
+  readonly procs = new Map<ProcessKind, Proc>();
+  readonly apiUrl: string;
+  headers!: Record<string, string>;
+  gameId!: string;
+  private counter = 0;
+
+  private constructor(
+    readonly dir: string,
+    private readonly services: ServiceHandle[],
+    readonly pool: Pool,
+    readonly pgProxy: CuttableProxy,
+    readonly redisProxy: CuttableProxy,
+    readonly redisUrl: string,
+    readonly evidence: SlowEvidenceHost,
+    private readonly env: NodeJS.ProcessEnv,
+    readonly apiPort: number,
+    readonly queuePrefix: string,
+  ) {
+    this.apiUrl = `http://127.0.0.1:${apiPort}`;
+  }
+
+  static async start(opts: RigOptions): Promise<DrillRig> {
+    fs.mkdirSync(opts.dir, { recursive: true });
+    const pg = await providePostgres({ dataDir: opts.dir, databaseUrl: opts.databaseUrl, ephemeral: true });
+    const redis = await provideRedis({ dataDir: opts.dir, redisUrl: opts.redisUrl, ephemeral: true });
+    await migrate(pg.url);
+    const pgProxy = CuttableProxy.forUrl(pg.url);
+    const redisProxy = CuttableProxy.forUrl(redis.url);
+    await pgProxy.open();
+    await redisProxy.open();
+    const evidence = await new SlowEvidenceHost().start();
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const jwk = await exportJWK(privateKey);
+    jwk.kid = await calculateJwkThumbprint(jwk);
+    const apiPort = await freePort();
+    const queuePrefix = `drill${crypto.randomBytes(3).toString('hex')}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: pgProxy.url(pg.url),
+      REDIS_URL: redisProxy.url(redis.url),
+      PORT: String(apiPort),
+      QUEUE_PREFIX: queuePrefix,
+      CLIENT_SECRET_PEPPER: PEPPER,
+      JWT_SIGNING_KEY: JSON.stringify(jwk),
+      LOG_LEVEL: 'info',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      OUTBOX_RELAY_INTERVAL_MS: '200',
+      SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      // A killed worker's job comes back within seconds instead of the production 30 s.
+      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_STALLED_INTERVAL_MS: '1000',
+      PG_POOL_SIZE: '10',
+    };
+    const pool = createPool(pg.url, 4);
+    const rig = new DrillRig(
+      opts.dir,
+      [pg, redis],
+      pool,
+      pgProxy,
+      redisProxy,
+      redis.url,
+      evidence,
+      env,
+      apiPort,
+      queuePrefix,
+    );
+    const studio = await provisionStudio(pool, { name: 'Drill Studio' });
+    const game = await provisionGame(pool, PEPPER, {
+      studioId: studio.id,
+      title: 'Drill',
+      redirectUris: ['https://drill.example/cb'],
+    });
+    rig.gameId = game.id;
+    rig.headers = {
+      client_id: game.clientId,
+      client_secret: game.clientSecret,
+      'content-type': 'application/json',
+    };
+    return rig;
+  }
+
+  /** Starts a process of `kind` and waits until it is ready (the API answers /readyz, a worker logged it started). */
+  async launch(kind: ProcessKind): Promise<Proc> {
+    const logFile = path.join(this.dir, `${kind}-${++this.counter}.log`);
+    // A file, not a pipe: pino writes synchronously, and a pipe drained by a busy parent throttles it.
+    const fd = fs.openSync(logFile, 'w');
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, ENTRY[kind])], {
+      env: this.env,
+      cwd: ROOT,
+      stdio: ['ignore', fd, fd],
+    });
+    fs.closeSync(fd);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const proc: Proc = { kind, child, logFile, exited };
+    this.procs.set(kind, proc);
+    const until = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${kind} exited with ${child.exitCode}; see ${logFile}`);
+      if (kind === 'api') {
+        const ok = await fetch(`${this.apiUrl}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) return proc;
+      } else if (fs.readFileSync(logFile, 'utf8').includes('"msg":"worker started"')) return proc;
+      if (Date.now() > until) throw new Error(`${kind} did not become ready in 60 s; see ${logFile}`);
+      await sleep(100);
+    }
+  }
+
+  /** Log lines of every process of `kind` this rig started, parsed. */
+  logLines(kind: ProcessKind): Record<string, unknown>[] {
+    return fs
+      .readdirSync(this.dir)
+      .filter((f) => f.startsWith(`${kind}-`) && f.endsWith('.log'))
+      .flatMap((f) => fs.readFileSync(path.join(this.dir, f), 'utf8').split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  /** Fresh players for one drill: each starts at 100, so its sums are the drill's own. */
+  async players(tag: string, count: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ service_id: string }>(
+      `INSERT INTO players (service_id, full_name, gamer_tag)
+       SELECT $1 || '-' || i, 'Drill ' || i, $1 || '-' || i FROM generate_series(1, $2) AS i RETURNING service_id`,
+      [tag, count],
+    );
+    return rows.map((r) => r.service_id);
+  }
+
+  async jobCounts(queue: string): Promise<Record<string, number>> {
+    const q = new Queue(queue, { connection: { url: this.redisUrl }, prefix: this.queuePrefix });
+    try {
+      return await q.getJobCounts('active', 'waiting', 'delayed', 'failed', 'completed');
+    } finally {
+      await q.close();
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const p of this.procs.values()) if (p.child.exitCode === null) p.child.kill('SIGTERM');
+    await Promise.race([Promise.all([...this.procs.values()].map((p) => p.exited)), sleep(15_000)]);
+    for (const p of this.procs.values()) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await this.pgProxy.cut();
+    await this.redisProxy.cut();
+    await this.evidence.close();
+    await this.pool.end();
+    await Promise.all(this.services.map((s) => s.stop()));
+  }
+}
+
+interface Attempt {
+  status: number | 'network';
+  ms: number;
+  at: number;
+}
+
+interface LogicalReport {
+  matchId: string;
+  serviceId: string;
+  attempts: Attempt[];
+  offenseId?: string;
+  penalty?: number;
+}
+
+/**
+ * A steady report load as a careful studio client sends it: every report has its own
+ * Idempotency-Key and is retried with the same key on 503, 409 or a dropped connection, until it
+ * is accepted or `giveUpMs` after the load stopped.
+ */
+export class ReportLoad {
+  readonly reports: LogicalReport[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly pending = new Set<Promise<void>>();
+  private stoppedAt: number | undefined;
+
+  constructor(
+    private readonly rig: DrillRig,
+    private readonly tag: string,
+    private readonly players: string[],
+    private readonly ratePerSecond: number,
+    private readonly giveUpMs = 30_000,
+  ) {}
+
+  start(): void {
+    const tick = 50;
+    let owed = 0;
+    this.timer = setInterval(() => {
+      owed += (this.ratePerSecond * tick) / 1000;
+      for (; owed >= 1; owed--) {
+        const p = this.one().finally(() => this.pending.delete(p));
+        this.pending.add(p);
+      }
+    }, tick);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.stoppedAt = Date.now();
+    await Promise.all([...this.pending]);
+  }
+
+  private async one(): Promise<void> {
+    const report: LogicalReport = {
+      matchId: `${this.tag}-${this.reports.length + 1}`,
+      serviceId: this.players[this.reports.length % this.players.length]!,
+      attempts: [],
+    };
+    this.reports.push(report);
+    const severities = ['low', 'medium', 'high', 'critical'];
+    const body = JSON.stringify({
+      report: {
+        isCheatDetected: true,
+        severity: severities[this.reports.length % 4],
+        matchId: report.matchId,
+        evidence: [{ type: 'screenshot', url: this.rig.evidence.url(`/${report.matchId}.png`) }],
+        logs: [`${report.matchId} snap`, 'second line'],
+      },
+    });
+    for (;;) {
+      const started = Date.now();
+      let status: number | 'network';
+      try {
+        const res = await fetch(`${this.rig.apiUrl}/v1/anticheat/submitReport/${report.serviceId}`, {
+          method: 'POST',
+          headers: { ...this.rig.headers, 'idempotency-key': report.matchId },
+          body,
+          signal: AbortSignal.timeout(15_000),
+        });
+        status = res.status;
+        const json = (await res.json()) as { report?: { _id: string }; penaltyApplied?: number };
+        if (res.status === 201) {
+          report.offenseId = json.report!._id;
+          report.penalty = json.penaltyApplied!;
+        }
+      } catch {
+        status = 'network';
+      }
+      report.attempts.push({ status, ms: Date.now() - started, at: started });
+      if (status === 201) return;
+      // 503, 409 (the same key still in flight) and dropped connections are worth a retry; a 4xx or
+      // 500 is a defect the verification reports.
+      const retryable = status === 'network' || status === 503 || status === 409;
+      if (!retryable || (this.stoppedAt && Date.now() > this.stoppedAt + this.giveUpMs)) return;
+      await sleep(200);
+    }
+  }
+
+  /** Attempts that started within [from, to). */
+  attemptsBetween(from: number, to: number): Attempt[] {
+    return this.reports.flatMap((r) => r.attempts).filter((a) => a.at >= from && a.at < to);
+  }
+}
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface DrillResult {
+  name: string;
+  what: string;
+  lines: string[];
+  checks: Check[];
+  ok: boolean;
+}
+
+/**
+ * What proves nothing was lost or doubled: every report answered 201 is stored once, no report is
+ * stored twice, the penalties add up against the trust scores, every offense was reviewed and
+ * enriched exactly once, and the outbox is empty. Waits up to `drainMs` for the workers.
+ */
+export async function verify(rig: DrillRig, load: ReportLoad, players: string[], drainMs = 60_000) {
+  const tag = load.reports[0]?.matchId.replace(/-\d+$/, '') ?? 'none';
+  const accepted = load.reports.filter((r) => r.offenseId);
+  const defects = load.reports.flatMap((r) =>
+    r.attempts.filter(
+      (a) => a.status !== 201 && a.status !== 503 && a.status !== 409 && a.status !== 'network',
+    ),
+  );
+  const retried = load.reports.filter((r) => r.attempts.length > 1).length;
+  const stored = async () =>
+    (
+      await rig.pool.query<{
+        n: number;
+        distinct_matches: number;
+        penalty: number;
+        reviewed: number;
+        enriched: number;
+        unsent: number;
+      }>(
+        `SELECT count(*)::int AS n, count(DISTINCT o.context->>'matchId')::int AS distinct_matches,
+                coalesce(sum(o.penalty_points), 0)::int AS penalty,
+                count(co.case_id)::int AS reviewed,
+                count(*) FILTER (WHERE NOT EXISTS (
+                  SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE e->'enrichment' IS NULL))::int AS enriched,
+                (SELECT count(*)::int FROM outbox ob WHERE ob.sent_at IS NULL) AS unsent
+           FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+          WHERE o.context->>'matchId' LIKE $1 || '-%'`,
+        [tag],
+      )
+    ).rows[0]!;
+  let s = await stored();
+  const until = Date.now() + drainMs;
+  while ((s.reviewed < s.n || s.enriched < s.n || s.unsent > 0) && Date.now() < until) {
+    await sleep(250);
+    s = await stored();
+  }
+  const scores = (
+    await rig.pool.query<{ deducted: number }>(
+      'SELECT coalesce(sum(100 - trust_score), 0)::int AS deducted FROM players WHERE service_id = ANY($1)',
+      [players],
+    )
+  ).rows[0]!.deducted;
+  const answeredPenalty = accepted.reduce((sum, r) => sum + r.penalty!, 0);
+  const ids = new Set(accepted.map((r) => r.offenseId));
+  const found = (
+    await rig.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM offenses WHERE id = ANY($1::uuid[])',
+      [[...ids]],
+    )
+  ).rows[0]!.n;
+
+  const lines = [
+    `reports: ${load.reports.length} sent, ${accepted.length} answered 201 (${retried} after a retry), ${load.reports.length - accepted.length} never accepted`,
+    `offenses stored: ${s.n} (${ids.size - found} answered 201 but missing, ${s.n - s.distinct_matches} duplicates)`,
+    `penalties: ${answeredPenalty} answered, ${s.penalty} stored, ${scores} taken off the trust scores`,
+    `jobs: admin-review filed ${s.reviewed}/${s.n}, evidence-enrichment done ${s.enriched}/${s.n}; outbox unsent ${s.unsent}`,
+  ];
+  const checks: Check[] = [
+    { name: 'no report lost', ok: accepted.length === load.reports.length, detail: lines[0]! },
+    { name: 'every 201 stored', ok: found === ids.size, detail: lines[1]! },
+    { name: 'no duplicates', ok: s.n === s.distinct_matches && s.n === accepted.length, detail: lines[1]! },
+    {
+      name: 'penalties exact',
+      ok: answeredPenalty === s.penalty && s.penalty === scores,
+      detail: lines[2]!,
+    },
+    {
+      name: 'every job processed',
+      ok: s.reviewed === s.n && s.enriched === s.n && s.unsent === 0,
+      detail: lines[3]!,
+    },
+    {
+      name: 'no unexpected status',
+      ok: defects.length === 0,
+      detail: `${defects.length} answers other than 201, 503 or 409 (${[...new Set(defects.map((d) => d.status))].join(', ')})`,
+    },
+  ];
+  return { lines, checks };
+}
+
+export interface DrillOptions {
+  /** How long the fault lasts (the issue's drills: 10 s). */
+  faultSeconds: number;
+  /** Load before and after the fault. */
+  steadySeconds: number;
+  rate: number;
+  log?: (line: string) => void;
+}
+
+type Drill = (
+  rig: DrillRig,
+  opts: DrillOptions,
+) => Promise<{ what: string; lines: string[]; checks: Check[]; load: ReportLoad; players: string[] }>;
+
+let drillCounter = 0;
+async function underLoad(
+  rig: DrillRig,
+  opts: DrillOptions,
+  name: string,
+  fault: (load: ReportLoad) => Promise<{ lines: string[]; checks: Check[] }>,
+) {
+  const tag = `d${++drillCounter}${crypto.randomBytes(2).toString('hex')}-${name}`;
+  // About four reports a player: enough to serialise on rows, few enough that scores rarely hit 0.
+  const players = await rig.players(
+    tag,
+    Math.max(20, Math.ceil((opts.rate * (2 * opts.steadySeconds + opts.faultSeconds)) / 4)),
+  );
+  const load = new ReportLoad(rig, tag, players, opts.rate);
+  load.start();
+  try {
+    await sleep(opts.steadySeconds * 1000);
+    const result = await fault(load);
+    await sleep(opts.steadySeconds * 1000);
+    return { ...result, load, players };
+  } finally {
+    await load.stop();
+  }
+}
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export const DRILLS: Record<string, Drill> = {
+  /** SIGKILL both workers mid-job; replacements pick the jobs up after the stalled interval. */
+  'worker-kill': async (rig, opts) => {
+    const r = await underLoad(rig, opts, 'worker-kill', async () => {
+      const before = rig.evidence.requests;
+      await waitUntil('an enrichment job in flight', async () => rig.evidence.requests > before, 10_000);
+      const killed: string[] = [];
+      for (const kind of ['enrichment', 'review'] as const) {
+        const proc = rig.procs.get(kind)!;
+        const active =
+          (await rig.jobCounts(kind === 'enrichment' ? QUEUES.enrichment : QUEUES.review)).active ?? 0;
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        killed.push(`${kind} (${active} job(s) active)`);
+      }
+      await sleep(opts.faultSeconds * 1000);
+      await rig.launch('enrichment');
+      await rig.launch('review');
+      return {
+        lines: [
+          `SIGKILLed ${killed.join(' and ')}; replacements started after ${fmt(opts.faultSeconds * 1000)}`,
+        ],
+        checks: [],
+      };
+    });
+    const stalled = rig.logLines('enrichment').filter((l) => String(l.msg).includes('stalled')).length;
+    r.lines.push(`stalled jobs picked up again by the replacements: ${stalled}`);
+    return { what: 'SIGKILL the enrichment and review workers mid-job', ...r };
+  },
+
+  /** Redis unreachable: reports keep being accepted, the outbox holds their jobs, the relay sends them after. */
+  'redis-down': async (rig, opts) => {
+    const window = { from: 0, to: 0 };
+    let maxBacklog = 0;
+    const r = await underLoad(rig, opts, 'redis-down', async (load) => {
+      window.from = Date.now();
+      await rig.redisProxy.cut();
+      const until = Date.now() + opts.faultSeconds * 1000;
+      while (Date.now() < until) {
+        const { rows } = await rig.pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',
+        );
+        maxBacklog = Math.max(maxBacklog, rows[0]!.n);
+        await sleep(250);
+      }
+      await rig.redisProxy.open();
+      window.to = Date.now();
+      const during = load.attemptsBetween(window.from, window.to);
+      const ok = during.filter((a) => a.status === 201).length;
+      return {
+        lines: [
+          `Redis unreachable for ${fmt(window.to - window.from)}: ${during.length} requests, ${ok} answered 201, ${during.filter((a) => a.status === 503).length} answered 503; outbox backlog peaked at ${maxBacklog}`,
+        ],
+        checks: [
+          {
+            name: 'reports accepted while Redis is down',
+            ok: during.length > 0 && ok === during.length,
+            detail: `${ok}/${during.length} answered 201 during the outage`,
+          },
+        ],
+      };
+    });
+    return { what: `Redis unreachable for ${opts.faultSeconds} s under load`, ...r };
+  },
+
+  /** PostgreSQL unreachable: fast 503s, no partial writes, /readyz tells the truth, recovery unaided. */
+  'postgres-down': async (rig, opts) => {
+    const r = await underLoad(rig, opts, 'postgres-down', async (load) => {
+      const readyz: { at: number; status: number | 'network' }[] = [];
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const at = Date.now();
+          const status = await fetch(`${rig.apiUrl}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
+            (res) => res.status,
+            () => 'network' as const,
+          );
+          readyz.push({ at, status });
+          await sleep(200);
+        }
+      })();
+      const from = Date.now();
+      await rig.pgProxy.cut();
+      await sleep(opts.faultSeconds * 1000);
+      await rig.pgProxy.open();
+      const to = Date.now();
+      const recovered = await waitUntil(
+        '/readyz 200 again',
+        async () => readyz.some((x) => x.at > to && x.status === 200),
+        30_000,
+      ).then(
+        () => readyz.find((x) => x.at > to && x.status === 200)!.at - to,
+        () => undefined,
+      );
+      polling = false;
+      await poller;
+      // Requests that began during the outage (a little after the cut, before the restore).
+      const during = load.attemptsBetween(from + 500, to);
+      const refused = during.filter((a) => a.status === 503);
+      const slowest = Math.max(0, ...refused.map((a) => a.ms));
+      const lies = readyz.filter((x) => x.at > from + 500 && x.at < to && x.status === 200).length;
+      const readyDuring = readyz.filter((x) => x.at > from + 500 && x.at < to).length;
+      return {
+        lines: [
+          `PostgreSQL unreachable for ${fmt(to - from)}: ${during.length} requests began meanwhile, ${refused.length} answered 503 (slowest ${slowest} ms), ${during.filter((a) => a.status === 201).length} answered 201`,
+          `/readyz: ${readyDuring - lies}/${readyDuring} polls during the outage said 503; ready again ${recovered === undefined ? 'NEVER' : `${recovered} ms`} after the restore`,
+        ],
+        checks: [
+          {
+            name: 'fast 503 during the outage',
+            ok: refused.length > 0 && slowest < 6000,
+            detail: `slowest 503 took ${slowest} ms`,
+          },
+          {
+            name: '/readyz tells the truth',
+            ok: lies === 0 && readyDuring > 0,
+            detail: `${lies} polls said ready during the outage`,
+          },
+          {
+            name: 'the API recovers unaided',
+            ok: recovered !== undefined,
+            detail: `ready ${recovered} ms after the restore`,
+          },
+        ],
+      };
+    });
+    return { what: `PostgreSQL unreachable for ${opts.faultSeconds} s under load`, ...r };
+  },
+
+  /** SIGTERM the API: in-flight requests finish, new connections are refused, exit 0; a new API takes over. */
+  'api-sigterm': async (rig, opts) => {
+    const r = await underLoad(rig, opts, 'api-sigterm', async (load) => {
+      // Hold three players' rows so that a report on each is certainly in flight when the signal comes.
+      const held = await rig.players(`${load.reports[0]!.matchId.replace(/-\d+$/, '')}h`, 3);
+      const b = await rig.pool.connect();
+      const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const api = rig.procs.get('api')!;
+      let inFlight: { status: number | 'network'; id?: string }[];
+      let at: number;
+      let refused: boolean;
+      try {
+        await b.query('BEGIN');
+        await b.query('SELECT 1 FROM players WHERE service_id = ANY($1) FOR UPDATE', [held]);
+        const sent = held.map((serviceId, i) =>
+          fetch(`${rig.apiUrl}/v1/afk/submitReport/${serviceId}`, {
+            method: 'POST',
+            headers: rig.headers,
+            body: JSON.stringify({ report: { isAfk: true, severity: 'critical', matchId: `held-${i}` } }),
+          }).then(
+            async (res) => ({
+              status: res.status,
+              id: ((await res.json()) as { report?: { _id: string } }).report?._id,
+            }),
+            () => ({ status: 'network' as const }),
+          ),
+        );
+        await waitUntil(
+          'three reports wait on the held row',
+          async () => {
+            const { rows } = await rig.pool.query<{ n: number }>(
+              'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+              [pid],
+            );
+            return rows[0]!.n >= 3;
+          },
+          10_000,
+        );
+        at = Date.now();
+        api.child.kill('SIGTERM');
+        await sleep(500);
+        refused = await fetch(`${rig.apiUrl}/healthz`).then(
+          () => false,
+          () => true,
+        );
+        await b.query('ROLLBACK');
+        inFlight = await Promise.all(sent);
+      } finally {
+        b.release();
+      }
+      const exit = await api.exited;
+      const tookMs = Date.now() - at;
+      const done = inFlight.filter((x) => x.status === 201).length;
+      const { rows } = await rig.pool.query<{ score: number }>(
+        'SELECT sum(trust_score)::int AS score FROM players WHERE service_id = ANY($1)',
+        [held],
+      );
+      await sleep(opts.faultSeconds * 1000);
+      await rig.launch('api');
+      const during = load.attemptsBetween(at, Date.now());
+      return {
+        lines: [
+          `SIGTERM to the API with ${inFlight.length} requests in flight: ${done} answered 201 (their players' scores sum to ${rows[0]!.score} = 3 x (100 - 5)); new connections ${refused ? 'refused' : 'ACCEPTED'}; exit ${exit.code} after ${tookMs} ms`,
+          `meanwhile the load saw ${during.filter((a) => a.status === 'network').length} refused connections and retried them on the next API, started after ${fmt(opts.faultSeconds * 1000)}`,
+        ],
+        checks: [
+          {
+            name: 'API exits 0 within the grace period',
+            ok: exit.code === 0 && tookMs < GRACE_MS,
+            detail: `exit ${exit.code} after ${tookMs} ms (grace ${GRACE_MS} ms)`,
+          },
+          {
+            name: 'in-flight requests finish',
+            ok: done === 3 && rows[0]!.score === 285,
+            detail: `${done}/3 answered 201, score ${rows[0]!.score}`,
+          },
+          { name: 'new connections refused', ok: refused, detail: refused ? 'refused' : 'accepted' },
+        ],
+      };
+    });
+    return { what: 'SIGTERM the API under load', ...r };
+  },
+
+  /** SIGTERM a worker mid-job: its active jobs finish, it exits 0, nothing is left stalled. */
+  'worker-sigterm': async (rig, opts) => {
+    const r = await underLoad(rig, opts, 'worker-sigterm', async () => {
+      rig.evidence.delayMs = 1000;
+      const proc = rig.procs.get('enrichment')!;
+      const before = rig.evidence.requests;
+      await waitUntil('an enrichment job in flight', async () => rig.evidence.requests > before, 10_000);
+      const active = (await rig.jobCounts(QUEUES.enrichment)).active ?? 0;
+      const at = Date.now();
+      proc.child.kill('SIGTERM');
+      const exit = await proc.exited;
+      const tookMs = Date.now() - at;
+      rig.evidence.delayMs = 300;
+      const left = (await rig.jobCounts(QUEUES.enrichment)).active ?? 0;
+      const finished = fs.readFileSync(proc.logFile, 'utf8').includes('"msg":"worker stopped"');
+      await sleep(opts.faultSeconds * 1000);
+      await rig.launch('enrichment');
+      return {
+        lines: [
+          `SIGTERM to the enrichment worker with ${active} job(s) active: exit ${exit.code} after ${tookMs} ms, ${left} job(s) left active`,
+        ],
+        checks: [
+          {
+            name: 'worker exits 0 after its jobs',
+            ok: exit.code === 0 && finished && active > 0,
+            detail: `exit ${exit.code}, ${active} active at the signal`,
+          },
+          { name: 'no job left stalled', ok: left === 0, detail: `${left} active after the exit` },
+        ],
+      };
+    });
+    return { what: 'SIGTERM the enrichment worker mid-job', ...r };
+  },
+
+  /** Deadlocks forced on player rows under load: each deadlocked report is retried and commits once. */
+  deadlock: async (rig, opts) => {
+    const r = await underLoad(rig, opts, 'deadlock', async (load) => {
+      const rounds = Math.max(1, Math.min(5, opts.faultSeconds));
+      let victims = 0;
+      let good = 0;
+      for (let i = 0; i < rounds; i++) {
+        const victim = (await rig.players(`${load.reports[0]!.matchId.replace(/-\d+$/, '')}x${i}`, 1))[0]!;
+        const b = await rig.pool.connect();
+        try {
+          const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+          await b.query('BEGIN');
+          await b.query(
+            'INSERT INTO player_games (player_id, game_id) SELECT id, $2 FROM players WHERE service_id = $1',
+            [victim, rig.gameId],
+          );
+          const sent = fetch(`${rig.apiUrl}/v1/griefing/submitReport/${victim}`, {
+            method: 'POST',
+            headers: rig.headers,
+            body: JSON.stringify({ report: { isGriefing: true, severity: 'critical' } }),
+          });
+          await waitUntil('the report waits on the link row', () => blockedBy(rig.pool, pid), 10_000);
+          const locked = await b
+            .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [victim])
+            .then(
+              () => true,
+              () => false,
+            );
+          await b.query('ROLLBACK');
+          if (locked) victims++;
+          const res = await sent;
+          const { rows } = await rig.pool.query<{ n: number; score: number }>(
+            `SELECT (SELECT count(*)::int FROM offenses o WHERE o.player_id = p.id) AS n, p.trust_score AS score
+               FROM players p WHERE p.service_id = $1`,
+            [victim],
+          );
+          if (res.status === 201 && rows[0]!.n === 1 && rows[0]!.score === 85) good++;
+        } finally {
+          b.release();
+        }
+      }
+      return {
+        lines: [
+          `${rounds} deadlocks forced on a player row: the report was the victim ${victims} time(s); ${good}/${rounds} committed exactly once`,
+        ],
+        checks: [
+          {
+            name: 'deadlocked reports commit exactly once',
+            ok: good === rounds && victims > 0,
+            detail: `${good}/${rounds}`,
+          },
+        ],
+      };
+    });
+    return { what: 'deadlocks forced on player rows under load', ...r };
+  },
+};
+
+/** Whether some other backend waits for a lock held by backend `pid`. */
+export async function blockedBy(db: Pool, pid: number): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
+    [pid],
+  );
+  return rows[0]!.n > 0;
+}
+
+async function waitUntil(what: string, fn: () => Promise<boolean>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > until) throw new Error(`not met within ${ms} ms: ${what}`);
+    await sleep(100);
+  }
+}
+
+/** Runs one drill on a rig whose processes are up, and verifies. */
+export async function runDrill(rig: DrillRig, name: string, opts: DrillOptions): Promise<DrillResult> {
+  const drill = DRILLS[name];
+  if (!drill) throw new Error(`no drill ${name}; drills: ${Object.keys(DRILLS).join(', ')}`);
+  const r = await drill(rig, opts);
+  const v = await verify(rig, r.load, r.players);
+  const checks = [...r.checks, ...v.checks];
+  return { name, what: r.what, lines: [...r.lines, ...v.lines], checks, ok: checks.every((c) => c.ok) };
+}
+
+export function formatResult(r: DrillResult): string {
+  return [
+    `drill ${r.name}: ${r.what}`,
+    ...r.lines.map((l) => `  ${l}`),
+    ...r.checks.filter((c) => !c.ok).map((c) => `  FAILED ${c.name}: ${c.detail}`),
+    `  result: ${r.ok ? 'PASS' : 'FAIL'}`,
+  ].join('\n');
+}

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { DRILLS, DrillRig, formatResult, runDrill } from '../../scripts/drills.js';
+import { testServices } from '../helpers/services.js';
+
+/**
+ * The fault drills of `npm run drill`, shortened: 2 s faults under 15 reports/s, on the test run's
+ * PostgreSQL and Redis (behind cuttable proxies) with the real API and worker processes.
+ */
+describe('fault drills (shortened)', function () {
+  this.timeout(180_000);
+  let rig: DrillRig;
+  const dir = path.resolve('.test-data', `drill-${process.pid}`);
+
+  before(async () => {
+    const services = await testServices();
+    rig = await DrillRig.start({
+      dir,
+      databaseUrl: services.databaseUrl,
+      redisUrl: services.redisUrl,
+    });
+    // Sequentially: four cold tsx starts at once on two cores take longer than one after another.
+    for (const kind of ['api', 'enrichment', 'review'] as const) await rig.launch(kind);
+  });
+  after(async function () {
+    await rig?.stop();
+    // The processes' logs are the clue when a drill fails: kept then, removed otherwise.
+    if (this.currentTest?.state !== 'failed') fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const name of Object.keys(DRILLS))
+    it(`${name}: nothing lost, nothing doubled`, async () => {
+      const result = await runDrill(rig, name, { faultSeconds: 2, steadySeconds: 1.5, rate: 15 });
+      expect(result.ok, formatResult(result)).to.equal(true);
+      expect(result.checks.length).to.be.greaterThan(5);
+    });
+});
