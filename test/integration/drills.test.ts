@@ -23,10 +23,15 @@ describe('fault drills (shortened)', function () {
     // Sequentially: four cold tsx starts at once on two cores take longer than one after another.
     for (const kind of ['api', 'enrichment', 'review'] as const) await rig.launch(kind);
   });
-  after(async function () {
+  let failed = false;
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') failed = true;
+  });
+  after(async () => {
     await rig?.stop();
-    // The processes' logs are the clue when a drill fails: kept then, removed otherwise.
-    if (this.currentTest?.state !== 'failed') fs.rmSync(dir, { recursive: true, force: true });
+    // The processes' logs are the clue when a drill fails: kept then (path in the message), removed otherwise.
+    if (failed) process.stderr.write(`drill process logs kept in ${dir}\n`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   });
 
   for (const name of Object.keys(DRILLS))
