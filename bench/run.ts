@@ -3,6 +3,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { Queue, Worker, type Job } from 'bullmq';
+import { parseConfig } from '../common/config.js';
+import { createLogger } from '../common/logger.js';
+import { offenseJobs, QUEUES } from '../common/queues/index.js';
+import { enrichmentProcessor } from '../worker/processors/enrichment.js';
+import { reviewProcessor } from '../worker/processors/review.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
 import { recordReport } from '../common/data/repos/offenses.js';
@@ -129,6 +135,102 @@ async function rawSql(
   };
 }
 
+const DRAIN_JOBS = 20_000;
+
+/**
+ * W0 / W1: how fast the two offense queues drain 20,000 jobs (10,000 offenses, one job on each
+ * queue), with no-op processors (W0: BullMQ and Redis alone) or the real enrichment and review
+ * processors (W1), in the same workers at the production concurrency. Each round gets fresh
+ * offenses with log evidence and its own queue prefix; the time counts from the workers' start
+ * to the last completion.
+ */
+async function drain(
+  real: boolean,
+  pg: { url: string; pool: Pool },
+  redisUrl: string,
+  studio: { gameId: string; studioId: string },
+  serviceIds: string[],
+): Promise<Figures> {
+  const config = parseConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: pg.url,
+    REDIS_URL: redisUrl,
+    CLIENT_SECRET_PEPPER: PEPPER,
+    LOG_LEVEL: 'silent',
+    // The production default unless the caller sets it, as an operator would.
+    ...(process.env.WORKER_CONCURRENCY ? { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY } : {}),
+  });
+  const prefix = `w${crypto.randomBytes(4).toString('hex')}`;
+  const { rows } = await pg.pool.query<{ id: string }>(
+    `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, evidence)
+     SELECT p.id, $2, $3, 'cheating', 'high', true, 0,
+            jsonb_build_array(jsonb_build_object('type', 'text', 'content', 'line one' || chr(10) || 'line ' || i,
+                                                 'submittedAt', now()))
+       FROM generate_series(1, $4) AS i
+       JOIN players p ON p.service_id = ($1::text[])[1 + i % array_length($1::text[], 1)]
+     RETURNING id`,
+    [serviceIds, studio.gameId, studio.studioId, DRAIN_JOBS / 2],
+  );
+  const connection = { url: redisUrl, maxRetriesPerRequest: null };
+  const names = [QUEUES.enrichment, QUEUES.review] as const;
+  const queues = names.map((n) => new Queue(n, { connection, prefix }));
+  for (let i = 0; i < rows.length; i += 1000) {
+    const jobs = rows
+      .slice(i, i + 1000)
+      .flatMap((r) =>
+        offenseJobs(r.id).map((j) => ({
+          queue: j.queue,
+          name: j.jobName,
+          data: { offenseId: r.id },
+          opts: { jobId: j.jobId },
+        })),
+      );
+    for (const [k, name] of names.entries()) await queues[k]!.addBulk(jobs.filter((j) => j.queue === name));
+  }
+  const deps = {
+    pool: pg.pool,
+    log: createLogger('silent', 'bench'),
+    config,
+    pepper: PEPPER,
+    dispatch: () => undefined,
+  };
+  const processors = real
+    ? [enrichmentProcessor(deps), reviewProcessor(deps)]
+    : [async (_job: Job) => undefined, async (_job: Job) => undefined];
+  let done = 0;
+  let failed = 0;
+  const durations: number[] = [];
+  const started = process.hrtime.bigint();
+  const workers: Worker[] = [];
+  const finished = new Promise<void>((resolve) => {
+    const count = (job: Job | undefined, ok: boolean) => {
+      if (ok) done++;
+      else failed++;
+      if (job?.processedOn && job.finishedOn) durations.push(job.finishedOn - job.processedOn);
+      if (done + failed === DRAIN_JOBS) resolve();
+    };
+    for (const [k, name] of names.entries())
+      workers.push(
+        new Worker(name, processors[k]!, { connection, prefix, concurrency: config.workerConcurrency })
+          .on('completed', (job) => count(job, true))
+          .on('failed', (job) => count(job, false))
+          .on('error', () => undefined),
+      );
+  });
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, 120_000).unref());
+  await Promise.race([finished, timeout]);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await Promise.all(workers.map((w) => w.close()));
+  await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
+  durations.sort((a, b) => a - b);
+  return {
+    rps: done / seconds,
+    p50: durations[Math.floor(durations.length * 0.5)] ?? 0,
+    p99: durations[Math.floor(durations.length * 0.99)] ?? 0,
+    errors: failed + (DRAIN_JOBS - done - failed),
+  };
+}
+
 async function main() {
   const dir = path.resolve('.bench', `run-${process.pid}`);
   fs.mkdirSync(dir, { recursive: true });
@@ -249,6 +351,10 @@ async function main() {
             },
           ],
         }),
+      W0: () =>
+        drain(false, { url: pg.url, pool }, redis.url, { gameId: game.id, studioId: studio.id }, serviceIds),
+      W1: () =>
+        drain(true, { url: pg.url, pool }, redis.url, { gameId: game.id, studioId: studio.id }, serviceIds),
       H: (s) =>
         run({
           url: apiUrl,
@@ -262,7 +368,8 @@ async function main() {
     // BENCH_ONLY=P,B0 measures a subset (for profiling one path); the ratios need their references.
     const only = process.env.BENCH_ONLY?.split(',');
     if (only) for (const name of Object.keys(scenarios)) if (!only.includes(name)) delete scenarios[name];
-    for (const run of Object.values(scenarios)) await run(WARMUP_SECONDS);
+    // W0/W1 warm up in their first round: a drain is long enough not to need a separate one.
+    for (const [name, run] of Object.entries(scenarios)) if (!name.startsWith('W')) await run(WARMUP_SECONDS);
     const results: Record<string, Figures[]> = {};
     for (let round = 0; round < 3; round++) {
       for (const [name, scenario] of Object.entries(scenarios))
@@ -307,9 +414,16 @@ async function main() {
       ['P', 'B0'],
       ['T', 'B0'],
       ['R', 'B0'],
+      ['W1', 'W0'],
     ] as const)
       if (m[a] && m[b]) ratios[`${a}/${b}`] = m[a].rps / m[b].rps;
-    const targets: Record<string, number> = { 'R/B1': 0.6, 'H/R': 0.5, 'P/B0': 0.25, 'T/B0': 0.2 };
+    const targets: Record<string, number> = {
+      'R/B1': 0.6,
+      'H/R': 0.5,
+      'P/B0': 0.25,
+      'T/B0': 0.2,
+      'W1/W0': 0.3,
+    };
     const lines = [
       '',
       'scenario   req/s     p50 ms  p99 ms  errors',

@@ -290,6 +290,42 @@ describe('evidence enrichment worker', function () {
     expect(evidence.requestsTo('/once.png')).to.have.length(fetched);
   });
 
+  it('two runs of one job at once: the later write finds the evidence changed and adds nothing', async () => {
+    let served = 0;
+    evidence.handler = (_req, res) => {
+      const n = ++served;
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'image/png' }).end(`RUN${n}`),
+        n === 1 ? 200 : 600,
+      );
+    };
+    // No worker: both runs are driven here, the second starting while the first still fetches.
+    await worker.worker.pause();
+    try {
+      const id = await report([{ type: 'screenshot', url: evidence.url('/race.png') }]);
+      const processor = enrichmentProcessor({
+        pool: api.pool,
+        log: createLogger('silent', 't'),
+        config: api.config,
+        pepper: 'unused',
+        dispatch: () => undefined,
+      });
+      const job = (jobId: string) =>
+        ({ id: jobId, data: { offenseId: id }, attemptsMade: 0, opts: { attempts: 8 } }) as Job;
+      const first = processor(job('a'));
+      await new Promise((r) => setTimeout(r, 50));
+      const [a, b] = await Promise.all([first, processor(job('b'))]);
+      expect([a, b]).to.deep.equal([
+        { offenseId: id, enrichedItems: 1 },
+        { offenseId: id, enrichedItems: 0 },
+      ]);
+      const [item] = await evidenceOf(id);
+      expect(item!.enrichment).to.include({ sha256: sha256('RUN1') });
+    } finally {
+      worker.worker.resume();
+    }
+  });
+
   it('fails a job with a bad payload at once, without retrying (UnrecoverableError)', async () => {
     const processor = enrichmentProcessor({
       pool: api.pool,

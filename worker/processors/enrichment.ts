@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { withTransaction } from '../../common/data/db.js';
 import type { EvidenceItem } from '../../common/domain/reports.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
@@ -124,8 +123,8 @@ const sameItem = (a: EvidenceItem, b: EvidenceItem) =>
  * Evidence enrichment. Text and logs are normalised and measured; URL evidence is fetched through
  * safeFetch (no private, loopback, link-local or metadata address on any hop) and its status, type,
  * size, hash and final URL recorded. The network work happens outside any transaction; results are
- * then merged under the offense's row lock into items that are still unenriched, so a re-run (a
- * retry, or a stalled job picked up again) changes nothing twice. Transient failures make the job
+ * then merged by compare-and-set into items that are still unenriched, so a re-run (a retry, or a
+ * stalled job picked up again) changes nothing twice. Transient failures make the job
  * fail and retry with backoff; on its last attempt they are recorded as failures instead.
  */
 export const enrichmentProcessor = (deps: ProcessorDeps) => {
@@ -159,26 +158,36 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
       }),
     );
 
-    const enriched = await withTransaction(deps.pool, async (client) => {
-      const current = await client.query<{ evidence: EnrichedItem[] }>(
-        'SELECT evidence FROM offenses WHERE id = $1 FOR UPDATE',
-        [offenseId],
-      );
+    // Compare-and-set: write only over the evidence this job read. If it changed meanwhile (another
+    // run of the same job), read again and merge the same results into what is there now: one
+    // SELECT and one UPDATE where a locking transaction took five round trips.
+    let current = rows[0].evidence;
+    let enriched = 0;
+    for (let round = 0; ; round++) {
       let changed = 0;
-      const evidence = current.rows[0]!.evidence.map((item, i) => {
+      const evidence = current.map((item, i) => {
         const result = results[i];
         if (!result || item.enrichment || !sameItem(item, rows[0]!.evidence[i]!)) return item;
         changed++;
         return result;
       });
-      if (changed)
-        await client.query('UPDATE offenses SET evidence = $2, updated_at = now() WHERE id = $1', [
-          offenseId,
-          JSON.stringify(evidence),
-        ]);
-      return changed;
-    });
-    // Throwing after the commit keeps what succeeded and lets BullMQ retry the rest with backoff.
+      if (!changed) break;
+      const res = await deps.pool.query(
+        'UPDATE offenses SET evidence = $2, updated_at = now() WHERE id = $1 AND evidence = $3::jsonb',
+        [offenseId, JSON.stringify(evidence), JSON.stringify(current)],
+      );
+      if (res.rowCount) {
+        enriched = changed;
+        break;
+      }
+      if (round >= 5) throw new Error(`offense ${offenseId}: evidence kept changing; retrying the job`);
+      const again = await deps.pool.query<{ evidence: EnrichedItem[] }>(
+        'SELECT evidence FROM offenses WHERE id = $1',
+        [offenseId],
+      );
+      current = again.rows[0]!.evidence;
+    }
+    // Throwing after the write keeps what succeeded and lets BullMQ retry the rest with backoff.
     if (retries.length)
       throw new Error(`evidence not reachable yet (attempt ${attempt}): ${retries.join('; ')}`);
     return { offenseId, enrichedItems: enriched };
