@@ -49,10 +49,11 @@ async function launch(
   file: string,
   env: NodeJS.ProcessEnv,
   logDir: string,
+  nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
   const logFile = path.join(logDir, `${path.basename(file, '.ts')}.log`);
   const fd = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', fd, 'inherit'],
   });
@@ -275,7 +276,14 @@ async function main() {
     const { generateKeyPair, exportJWK } = await import('jose');
     const key = await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey);
     env.JWT_SIGNING_KEY = JSON.stringify(key);
-    const api = await launch('api/server.ts', env, dir);
+    // BENCH_CPU_PROF=DIR: the API writes a V8 CPU profile there when it stops (for `--cpu-prof` analysis).
+    const profDir = process.env.BENCH_CPU_PROF;
+    const api = await launch(
+      'api/server.ts',
+      env,
+      dir,
+      profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profDir)}`] : [],
+    );
     const apiUrl = api.line.url as string;
     const bare = await launch('bench/bare-koa.ts', {}, dir);
     const bareUrl = `http://127.0.0.1:${bare.line.port as number}`;
