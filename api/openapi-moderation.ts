@@ -1,16 +1,11 @@
 import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
 import { NOTE_MAX } from '../common/usecases/moderation.js';
-import { dateTime, json, problem, ref } from './openapi-parts.js';
+import { clientHeaders, dateTime, json, offenseTypes, problem, ref } from './openapi-parts.js';
 
 /** The moderator API, studio webhooks and operator views of the OpenAPI document. */
 
-const offenseTypes = ['cheating', 'toxicity', 'afk', 'griefing'];
 const bearer = [{ moderatorBearer: [] }];
-const clientHeaders = [
-  { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
-  { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
-];
 const caseIdParam = {
   name: 'caseId',
   in: 'path',
@@ -359,6 +354,13 @@ const caseProperties = {
   resolution,
 };
 const caseRequired = Object.keys(caseProperties);
+const webhookProperties = {
+  id: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
+  createdAt: dateTime,
+};
+const webhookRequired = Object.keys(webhookProperties);
 
 export const moderationSchemas = {
   ModeratorSession: {
@@ -434,23 +436,15 @@ export const moderationSchemas = {
   Webhook: {
     type: 'object',
     additionalProperties: false,
-    required: ['id', 'url', 'events', 'createdAt'],
-    properties: {
-      id: { type: 'string' },
-      url: { type: 'string' },
-      events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
-      createdAt: dateTime,
-    },
+    required: webhookRequired,
+    properties: webhookProperties,
   },
   WebhookWithSecret: {
     type: 'object',
     additionalProperties: false,
-    required: ['id', 'url', 'events', 'createdAt', 'secret'],
+    required: [...webhookRequired, 'secret'],
     properties: {
-      id: { type: 'string' },
-      url: { type: 'string' },
-      events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
-      createdAt: dateTime,
+      ...webhookProperties,
       secret: {
         type: 'string',
         description:

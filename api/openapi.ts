@@ -7,7 +7,7 @@ import {
   TOXICITY_CATEGORIES,
 } from '../common/domain/reports.js';
 
-import { dateTime, json, problem, ref } from './openapi-parts.js';
+import { clientHeaders, dateTime, json, offenseTypes, problem, ref } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
 
 /**
@@ -38,10 +38,6 @@ const commonReportProps = {
   evidence: { type: 'array', maxItems: LIMITS.evidenceItems, items: ref('EvidenceInput') },
   ...contextProps,
 };
-const clientHeaders = [
-  { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
-  { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
-];
 const serviceIdParam = {
   name: 'serviceId',
   in: 'path',
@@ -591,7 +587,7 @@ export const openApiDocument = {
           player: { type: 'string', description: "The player's serviceId." },
           game: { type: 'string' },
           studio: { type: 'string' },
-          type: { enum: ['cheating', 'toxicity', 'afk', 'griefing'] },
+          type: { enum: offenseTypes },
           description: { type: 'string' },
           severity: { enum: [...SEVERITIES] },
           penaltyPoints: { type: 'integer', minimum: 0 },

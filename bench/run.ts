@@ -176,16 +176,14 @@ async function drain(
   const names = [QUEUES.enrichment, QUEUES.review] as const;
   const queues = names.map((n) => new Queue(n, { connection, prefix }));
   for (let i = 0; i < rows.length; i += 1000) {
-    const jobs = rows
-      .slice(i, i + 1000)
-      .flatMap((r) =>
-        offenseJobs(r.id).map((j) => ({
-          queue: j.queue,
-          name: j.jobName,
-          data: { offenseId: r.id },
-          opts: { jobId: j.jobId },
-        })),
-      );
+    const jobs = rows.slice(i, i + 1000).flatMap((r) =>
+      offenseJobs(r.id).map((j) => ({
+        queue: j.queue,
+        name: j.jobName,
+        data: { offenseId: r.id },
+        opts: { jobId: j.jobId },
+      })),
+    );
     for (const [k, name] of names.entries()) await queues[k]!.addBulk(jobs.filter((j) => j.queue === name));
   }
   const deps = {

@@ -5,19 +5,21 @@ import type { ClientAuthenticator } from './client-auth.js';
 
 const REALM = 'player-trust';
 
+/** `Authorization: Bearer <token>`: the token of RFC 6750's b64token syntax. */
+export const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+
 /** RFC 6750 section 3: a challenge without error code when no token was sent, invalid_token otherwise. */
-function bearerError(description?: string): AppError {
+export function bearerError(
+  description?: string,
+  realm = REALM,
+  missing = 'Send an access token: Authorization: Bearer <token>.',
+): AppError {
   const challenge = description
-    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
-    : `Bearer realm="${REALM}"`;
-  return new AppError(
-    401,
-    description ? 'invalid_token' : 'missing_token',
-    description ?? 'Send an access token: Authorization: Bearer <token>.',
-    {
-      headers: { 'WWW-Authenticate': challenge },
-    },
-  );
+    ? `Bearer realm="${realm}", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`
+    : `Bearer realm="${realm}"`;
+  return new AppError(401, description ? 'invalid_token' : 'missing_token', description ?? missing, {
+    headers: { 'WWW-Authenticate': challenge },
+  });
 }
 
 /**
@@ -27,7 +29,7 @@ function bearerError(description?: string): AppError {
 export function bearerAuth(tokens: TokenService, clientAuth: ClientAuthenticator) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
-    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+    const match = BEARER.exec(header);
     if (!header) throw bearerError();
     if (!match) throw bearerError('the Authorization header is not a Bearer token');
     let claims;

@@ -5,21 +5,13 @@ import { AppError } from '../../common/errors.js';
 import { TokenRejected } from '../../common/security/tokens.js';
 import type { ModeratorTokens } from '../../common/security/moderator-tokens.js';
 import type { Actor } from '../../common/usecases/moderation.js';
-
-const REALM = 'player-trust-moderation';
+import { BEARER, bearerError } from './bearer-auth.js';
 
 const challenge = (description?: string) =>
-  new AppError(
-    401,
-    description ? 'invalid_token' : 'missing_token',
-    description ?? 'Sign in and send the session token: Authorization: Bearer <token>.',
-    {
-      headers: {
-        'WWW-Authenticate': description
-          ? `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`
-          : `Bearer realm="${REALM}"`,
-      },
-    },
+  bearerError(
+    description,
+    'player-trust-moderation',
+    'Sign in at POST /v1/admin/session and send the session token: Authorization: Bearer <token>.',
   );
 
 /** A signed-in, enabled moderator (ctx.state.actor); with `role: 'admin'`, admins only (403 otherwise). */
@@ -27,7 +19,7 @@ export function moderatorAuth(tokens: ModeratorTokens, db: Queryable, opts: { ro
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     if (!header) throw challenge();
-    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+    const match = BEARER.exec(header);
     if (!match) throw challenge('the Authorization header is not a Bearer token');
     let id: string;
     try {

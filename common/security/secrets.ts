@@ -57,3 +57,16 @@ export async function verifyPassword(password: string, encoded: string): Promise
   );
   return crypto.timingSafeEqual(actual, expected);
 }
+
+// Verified against when the account is unknown, so that case costs the same scrypt time.
+let dummyHash: Promise<string> | undefined;
+
+/** verifyPassword, or the same work against a dummy hash when there is no account (no timing oracle). */
+export async function verifyPasswordOrDummy(
+  password: string,
+  encoded: string | null | undefined,
+): Promise<boolean> {
+  dummyHash ??= hashPassword('dummy password for timing');
+  const ok = await verifyPassword(password, encoded ?? (await dummyHash));
+  return ok && Boolean(encoded);
+}

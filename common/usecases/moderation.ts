@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { check } from '../validation.js';
 import {
   isUniqueViolation,
   withTransaction,
@@ -21,19 +22,13 @@ import {
   type Outcome,
 } from '../data/repos/moderation.js';
 import { emitEvent, studiosOfPlayer } from '../data/repos/webhooks.js';
-import { AppError, fieldErrors, notFound, validationError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { hashPassword, verifyPassword } from '../security/secrets.js';
+import { hashPassword, verifyPasswordOrDummy } from '../security/secrets.js';
 import { clearFailures, lockedForSeconds, recordFailure } from './lockout.js';
 
 export const USERNAME = /^[a-z0-9_.-]{3,64}$/;
 export const NOTE_MAX = 2000;
-
-const check = <T>(schema: Joi.Schema, value: unknown): T => {
-  const { value: v, error } = schema.validate(value, { abortEarly: false });
-  if (error) throw validationError(fieldErrors(error.details));
-  return v as T;
-};
 
 /** Admin tool: a moderator account. Usernames are lower-case; passwords at least 12 characters. */
 export async function createModerator(
@@ -62,8 +57,6 @@ export async function createModerator(
   }
 }
 
-let dummyHash: Promise<string> | undefined;
-
 export type ModeratorSignIn =
   | { ok: true; moderator: Moderator }
   | { ok: false; reason: 'invalid' }
@@ -79,9 +72,8 @@ export async function moderatorSignIn(
   const wait = await lockedForSeconds(pool, keys, input.now);
   if (wait) return { ok: false, reason: 'locked', retryAfterSeconds: wait };
   const found = USERNAME.test(username) ? await findModeratorByUsername(pool, username) : undefined;
-  dummyHash ??= hashPassword('dummy password for timing');
   // Unknown usernames cost the same scrypt time as a wrong password.
-  const ok = await verifyPassword(input.password, found?.passwordHash ?? (await dummyHash));
+  const ok = await verifyPasswordOrDummy(input.password, found?.passwordHash);
   if (found && ok && !found.disabled) {
     await clearFailures(pool, keys[0]!);
     const { passwordHash: _omit, ...moderator } = found;

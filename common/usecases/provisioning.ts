@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { check } from '../validation.js';
 import type { Queryable } from '../data/db.js';
 import {
   createGame,
@@ -14,7 +15,7 @@ import {
 } from '../data/repos/accounts.js';
 import { isUniqueViolation } from '../data/db.js';
 import { RESERVED_SERVICE_IDS, SERVICE_ID } from '../domain/players.js';
-import { AppError, fieldErrors, notFound, validationError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import {
   generateClientId,
   generateClientSecret,
@@ -23,12 +24,6 @@ import {
 } from '../security/secrets.js';
 
 /** Operator commands (admin tool, seeding, tests): validated here so every caller gets the same rules. */
-
-const check = <T>(schema: Joi.Schema, value: unknown): T => {
-  const { value: v, error } = schema.validate(value, { abortEarly: false });
-  if (error) throw validationError(fieldErrors(error.details));
-  return v as T;
-};
 
 const redirectUri = Joi.string()
   .uri({ scheme: ['https', 'http'] })

@@ -1,14 +1,11 @@
 import type { Pool } from '../data/db.js';
-import { hashPassword, verifyPassword } from '../security/secrets.js';
+import { verifyPasswordOrDummy } from '../security/secrets.js';
 import { clearFailures, lockedForSeconds, recordFailure } from './lockout.js';
 
 export type SignInResult =
   | { ok: true; playerId: string; serviceId: string }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'locked'; retryAfterSeconds: number };
-
-// Verified against when the gamer tag is unknown, so that case costs the same scrypt time.
-let dummyHash: Promise<string> | undefined;
 
 /** Player password sign-in, behind the lockout of lockout.ts. */
 export async function signIn(
@@ -24,9 +21,8 @@ export async function signIn(
     [input.gamerTag.trim()],
   );
   const player = rows[0];
-  dummyHash ??= hashPassword('dummy password for timing');
-  const ok = await verifyPassword(input.password, player?.password_hash ?? (await dummyHash));
-  if (player && player.password_hash && ok) {
+  const ok = await verifyPasswordOrDummy(input.password, player?.password_hash);
+  if (player && ok) {
     await clearFailures(pool, keys[0]!);
     return { ok: true, playerId: player.id, serviceId: player.service_id };
   }

@@ -174,6 +174,16 @@ describe('evidence enrichment worker', function () {
     return (res.body as { report: { _id: string } }).report._id;
   }
 
+  /** The processor called directly, outside any worker: to run a job again, or twice at once. */
+  const directProcessor = () =>
+    enrichmentProcessor({
+      pool: api.pool,
+      log: createLogger('silent', 't'),
+      config: api.config,
+      pepper: 'unused',
+      dispatch: () => undefined,
+    });
+
   const evidenceOf = async (offenseId: string) =>
     (
       await api.pool.query<{ evidence: EnrichedItem[] }>('SELECT evidence FROM offenses WHERE id = $1', [
@@ -272,14 +282,7 @@ describe('evidence enrichment worker', function () {
     const id = await report([{ type: 'screenshot', url: evidence.url('/once.png') }], { logs: 'x' });
     const first = await enriched(id);
     const fetched = evidence.requestsTo('/once.png').length;
-    const processor = enrichmentProcessor({
-      pool: api.pool,
-      log: createLogger('silent', 't'),
-      config: api.config,
-      pepper: 'unused',
-      dispatch: () => undefined,
-    });
-    const result = await processor({
+    const result = await directProcessor()({
       id: 'again',
       data: { offenseId: id },
       attemptsMade: 0,
@@ -303,13 +306,7 @@ describe('evidence enrichment worker', function () {
     await worker.worker.pause();
     try {
       const id = await report([{ type: 'screenshot', url: evidence.url('/race.png') }]);
-      const processor = enrichmentProcessor({
-        pool: api.pool,
-        log: createLogger('silent', 't'),
-        config: api.config,
-        pepper: 'unused',
-        dispatch: () => undefined,
-      });
+      const processor = directProcessor();
       const job = (jobId: string) =>
         ({ id: jobId, data: { offenseId: id }, attemptsMade: 0, opts: { attempts: 8 } }) as Job;
       const first = processor(job('a'));
@@ -327,13 +324,7 @@ describe('evidence enrichment worker', function () {
   });
 
   it('fails a job with a bad payload at once, without retrying (UnrecoverableError)', async () => {
-    const processor = enrichmentProcessor({
-      pool: api.pool,
-      log: createLogger('silent', 't'),
-      config: api.config,
-      pepper: 'unused',
-      dispatch: () => undefined,
-    });
+    const processor = directProcessor();
     for (const data of [{}, { offenseId: 'not-a-uuid' }, { offenseId: crypto.randomUUID() }]) {
       try {
         await processor({ id: 'bad', data, attemptsMade: 0, opts: { attempts: 8 } } as Job);
