@@ -80,7 +80,8 @@ type LookupAll = (err: null, addresses: dns.LookupAddress[]) => void;
 function classify(err: unknown): OutboundError {
   if (err instanceof OutboundError) return err;
   const code = (err as NodeJS.ErrnoException).code ?? '';
-  if (code === 'ENOTFOUND') return new OutboundError('dns_failed', 'the host name does not resolve', false);
+  // A name that does not resolve now may resolve later (a DNS outage, a record being fixed): retried.
+  if (code === 'ENOTFOUND') return new OutboundError('dns_failed', 'the host name does not resolve', true);
   if (TRANSIENT_DNS.has(code)) return new OutboundError('dns_failed', `DNS lookup failed (${code})`, true);
   return new OutboundError(
     'connection_failed',

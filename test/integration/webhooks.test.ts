@@ -351,6 +351,26 @@ describe('webhooks', function () {
       expect(receiver.requestsTo('/down')).to.have.length(attempts);
     });
 
+    it('retries an endpoint whose name does not resolve (a DNS outage passes), failing only after the window', async () => {
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(tenant, {
+        url: 'https://hooks.does-not-exist.invalid/pt',
+        events: ['trust.changed'],
+      });
+      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+      const d = await eventually('failed after every attempt', async () => {
+        const res = await deliveries(tenant, hook.body.id);
+        return res.body.items[0]?.status === 'failed' ? res.body.items[0] : undefined;
+      });
+      expect(d.attempts).to.equal(webhookAttempts(webhookRetryOf(api.config)));
+      expect(d.lastError).to.match(/does not resolve/);
+    });
+
     it('fails a delivery at once, without connecting, when the address is refused at delivery time', async () => {
       const tenant = await createTenant(api.pool);
       const player = await createTestPlayer(api.pool);
