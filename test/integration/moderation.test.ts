@@ -213,6 +213,52 @@ describe('moderation: the review queue and moderator API', function () {
       expect((await wholeQueue(7)).map((c) => c.id)).to.deep.equal(ids);
     });
 
+    it("keeps a case's figures: count, total, highest severity, distinct games and reporters, and the priority", async () => {
+      const player = await createTestPlayer(api.pool);
+      const other = await createTenant(api.pool);
+      // An earlier offense of another kind: part of the player's history for the cheating case.
+      await submit(player.serviceId, 'afk', { isAfk: true });
+      const penalties = [
+        await submit(player.serviceId, 'anticheat', {
+          isCheatDetected: true,
+          severity: 'low',
+          confidence: 0.5,
+          reporterId: 'r1',
+        }),
+        await submit(player.serviceId, 'anticheat', {
+          isCheatDetected: true,
+          severity: 'high',
+          confidence: 0.9,
+          reporterId: 'r2',
+        }),
+        await submit(
+          player.serviceId,
+          'anticheat',
+          { isCheatDetected: true, severity: 'medium' },
+          other.headers,
+        ),
+      ].map((r) => r.penaltyApplied);
+      const caseId = await openCase(player.serviceId, 3);
+      await openCase(player.serviceId, 1); // the AFK case is filed too
+      const res = await call<
+        CaseBody & { highestSeverity: string; distinctGames: number; distinctReporters: number }
+      >(api.url, 'GET', `/v1/admin/cases/${caseId}`, {
+        spec: '/v1/admin/cases/{caseId}',
+        headers: modA.headers,
+      });
+      expect(res.body).to.deep.include({
+        type: 'cheating',
+        reportsCount: 3,
+        totalPenalty: penalties.reduce((a, b) => a + b, 0),
+        highestSeverity: 'high',
+        distinctGames: 2,
+        // r1, r2, and the other studio's game (a report without reporterId counts its game)
+        distinctReporters: 3,
+      });
+      // 25 x high (2) + 10 x 0.9 + 5 x 2 games + 3 x 3 reporters + 2 x 1 earlier offense
+      expect(res.body.priority).to.equal(50 + 9 + 10 + 9 + 2);
+    });
+
     it('400 for a bad filter or a forged cursor', async () => {
       for (const q of [
         'status=closed',
