@@ -259,6 +259,33 @@ describe('moderation: the review queue and moderator API', function () {
       expect(res.body.priority).to.equal(50 + 9 + 10 + 9 + 2);
     });
 
+    it('concurrent filings into one case add up exactly', async () => {
+      const player = await createTestPlayer(api.pool);
+      const studios = [tenant, await createTenant(api.pool), await createTenant(api.pool)];
+      const results = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          submit(
+            player.serviceId,
+            'griefing',
+            { isGriefing: true, severity: ['low', 'medium', 'high'][i % 3] },
+            studios[i % 3]!.headers,
+          ),
+        ),
+      );
+      const caseId = await openCase(player.serviceId, 25);
+      const { rows } = await api.pool.query(
+        'SELECT reports_count, total_penalty, highest_severity, distinct_games, distinct_reporters FROM review_cases WHERE id = $1',
+        [caseId],
+      );
+      expect(rows[0]).to.deep.equal({
+        reports_count: 25,
+        total_penalty: results.reduce((sum, r) => sum + r.penaltyApplied, 0),
+        highest_severity: 'high',
+        distinct_games: 3,
+        distinct_reporters: 3,
+      });
+    });
+
     it('400 for a bad filter or a forged cursor', async () => {
       for (const q of [
         'status=closed',

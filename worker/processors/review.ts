@@ -7,24 +7,41 @@ import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
 
+const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
+
 /**
  * Admin review: files the offense into the open case of its player and type (opening one when
- * needed) and recomputes the case's figures from its offenses, so a repeated job changes nothing.
- * Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games
- * (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's earlier offenses (at most 10).
+ * needed) and updates the case's figures by this one offense, so a filing costs the same however
+ * many reports the case holds; an offense already filed is left alone, so a repeated job changes
+ * nothing. Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x
+ * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses
+ * outside this case (at most 10).
  */
 export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
   const { offenseId } = parseOffenseJob(job);
   const result = await withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{ player_id: string; type: string; case_id: string | null }>(
-      `SELECT o.player_id, o.type, co.case_id FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+    const { rows } = await client.query<{
+      player_id: string;
+      type: string;
+      game_id: string;
+      severity: string;
+      penalty_points: number;
+      reporter: string;
+      confidence: string;
+      case_id: string | null;
+    }>(
+      `SELECT o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
+              coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
+              coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
+         FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
         WHERE o.id = $1 FOR UPDATE OF o`,
       [offenseId],
     );
     const offense = rows[0];
     if (!offense) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
     if (offense.case_id) return { offenseId, caseId: offense.case_id, filed: false, outbox: [] };
-    // The unique partial index makes concurrent openers converge on one open case.
+    // The unique partial index makes concurrent openers converge on one open case; the upsert
+    // locks the case row, so concurrent filings into one case take turns from here on.
     const opened = await client.query<{ id: string }>(
       `INSERT INTO review_cases (player_id, type) VALUES ($1, $2)
        ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
@@ -32,28 +49,35 @@ export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
       [offense.player_id, offense.type],
     );
     const caseId = opened.rows[0]!.id;
-    await client.query('INSERT INTO case_offenses (case_id, offense_id) VALUES ($1, $2)', [
-      caseId,
-      offenseId,
-    ]);
     await client.query(
-      `UPDATE review_cases c SET
-         reports_count = a.n, total_penalty = a.penalty, highest_severity = a.sev,
-         distinct_games = a.games, distinct_reporters = a.reporters, updated_at = now(),
-         priority = 25 * a.sev_rank + 10 * a.confidence + 5 * LEAST(a.games, 5) + 3 * LEAST(a.reporters, 5)
-                    + 2 * LEAST((SELECT count(*) FROM offenses p WHERE p.player_id = c.player_id
-                                   AND p.id NOT IN (SELECT offense_id FROM case_offenses WHERE case_id = c.id)), 10)
-       FROM (
-         SELECT count(*)::int AS n, sum(o.penalty_points)::int AS penalty,
-                max(array_position(ARRAY['low','medium','high','critical'], o.severity)) - 1 AS sev_rank,
-                (ARRAY['low','medium','high','critical'])[max(array_position(ARRAY['low','medium','high','critical'], o.severity))] AS sev,
-                count(DISTINCT o.game_id)::int AS games,
-                count(DISTINCT coalesce(o.context->>'reporterId', o.game_id::text))::int AS reporters,
-                coalesce(max((o.details->>'confidence')::numeric), 0) AS confidence
-           FROM case_offenses co JOIN offenses o ON o.id = co.offense_id WHERE co.case_id = $1
-       ) a
-       WHERE c.id = $1`,
-      [caseId],
+      `WITH link AS (INSERT INTO case_offenses (case_id, offense_id) VALUES ($1, $2)),
+            g AS (INSERT INTO case_games VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING 1),
+            r AS (INSERT INTO case_reporters VALUES ($1, $4) ON CONFLICT DO NOTHING RETURNING 1),
+            n AS (
+              SELECT c.reports_count + 1 AS reports,
+                     GREATEST(array_position(${SEVERITY_ORDER}, c.highest_severity),
+                              array_position(${SEVERITY_ORDER}, $5::text)) AS sev,
+                     c.distinct_games + (SELECT count(*) FROM g)::int AS games,
+                     c.distinct_reporters + (SELECT count(*) FROM r)::int AS reporters,
+                     GREATEST(c.max_confidence, $6::numeric) AS confidence,
+                     p.offense_count
+                FROM review_cases c JOIN players p ON p.id = c.player_id WHERE c.id = $1)
+       UPDATE review_cases c SET
+         reports_count = n.reports, total_penalty = c.total_penalty + $7,
+         highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
+         distinct_reporters = n.reporters, max_confidence = n.confidence, updated_at = now(),
+         priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
+                    + 2 * LEAST(GREATEST(n.offense_count - n.reports, 0), 10)
+         FROM n WHERE c.id = $1`,
+      [
+        caseId,
+        offenseId,
+        offense.game_id,
+        offense.reporter,
+        offense.severity,
+        offense.confidence,
+        offense.penalty_points,
+      ],
     );
     return { offenseId, caseId, filed: true, outbox: await emitOffenseEvents(client, offenseId, caseId) };
   });

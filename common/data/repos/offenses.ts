@@ -140,7 +140,8 @@ export async function recordReport(
     text: `WITH target AS (
        SELECT id, trust_score FROM players WHERE service_id = $1 FOR NO KEY UPDATE
      ), upd AS (
-       UPDATE players p SET trust_score = GREATEST(p.trust_score - $2::int, 0), updated_at = now()
+       UPDATE players p SET trust_score = GREATEST(p.trust_score - $2::int, 0),
+                            offense_count = p.offense_count + 1, updated_at = now()
          FROM target t WHERE p.id = t.id
        RETURNING p.id, p.service_id, t.trust_score AS before, p.trust_score AS after
      ), o AS (
