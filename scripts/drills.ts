@@ -579,11 +579,13 @@ export const DRILLS: Record<string, Drill> = {
       const during = load.attemptsBetween(from + 500, to);
       const refused = during.filter((a) => a.status === 503);
       const slowest = Math.max(0, ...refused.map((a) => a.ms));
+      // A 201 finished before the restore would mean a write without the database: must be none.
+      const impossible = during.filter((a) => a.status === 201 && a.at + a.ms < to).length;
       const lies = readyz.filter((x) => x.at > from + 500 && x.at < to && x.status === 200).length;
       const readyDuring = readyz.filter((x) => x.at > from + 500 && x.at < to).length;
       return {
         lines: [
-          `PostgreSQL unreachable for ${fmt(to - from)}: ${during.length} requests began meanwhile, ${refused.length} answered 503 (slowest ${slowest} ms), ${during.filter((a) => a.status === 201).length} answered 201`,
+          `PostgreSQL unreachable for ${fmt(to - from)}: ${during.length} requests began meanwhile, ${refused.length} answered 503 (slowest ${slowest} ms), ${during.filter((a) => a.status === 201).length - impossible} answered 201 after the restore, ${impossible} before it`,
           `/readyz: ${readyDuring - lies}/${readyDuring} polls during the outage said 503; ready again ${recovered === undefined ? 'NEVER' : `${recovered} ms`} after the restore`,
         ],
         checks: [
