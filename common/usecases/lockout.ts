@@ -1,4 +1,5 @@
 import type { Queryable } from '../data/db.js';
+import { verifyPasswordOrDummy } from '../security/secrets.js';
 
 export const MAX_FREE_FAILURES = 5;
 // An address may be shared by many people (NAT, a LAN party): it gets more room than one account.
@@ -45,4 +46,32 @@ export async function recordFailure(db: Queryable, keys: string[], now: Date): P
 /** A success clears the account's count (not the address's). */
 export async function clearFailures(db: Queryable, accountKey: string): Promise<void> {
   await db.query('DELETE FROM sign_in_failures WHERE key = $1', [accountKey]);
+}
+
+export type SignInResult<T> =
+  | { ok: true; account: T }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+
+/**
+ * A password sign-in behind the lockout, for players and moderators alike: refused while the
+ * account (`accountKey`) or the address is locked; `find` returns the account with its hash, or
+ * undefined when there is none or it may not sign in, which costs the same scrypt time as a wrong
+ * password. A success clears the account's failures; a failure counts for both keys.
+ */
+export async function passwordSignIn<T>(
+  db: Queryable,
+  input: { accountKey: string; password: string; address: string; now: Date },
+  find: () => Promise<{ account: T; passwordHash: string | null } | undefined>,
+): Promise<SignInResult<T>> {
+  const keys = [input.accountKey, `ip:${input.address}`];
+  const wait = await lockedForSeconds(db, keys, input.now);
+  if (wait) return { ok: false, reason: 'locked', retryAfterSeconds: wait };
+  const found = await find();
+  if (await verifyPasswordOrDummy(input.password, found?.passwordHash)) {
+    await clearFailures(db, input.accountKey);
+    return { ok: true, account: found!.account };
+  }
+  await recordFailure(db, keys, input.now);
+  return { ok: false, reason: 'invalid' };
 }

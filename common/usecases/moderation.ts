@@ -10,7 +10,7 @@ import {
 import {
   caseOffenseIds,
   findCase,
-  findModeratorByUsername,
+  findModeratorCredentials,
   insertAudit,
   insertModerator,
   MODERATOR_ROLES,
@@ -24,8 +24,8 @@ import {
 import { emitEvent, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { hashPassword, verifyPasswordOrDummy } from '../security/secrets.js';
-import { clearFailures, lockedForSeconds, recordFailure } from './lockout.js';
+import { hashPassword } from '../security/secrets.js';
+import { passwordSignIn, type SignInResult } from './lockout.js';
 
 export const USERNAME = /^[a-z0-9_.-]{3,64}$/;
 export const NOTE_MAX = 2000;
@@ -57,30 +57,18 @@ export async function createModerator(
   }
 }
 
-export type ModeratorSignIn =
-  | { ok: true; moderator: Moderator }
-  | { ok: false; reason: 'invalid' }
-  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
-
 /** Moderator password sign-in behind the same lockout as players'; a disabled account cannot sign in. */
-export async function moderatorSignIn(
+export function moderatorSignIn(
   pool: Pool,
   input: { username: string; password: string; address: string; now: Date },
-): Promise<ModeratorSignIn> {
+): Promise<SignInResult<Moderator>> {
   const username = input.username.trim().toLowerCase();
-  const keys = [`mod:${username}`, `ip:${input.address}`];
-  const wait = await lockedForSeconds(pool, keys, input.now);
-  if (wait) return { ok: false, reason: 'locked', retryAfterSeconds: wait };
-  const found = USERNAME.test(username) ? await findModeratorByUsername(pool, username) : undefined;
-  // Unknown usernames cost the same scrypt time as a wrong password.
-  const ok = await verifyPasswordOrDummy(input.password, found?.passwordHash);
-  if (found && ok && !found.disabled) {
-    await clearFailures(pool, keys[0]!);
-    const { passwordHash: _omit, ...moderator } = found;
-    return { ok: true, moderator };
-  }
-  await recordFailure(pool, keys, input.now);
-  return { ok: false, reason: 'invalid' };
+  return passwordSignIn(pool, { ...input, accountKey: `mod:${username}` }, async () => {
+    const found = USERNAME.test(username) ? await findModeratorCredentials(pool, username) : undefined;
+    return found && !found.moderator.disabled
+      ? { account: found.moderator, passwordHash: found.passwordHash }
+      : undefined;
+  });
 }
 
 export interface Actor {

@@ -91,7 +91,7 @@ export function adminRoutes(deps: AppDeps): Router {
         });
       throw new AppError(401, 'invalid_credentials', 'The username or password is not right.');
     }
-    const m = result.moderator;
+    const m = result.account;
     ctx.body = {
       access_token: await deps.moderatorTokens.sign(m.id),
       token_type: 'Bearer',

@@ -245,7 +245,7 @@ export function oauthRoutes(deps: AppDeps): Router {
         }
         return renderConsent(ctx, params, 401, 'The gamer tag or password is not right.', gamerTag);
       }
-      playerId = result.playerId;
+      playerId = result.account.playerId;
     } else {
       return renderConsent(ctx, params, 400, 'Choose to allow or deny.');
     }

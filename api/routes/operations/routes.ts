@@ -78,7 +78,7 @@ export function queueBoard(deps: AppDeps, queues: Queues): Middleware[] {
       now: deps.clock(),
     });
     if (!result.ok) throw challenge(401, 'The username or password is not right, or the account is locked.');
-    if (result.moderator.role !== 'admin') throw challenge(403, 'The queue board needs the admin role.');
+    if (result.account.role !== 'admin') throw challenge(403, 'The queue board needs the admin role.');
     if (verified.size > 1000) verified.clear();
     verified.set(key, Date.now() + BOARD_CACHE_MS);
     return next();

@@ -15,28 +15,23 @@ export interface Moderator {
   disabled: boolean;
 }
 
-export interface ModeratorCredentials extends Moderator {
-  passwordHash: string;
-}
-
 interface ModeratorRow {
   id: string;
   username: string;
   display_name: string;
   role: ModeratorRole;
-  password_hash: string;
   created_at: Date;
   disabled_at: Date | null;
 }
-const MODERATOR_COLUMNS = 'id, username, display_name, role, password_hash, created_at, disabled_at';
-const moderatorFromRow = (r: ModeratorRow): ModeratorCredentials => ({
+// No password hash: only sign-in reads it (findModeratorCredentials).
+const MODERATOR_COLUMNS = 'id, username, display_name, role, created_at, disabled_at';
+const moderatorFromRow = (r: ModeratorRow): Moderator => ({
   id: r.id,
   username: r.username,
   displayName: r.display_name,
   role: r.role,
   createdAt: r.created_at,
   disabled: r.disabled_at !== null,
-  passwordHash: r.password_hash,
 });
 
 export async function insertModerator(
@@ -48,16 +43,16 @@ export async function insertModerator(
      RETURNING ${MODERATOR_COLUMNS}`,
     [input.username, input.displayName, input.role, input.passwordHash],
   );
-  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]!);
-  return moderator;
+  return moderatorFromRow(rows[0]!);
 }
 
-export async function findModeratorByUsername(db: Queryable, username: string) {
-  const { rows } = await db.query<ModeratorRow>(
-    `SELECT ${MODERATOR_COLUMNS} FROM moderators WHERE username = $1`,
+/** The moderator and the password hash, for sign-in only. */
+export async function findModeratorCredentials(db: Queryable, username: string) {
+  const { rows } = await db.query<ModeratorRow & { password_hash: string }>(
+    `SELECT ${MODERATOR_COLUMNS}, password_hash FROM moderators WHERE username = $1`,
     [username],
   );
-  return rows[0] ? moderatorFromRow(rows[0]) : undefined;
+  return rows[0] && { moderator: moderatorFromRow(rows[0]), passwordHash: rows[0].password_hash };
 }
 
 /** An enabled moderator by id: what every authenticated moderator request checks. */
@@ -67,19 +62,14 @@ export async function findActiveModerator(db: Queryable, id: string): Promise<Mo
     text: `SELECT ${MODERATOR_COLUMNS} FROM moderators WHERE id = $1 AND disabled_at IS NULL`,
     values: [id],
   });
-  if (!rows[0]) return undefined;
-  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]);
-  return moderator;
+  return rows[0] && moderatorFromRow(rows[0]);
 }
 
 export async function listModerators(db: Queryable): Promise<Moderator[]> {
   const { rows } = await db.query<ModeratorRow>(
     `SELECT ${MODERATOR_COLUMNS} FROM moderators ORDER BY username`,
   );
-  return rows.map((r) => {
-    const { passwordHash: _omit, ...moderator } = moderatorFromRow(r);
-    return moderator;
-  });
+  return rows.map(moderatorFromRow);
 }
 
 export async function setModeratorDisabled(db: Queryable, username: string, disabled: boolean) {
@@ -88,9 +78,7 @@ export async function setModeratorDisabled(db: Queryable, username: string, disa
       WHERE username = $1 RETURNING ${MODERATOR_COLUMNS}`,
     [username, disabled],
   );
-  if (!rows[0]) return undefined;
-  const { passwordHash: _omit, ...moderator } = moderatorFromRow(rows[0]);
-  return moderator;
+  return rows[0] && moderatorFromRow(rows[0]);
 }
 
 export interface CaseRecord {
