@@ -8,7 +8,6 @@ import {
   type Queryable,
 } from '../data/db.js';
 import {
-  caseOffenseIds,
   findCase,
   findModeratorCredentials,
   insertAudit,
@@ -168,16 +167,17 @@ export async function resolveCase(
     if (!c.claim)
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
     const { rows: player } = await client.query<{ trust_score: number }>(
-      'SELECT trust_score FROM players WHERE id = $1 FOR UPDATE',
+      'SELECT trust_score FROM players WHERE id = $1 FOR NO KEY UPDATE',
       [c.playerRowId],
     );
     const before = player[0]!.trust_score;
-    const ids = await caseOffenseIds(client, caseId);
     const { rows: offenses } = await client.query<{ id: string; studio_id: string; penalty_points: number }>(
-      `UPDATE offenses SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
-        WHERE id = ANY($1::uuid[]) RETURNING id, studio_id, penalty_points`,
-      [ids],
+      `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
+         FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
+       RETURNING o.id, o.studio_id, o.penalty_points`,
+      [caseId],
     );
+    const ids = offenses.map((o) => o.id).sort();
     const deducted = offenses.reduce((sum, o) => sum + o.penalty_points, 0);
     const after = outcome === 'dismissed' ? Math.min(100, before + deducted) : before;
     if (after !== before)
