@@ -214,8 +214,8 @@ export async function listCases(
   const keyset = !after
     ? 'true'
     : open
-      ? `(c.priority < $7::numeric OR (c.priority = $7::numeric AND (c.opened_at, c.id) > ($8::timestamptz, $9::uuid)))`
-      : `(c.resolved_at, c.id) < ($7::timestamptz, $8::uuid)`;
+      ? `(c.priority < $8::numeric OR (c.priority = $8::numeric AND (c.opened_at, c.id) > ($9::timestamptz, $10::uuid)))`
+      : `(c.resolved_at, c.id) < ($8::timestamptz, $9::uuid)`;
   const order = open ? 'c.priority DESC, c.opened_at, c.id' : 'c.resolved_at DESC, c.id DESC';
   const { rows } = await db.query<CaseRow>(
     `SELECT ${CASE_SELECT}
@@ -226,7 +226,7 @@ export async function listCases(
               WHEN 'unclaimed' THEN c.claimed_by IS NULL OR c.claim_expires_at <= now()
               ELSE true END
         AND ${keyset}
-      ORDER BY ${order} LIMIT ${limit + 1}`,
+      ORDER BY ${order} LIMIT $7`,
     [
       filter.status,
       filter.type ?? null,
@@ -234,6 +234,7 @@ export async function listCases(
       filter.serviceId ?? null,
       filter.claimed,
       filter.moderatorId,
+      limit + 1,
       ...(after ?? []),
     ],
   );
