@@ -1,3 +1,8 @@
+import Joi from 'joi';
+import { isUuid } from './data/repos/accounts.js';
+import { validationError } from './errors.js';
+import { check } from './validation.js';
+
 /** Opaque keyset cursors: the sort keys of the last item, as base64url JSON. */
 export const encodeKeys = (keys: string[]) => Buffer.from(JSON.stringify(keys)).toString('base64url');
 
@@ -10,4 +15,30 @@ export function decodeKeys(cursor: string, valid: (keys: string[]) => boolean): 
   } catch {
     return undefined;
   }
+}
+
+/** The query of a cursor-paginated listing: limit 1..100 (20 by default) and the previous page's nextCursor. */
+const pageQuery = Joi.object({
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});
+
+export const invalidCursor = () =>
+  validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+
+/** A (timestamp, uuid) cursor: offenses and webhook deliveries, newest first. */
+export const encodeCursor = (ts: string, id: string) => encodeKeys([ts, id]);
+
+export function decodeCursor(cursor: string): { ts: string; id: string } | undefined {
+  const keys = decodeKeys(cursor, (k) => k.length === 2 && isUuid(k[1]!) && !Number.isNaN(Date.parse(k[0]!)));
+  return keys && { ts: keys[0]!, id: keys[1]! };
+}
+
+/** A listing's page from its query string: the limit, and where the previous page ended (400 if forged). */
+export function readPage(query: unknown): { limit: number; after?: { ts: string; id: string } } {
+  const { limit, cursor } = check<{ limit: number; cursor?: string }>(pageQuery, query, 'query');
+  if (cursor === undefined) return { limit };
+  const after = decodeCursor(cursor);
+  if (!after) throw invalidCursor();
+  return { limit, after };
 }

@@ -2,12 +2,18 @@ import { Router } from '@koa/router';
 import Joi from 'joi';
 import type { Context } from 'koa';
 import { isUuid } from '../../../common/data/repos/accounts.js';
-import { decodeKeys, encodeKeys } from '../../../common/cursor.js';
-import { findCase, listAudit, listCases, type CaseFilter } from '../../../common/data/repos/moderation.js';
+import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
+import { check } from '../../../common/validation.js';
+import {
+  caseOffenseIds,
+  findCase,
+  listAudit,
+  listCases,
+  type CaseFilter,
+} from '../../../common/data/repos/moderation.js';
 import { findOffenses } from '../../../common/data/repos/offenses.js';
-import { caseOffenseIds } from '../../../common/data/repos/moderation.js';
 import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
-import { AppError, fieldErrors, notFound, validationError } from '../../../common/errors.js';
+import { AppError, notFound } from '../../../common/errors.js';
 import {
   claimCase,
   moderatorSignIn,
@@ -42,14 +48,6 @@ const auditQuery = Joi.object({
   cursor: Joi.string().max(64),
 });
 
-function query<T>(schema: Joi.Schema, ctx: Context): T {
-  const { value, error } = schema.validate(ctx.query, { abortEarly: false });
-  if (error) throw validationError(fieldErrors(error.details, 'query'));
-  return value as T;
-}
-
-const badCursor = () =>
-  validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
 const isTimestamp = (s: string) => !Number.isNaN(Date.parse(s));
 
 /** A case cursor carries the status it pages, so it cannot be replayed against the other ordering. */
@@ -75,9 +73,10 @@ export function adminRoutes(deps: AppDeps): Router {
   const actorOf = (ctx: Context) => ctx.state.actor as Actor;
 
   router.post('/session', requireJsonBody(), async (ctx) => {
-    const { value, error } = sessionBody.validate(ctx.request.body ?? {}, { abortEarly: false });
-    if (error) throw validationError(fieldErrors(error.details));
-    const { username, password } = value as { username: string; password: string };
+    const { username, password } = check<{ username: string; password: string }>(
+      sessionBody,
+      ctx.request.body ?? {},
+    );
     const result = await moderatorSignIn(deps.pool, {
       username,
       password,
@@ -101,9 +100,13 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/cases', auth, async (ctx) => {
-    const q = query<Omit<CaseFilter, 'moderatorId'> & { limit: number; cursor?: string }>(caseQuery, ctx);
+    const q = check<Omit<CaseFilter, 'moderatorId'> & { limit: number; cursor?: string }>(
+      caseQuery,
+      ctx.query,
+      'query',
+    );
     const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, q.status);
-    if (q.cursor !== undefined && !after) throw badCursor();
+    if (q.cursor !== undefined && !after) throw invalidCursor();
     const page = await listCases(deps.pool, { ...q, moderatorId: actorOf(ctx).id }, q.limit, after);
     ctx.body = {
       items: page.items.map(presentCase),
@@ -144,15 +147,16 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/audit', moderatorAuth(deps.moderatorTokens, deps.pool, { role: 'admin' }), async (ctx) => {
-    const q = query<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(
+    const q = check<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(
       auditQuery,
-      ctx,
+      ctx.query,
+      'query',
     );
     const before =
       q.cursor === undefined
         ? undefined
         : decodeKeys(q.cursor, (k) => k.length === 1 && /^\d{1,18}$/.test(k[0]!));
-    if (q.cursor !== undefined && !before) throw badCursor();
+    if (q.cursor !== undefined && !before) throw invalidCursor();
     const page = await listAudit(deps.pool, q, q.limit, before?.[0]);
     ctx.body = { items: page.items.map(presentAudit), nextCursor: page.next && encodeKeys([page.next]) };
   });

@@ -1,22 +1,12 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
-import {
-  decodeCursor,
-  encodeCursor,
-  findProfile,
-  listOffenses,
-} from '../../../common/data/repos/offenses.js';
-import { fieldErrors, notFound, validationError } from '../../../common/errors.js';
+import { encodeCursor, readPage } from '../../../common/cursor.js';
+import { findProfile, listOffenses } from '../../../common/data/repos/offenses.js';
+import { notFound } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
-
-const listQuery = Joi.object({
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});
 
 export function playerRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/v1/player' });
@@ -49,12 +39,7 @@ export function playerRoutes(deps: AppDeps): Router {
   router.get('/:serviceId/offenses', auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
-    const { value, error } = listQuery.validate(ctx.query, { abortEarly: false });
-    if (error) throw validationError(fieldErrors(error.details));
-    const { limit, cursor } = value as { limit: number; cursor?: string };
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (cursor !== undefined && !after)
-      throw validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    const { limit, after } = readPage(ctx.query);
     const page = SERVICE_ID.test(serviceId)
       ? await listOffenses(deps.pool, serviceId, limit, after)
       : undefined;

@@ -1,26 +1,20 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
 import type { Context } from 'koa';
 import { isUuid } from '../../../common/data/repos/accounts.js';
-import { decodeCursor, encodeCursor } from '../../../common/data/repos/offenses.js';
+import { encodeCursor, readPage } from '../../../common/cursor.js';
 import {
   disableWebhook,
   findWebhook,
   listDeliveries,
   listWebhooks,
 } from '../../../common/data/repos/webhooks.js';
-import { fieldErrors, notFound, validationError } from '../../../common/errors.js';
+import { notFound } from '../../../common/errors.js';
 import { AddressPolicy } from '../../../common/net/addresses.js';
 import { registerWebhook } from '../../../common/usecases/webhooks.js';
 import { presentDelivery, presentWebhook } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
-
-const pageQuery = Joi.object({
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});
 
 /** A studio's webhooks: any game of the studio (its client credentials) manages them. */
 export function webhookRoutes(deps: AppDeps): Router {
@@ -52,12 +46,7 @@ export function webhookRoutes(deps: AppDeps): Router {
 
   router.get('/:webhookId/deliveries', auth, async (ctx) => {
     const hook = await ownWebhook(ctx);
-    const { value, error } = pageQuery.validate(ctx.query, { abortEarly: false });
-    if (error) throw validationError(fieldErrors(error.details, 'query'));
-    const { limit, cursor } = value as { limit: number; cursor?: string };
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    if (cursor !== undefined && !after)
-      throw validationError([{ field: 'cursor', message: 'is not a cursor this service issued' }]);
+    const { limit, after } = readPage(ctx.query);
     const page = await listDeliveries(deps.pool, hook.id, limit, after);
     ctx.body = {
       items: page.items.map(presentDelivery),

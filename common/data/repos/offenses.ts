@@ -8,8 +8,7 @@ import type {
 import { offenseJobs } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
-import { decodeKeys, encodeKeys } from '../../cursor.js';
-import { isUuid } from './accounts.js';
+import { encodeCursor } from '../../cursor.js';
 
 export interface OffenseRecord {
   id: string;
@@ -232,14 +231,6 @@ export async function findProfile(
 export interface OffensePage {
   items: OffenseRecord[];
   nextCursor: string | null;
-}
-
-export const encodeCursor = (ts: string, id: string) => encodeKeys([ts, id]);
-
-/** A (timestamp, uuid) cursor: offenses, webhook deliveries. */
-export function decodeCursor(cursor: string): { ts: string; id: string } | undefined {
-  const keys = decodeKeys(cursor, (k) => k.length === 2 && isUuid(k[1]!) && !Number.isNaN(Date.parse(k[0]!)));
-  return keys && { ts: keys[0]!, id: keys[1]! };
 }
 
 /** Newest first, keyset-paginated on (created_at, id): stable while new offenses arrive. */
