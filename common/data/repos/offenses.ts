@@ -210,7 +210,7 @@ export async function findProfile(
        (SELECT coalesce(json_agg(x ORDER BY x.created_at DESC, x.id DESC), '[]') FROM (
           SELECT ${OFFENSE_SELECT} FROM offenses o WHERE o.player_id = p.id
            ORDER BY o.created_at DESC, o.id DESC LIMIT $2) x) AS offenses,
-       (SELECT count(*)::int FROM offenses o WHERE o.player_id = p.id) AS offense_count
+       p.offense_count
      FROM players p WHERE p.service_id = $1`,
     values: [serviceId, limit],
   });
