@@ -639,13 +639,7 @@ export const DRILLS: Record<string, Drill> = {
         );
         await waitUntil(
           'three reports wait on the held row',
-          async () => {
-            const { rows } = await rig.pool.query<{ n: number }>(
-              'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
-              [pid],
-            );
-            return rows[0]!.n >= 3;
-          },
+          async () => (await waitingOn(rig.pool, pid)) >= 3,
           10_000,
         );
         at = Date.now();
@@ -748,7 +742,11 @@ export const DRILLS: Record<string, Drill> = {
             headers: rig.headers,
             body: JSON.stringify({ report: { isGriefing: true, severity: 'critical' } }),
           });
-          await waitUntil('the report waits on the link row', () => blockedBy(rig.pool, pid), 10_000);
+          await waitUntil(
+            'the report waits on the link row',
+            async () => (await waitingOn(rig.pool, pid)) > 0,
+            10_000,
+          );
           const locked = await b
             .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [victim])
             .then(
@@ -785,13 +783,13 @@ export const DRILLS: Record<string, Drill> = {
   },
 };
 
-/** Whether some other backend waits for a lock held by backend `pid`. */
-export async function blockedBy(db: Pool, pid: number): Promise<boolean> {
+/** How many backends wait for a lock held by backend `pid` (directly, not behind another waiter). */
+export async function waitingOn(db: Pool, pid: number): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))',
     [pid],
   );
-  return rows[0]!.n > 0;
+  return rows[0]!.n;
 }
 
 async function waitUntil(what: string, fn: () => Promise<boolean>, ms: number): Promise<void> {

@@ -11,7 +11,7 @@ import {
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
-import { blockedBy } from '../../scripts/drills.js';
+import { waitingOn } from '../../scripts/drills.js';
 
 /**
  * Injected transaction faults: a second connection forces a deadlock with the report's transaction.
@@ -42,7 +42,7 @@ describe('injected transaction faults', function () {
         [serviceId, tenant.game.id],
       );
       const pending = send();
-      await eventually('the report waits for the link row', () => blockedBy(api.pool, pid));
+      await eventually('the report waits for the link row', async () => (await waitingOn(api.pool, pid)) > 0);
       // Close the cycle: the report holds the player's row.
       const bLocked = await b
         .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [serviceId])
