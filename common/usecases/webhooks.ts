@@ -1,6 +1,6 @@
 import net from 'node:net';
 import Joi from 'joi';
-import type { Queryable } from '../data/db.js';
+import { withTransaction, type Pool } from '../data/db.js';
 import { countActiveWebhooks, EVENT_TYPES, insertWebhook, type EventType } from '../data/repos/webhooks.js';
 import { AppError, fieldErrors, validationError } from '../errors.js';
 import type { AddressPolicy } from '../net/addresses.js';
@@ -49,7 +49,7 @@ export interface RegisteredWebhook {
 }
 
 export async function registerWebhook(
-  db: Queryable,
+  pool: Pool,
   pepper: string,
   policy: AddressPolicy,
   studioId: string,
@@ -60,18 +60,22 @@ export async function registerWebhook(
   const v = value as { url: string; events: EventType[] };
   const problem = urlProblem(v.url, policy);
   if (problem) throw validationError([{ field: 'url', message: problem }]);
-  if ((await countActiveWebhooks(db, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
-    throw new AppError(
-      409,
-      'webhook_limit_reached',
-      `A studio may have at most ${MAX_WEBHOOKS_PER_STUDIO} webhooks; delete one first.`,
-    );
   const secret = generateWebhookSecret();
-  const hook = await insertWebhook(db, {
-    studioId,
-    url: v.url,
-    events: v.events,
-    sealedSecret: sealWebhookSecret(secret, pepper),
+  // The studio's row lock makes concurrent registrations count one after another.
+  const hook = await withTransaction(pool, async (client) => {
+    await client.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [studioId]);
+    if ((await countActiveWebhooks(client, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
+      throw new AppError(
+        409,
+        'webhook_limit_reached',
+        `A studio may have at most ${MAX_WEBHOOKS_PER_STUDIO} webhooks; delete one first.`,
+      );
+    return insertWebhook(client, {
+      studioId,
+      url: v.url,
+      events: v.events,
+      sealedSecret: sealWebhookSecret(secret, pepper),
+    });
   });
   return { id: hook.id, url: hook.url, events: hook.events, secret, createdAt: hook.createdAt.toISOString() };
 }

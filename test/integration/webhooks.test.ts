@@ -166,6 +166,22 @@ describe('webhooks', function () {
       expect(res.status).to.equal(409);
       expect(res.body.code).to.equal('webhook_limit_reached');
     });
+
+    it('holds the limit when registrations race', async () => {
+      const tenant = await createTenant(api.pool);
+      const results = await Promise.all(
+        Array.from({ length: 15 }, (_, i) =>
+          register(tenant, { url: `https://hooks.example.com/race-${i}` }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 201)).to.have.length(10);
+      expect(results.filter((r) => r.status === 409)).to.have.length(5);
+      const { rows } = await api.pool.query(
+        'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND disabled_at IS NULL',
+        [tenant.studioId],
+      );
+      expect(rows[0].n).to.equal(10);
+    });
   });
 
   describe('delivery', () => {
