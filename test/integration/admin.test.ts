@@ -164,6 +164,100 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(after.rows[0]!.n).to.equal(before.rows[0]!.n);
   });
 
+  it('manages moderators (create, disable, enable, list) and webhooks (create, list, delete)', async () => {
+    const username = `cli-mod-${Date.now()}`;
+    const created = await admin(
+      'moderator',
+      'create',
+      '--username',
+      username,
+      '--display-name',
+      'CLI Mod',
+      '--role',
+      'admin',
+      '--password',
+      'a long enough password',
+      '--json',
+    );
+    expect(created.code, created.stderr).to.equal(0);
+    const mod = JSON.parse(created.stdout) as Record<string, unknown>;
+    expect(mod).to.include({ username, role: 'admin', disabled: false });
+    expect(created.stdout).to.not.match(/password|scrypt/i);
+    const taken = await admin(
+      'moderator',
+      'create',
+      '--username',
+      username,
+      '--display-name',
+      'Again',
+      '--role',
+      'moderator',
+      '--password',
+      'a long enough password',
+    );
+    expect(taken.code).to.not.equal(0);
+    expect(taken.stderr).to.match(/taken/);
+    const short = await admin(
+      'moderator',
+      'create',
+      '--username',
+      `${username}-2`,
+      '--display-name',
+      'X',
+      '--role',
+      'owner',
+      '--password',
+      'short',
+    );
+    expect(short.code).to.not.equal(0);
+    expect(short.stderr)
+      .to.match(/role/)
+      .and.match(/password/);
+    const disabled = JSON.parse(
+      (await admin('moderator', 'disable', '--username', username, '--json')).stdout,
+    );
+    expect(disabled).to.include({ disabled: true });
+    const enabled = JSON.parse((await admin('moderator', 'enable', '--username', username, '--json')).stdout);
+    expect(enabled).to.include({ disabled: false });
+    const listed = JSON.parse((await admin('moderator', 'list', '--json')).stdout) as {
+      moderators: { username: string }[];
+    };
+    expect(listed.moderators.map((m) => m.username)).to.include(username);
+    expect((await admin('moderator', 'disable', '--username', 'nobody-here')).code).to.not.equal(0);
+
+    const studio = JSON.parse(
+      (await admin('studio', 'create', '--name', 'Hook Studio', '--json')).stdout,
+    ) as {
+      id: string;
+    };
+    const hook = await admin(
+      'webhook',
+      'create',
+      '--studio',
+      studio.id,
+      '--url',
+      'https://hooks.example.com/cli',
+      '--event',
+      'case.resolved',
+      '--json',
+    );
+    expect(hook.code, hook.stderr).to.equal(0);
+    const h = JSON.parse(hook.stdout) as { id: string; secret: string; events: string[] };
+    expect(h.secret).to.match(/^whsec_/);
+    expect(h.events).to.deep.equal(['case.resolved']);
+    const refused = await admin('webhook', 'create', '--studio', studio.id, '--url', 'https://10.0.0.1/hook');
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.match(/private or reserved/);
+    const hooks = JSON.parse((await admin('webhook', 'list', '--studio', studio.id, '--json')).stdout) as {
+      webhooks: { id: string; studioId: string; secret?: string }[];
+    };
+    expect(hooks.webhooks).to.have.length(1);
+    expect(hooks.webhooks[0]).to.include({ id: h.id, studioId: studio.id }).and.not.have.property('secret');
+    const deleted = await admin('webhook', 'delete', '--studio', studio.id, '--id', h.id, '--json');
+    expect(JSON.parse(deleted.stdout)).to.deep.equal({ id: h.id, deleted: true });
+    expect((await admin('webhook', 'delete', '--studio', studio.id, '--id', h.id)).code).to.not.equal(0);
+  });
+
   it('--help lists the commands', async () => {
     const help = await admin('--help');
     expect(help.code).to.equal(0);
