@@ -13,11 +13,7 @@ const MAX_LOCK_SECONDS = 15 * 60;
  * address), each further failure locks it for twice as long as the last (1 s, 2 s, 4 s ... at most
  * 15 minutes).
  */
-export async function lockedForSeconds(
-  db: Queryable,
-  keys: string[],
-  now: Date,
-): Promise<number | undefined> {
+async function lockedForSeconds(db: Queryable, keys: string[], now: Date): Promise<number | undefined> {
   const { rows } = await db.query<{ wait: number | null }>(
     `SELECT ceil(extract(epoch FROM max(locked_until) - $2::timestamptz))::int AS wait
        FROM sign_in_failures WHERE key = ANY($1) AND locked_until > $2`,
@@ -27,7 +23,7 @@ export async function lockedForSeconds(
   return wait && wait > 0 ? wait : undefined;
 }
 
-export async function recordFailure(db: Queryable, keys: string[], now: Date): Promise<void> {
+async function recordFailure(db: Queryable, keys: string[], now: Date): Promise<void> {
   await db.query(
     `INSERT INTO sign_in_failures AS f (key, failures, updated_at) SELECT k, 1, $2 FROM unnest($1::text[]) AS k
      ON CONFLICT (key) DO UPDATE SET
@@ -44,7 +40,7 @@ export async function recordFailure(db: Queryable, keys: string[], now: Date): P
 }
 
 /** A success clears the account's count (not the address's). */
-export async function clearFailures(db: Queryable, accountKey: string): Promise<void> {
+async function clearFailures(db: Queryable, accountKey: string): Promise<void> {
   await db.query('DELETE FROM sign_in_failures WHERE key = $1', [accountKey]);
 }
 
