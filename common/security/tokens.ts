@@ -35,8 +35,13 @@ export class TokenService {
     return this.ttlSeconds;
   }
 
-  async sign(input: { serviceId: string; clientId: string; scope: string; jti?: string }) {
-    const now = Math.floor(this.clock().getTime() / 1000);
+  /** When a token signed now would expire (for a caller that records it before signing). */
+  expiryOf(issuedAt: Date): Date {
+    return new Date((Math.floor(issuedAt.getTime() / 1000) + this.ttlSeconds) * 1000);
+  }
+
+  async sign(input: { serviceId: string; clientId: string; scope: string; jti?: string; issuedAt?: Date }) {
+    const now = Math.floor((input.issuedAt ?? this.clock()).getTime() / 1000);
     const jti = input.jti ?? crypto.randomUUID();
     const token = await new SignJWT({ scope: input.scope })
       .setProtectedHeader({ alg: JWT_ALG, kid: this.keys.current.kid, typ: 'at+jwt' })

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { issueAuthorizationCode } from '../../common/usecases/oauth.js';
 import { provisionGame } from '../../common/usecases/provisioning.js';
 import {
   createTenant,
@@ -275,6 +276,83 @@ describe('OAuth 2.0', () => {
         code_verifier: '',
       };
       expectOAuthError(await tokenRequest(noVerifier), 400, 'invalid_grant');
+    });
+
+    it('a refused code is used up with no token recorded; a granted one records exactly its token', async () => {
+      const player = await createTestPlayer(api.pool);
+      const { rows: ids } = await api.pool.query<{ id: string }>(
+        'SELECT id FROM players WHERE service_id = $1',
+        [player.serviceId],
+      );
+      const verifier = oauth.generateRandomCodeVerifier();
+      const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+      const other = await createTenant(api.pool, 'Refusals');
+      const issue = (opts: { explicit?: boolean; challenge?: string | null; game?: Tenant } = {}) =>
+        issueAuthorizationCode(api.pool, {
+          gameId: (opts.game ?? tenant).game.id,
+          playerId: ids[0]!.id,
+          redirectUri: REDIRECT,
+          redirectUriExplicit: opts.explicit ?? true,
+          codeChallenge: opts.challenge === undefined ? challenge : opts.challenge,
+          scope: 'profile',
+          now: new Date(now),
+        });
+      const recorded = async (code: string) => {
+        const { rows } = await api.pool.query<{ used: boolean; tokens: string[] }>(
+          `SELECT c.used_at IS NOT NULL AS used,
+                  coalesce(array_agg(t.jti::text) FILTER (WHERE t.jti IS NOT NULL), '{}') AS tokens
+             FROM authorization_codes c LEFT JOIN access_tokens t ON t.code_hash = c.code_hash
+            WHERE c.code_hash = sha256(convert_to($1, 'UTF8')) GROUP BY c.used_at`,
+          [code],
+        );
+        return rows[0]!;
+      };
+      const cases: [string, Promise<string>, Record<string, string>, string][] = [
+        ['another client', issue({ game: other }), {}, 'issued to another client'],
+        ['no redirect_uri for an explicit one', issue(), { redirect_uri: '' }, 'redirect_uri does not match'],
+        [
+          'a wrong verifier',
+          issue(),
+          { code_verifier: oauth.generateRandomCodeVerifier() },
+          'does not match',
+        ],
+        ['a malformed verifier', issue(), { code_verifier: 'short' }, 'does not match'],
+        ['no verifier', issue(), { code_verifier: '' }, 'code_verifier is required'],
+        ['a verifier without a challenge', issue({ challenge: null }), {}, 'had no code_challenge'],
+      ];
+      for (const [label, pending, extra, why] of cases) {
+        const code = await pending;
+        const body: Record<string, string> = {
+          grant_type: 'authorization_code',
+          code,
+          client_id: tenant.game.clientId,
+          client_secret: tenant.game.clientSecret,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          ...extra,
+        };
+        for (const [k, v] of Object.entries(extra)) if (v === '') delete body[k];
+        const res = await tokenRequest(body);
+        expect(res.status, label).to.equal(400);
+        expect(res.body.error_description, label).to.contain(why);
+        expect(await recorded(code), label).to.deep.equal({ used: true, tokens: [] });
+      }
+      // Granted: no explicit redirect URI (so it may be left out), no PKCE, and the expiry is exact.
+      const code = await issue({ explicit: false, challenge: null });
+      const res = await tokenRequest({
+        grant_type: 'authorization_code',
+        code,
+        client_id: tenant.game.clientId,
+        client_secret: tenant.game.clientSecret,
+      });
+      expect(res.status).to.equal(200);
+      const claims = decodeJwt(res.body.access_token!);
+      expect(await recorded(code)).to.deep.equal({ used: true, tokens: [claims.jti] });
+      const { rows } = await api.pool.query<{ exp: string }>(
+        'SELECT extract(epoch FROM expires_at)::bigint::text AS exp FROM access_tokens WHERE jti = $1',
+        [claims.jti],
+      );
+      expect(Number(rows[0]!.exp)).to.equal(claims.exp);
     });
 
     it('unsupported grant types, missing fields and bad client credentials', async () => {
