@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import { encodeCursor, readPage } from '../../../common/cursor.js';
-import { findProfile, listOffenses } from '../../../common/data/repos/offenses.js';
+import { ProfileReader } from '../../../common/data/profile-reader.js';
+import { listOffenses } from '../../../common/data/repos/offenses.js';
 import { notFound } from '../../../common/errors.js';
 import { presentOffense, presentProfile } from '../../../common/views.js';
 import type { AppDeps } from '../../app.js';
@@ -11,11 +12,10 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 export function playerRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/v1/player' });
   const auth = deps.clientAuth.middleware();
+  const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit);
 
   async function profileBody(serviceId: string, viewerStudioId: string) {
-    const profile = SERVICE_ID.test(serviceId)
-      ? await findProfile(deps.pool, serviceId, deps.config.profileOffensesLimit)
-      : undefined;
+    const profile = SERVICE_ID.test(serviceId) ? await profiles.read(serviceId) : undefined;
     if (!profile) throw notFound(`Player ${serviceId}`);
     const last = profile.offenses[profile.offenses.length - 1];
     const next =

@@ -186,23 +186,28 @@ export async function recordReport(
   };
 }
 
-/** The player with linked games, the newest `limit` offenses and the total count, in one round trip. */
-export async function findProfile(
+interface ProfileRow {
+  service_id: string;
+  full_name: string;
+  gamer_tag: string;
+  trust_score: number;
+  is_kyc_verified: boolean;
+  games: { gameTitle: string; linkedAt: string }[];
+  offenses: OffenseRow[];
+  offense_count: number;
+}
+
+/**
+ * Players with linked games, the newest `limit` offenses and the total count, by service id, in one
+ * round trip however many are asked for. Unknown ids are absent from the map.
+ */
+export async function findProfiles(
   db: Queryable,
-  serviceId: string,
+  serviceIds: readonly string[],
   limit: number,
-): Promise<PlayerProfile | undefined> {
-  const { rows } = await db.query<{
-    service_id: string;
-    full_name: string;
-    gamer_tag: string;
-    trust_score: number;
-    is_kyc_verified: boolean;
-    games: { gameTitle: string; linkedAt: string }[];
-    offenses: OffenseRow[];
-    offense_count: number;
-  }>({
-    name: 'find-profile',
+): Promise<Map<string, PlayerProfile>> {
+  const { rows } = await db.query<ProfileRow>({
+    name: 'find-profiles',
     text: `SELECT p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified,
        (SELECT coalesce(json_agg(json_build_object('gameTitle', g.title, 'linkedAt', pg.linked_at)
                                  ORDER BY pg.linked_at, g.title), '[]')
@@ -211,21 +216,24 @@ export async function findProfile(
           SELECT ${OFFENSE_SELECT} FROM offenses o WHERE o.player_id = p.id
            ORDER BY o.created_at DESC, o.id DESC LIMIT $2) x) AS offenses,
        p.offense_count
-     FROM players p WHERE p.service_id = $1`,
-    values: [serviceId, limit],
+     FROM players p WHERE p.service_id = ANY($1::text[])`,
+    values: [[...new Set(serviceIds)], limit],
   });
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    serviceId: row.service_id,
-    fullName: row.full_name,
-    gamerTag: row.gamer_tag,
-    trustScore: row.trust_score,
-    isKycVerified: row.is_kyc_verified,
-    games: row.games.map((g) => ({ gameTitle: g.gameTitle, linkedAt: new Date(g.linkedAt) })),
-    offenses: row.offenses.map(offenseFromRow),
-    offenseCount: row.offense_count,
-  };
+  return new Map(
+    rows.map((row) => [
+      row.service_id,
+      {
+        serviceId: row.service_id,
+        fullName: row.full_name,
+        gamerTag: row.gamer_tag,
+        trustScore: row.trust_score,
+        isKycVerified: row.is_kyc_verified,
+        games: row.games.map((g) => ({ gameTitle: g.gameTitle, linkedAt: new Date(g.linkedAt) })),
+        offenses: row.offenses.map(offenseFromRow),
+        offenseCount: row.offense_count,
+      },
+    ]),
+  );
 }
 
 export interface OffensePage {
