@@ -37,6 +37,8 @@ export interface Config {
   housekeepingIntervalMs: number;
   shutdownGraceMs: number;
   workerConcurrency: number;
+  enrichmentWorkerConcurrency: number;
+  reviewWorkerConcurrency: number;
   workerStalledIntervalMs: number;
   workerLockDurationMs: number;
   workerMetricsPort: number | undefined;
@@ -97,6 +99,10 @@ const schema = Joi.object({
   HOUSEKEEPING_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
+  // The offense workers batch the database work of the jobs they run at once: more at once, fewer
+  // statements and commits (and enrichment waits on the network, which concurrency hides).
+  ENRICHMENT_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(25),
+  REVIEW_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(25),
   // How soon a job whose worker died is picked up again (BullMQ's lock and stalled check).
   WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
   WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
@@ -179,6 +185,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     housekeepingIntervalMs: v.HOUSEKEEPING_INTERVAL_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,
+    enrichmentWorkerConcurrency: v.ENRICHMENT_WORKER_CONCURRENCY,
+    reviewWorkerConcurrency: v.REVIEW_WORKER_CONCURRENCY,
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,
     workerMetricsPort: v.WORKER_METRICS_PORT,

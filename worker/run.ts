@@ -12,6 +12,7 @@ import {
   WEBHOOK_BACKOFF,
   webhookRetryDelay,
   webhookRetryOf,
+  QUEUES,
   type QueueName,
 } from '../common/queues/index.js';
 import { OutboxDispatcher, type OutboxRow } from '../common/queues/outbox.js';
@@ -28,6 +29,14 @@ export interface ProcessorDeps {
 }
 
 export type Processor = (job: Job) => Promise<unknown>;
+
+/** How many jobs a worker of this queue runs at once. */
+export const concurrencyOf = (config: Config, queue: QueueName) =>
+  queue === QUEUES.review
+    ? config.reviewWorkerConcurrency
+    : queue === QUEUES.enrichment
+      ? config.enrichmentWorkerConcurrency
+      : config.workerConcurrency;
 
 export interface RunningWorker {
   worker: Worker;
@@ -49,7 +58,8 @@ export async function startWorker(
   log: Logger = createLogger(config.logLevel, `worker:${queue}`),
 ): Promise<RunningWorker> {
   const backends = await provideBackends(config, log);
-  const pool = createPool(backends.databaseUrl, Math.max(2, config.workerConcurrency), log);
+  const concurrency = concurrencyOf(config, queue);
+  const pool = createPool(backends.databaseUrl, Math.max(2, Math.min(concurrency, 20)), log);
   const connection = redisConnection(backends.redisUrl, 'worker');
   connection.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   const producer = redisConnection(backends.redisUrl, 'producer');
@@ -72,7 +82,7 @@ export async function startWorker(
   const worker = new Worker(queue, processor, {
     connection,
     prefix: config.queuePrefix,
-    concurrency: config.workerConcurrency,
+    concurrency,
     stalledInterval: config.workerStalledIntervalMs,
     lockDuration: config.workerLockDurationMs,
     maxStalledCount: 3,
@@ -103,7 +113,7 @@ export async function startWorker(
     );
     metricsUrl = `http://${config.host}:${(metricsServer.address() as AddressInfo).port}/metrics`;
   }
-  log.info({ queue, concurrency: config.workerConcurrency, metricsUrl }, 'worker started');
+  log.info({ queue, concurrency, metricsUrl }, 'worker started');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -1,7 +1,8 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import DataLoader from 'dataloader';
 import { withTransaction, type PoolClient } from '../../common/data/db.js';
 import { findOffenses } from '../../common/data/repos/offenses.js';
-import { emitEvent, studiosOfPlayer } from '../../common/data/repos/webhooks.js';
+import { emitEvents, studiosOfPlayers, type EventType } from '../../common/data/repos/webhooks.js';
 import type { OutboxRow } from '../../common/queues/outbox.js';
 import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
@@ -9,81 +10,132 @@ import { parseOffenseJob } from './offense-job.js';
 
 const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
 
+/** Most offenses filed in one transaction. */
+export const FILING_BATCH_MAX = 50;
+
+export interface Filing {
+  offenseId: string;
+  caseId: string;
+  /** false when the offense was already filed (a repeated job): nothing changed. */
+  filed: boolean;
+}
+
 /**
- * Admin review: files the offense into the open case of its player and type (opening one when
- * needed) and updates the case's figures by this one offense, so a filing costs the same however
+ * Admin review: files each offense into the open case of its player and type (opening one when
+ * needed) and updates the case's figures by the offenses filed, so a filing costs the same however
  * many reports the case holds; an offense already filed is left alone, so a repeated job changes
  * nothing. Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x
  * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses
  * outside this case (at most 10).
+ *
+ * The jobs a worker runs at once are filed together: their filings are collected until the event
+ * loop has nothing else ready (at most FILING_BATCH_MAX) and go through one transaction of a fixed
+ * number of statements, so a busy review worker commits once per batch, not once per offense. A
+ * batch that fails fails each of its jobs, which BullMQ retries on their own; an offense that does
+ * not exist fails only its job, for good.
  */
-export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
-  const { offenseId } = parseOffenseJob(job);
-  const result = await withTransaction(deps.pool, async (client) => {
-    const { rows } = await client.query<{
-      player_id: string;
-      type: string;
-      game_id: string;
-      severity: string;
-      penalty_points: number;
-      reporter: string;
-      confidence: string;
-      case_id: string | null;
-    }>(
-      `SELECT o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
-              coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
-              coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
-         FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
-        WHERE o.id = $1 FOR UPDATE OF o`,
-      [offenseId],
-    );
-    const offense = rows[0];
-    if (!offense) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
-    if (offense.case_id) return { offenseId, caseId: offense.case_id, filed: false, outbox: [] };
-    // The unique partial index makes concurrent openers converge on one open case; the upsert
-    // locks the case row, so concurrent filings into one case take turns from here on.
-    const opened = await client.query<{ id: string }>(
-      `INSERT INTO review_cases (player_id, type) VALUES ($1, $2)
-       ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
-       RETURNING id`,
-      [offense.player_id, offense.type],
-    );
-    const caseId = opened.rows[0]!.id;
-    await client.query(
-      `WITH link AS (INSERT INTO case_offenses (case_id, offense_id) VALUES ($1, $2)),
-            g AS (INSERT INTO case_games VALUES ($1, $3) ON CONFLICT DO NOTHING RETURNING 1),
-            r AS (INSERT INTO case_reporters VALUES ($1, $4) ON CONFLICT DO NOTHING RETURNING 1),
-            n AS (
-              SELECT c.reports_count + 1 AS reports,
-                     GREATEST(array_position(${SEVERITY_ORDER}, c.highest_severity),
-                              array_position(${SEVERITY_ORDER}, $5::text)) AS sev,
-                     c.distinct_games + (SELECT count(*) FROM g)::int AS games,
-                     c.distinct_reporters + (SELECT count(*) FROM r)::int AS reporters,
-                     GREATEST(c.max_confidence, $6::numeric) AS confidence,
-                     p.offense_count
-                FROM review_cases c JOIN players p ON p.id = c.player_id WHERE c.id = $1)
-       UPDATE review_cases c SET
-         reports_count = n.reports, total_penalty = c.total_penalty + $7,
-         highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
-         distinct_reporters = n.reporters, max_confidence = n.confidence, updated_at = now(),
-         priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
-                    + 2 * LEAST(GREATEST(n.offense_count - n.reports, 0), 10)
-         FROM n WHERE c.id = $1`,
-      [
-        caseId,
-        offenseId,
-        offense.game_id,
-        offense.reporter,
-        offense.severity,
-        offense.confidence,
-        offense.penalty_points,
-      ],
-    );
-    return { offenseId, caseId, filed: true, outbox: await emitOffenseEvents(client, offenseId, caseId) };
-  });
-  deps.dispatch(result.outbox);
-  return { offenseId: result.offenseId, caseId: result.caseId, filed: result.filed };
+export const reviewProcessor = (deps: ProcessorDeps) => {
+  const filings = new DataLoader<string, Filing>(
+    async (ids) => {
+      const { filed, outbox } = await withTransaction(deps.pool, (client) => fileOffenses(client, ids));
+      deps.dispatch(outbox);
+      return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
+    },
+    { cache: false, maxBatchSize: FILING_BATCH_MAX, batchScheduleFn: (run) => setImmediate(run) },
+  );
+  return async (job: Job): Promise<Filing> => filings.load(parseOffenseJob(job).offenseId);
 };
+
+interface OffenseToFile {
+  id: string;
+  player_id: string;
+  type: string;
+  game_id: string;
+  severity: string;
+  penalty_points: number;
+  reporter: string;
+  confidence: string;
+  case_id: string | null;
+}
+
+/**
+ * Files the offenses with these ids in the caller's transaction: five statements for the filing
+ * whatever the number of offenses, plus three for the events. Locks are taken in a fixed order
+ * (offenses by id, then cases by player and type), so concurrent batches wait rather than deadlock.
+ */
+export async function fileOffenses(
+  client: PoolClient,
+  ids: readonly string[],
+): Promise<{ filed: Map<string, Filing>; outbox: OutboxRow[] }> {
+  const { rows } = await client.query<OffenseToFile>(
+    `SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
+            coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
+            coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
+       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+      WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o`,
+    [[...new Set(ids)]],
+  );
+  const filed = new Map<string, Filing>();
+  for (const o of rows) if (o.case_id) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: false });
+  const fresh = rows.filter((o) => !o.case_id);
+  if (fresh.length === 0) return { filed, outbox: [] };
+
+  // The unique partial index makes concurrent openers converge on one open case; the upsert locks
+  // the case rows, so concurrent filings into one case take turns from here on.
+  const key = (o: { player_id: string; type: string }) => `${o.player_id}/${o.type}`;
+  const pairs = [...new Map(fresh.map((o) => [key(o), o])).values()].sort((a, b) =>
+    key(a) < key(b) ? -1 : 1,
+  );
+  const opened = await client.query<{ id: string; player_id: string; type: string }>(
+    `INSERT INTO review_cases (player_id, type)
+     SELECT player_id, type FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS t(player_id, type, n) ORDER BY n
+     ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
+     RETURNING id, player_id, type`,
+    [pairs.map((o) => o.player_id), pairs.map((o) => o.type)],
+  );
+  const caseOf = new Map(opened.rows.map((c) => [key(c), c.id]));
+  const filing = fresh.map((o) => ({ ...o, case_id: caseOf.get(key(o))! }));
+
+  await client.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty)),
+     link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
+     g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
+           RETURNING case_id),
+     r AS (INSERT INTO case_reporters SELECT DISTINCT case_id, reporter FROM input ON CONFLICT DO NOTHING
+           RETURNING case_id),
+     added AS (
+       SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
+              max(array_position(${SEVERITY_ORDER}, severity)) AS sev
+         FROM input GROUP BY case_id),
+     n AS (
+       SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
+              GREATEST(array_position(${SEVERITY_ORDER}, c.highest_severity), a.sev) AS sev,
+              c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
+              c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
+              GREATEST(c.max_confidence, a.confidence) AS confidence, p.offense_count
+         FROM review_cases c JOIN added a ON a.case_id = c.id JOIN players p ON p.id = c.player_id)
+     UPDATE review_cases c SET
+       reports_count = n.reports, total_penalty = n.penalty,
+       highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
+       distinct_reporters = n.reporters, max_confidence = n.confidence, updated_at = now(),
+       priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
+                  + 2 * LEAST(GREATEST(n.offense_count - n.reports, 0), 10)
+       FROM n WHERE c.id = n.id`,
+    [
+      filing.map((o) => o.case_id),
+      filing.map((o) => o.id),
+      filing.map((o) => o.game_id),
+      filing.map((o) => o.reporter),
+      filing.map((o) => o.severity),
+      filing.map((o) => o.confidence),
+      filing.map((o) => o.penalty_points),
+    ],
+  );
+  for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });
+  return { filed, outbox: await emitOffenseEvents(client, filing) };
+}
 
 /**
  * offense.created and, when points were deducted, trust.changed, to the studio that filed the offense
@@ -93,34 +145,37 @@ export const reviewProcessor = (deps: ProcessorDeps) => async (job: Job) => {
  */
 async function emitOffenseEvents(
   client: PoolClient,
-  offenseId: string,
-  caseId: string,
+  filing: { id: string; case_id: string }[],
 ): Promise<OutboxRow[]> {
-  const [offense] = await findOffenses(client, [offenseId]);
-  if (!offense) return [];
-  const playerId = offense.playerServiceId;
-  const audience = new Set([offense.studioId, ...(await studiosOfPlayer(client, playerId))]);
-  const per = <T>(data: (studio: string) => T) => new Map([...audience].map((s) => [s, data(s)]));
-  const outbox = await emitEvent(
+  const offenses = await findOffenses(
     client,
-    'offense.created',
-    per((studio) => ({ playerId, caseId, offense: presentOffense(offense, studio) })),
+    filing.map((f) => f.id),
   );
-  if (offense.penaltyPoints > 0 && offense.trustScoreAfter !== null) {
-    const change = {
-      playerId,
-      trustScoreBefore: offense.trustScoreAfter + offense.penaltyPoints,
-      trustScoreAfter: offense.trustScoreAfter,
-      reason: 'offense',
-      offenseId,
-    };
-    outbox.push(
-      ...(await emitEvent(
-        client,
-        'trust.changed',
-        per(() => change),
-      )),
-    );
+  const caseOf = new Map(filing.map((f) => [f.id, f.case_id]));
+  const studios = await studiosOfPlayers(
+    client,
+    offenses.map((o) => o.playerServiceId),
+  );
+  const events: { type: EventType; dataByStudio: Map<string, unknown> }[] = [];
+  for (const offense of offenses) {
+    const playerId = offense.playerServiceId;
+    const audience = new Set([offense.studioId, ...(studios.get(playerId) ?? [])]);
+    const per = (data: (studio: string) => unknown) => new Map([...audience].map((s) => [s, data(s)]));
+    const caseId = caseOf.get(offense.id);
+    events.push({
+      type: 'offense.created',
+      dataByStudio: per((studio) => ({ playerId, caseId, offense: presentOffense(offense, studio) })),
+    });
+    if (offense.penaltyPoints > 0 && offense.trustScoreAfter !== null) {
+      const change = {
+        playerId,
+        trustScoreBefore: offense.trustScoreAfter + offense.penaltyPoints,
+        trustScoreAfter: offense.trustScoreAfter,
+        reason: 'offense',
+        offenseId: offense.id,
+      };
+      events.push({ type: 'trust.changed', dataByStudio: per(() => change) });
+    }
   }
-  return outbox;
+  return emitEvents(client, events);
 }

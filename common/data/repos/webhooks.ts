@@ -147,12 +147,21 @@ export async function listDeliveries(
 
 /** The studios whose games the player is linked to: who hears of changes to the player. */
 export async function studiosOfPlayer(db: Queryable, serviceId: string): Promise<string[]> {
-  const { rows } = await db.query<{ studio_id: string }>(
-    `SELECT DISTINCT g.studio_id FROM players p JOIN player_games pg ON pg.player_id = p.id
-       JOIN games g ON g.id = pg.game_id WHERE p.service_id = $1`,
-    [serviceId],
+  return (await studiosOfPlayers(db, [serviceId])).get(serviceId) ?? [];
+}
+
+/** The studios whose games each player is linked to, by service id (absent: none). */
+export async function studiosOfPlayers(
+  db: Queryable,
+  serviceIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const { rows } = await db.query<{ service_id: string; studios: string[] }>(
+    `SELECT p.service_id, array_agg(DISTINCT g.studio_id::text) AS studios
+       FROM players p JOIN player_games pg ON pg.player_id = p.id JOIN games g ON g.id = pg.game_id
+      WHERE p.service_id = ANY($1::text[]) GROUP BY p.service_id`,
+    [[...new Set(serviceIds)]],
   );
-  return rows.map((r) => r.studio_id);
+  return new Map(rows.map((r) => [r.service_id, r.studios]));
 }
 
 /**
@@ -167,23 +176,35 @@ export async function emitEvent(
   dataByStudio: Map<string, unknown>,
   now: Date = new Date(),
 ): Promise<OutboxRow[]> {
-  if (dataByStudio.size === 0) return [];
-  const eventId = crypto.randomUUID();
-  const input = [...dataByStudio].map(([studio_id, data]) => ({ studio_id, data }));
+  return emitEvents(db, [{ type, dataByStudio }], now);
+}
+
+/** emitEvent for several events (each its own id) in one statement. */
+export async function emitEvents(
+  db: Queryable,
+  events: { type: EventType; dataByStudio: Map<string, unknown> }[],
+  now: Date = new Date(),
+): Promise<OutboxRow[]> {
+  const input = events.flatMap(({ type, dataByStudio }) => {
+    const event_id = crypto.randomUUID();
+    return [...dataByStudio].map(([studio_id, data]) => ({ event_id, type, studio_id, data }));
+  });
+  if (input.length === 0) return [];
   const { rows } = await db.query<OutboxRow>(
-    `WITH input AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(studio_id uuid, data jsonb)),
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, type text, studio_id uuid, data jsonb)),
      d AS (
        INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload)
-       SELECT w.id, $3::uuid, $1,
-              jsonb_build_object('id', $3::uuid, 'type', $1::text, 'createdAt', $4::text, 'data', i.data)
+       SELECT w.id, i.event_id, i.type,
+              jsonb_build_object('id', i.event_id, 'type', i.type, 'createdAt', $2::text, 'data', i.data)
          FROM webhooks w JOIN input i ON i.studio_id = w.studio_id
-        WHERE w.disabled_at IS NULL AND $1 = ANY (w.events)
+        WHERE w.disabled_at IS NULL AND i.type = ANY (w.events)
        RETURNING id
      )
      INSERT INTO outbox (queue, job_name, job_id, payload)
-     SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id) FROM d
+     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id) FROM d
      RETURNING id::text, queue, job_name, job_id, payload`,
-    [type, JSON.stringify(input), eventId, now.toISOString(), QUEUES.webhooks, JOB_NAMES.deliverWebhook],
+    [JSON.stringify(input), now.toISOString(), QUEUES.webhooks, JOB_NAMES.deliverWebhook],
   );
   return rows;
 }
