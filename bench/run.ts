@@ -9,6 +9,7 @@ import { createLogger } from '../common/logger.js';
 import { offenseJobs, QUEUES } from '../common/queues/index.js';
 import { enrichmentProcessor } from '../worker/processors/enrichment.js';
 import { reviewProcessor } from '../worker/processors/review.js';
+import { concurrencyOf } from '../worker/run.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
 import { recordReport } from '../common/data/repos/offenses.js';
@@ -158,8 +159,13 @@ async function drain(
     REDIS_URL: redisUrl,
     CLIENT_SECRET_PEPPER: PEPPER,
     LOG_LEVEL: 'silent',
-    // The production default unless the caller sets it, as an operator would.
+    // The production defaults unless the caller sets them, as an operator would.
     ...(process.env.WORKER_CONCURRENCY ? { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY } : {}),
+    ...Object.fromEntries(
+      ['ENRICHMENT_WORKER_CONCURRENCY', 'REVIEW_WORKER_CONCURRENCY']
+        .filter((k) => process.env[k])
+        .map((k) => [k, process.env[k]]),
+    ),
   });
   const prefix = `w${crypto.randomBytes(4).toString('hex')}`;
   const { rows } = await pg.pool.query<{ id: string }>(
@@ -210,7 +216,7 @@ async function drain(
     };
     for (const [k, name] of names.entries())
       workers.push(
-        new Worker(name, processors[k]!, { connection, prefix, concurrency: config.workerConcurrency })
+        new Worker(name, processors[k]!, { connection, prefix, concurrency: concurrencyOf(config, name) })
           .on('completed', (job) => count(job, true))
           .on('failed', (job) => count(job, false))
           .on('error', () => undefined),

@@ -323,6 +323,32 @@ describe('evidence enrichment worker', function () {
     }
   });
 
+  it('jobs run at once share their reads and writes; two runs of one job in one batch still write once', async () => {
+    await worker.worker.pause();
+    try {
+      const ids = await Promise.all([1, 2, 3].map((i) => report([], { logs: `run ${i}\r\nsecond line` })));
+      const processor = directProcessor();
+      const job = (offenseId: string, jobId: string) =>
+        ({ id: jobId, data: { offenseId }, attemptsMade: 0, opts: { attempts: 8 } }) as Job;
+      // Started in one tick: one read and one write statement serve all four runs.
+      const results = await Promise.all([
+        ...ids.map((id, i) => processor(job(id, `j${i}`))),
+        processor(job(ids[0]!, 'again')),
+      ]);
+      expect(results.slice(1, 3)).to.deep.equal(
+        ids.slice(1).map((id) => ({ offenseId: id, enrichedItems: 1 })),
+      );
+      expect([results[0]!.enrichedItems, results[3]!.enrichedItems].sort()).to.deep.equal([0, 1]);
+      for (const [i, id] of ids.entries()) {
+        const [logs] = await evidenceOf(id);
+        expect(logs!.content).to.equal(`run ${i + 1}\nsecond line`);
+        expect(logs!.enrichment).to.deep.include({ kind: 'text', lines: 2 });
+      }
+    } finally {
+      worker.worker.resume();
+    }
+  });
+
   it('fails a job with a bad payload at once, without retrying (UnrecoverableError)', async () => {
     const processor = directProcessor();
     for (const data of [{}, { offenseId: 'not-a-uuid' }, { offenseId: crypto.randomUUID() }]) {

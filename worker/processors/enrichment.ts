@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
+import DataLoader from 'dataloader';
+import { withRetries, type Pool } from '../../common/data/db.js';
 import type { EvidenceItem } from '../../common/domain/reports.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
@@ -129,20 +131,18 @@ const sameItem = (a: EvidenceItem, b: EvidenceItem) =>
  */
 export const enrichmentProcessor = (deps: ProcessorDeps) => {
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
+  const evidence = new EvidenceStore(deps.pool);
   return async (job: Job) => {
     const { offenseId } = parseOffenseJob(job);
-    const { rows } = await deps.pool.query<{ evidence: EnrichedItem[] }>(
-      'SELECT evidence FROM offenses WHERE id = $1',
-      [offenseId],
-    );
-    if (!rows[0]) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
+    const read = await evidence.read(offenseId);
+    if (!read) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
     const attempt = job.attemptsMade + 1;
     const lastAttempt = attempt >= (job.opts.attempts ?? 1);
     const now = new Date();
 
     const retries: string[] = [];
     const results = await Promise.all(
-      rows[0].evidence.map(async (item): Promise<EnrichedItem | undefined> => {
+      read.map(async (item): Promise<EnrichedItem | undefined> => {
         if (item.enrichment) return undefined;
         if (item.type === 'text' && item.content !== undefined) {
           const { content, enrichment } = normaliseText(item.content, now);
@@ -160,32 +160,27 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
 
     // Compare-and-set: write only over the evidence this job read. If it changed meanwhile (another
     // run of the same job), read again and merge the same results into what is there now: one
-    // SELECT and one UPDATE where a locking transaction took five round trips.
-    let current = rows[0].evidence;
+    // read and one write (each shared with the jobs running alongside) where a locking
+    // transaction took five round trips.
+    let current = read;
     let enriched = 0;
     for (let round = 0; ; round++) {
       let changed = 0;
-      const evidence = current.map((item, i) => {
+      const next = current.map((item, i) => {
         const result = results[i];
-        if (!result || item.enrichment || !sameItem(item, rows[0]!.evidence[i]!)) return item;
+        if (!result || item.enrichment || !sameItem(item, read[i]!)) return item;
         changed++;
         return result;
       });
       if (!changed) break;
-      const res = await deps.pool.query(
-        'UPDATE offenses SET evidence = $2, updated_at = now() WHERE id = $1 AND evidence = $3::jsonb',
-        [offenseId, JSON.stringify(evidence), JSON.stringify(current)],
-      );
-      if (res.rowCount) {
+      if (await evidence.write(offenseId, next, current)) {
         enriched = changed;
         break;
       }
       if (round >= 5) throw new Error(`offense ${offenseId}: evidence kept changing; retrying the job`);
-      const again = await deps.pool.query<{ evidence: EnrichedItem[] }>(
-        'SELECT evidence FROM offenses WHERE id = $1',
-        [offenseId],
-      );
-      current = again.rows[0]!.evidence;
+      const again = await evidence.read(offenseId);
+      if (!again) throw new UnrecoverableError(`offense ${offenseId} no longer exists`);
+      current = again;
     }
     // Throwing after the write keeps what succeeded and lets BullMQ retry the rest with backoff.
     if (retries.length)
@@ -193,3 +188,62 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
     return { offenseId, enrichedItems: enriched };
   };
 };
+
+const batching = { cache: false, maxBatchSize: 50, batchScheduleFn: (run: () => void) => setImmediate(run) };
+
+/**
+ * Reads and compare-and-set writes of offenses' evidence. The reads and the writes of the jobs a
+ * worker runs at once are batched (dataloader, as the API batches profile reads), so a busy worker
+ * sends one statement, and commits once, for many jobs. Each write still succeeds or fails on its
+ * own: it lands only where the evidence is still what that job read.
+ */
+class EvidenceStore {
+  private readonly reads: DataLoader<string, EnrichedItem[] | undefined>;
+  private readonly writes: DataLoader<{ id: string; next: string; expected: string }, boolean>;
+
+  constructor(pool: Pool) {
+    this.reads = new DataLoader(async (ids) => {
+      const { rows } = await pool.query<{ id: string; evidence: EnrichedItem[] }>({
+        name: 'evidence-read',
+        text: 'SELECT id, evidence FROM offenses WHERE id = ANY($1::uuid[])',
+        values: [[...new Set(ids)]],
+      });
+      const found = new Map(rows.map((r) => [r.id, r.evidence]));
+      return ids.map((id) => found.get(id));
+    }, batching);
+    this.writes = new DataLoader(async (items) => {
+      // Two writes to one offense in a batch (two runs of one job): the first goes now, the other
+      // fails its compare-and-set like any loser and reads again.
+      const first = new Map<string, number>();
+      items.forEach((item, i) => {
+        if (!first.has(item.id)) first.set(item.id, i);
+      });
+      const batch = [...first.values()].map((i) => items[i]!);
+      const { rows } = await withRetries(() =>
+        pool.query<{ id: string }>({
+          name: 'evidence-write',
+          text: `UPDATE offenses o SET evidence = u.next, updated_at = now()
+                   FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[]) AS u(id, next, expected)
+                  WHERE o.id = u.id AND o.evidence = u.expected
+                 RETURNING o.id`,
+          values: [batch.map((b) => b.id), batch.map((b) => b.next), batch.map((b) => b.expected)],
+        }),
+      );
+      const written = new Set(rows.map((r) => r.id));
+      return items.map((item, i) => first.get(item.id) === i && written.has(item.id));
+    }, batching);
+  }
+
+  read(offenseId: string): Promise<EnrichedItem[] | undefined> {
+    return this.reads.load(offenseId);
+  }
+
+  /** true when the evidence was still `expected` and is now `next`. */
+  write(offenseId: string, next: EnrichedItem[], expected: EnrichedItem[]): Promise<boolean> {
+    return this.writes.load({
+      id: offenseId,
+      next: JSON.stringify(next),
+      expected: JSON.stringify(expected),
+    });
+  }
+}
