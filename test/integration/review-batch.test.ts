@@ -4,6 +4,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { parseConfig } from '../../common/config.js';
 import { createPool, withTransaction, type Pool } from '../../common/data/db.js';
 import { recordReport } from '../../common/data/repos/offenses.js';
+import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import { computePenalty } from '../../common/domain/penalty.js';
 import { parseReport, type ReportKind } from '../../common/domain/reports.js';
 import { createLogger } from '../../common/logger.js';
@@ -130,6 +131,34 @@ describe('review: offenses filed in batches', () => {
     expect([...again.filed.values()].every((f) => !f.filed)).to.equal(true);
     expect(again.outbox).to.deep.equal([]);
     for (const caseId of cases) expect(await figures(caseId)).to.deep.equal(before.get(caseId));
+  });
+
+  it('records events only for offenses some studio listens for, to every studio of the audience', async () => {
+    const listener = await createTenant(pool, 'Listener');
+    await insertWebhook(pool, {
+      studioId: listener.studioId,
+      url: 'https://hooks.example/pt',
+      events: ['offense.created'],
+      sealedSecret: Buffer.from('sealed'),
+    });
+    const [linked, unlinked] = [await createTestPlayer(pool), await createTestPlayer(pool)];
+    await report(linked.serviceId, 'afk', { isAfk: false }, listener); // links the listener's game
+    const heard = await report(linked.serviceId, 'anticheat', { isCheatDetected: true, severity: 'high' });
+    const unheard = await report(unlinked.serviceId, 'anticheat', {
+      isCheatDetected: true,
+      severity: 'high',
+    });
+    const { outbox } = await withTransaction(pool, (c) => fileOffenses(c, [heard, unheard]));
+    // offense.created for `heard` to the listener (the filer has no webhook; trust.changed has no
+    // subscriber): one delivery; nothing for `unheard`.
+    expect(outbox).to.have.length(1);
+    const { rows } = await pool.query<{ event_type: string; offense: string; visibility: string }>(
+      `SELECT d.event_type, d.payload->'data'->'offense'->>'_id' AS offense,
+              d.payload->'data'->'offense'->>'visibility' AS visibility
+         FROM webhook_deliveries d WHERE d.id = ($1::jsonb->>'deliveryId')::uuid`,
+      [JSON.stringify(outbox[0]!.payload)],
+    );
+    expect(rows).to.deep.equal([{ event_type: 'offense.created', offense: heard, visibility: 'summary' }]);
   });
 
   it('the processor files the jobs it runs at once together; a missing offense fails only its own job, for good', async () => {

@@ -1,14 +1,16 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import DataLoader from 'dataloader';
 import { withTransaction, type PoolClient } from '../../common/data/db.js';
-import { findOffenses } from '../../common/data/repos/offenses.js';
-import { emitEvents, studiosOfPlayers, type EventType } from '../../common/data/repos/webhooks.js';
+import { findOffensesWithListeners } from '../../common/data/repos/offenses.js';
+import { emitEvents, type EventType } from '../../common/data/repos/webhooks.js';
 import type { OutboxRow } from '../../common/queues/outbox.js';
 import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
 
 const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
+
+const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
 
 /** Most offenses filed in one transaction. */
 export const FILING_BATCH_MAX = 50;
@@ -59,42 +61,39 @@ interface OffenseToFile {
 }
 
 /**
- * Files the offenses with these ids in the caller's transaction: five statements for the filing
- * whatever the number of offenses, plus three for the events. Locks are taken in a fixed order
- * (offenses by id, then cases by player and type), so concurrent batches wait rather than deadlock.
+ * Files the offenses with these ids in the caller's transaction: two statements for the filing
+ * whatever the number of offenses, one more to find who listens for their events and, when someone
+ * does, one to record them. Locks are taken in a fixed order (offenses by id, then cases by player
+ * and type), so concurrent batches wait rather than deadlock.
  */
 export async function fileOffenses(
   client: PoolClient,
   ids: readonly string[],
 ): Promise<{ filed: Map<string, Filing>; outbox: OutboxRow[] }> {
-  const { rows } = await client.query<OffenseToFile>(
-    `SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
-            coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
-            coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
-       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
-      WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o`,
-    [[...new Set(ids)]],
-  );
+  // Locks the offenses in id order, then opens or touches the open case of each (player, type) not
+  // yet filed, in that order. The unique partial index makes concurrent openers converge on one open
+  // case; the upsert locks the case rows, so concurrent filings into one case take turns from here.
+  const { rows } = await client.query<OffenseToFile & { open_case: string | null }>({
+    name: 'review-lock-and-open',
+    text: `WITH o AS (
+         SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
+                coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
+                coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
+           FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+          WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
+       c AS (
+         INSERT INTO review_cases (player_id, type)
+         SELECT DISTINCT player_id, type FROM o WHERE case_id IS NULL ORDER BY player_id, type
+         ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
+         RETURNING id, player_id, type)
+     SELECT o.*, c.id AS open_case FROM o LEFT JOIN c ON c.player_id = o.player_id AND c.type = o.type
+                                                     AND o.case_id IS NULL`,
+    values: [[...new Set(ids)]],
+  });
   const filed = new Map<string, Filing>();
   for (const o of rows) if (o.case_id) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: false });
-  const fresh = rows.filter((o) => !o.case_id);
-  if (fresh.length === 0) return { filed, outbox: [] };
-
-  // The unique partial index makes concurrent openers converge on one open case; the upsert locks
-  // the case rows, so concurrent filings into one case take turns from here on.
-  const key = (o: { player_id: string; type: string }) => `${o.player_id}/${o.type}`;
-  const pairs = [...new Map(fresh.map((o) => [key(o), o])).values()].sort((a, b) =>
-    key(a) < key(b) ? -1 : 1,
-  );
-  const opened = await client.query<{ id: string; player_id: string; type: string }>(
-    `INSERT INTO review_cases (player_id, type)
-     SELECT player_id, type FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS t(player_id, type, n) ORDER BY n
-     ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
-     RETURNING id, player_id, type`,
-    [pairs.map((o) => o.player_id), pairs.map((o) => o.type)],
-  );
-  const caseOf = new Map(opened.rows.map((c) => [key(c), c.id]));
-  const filing = fresh.map((o) => ({ ...o, case_id: caseOf.get(key(o))! }));
+  const filing = rows.filter((o) => !o.case_id).map((o) => ({ ...o, case_id: o.open_case! }));
+  if (filing.length === 0) return { filed, outbox: [] };
 
   await client.query(
     `WITH input AS (
@@ -141,26 +140,23 @@ export async function fileOffenses(
  * offense.created and, when points were deducted, trust.changed, to the studio that filed the offense
  * and every studio whose games the player is linked to; each sees the offense as its profile view
  * would show it (full to the filing studio, a summary to the others). Emitted with the filing, so
- * once per offense.
+ * once per offense; only offenses some studio listens for are read at all.
  */
 async function emitOffenseEvents(
   client: PoolClient,
   filing: { id: string; case_id: string }[],
 ): Promise<OutboxRow[]> {
-  const offenses = await findOffenses(
+  const listened = await findOffensesWithListeners(
     client,
     filing.map((f) => f.id),
+    OFFENSE_EVENTS,
   );
+  if (listened.length === 0) return [];
   const caseOf = new Map(filing.map((f) => [f.id, f.case_id]));
-  const studios = await studiosOfPlayers(
-    client,
-    offenses.map((o) => o.playerServiceId),
-  );
   const events: { type: EventType; dataByStudio: Map<string, unknown> }[] = [];
-  for (const offense of offenses) {
+  for (const { offense, audience } of listened) {
     const playerId = offense.playerServiceId;
-    const audience = new Set([offense.studioId, ...(studios.get(playerId) ?? [])]);
-    const per = (data: (studio: string) => unknown) => new Map([...audience].map((s) => [s, data(s)]));
+    const per = (data: (studio: string) => unknown) => new Map(audience.map((s) => [s, data(s)]));
     const caseId = caseOf.get(offense.id);
     events.push({
       type: 'offense.created',

@@ -107,6 +107,36 @@ export async function findOffenses(db: Queryable, ids: string[]): Promise<Offens
   return rows.map(offenseFromRow);
 }
 
+/**
+ * The offenses with these ids that some studio is listening for: each with its audience (the studio
+ * that filed it and every studio whose games its player is linked to), returned only when an active
+ * webhook of that audience subscribes to one of `eventTypes`. One round trip; none when nobody
+ * listens, which is the common case.
+ */
+export async function findOffensesWithListeners(
+  db: Queryable,
+  ids: readonly string[],
+  eventTypes: readonly string[],
+): Promise<{ offense: OffenseRecord; audience: string[] }[]> {
+  const { rows } = await db.query<OffenseRow & { audience: string[] }>({
+    name: 'offenses-with-listeners',
+    text: `SELECT ${OFFENSE_SELECT}, a.audience
+         FROM offenses o JOIN players p ON p.id = o.player_id
+        CROSS JOIN LATERAL (
+          SELECT array_agg(DISTINCT s)::text[] AS audience FROM (
+            SELECT o.studio_id AS s
+            UNION SELECT g.studio_id FROM player_games pg JOIN games g ON g.id = pg.game_id
+                   WHERE pg.player_id = p.id) x) a
+        WHERE o.id = ANY($1::uuid[])
+          AND EXISTS (SELECT 1 FROM webhooks w
+                       WHERE w.disabled_at IS NULL AND w.events && $2::text[]
+                         AND w.studio_id::text = ANY (a.audience))
+        ORDER BY o.created_at, o.id`,
+    values: [ids, eventTypes],
+  });
+  return rows.map((r) => ({ offense: offenseFromRow(r), audience: r.audience }));
+}
+
 export interface RecordedReport {
   offense: OffenseRecord;
   trustScore: number;

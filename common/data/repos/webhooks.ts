@@ -147,7 +147,12 @@ export async function listDeliveries(
 
 /** The studios whose games the player is linked to: who hears of changes to the player. */
 export async function studiosOfPlayer(db: Queryable, serviceId: string): Promise<string[]> {
-  return (await studiosOfPlayers(db, [serviceId])).get(serviceId) ?? [];
+  const { rows } = await db.query<{ studio_id: string }>(
+    `SELECT DISTINCT g.studio_id FROM players p JOIN player_games pg ON pg.player_id = p.id
+       JOIN games g ON g.id = pg.game_id WHERE p.service_id = $1`,
+    [serviceId],
+  );
+  return rows.map((r) => r.studio_id);
 }
 
 /** The studios whose games each player is linked to, by service id (absent: none). */
