@@ -101,8 +101,8 @@ const schema = Joi.object({
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
   // The offense workers batch the database work of the jobs they run at once: more at once, fewer
   // statements and commits (and enrichment waits on the network, which concurrency hides).
-  ENRICHMENT_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(25),
-  REVIEW_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(25),
+  ENRICHMENT_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
+  REVIEW_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
   // How soon a job whose worker died is picked up again (BullMQ's lock and stalled check).
   WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
   WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
