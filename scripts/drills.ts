@@ -547,7 +547,8 @@ export const DRILLS: Record<string, Drill> = {
   /** PostgreSQL unreachable: fast 503s, no partial writes, /readyz tells the truth, recovery unaided. */
   'postgres-down': async (rig, opts) => {
     const r = await underLoad(rig, opts, 'postgres-down', async (load) => {
-      const readyz: { at: number; status: number | 'network' }[] = [];
+      // Each poll with when it began and when its answer came.
+      const readyz: { at: number; done: number; status: number | 'network' }[] = [];
       let polling = true;
       const poller = (async () => {
         while (polling) {
@@ -556,13 +557,14 @@ export const DRILLS: Record<string, Drill> = {
             (res) => res.status,
             () => 'network' as const,
           );
-          readyz.push({ at, status });
+          readyz.push({ at, done: Date.now(), status });
           await sleep(200);
         }
       })();
       const from = Date.now();
       await rig.pgProxy.cut();
       await sleep(opts.faultSeconds * 1000);
+      const restoring = Date.now();
       await rig.pgProxy.open();
       const to = Date.now();
       const recovered = await waitUntil(
@@ -581,8 +583,12 @@ export const DRILLS: Record<string, Drill> = {
       const slowest = Math.max(0, ...refused.map((a) => a.ms));
       // A 201 finished before the restore would mean a write without the database: must be none.
       const impossible = during.filter((a) => a.status === 201 && a.at + a.ms < to).length;
-      const lies = readyz.filter((x) => x.at > from + 500 && x.at < to && x.status === 200).length;
-      const readyDuring = readyz.filter((x) => x.at > from + 500 && x.at < to).length;
+      // A poll that began during the outage but was answered after the restore may truthfully say
+      // ready (the API checked PostgreSQL once it was back): only answers given while the database
+      // was still unreachable count.
+      const outage = readyz.filter((x) => x.at > from + 500 && x.done < restoring);
+      const lies = outage.filter((x) => x.status === 200).length;
+      const readyDuring = outage.length;
       return {
         lines: [
           `PostgreSQL unreachable for ${fmt(to - from)}: ${during.length} requests began meanwhile, ${refused.length} answered 503 (slowest ${slowest} ms), ${during.filter((a) => a.status === 201).length - impossible} answered 201 after the restore, ${impossible} before it`,
