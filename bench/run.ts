@@ -155,13 +155,14 @@ async function openLoop(
     tick();
   });
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    errors,
-  };
+  return figures(latencies, latencies.length / seconds, errors);
+}
+
+/** Figures from per-operation times in ms (sorted here) and a rate measured by the caller. */
+function figures(times: number[], rps: number, errors: number): Figures {
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.floor(times.length * q)] ?? 0;
+  return { rps, p50: at(0.5), p99: at(0.99), errors };
 }
 
 const median = (list: Figures[]): Figures => {
@@ -205,13 +206,7 @@ async function rawSql(
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    errors,
-  };
+  return figures(latencies, latencies.length / seconds, errors);
 }
 
 const DRAIN_JOBS = 20_000;
@@ -304,13 +299,7 @@ async function drain(
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   await Promise.all(workers.map((w) => w.close()));
   await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
-  durations.sort((a, b) => a - b);
-  return {
-    rps: done / seconds,
-    p50: durations[Math.floor(durations.length * 0.5)] ?? 0,
-    p99: durations[Math.floor(durations.length * 0.99)] ?? 0,
-    errors: failed + (DRAIN_JOBS - done - failed),
-  };
+  return figures(durations, done / seconds, failed + (DRAIN_JOBS - done - failed));
 }
 
 async function main() {

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { batchedLoads } from './batching.js';
 import type { Queryable } from './db.js';
 import { findProfiles, type PlayerProfile } from './repos/offenses.js';
 
@@ -16,13 +17,10 @@ export class ProfileReader {
   private readonly loader: DataLoader<string, PlayerProfile | undefined>;
 
   constructor(db: Queryable, offensesLimit: number) {
-    this.loader = new DataLoader(
-      async (ids) => {
-        const found = await findProfiles(db, ids, offensesLimit);
-        return ids.map((id) => found.get(id));
-      },
-      { cache: false, maxBatchSize: PROFILE_BATCH_MAX, batchScheduleFn: (run) => setImmediate(run) },
-    );
+    this.loader = new DataLoader(async (ids) => {
+      const found = await findProfiles(db, ids, offensesLimit);
+      return ids.map((id) => found.get(id));
+    }, batchedLoads(PROFILE_BATCH_MAX));
   }
 
   /** The profile of the player with this service id, or undefined when there is none. */

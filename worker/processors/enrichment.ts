@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
 import DataLoader from 'dataloader';
+import { batchedLoads } from '../../common/data/batching.js';
 import { withRetries, type Pool } from '../../common/data/db.js';
 import type { EvidenceItem } from '../../common/domain/reports.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
@@ -189,7 +190,7 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
   };
 };
 
-const batching = { cache: false, maxBatchSize: 50, batchScheduleFn: (run: () => void) => setImmediate(run) };
+const batching = batchedLoads(50);
 
 /**
  * Reads and compare-and-set writes of offenses' evidence. The reads and the writes of the jobs a

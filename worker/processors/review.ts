@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import DataLoader from 'dataloader';
+import { batchedLoads } from '../../common/data/batching.js';
 import { withTransaction, type PoolClient } from '../../common/data/db.js';
 import { findOffensesWithListeners } from '../../common/data/repos/offenses.js';
 import { emitEvents, type EventType } from '../../common/data/repos/webhooks.js';
@@ -37,14 +38,11 @@ export interface Filing {
  * not exist fails only its job, for good.
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
-  const filings = new DataLoader<string, Filing>(
-    async (ids) => {
-      const { filed, outbox } = await withTransaction(deps.pool, (client) => fileOffenses(client, ids));
-      deps.dispatch(outbox);
-      return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
-    },
-    { cache: false, maxBatchSize: FILING_BATCH_MAX, batchScheduleFn: (run) => setImmediate(run) },
-  );
+  const filings = new DataLoader<string, Filing>(async (ids) => {
+    const { filed, outbox } = await withTransaction(deps.pool, (client) => fileOffenses(client, ids));
+    deps.dispatch(outbox);
+    return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
+  }, batchedLoads(FILING_BATCH_MAX));
   return async (job: Job): Promise<Filing> => filings.load(parseOffenseJob(job).offenseId);
 };
 
