@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError, parseConfig } from '../../../common/config.js';
+import { QUEUES } from '../../../common/queues/index.js';
+import { concurrencyOf } from '../../../worker/run.js';
 
 describe('configuration', () => {
   it('applies documented defaults to an empty development environment', () => {
@@ -18,6 +20,25 @@ describe('configuration', () => {
       .that.includes('PORT')
       .and.includes('LOG_LEVEL')
       .and.includes('DATABASE_URL');
+  });
+
+  it('sets how many jobs each worker kind runs at once', () => {
+    const defaults = parseConfig({});
+    expect(
+      [QUEUES.enrichment, QUEUES.review, QUEUES.webhooks].map((q) => concurrencyOf(defaults, q)),
+    ).to.deep.equal([50, 50, 5]);
+    const set = parseConfig({
+      WORKER_CONCURRENCY: '3',
+      ENRICHMENT_WORKER_CONCURRENCY: '7',
+      REVIEW_WORKER_CONCURRENCY: '120',
+    });
+    expect(
+      [QUEUES.enrichment, QUEUES.review, QUEUES.webhooks].map((q) => concurrencyOf(set, q)),
+    ).to.deep.equal([7, 120, 3]);
+    expect(() => parseConfig({ REVIEW_WORKER_CONCURRENCY: '0' })).to.throw(/REVIEW_WORKER_CONCURRENCY/);
+    expect(() => parseConfig({ ENRICHMENT_WORKER_CONCURRENCY: '201' })).to.throw(
+      /ENRICHMENT_WORKER_CONCURRENCY/,
+    );
   });
 
   it('refuses to raise the spec-fixed penalty caps', () => {
