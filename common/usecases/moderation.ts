@@ -20,7 +20,7 @@ import {
   type ModeratorRole,
   type Outcome,
 } from '../data/repos/moderation.js';
-import { emitEvent, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
@@ -223,25 +223,26 @@ async function emitResolutionEvents(
   const filers = new Map<string, string[]>();
   for (const o of offenses) filers.set(o.studio_id, [...(filers.get(o.studio_id) ?? []), o.id]);
   const resolvedAt = c.resolution!.resolvedAt.toISOString();
-  const outbox = await emitEvent(
-    client,
-    'case.resolved',
-    new Map(
-      [...filers].map(([studio, offenseIds]) => [
-        studio,
-        {
-          caseId: c.id,
-          playerId,
-          type: c.type,
-          outcome: c.resolution!.outcome,
-          resolvedAt,
-          pointsRestored: after - before,
-          trustScore: after,
-          offenseIds,
-        },
-      ]),
-    ),
-  );
+  const events: { type: EventType; dataByStudio: Map<string, unknown> }[] = [
+    {
+      type: 'case.resolved',
+      dataByStudio: new Map(
+        [...filers].map(([studio, offenseIds]) => [
+          studio,
+          {
+            caseId: c.id,
+            playerId,
+            type: c.type,
+            outcome: c.resolution!.outcome,
+            resolvedAt,
+            pointsRestored: after - before,
+            trustScore: after,
+            offenseIds,
+          },
+        ]),
+      ),
+    },
+  ];
   if (after !== before) {
     const change = {
       playerId,
@@ -251,9 +252,7 @@ async function emitResolutionEvents(
       caseId: c.id,
     };
     const audience = new Set([...filers.keys(), ...(await studiosOfPlayer(client, playerId))]);
-    outbox.push(
-      ...(await emitEvent(client, 'trust.changed', new Map([...audience].map((s) => [s, change])))),
-    );
+    events.push({ type: 'trust.changed', dataByStudio: new Map([...audience].map((s) => [s, change])) });
   }
-  return outbox;
+  return emitEvents(client, events);
 }

@@ -155,36 +155,13 @@ export async function studiosOfPlayer(db: Queryable, serviceId: string): Promise
   return rows.map((r) => r.studio_id);
 }
 
-/** The studios whose games each player is linked to, by service id (absent: none). */
-export async function studiosOfPlayers(
-  db: Queryable,
-  serviceIds: readonly string[],
-): Promise<Map<string, string[]>> {
-  const { rows } = await db.query<{ service_id: string; studios: string[] }>(
-    `SELECT p.service_id, array_agg(DISTINCT g.studio_id::text) AS studios
-       FROM players p JOIN player_games pg ON pg.player_id = p.id JOIN games g ON g.id = pg.game_id
-      WHERE p.service_id = ANY($1::text[]) GROUP BY p.service_id`,
-    [[...new Set(serviceIds)]],
-  );
-  return new Map(rows.map((r) => [r.service_id, r.studios]));
-}
-
 /**
- * Records one event for the studios in `dataByStudio` (each may see different data): a delivery per
- * active webhook of theirs that subscribes to the event, and an outbox row per delivery, all inside
- * the caller's transaction, so an event exists exactly when what caused it committed. Returns the
- * outbox rows for the caller to dispatch after the commit.
+ * Records events, each for the studios in its `dataByStudio` (each may see different data) and each
+ * with its own id: a delivery per active webhook of theirs that subscribes to the event, and an
+ * outbox row per delivery, all in one statement inside the caller's transaction, so an event exists
+ * exactly when what caused it committed. Returns the outbox rows for the caller to dispatch after
+ * the commit.
  */
-export async function emitEvent(
-  db: Queryable,
-  type: EventType,
-  dataByStudio: Map<string, unknown>,
-  now: Date = new Date(),
-): Promise<OutboxRow[]> {
-  return emitEvents(db, [{ type, dataByStudio }], now);
-}
-
-/** emitEvent for several events (each its own id) in one statement. */
 export async function emitEvents(
   db: Queryable,
   events: { type: EventType; dataByStudio: Map<string, unknown> }[],
