@@ -4,7 +4,7 @@ import { createPool } from '../common/data/db.js';
 import { listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
-import { findStudio, isUuid } from '../common/data/repos/accounts.js';
+import { isUuid } from '../common/data/repos/accounts.js';
 import { listModerators, setModeratorDisabled } from '../common/data/repos/moderation.js';
 import { disableWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../common/net/addresses.js';
@@ -189,13 +189,11 @@ async function main(argv: string[]): Promise<number> {
         result = { moderators: await listModerators(pool) };
         break;
       case 'webhook create': {
-        const studioId = need(values, 'studio');
-        if (!isUuid(studioId) || !(await findStudio(pool, studioId))) throw notFound(`Studio ${studioId}`);
         result = await registerWebhook(
           pool,
           pepper(),
           new AddressPolicy(config.outboundAllowlist),
-          studioId,
+          need(values, 'studio'),
           {
             url: need(values, 'url'),
             ...(values.event ? { events: values.event } : {}),

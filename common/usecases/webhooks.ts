@@ -2,7 +2,9 @@ import net from 'node:net';
 import Joi from 'joi';
 import { withTransaction, type Pool } from '../data/db.js';
 import { countActiveWebhooks, EVENT_TYPES, insertWebhook, type EventType } from '../data/repos/webhooks.js';
-import { AppError, fieldErrors, validationError } from '../errors.js';
+import { isUuid } from '../data/repos/accounts.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { check } from '../validation.js';
 import type { AddressPolicy } from '../net/addresses.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../security/webhook-secrets.js';
 
@@ -55,15 +57,16 @@ export async function registerWebhook(
   studioId: string,
   input: unknown,
 ): Promise<RegisteredWebhook> {
-  const { value, error } = schema.validate(input, { abortEarly: false });
-  if (error) throw validationError(fieldErrors(error.details));
-  const v = value as { url: string; events: EventType[] };
+  const v = check<{ url: string; events: EventType[] }>(schema, input);
   const problem = urlProblem(v.url, policy);
   if (problem) throw validationError([{ field: 'url', message: problem }]);
   const secret = generateWebhookSecret();
   // The studio's row lock makes concurrent registrations count one after another.
   const hook = await withTransaction(pool, async (client) => {
-    await client.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [studioId]);
+    const studio = isUuid(studioId)
+      ? await client.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [studioId])
+      : undefined;
+    if (!studio?.rowCount) throw notFound(`Studio ${studioId}`);
     if ((await countActiveWebhooks(client, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
       throw new AppError(
         409,

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -248,6 +249,18 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     const refused = await admin('webhook', 'create', '--studio', studio.id, '--url', 'https://10.0.0.1/hook');
     expect(refused.code).to.not.equal(0);
     expect(refused.stderr).to.match(/private or reserved/);
+    for (const unknown of [crypto.randomUUID(), 'not-a-studio']) {
+      const orphan = await admin(
+        'webhook',
+        'create',
+        '--studio',
+        unknown,
+        '--url',
+        'https://hooks.example/x',
+      );
+      expect(orphan.code, unknown).to.not.equal(0);
+      expect(orphan.stderr, unknown).to.match(/Studio .* was not found/);
+    }
     const hooks = JSON.parse((await admin('webhook', 'list', '--studio', studio.id, '--json')).stdout) as {
       webhooks: { id: string; studioId: string; secret?: string }[];
     };
