@@ -4,14 +4,8 @@ import type { Context } from 'koa';
 import { isUuid } from '../../../common/data/repos/accounts.js';
 import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
 import { check } from '../../../common/validation.js';
-import {
-  caseOffenseIds,
-  findCase,
-  listAudit,
-  listCases,
-  type CaseFilter,
-} from '../../../common/data/repos/moderation.js';
-import { findOffenses } from '../../../common/data/repos/offenses.js';
+import { findCase, listAudit, listCases, type CaseFilter } from '../../../common/data/repos/moderation.js';
+import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
 import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
 import { AppError, notFound } from '../../../common/errors.js';
 import {
@@ -119,7 +113,7 @@ export function adminRoutes(deps: AppDeps): Router {
     const c = await findCase(deps.pool, id);
     if (!c) throw notFound(`Case ${id}`);
     const [offenses, audit] = await Promise.all([
-      caseOffenseIds(deps.pool, id).then((ids) => findOffenses(deps.pool, ids)),
+      findCaseOffenses(deps.pool, id),
       listAudit(deps.pool, { caseId: id }, 100),
     ]);
     ctx.body = {

@@ -243,16 +243,6 @@ export async function listCases(
   return { items, next: rows.length > limit && last ? last.cursorKeys : null };
 }
 
-/** The ids of a case's offenses, oldest first. */
-export async function caseOffenseIds(db: Queryable, caseId: string): Promise<string[]> {
-  const { rows } = await db.query<{ offense_id: string }>(
-    `SELECT co.offense_id FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
-      WHERE co.case_id = $1 ORDER BY o.created_at, o.id`,
-    [caseId],
-  );
-  return rows.map((r) => r.offense_id);
-}
-
 export async function setClaim(
   db: Queryable,
   caseId: string,

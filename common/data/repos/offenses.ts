@@ -97,12 +97,13 @@ function offenseFromRow(r: OffenseRow): OffenseRecord {
   };
 }
 
-/** Offenses by id, in the order of `ids`' rows' creation. */
-export async function findOffenses(db: Queryable, ids: string[]): Promise<OffenseRecord[]> {
+/** The offenses filed into a review case, oldest first. */
+export async function findCaseOffenses(db: Queryable, caseId: string): Promise<OffenseRecord[]> {
   const { rows } = await db.query<OffenseRow>(
-    `SELECT ${OFFENSE_SELECT} FROM offenses o JOIN players p ON p.id = o.player_id
-      WHERE o.id = ANY($1::uuid[]) ORDER BY o.created_at, o.id`,
-    [ids],
+    `SELECT ${OFFENSE_SELECT} FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+       JOIN players p ON p.id = o.player_id
+      WHERE co.case_id = $1 ORDER BY o.created_at, o.id`,
+    [caseId],
   );
   return rows.map(offenseFromRow);
 }
