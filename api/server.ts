@@ -38,11 +38,8 @@ export async function start(
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
   const redis = redisConnection(backends.redisUrl, 'producer');
   redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(
-    redis,
-    config.queuePrefix,
-    (err) => log.debug({ err: err.message }, 'queue error'),
-    webhookRetryOf(config),
+  const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
+    log.debug({ err: err.message }, 'queue error'),
   );
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const pepper = resolvePepper(config);

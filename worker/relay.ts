@@ -13,11 +13,8 @@ const backends = await provideBackends(config, log);
 const pool = createPool(backends.databaseUrl, 2, log);
 const redis = redisConnection(backends.redisUrl, 'producer');
 redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-const queues = createQueues(
-  redis,
-  config.queuePrefix,
-  (err) => log.debug({ err: err.message }, 'queue error'),
-  webhookRetryOf(config),
+const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
+  log.debug({ err: err.message }, 'queue error'),
 );
 const stop = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
 log.info('outbox relay started');

@@ -64,11 +64,8 @@ export async function startWorker(
   connection.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
   const producer = redisConnection(backends.redisUrl, 'producer');
   producer.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(
-    producer,
-    config.queuePrefix,
-    (err) => log.debug({ err: err.message }, 'queue error'),
-    webhookRetryOf(config),
+  const queues = createQueues(producer, config.queuePrefix, webhookRetryOf(config), (err) =>
+    log.debug({ err: err.message }, 'queue error'),
   );
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const processor = makeProcessor({

@@ -71,8 +71,9 @@ export type Queues = Record<QueueName, Queue>;
 export function createQueues(
   connection: ConnectionOptions,
   prefix: string,
+  /** From configuration (webhookRetryOf), which holds the one set of defaults. */
+  webhookRetry: WebhookRetry,
   onError: (err: Error) => void = () => undefined,
-  webhookRetry: WebhookRetry = { baseMs: 30_000, maxDelayMs: 3_600_000, windowMs: 86_400_000 },
 ): Queues {
   // Without a listener a Redis outage would surface as unhandled 'error' events.
   const make = (name: QueueName, defaultJobOptions: JobsOptions = DEFAULT_JOB_OPTIONS) =>

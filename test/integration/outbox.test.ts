@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createPool, type Pool } from '../../common/data/db.js';
-import { closeQueues, createQueues, offenseJobId, QUEUES, type Queues } from '../../common/queues/index.js';
+import {
+  closeQueues,
+  createQueues,
+  offenseJobId,
+  QUEUES,
+  webhookRetryOf,
+  type Queues,
+} from '../../common/queues/index.js';
+import { parseConfig } from '../../common/config.js';
 import { relayOutbox } from '../../common/queues/outbox.js';
 import { testServices } from '../helpers/services.js';
 
@@ -15,7 +23,11 @@ describe('outbox relay', () => {
     const services = await testServices();
     pool = createPool(services.databaseUrl, 2);
     redis = new Redis(services.redisUrl, { maxRetriesPerRequest: null });
-    queues = createQueues(redis, `o${crypto.randomBytes(4).toString('hex')}`);
+    queues = createQueues(
+      redis,
+      `o${crypto.randomBytes(4).toString('hex')}`,
+      webhookRetryOf(parseConfig({})),
+    );
   });
   after(async () => {
     await closeQueues(queues);
