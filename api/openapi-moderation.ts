@@ -1,7 +1,17 @@
+import { MODERATOR_ROLES, OUTCOMES } from '../common/data/repos/moderation.js';
 import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
 import { NOTE_MAX } from '../common/usecases/moderation.js';
-import { clientHeaders, dateTime, json, offenseTypes, problem, ref } from './openapi-parts.js';
+import {
+  clientHeaders,
+  closed,
+  dateTime,
+  json,
+  jsonBody,
+  offenseTypes,
+  problem,
+  ref,
+} from './openapi-parts.js';
 
 /** The moderator API, studio webhooks and operator views of the OpenAPI document. */
 
@@ -27,12 +37,8 @@ const pageParams = (max = 100, dflt = 20) => [
     description: 'nextCursor of the previous page.',
   },
 ];
-const page = (item: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['items', 'nextCursor'],
-  properties: { items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } },
-});
+const page = (item: string) =>
+  closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });
 const moderatorErrors = {
   401: problem(
     'No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which).',
@@ -74,19 +80,12 @@ export const moderationPaths = {
       summary: 'Moderator sign-in: a short-lived session token',
       description:
         'Username and password of a moderator account (created with the admin tool). After 5 failures within 15 minutes on an account (50 from an address) each further one locks it for twice as long (429 with Retry-After).',
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['username', 'password'],
-              properties: { username: { type: 'string' }, password: { type: 'string' } },
-            },
-          },
-        },
-      },
+      requestBody: jsonBody({
+        type: 'object',
+        additionalProperties: false,
+        required: ['username', 'password'],
+        properties: { username: { type: 'string' }, password: { type: 'string' } },
+      }),
       responses: {
         200: json(ref('ModeratorSession'), 'Signed in.'),
         400: problem('username or password missing.'),
@@ -157,22 +156,15 @@ export const moderationPaths = {
     'Resolve a case as upheld or dismissed',
     'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; a dismissal gives back the points those offenses actually deducted (the score never above 100); the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
     {
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['outcome', 'note'],
-              properties: {
-                outcome: { enum: ['upheld', 'dismissed'] },
-                note: { type: 'string', minLength: 1, maxLength: NOTE_MAX },
-              },
-            },
-          },
+      requestBody: jsonBody({
+        type: 'object',
+        additionalProperties: false,
+        required: ['outcome', 'note'],
+        properties: {
+          outcome: { enum: ['upheld', 'dismissed'] },
+          note: { type: 'string', minLength: 1, maxLength: NOTE_MAX },
         },
-      },
+      }),
     },
   ),
   '/v1/admin/audit': {
@@ -202,28 +194,21 @@ export const moderationPaths = {
       description:
         'https only (http only to an address on OUTBOUND_ALLOWLIST). The signing secret is in this answer only. At most 10 per studio.',
       parameters: clientHeaders,
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['url'],
-              properties: {
-                url: { type: 'string', format: 'uri', maxLength: 2048 },
-                events: {
-                  type: 'array',
-                  items: { enum: [...EVENT_TYPES] },
-                  minItems: 1,
-                  uniqueItems: true,
-                  description: 'Default: every event.',
-                },
-              },
-            },
+      requestBody: jsonBody({
+        type: 'object',
+        additionalProperties: false,
+        required: ['url'],
+        properties: {
+          url: { type: 'string', format: 'uri', maxLength: 2048 },
+          events: {
+            type: 'array',
+            items: { enum: [...EVENT_TYPES] },
+            minItems: 1,
+            uniqueItems: true,
+            description: 'Default: every event.',
           },
         },
-      },
+      }),
       responses: {
         201: json(ref('WebhookWithSecret'), 'Registered.'),
         400: problem('A bad URL (not https, private or reserved address, credentials) or an unknown event.'),
@@ -305,37 +290,28 @@ export const moderationPaths = {
 } as const;
 
 const claim = {
+  ...closed({ moderatorId: { type: 'string' }, username: { type: 'string' }, expiresAt: dateTime }),
   type: ['object', 'null'],
-  additionalProperties: false,
-  required: ['moderatorId', 'username', 'expiresAt'],
-  properties: { moderatorId: { type: 'string' }, username: { type: 'string' }, expiresAt: dateTime },
   description: 'The live claim; null when unclaimed or the lease ran out.',
 };
 const resolution = {
-  type: ['object', 'null'],
-  additionalProperties: false,
-  required: ['outcome', 'note', 'moderatorId', 'username', 'resolvedAt', 'pointsRestored'],
-  properties: {
-    outcome: { enum: ['upheld', 'dismissed'] },
+  ...closed({
+    outcome: { enum: [...OUTCOMES] },
     note: { type: 'string' },
     moderatorId: { type: 'string' },
     username: { type: 'string' },
     resolvedAt: dateTime,
     pointsRestored: { type: 'integer', minimum: 0 },
-  },
+  }),
+  type: ['object', 'null'],
 };
 const caseProperties = {
   id: { type: 'string' },
-  player: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['serviceId', 'gamerTag', 'trustScore'],
-    properties: {
-      serviceId: { type: 'string' },
-      gamerTag: { type: 'string' },
-      trustScore: { type: 'integer', minimum: 0, maximum: 100 },
-    },
-  },
+  player: closed({
+    serviceId: { type: 'string' },
+    gamerTag: { type: 'string' },
+    trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+  }),
   type: { enum: offenseTypes },
   status: { enum: ['open', 'resolved'] },
   priority: {
@@ -353,133 +329,64 @@ const caseProperties = {
   claim,
   resolution,
 };
-const caseRequired = Object.keys(caseProperties);
 const webhookProperties = {
   id: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
   createdAt: dateTime,
 };
-const webhookRequired = Object.keys(webhookProperties);
 
 export const moderationSchemas = {
-  ModeratorSession: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['access_token', 'token_type', 'expires_in', 'moderator'],
-    properties: {
-      access_token: { type: 'string' },
-      token_type: { const: 'Bearer' },
-      expires_in: { type: 'integer' },
-      moderator: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'username', 'displayName', 'role'],
-        properties: {
-          id: { type: 'string' },
-          username: { type: 'string' },
-          displayName: { type: 'string' },
-          role: { enum: ['moderator', 'admin'] },
-        },
-      },
-    },
-  },
-  ReviewCase: {
-    type: 'object',
-    additionalProperties: false,
-    required: caseRequired,
-    properties: caseProperties,
-  },
-  ReviewCaseDetail: {
-    type: 'object',
-    additionalProperties: false,
-    required: [...caseRequired, 'offenses', 'audit'],
-    properties: {
-      ...caseProperties,
-      offenses: { type: 'array', items: ref('Reportoffense') },
-      audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
-    },
-  },
-  AuditEntry: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'id',
-      'moderator',
-      'caseId',
-      'action',
-      'outcome',
-      'note',
-      'trustScoreBefore',
-      'trustScoreAfter',
-      'details',
-      'createdAt',
-    ],
-    properties: {
+  ModeratorSession: closed({
+    access_token: { type: 'string' },
+    token_type: { const: 'Bearer' },
+    expires_in: { type: 'integer' },
+    moderator: closed({
       id: { type: 'string' },
-      moderator: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'username'],
-        properties: { id: { type: 'string' }, username: { type: 'string' } },
-      },
-      caseId: { type: 'string' },
-      action: { enum: ['claim', 'release', 'resolve'] },
-      outcome: { enum: ['upheld', 'dismissed', null] },
-      note: { type: ['string', 'null'] },
-      trustScoreBefore: { type: 'integer' },
-      trustScoreAfter: { type: 'integer' },
-      details: { type: 'object' },
-      createdAt: dateTime,
+      username: { type: 'string' },
+      displayName: { type: 'string' },
+      role: { enum: [...MODERATOR_ROLES] },
+    }),
+  }),
+  ReviewCase: closed(caseProperties),
+  ReviewCaseDetail: closed({
+    ...caseProperties,
+    offenses: { type: 'array', items: ref('Reportoffense') },
+    audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
+  }),
+  AuditEntry: closed({
+    id: { type: 'string' },
+    moderator: closed({ id: { type: 'string' }, username: { type: 'string' } }),
+    caseId: { type: 'string' },
+    action: { enum: ['claim', 'release', 'resolve'] },
+    outcome: { enum: [...OUTCOMES, null] },
+    note: { type: ['string', 'null'] },
+    trustScoreBefore: { type: 'integer' },
+    trustScoreAfter: { type: 'integer' },
+    details: { type: 'object' },
+    createdAt: dateTime,
+  }),
+  Webhook: closed(webhookProperties),
+  WebhookWithSecret: closed({
+    ...webhookProperties,
+    secret: {
+      type: 'string',
+      description:
+        'Signing secret, shown once. Each delivery carries X-PlayerTrust-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
     },
-  },
-  Webhook: {
-    type: 'object',
-    additionalProperties: false,
-    required: webhookRequired,
-    properties: webhookProperties,
-  },
-  WebhookWithSecret: {
-    type: 'object',
-    additionalProperties: false,
-    required: [...webhookRequired, 'secret'],
-    properties: {
-      ...webhookProperties,
-      secret: {
-        type: 'string',
-        description:
-          'Signing secret, shown once. Each delivery carries X-PlayerTrust-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
-      },
-    },
-  },
-  WebhookDelivery: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'id',
-      'eventId',
-      'eventType',
-      'status',
-      'attempts',
-      'lastStatusCode',
-      'lastError',
-      'createdAt',
-      'lastAttemptAt',
-      'deliveredAt',
-    ],
-    properties: {
-      id: { type: 'string' },
-      eventId: { type: 'string' },
-      eventType: { enum: [...EVENT_TYPES] },
-      status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
-      attempts: { type: 'integer' },
-      lastStatusCode: { type: ['integer', 'null'] },
-      lastError: { type: ['string', 'null'] },
-      createdAt: dateTime,
-      lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
-      deliveredAt: { type: ['string', 'null'], format: 'date-time' },
-    },
-  },
+  }),
+  WebhookDelivery: closed({
+    id: { type: 'string' },
+    eventId: { type: 'string' },
+    eventType: { enum: [...EVENT_TYPES] },
+    status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
+    attempts: { type: 'integer' },
+    lastStatusCode: { type: ['integer', 'null'] },
+    lastError: { type: ['string', 'null'] },
+    createdAt: dateTime,
+    lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+  }),
   Enrichment: {
     description: 'What the enrichment worker found, on each stored evidence item once it has run.',
     oneOf: [

@@ -10,7 +10,20 @@ export const json = (schema: object, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
+/** A required JSON request body. */
+export const jsonBody = (schema: object) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});
 export const dateTime = { type: 'string', format: 'date-time' };
+
+/** A response object with exactly these properties, every one of them always present. */
+export const closed = <P extends Record<string, unknown>>(properties: P) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
 
 /** The spec's client credentials: two headers on every studio call. */
 export const clientHeaders = [

@@ -7,7 +7,7 @@ import {
   TOXICITY_CATEGORIES,
 } from '../common/domain/reports.js';
 
-import { clientHeaders, dateTime, json, offenseTypes, problem, ref } from './openapi-parts.js';
+import { clientHeaders, dateTime, json, jsonBody, offenseTypes, problem, ref } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
 
 /**
@@ -64,19 +64,12 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
             'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
         },
       ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['report'],
-              properties: { report: ref(bodySchema) },
-            },
-          },
-        },
-      },
+      requestBody: jsonBody({
+        type: 'object',
+        additionalProperties: false,
+        required: ['report'],
+        properties: { report: ref(bodySchema) },
+      }),
       responses: {
         201: json(ref('ReportSubmitResponse'), 'Report stored and penalty applied.'),
         400: problem('Invalid body: the offending fields are listed in errors; nothing was stored.'),
