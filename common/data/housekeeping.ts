@@ -19,7 +19,8 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     signInFailures: `DELETE FROM sign_in_failures WHERE updated_at < now() - interval '15 minutes'
                        AND (locked_until IS NULL OR locked_until < now())`,
     outbox: `DELETE FROM outbox WHERE sent_at < now() - interval '7 days'`,
-    webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < now() - interval '30 days'`,
+    webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending'
+                          AND coalesce(delivered_at, last_attempt_at, created_at) < now() - interval '30 days'`,
   };
   const deleted: Record<string, number> = {};
   for (const [name, sql] of Object.entries(statements)) deleted[name] = (await db.query(sql)).rowCount ?? 0;

@@ -64,12 +64,14 @@ describe('housekeeping', () => {
     const webhookId = hook.rows[0]!.id;
     const ev = () => crypto.randomUUID();
     await pool.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, status, created_at) VALUES
-         ($1, $2, 'trust.changed', '{}', 'delivered', now() - interval '31 days'),
-         ($1, $3, 'trust.changed', '{}', 'failed', now() - interval '31 days'),
-         ($1, $4, 'trust.changed', '{}', 'pending', now() - interval '31 days'),
-         ($1, $5, 'trust.changed', '{}', 'delivered', now() - interval '29 days')`,
-      [webhookId, ev(), ev(), ev(), ev()],
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, status, created_at, last_attempt_at) VALUES
+         ($1, $2, 'trust.changed', '{}', 'delivered', now() - interval '31 days', NULL),
+         ($1, $3, 'trust.changed', '{}', 'failed', now() - interval '31 days', now() - interval '31 days'),
+         ($1, $4, 'trust.changed', '{}', 'pending', now() - interval '31 days', NULL),
+         ($1, $5, 'trust.changed', '{}', 'delivered', now() - interval '29 days', NULL),
+         -- created 31 days ago, but its last attempt (it failed for good then) 29 days ago: kept
+         ($1, $6, 'case.resolved', '{}', 'failed', now() - interval '31 days', now() - interval '29 days')`,
+      [webhookId, ev(), ev(), ev(), ev(), ev()],
     );
 
     await purgeExpired(pool);
@@ -101,7 +103,7 @@ describe('housekeeping', () => {
         `SELECT status || ':' || (created_at > now() - interval '30 days') AS k FROM webhook_deliveries WHERE webhook_id = $1`,
         [webhookId],
       ),
-    ).to.deep.equal(['delivered:true', 'pending:false']);
+    ).to.deep.equal(['delivered:true', 'failed:false', 'pending:false']);
     // The database is shared by the whole run: leave no unsent row for another test's relay.
     await pool.query('DELETE FROM outbox WHERE job_id LIKE $1', [`${tag}-%`]);
   });
