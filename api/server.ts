@@ -5,11 +5,11 @@ import type { Config } from '../common/config.js';
 import { loadConfigOrExit } from '../common/config.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
-import { closeQueues, createQueues, webhookRetryOf } from '../common/queues/index.js';
+import { closeQueues } from '../common/queues/index.js';
 import { startHousekeeping } from '../common/data/housekeeping.js';
 import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
-import { closeQuietly, provideBackends, redisConnection } from '../common/runtime.js';
+import { closeQuietly, openQueues, provideBackends } from '../common/runtime.js';
 import { createApp } from './app.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
 import { loadSigningKeys } from '../common/security/keys.js';
@@ -36,11 +36,7 @@ export async function start(
 ): Promise<RunningApi> {
   const backends = await provideBackends(config, log);
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
-  const redis = redisConnection(backends.redisUrl, 'producer');
-  redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
-    log.debug({ err: err.message }, 'queue error'),
-  );
+  const { redis, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const pepper = resolvePepper(config);
   const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { migrate } from './data/migrate.js';
+import { createQueues, webhookRetryOf, type Queues } from './queues/index.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
 
@@ -52,13 +53,28 @@ export async function provideBackends(
   };
 }
 
-/** ioredis for BullMQ: workers need maxRetriesPerRequest null; producers fail fast while Redis is down. */
-export function redisConnection(url: string, kind: 'producer' | 'worker'): Redis {
-  return new Redis(url, {
+/**
+ * ioredis for BullMQ: workers need maxRetriesPerRequest null; producers fail fast while Redis is
+ * down. Connection errors are logged at debug (the client reconnects by itself); without a listener
+ * they would surface as unhandled 'error' events.
+ */
+export function redisConnection(url: string, kind: 'producer' | 'worker', log: Logger): Redis {
+  const redis = new Redis(url, {
     maxRetriesPerRequest: kind === 'worker' ? null : 1,
     enableOfflineQueue: kind === 'worker',
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
+  return redis;
+}
+
+/** The queues a process adds jobs to, on a producer connection of their own (close both when done). */
+export function openQueues(config: Config, redisUrl: string, log: Logger): { redis: Redis; queues: Queues } {
+  const redis = redisConnection(redisUrl, 'producer', log);
+  const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
+    log.debug({ err: err.message }, 'queue error'),
+  );
+  return { redis, queues };
 }
 
 export async function closeQuietly(...closers: (() => Promise<unknown>)[]): Promise<void> {

@@ -1,9 +1,9 @@
 import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { createLogger } from '../common/logger.js';
-import { closeQueues, createQueues, webhookRetryOf } from '../common/queues/index.js';
+import { closeQueues } from '../common/queues/index.js';
 import { startRelayLoop } from '../common/queues/outbox.js';
-import { closeQuietly, provideBackends, redisConnection } from '../common/runtime.js';
+import { closeQuietly, openQueues, provideBackends } from '../common/runtime.js';
 
 // The outbox relay on its own, for deployments that want it apart from the API processes (each API
 // process runs one too; FOR UPDATE SKIP LOCKED lets any number share the backlog).
@@ -11,11 +11,7 @@ const config = loadConfigOrExit();
 const log = createLogger(config.logLevel, 'relay');
 const backends = await provideBackends(config, log);
 const pool = createPool(backends.databaseUrl, 2, log);
-const redis = redisConnection(backends.redisUrl, 'producer');
-redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
-  log.debug({ err: err.message }, 'queue error'),
-);
+const { redis, queues } = openQueues(config, backends.redisUrl, log);
 const stop = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
 log.info('outbox relay started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -8,7 +8,6 @@ import { createLogger, type Logger } from '../common/logger.js';
 import { WorkerMetrics } from '../common/metrics.js';
 import {
   closeQueues,
-  createQueues,
   WEBHOOK_BACKOFF,
   webhookRetryDelay,
   webhookRetryOf,
@@ -16,7 +15,7 @@ import {
   type QueueName,
 } from '../common/queues/index.js';
 import { OutboxDispatcher, type OutboxRow } from '../common/queues/outbox.js';
-import { closeQuietly, provideBackends, redisConnection } from '../common/runtime.js';
+import { closeQuietly, openQueues, provideBackends, redisConnection } from '../common/runtime.js';
 
 export interface ProcessorDeps {
   pool: Pool;
@@ -60,13 +59,8 @@ export async function startWorker(
   const backends = await provideBackends(config, log);
   const concurrency = concurrencyOf(config, queue);
   const pool = createPool(backends.databaseUrl, Math.max(2, Math.min(concurrency, 20)), log);
-  const connection = redisConnection(backends.redisUrl, 'worker');
-  connection.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const producer = redisConnection(backends.redisUrl, 'producer');
-  producer.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
-  const queues = createQueues(producer, config.queuePrefix, webhookRetryOf(config), (err) =>
-    log.debug({ err: err.message }, 'queue error'),
-  );
+  const connection = redisConnection(backends.redisUrl, 'worker', log);
+  const { redis: producer, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const processor = makeProcessor({
     pool,
