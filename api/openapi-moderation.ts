@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
 import { NOTE_MAX } from '../common/usecases/moderation.js';
 import {
+  allRequired,
   clientHeaders,
   closed,
   dateTime,
@@ -390,50 +391,30 @@ export const moderationSchemas = {
   Enrichment: {
     description: 'What the enrichment worker found, on each stored evidence item once it has run.',
     oneOf: [
-      {
-        type: 'object',
-        required: ['kind', 'chars', 'lines', 'sha256', 'truncated', 'enrichedAt'],
-        properties: {
-          kind: { const: 'text' },
-          chars: { type: 'integer' },
-          lines: { type: 'integer' },
-          sha256: { type: 'string' },
-          truncated: { type: 'boolean' },
-          enrichedAt: dateTime,
+      allRequired({
+        kind: { const: 'text' },
+        chars: { type: 'integer' },
+        lines: { type: 'integer' },
+        sha256: { type: 'string' },
+        truncated: { type: 'boolean' },
+        enrichedAt: dateTime,
+      }),
+      allRequired({
+        kind: { const: 'url' },
+        reachable: { type: 'boolean' },
+        status: { type: ['integer', 'null'] },
+        contentType: { type: ['string', 'null'] },
+        bytes: { type: ['integer', 'null'], description: 'Bytes read (at most EVIDENCE_FETCH_MAX_BYTES).' },
+        truncated: { type: 'boolean' },
+        sha256: { type: ['string', 'null'], description: 'Of the bytes read.' },
+        finalUrl: { type: ['string', 'null'], description: 'After redirects (at most 3).' },
+        error: {
+          type: ['object', 'null'],
+          properties: { code: { type: 'string' }, message: { type: 'string' } },
         },
-      },
-      {
-        type: 'object',
-        required: [
-          'kind',
-          'reachable',
-          'status',
-          'contentType',
-          'bytes',
-          'truncated',
-          'sha256',
-          'finalUrl',
-          'error',
-          'attempts',
-          'enrichedAt',
-        ],
-        properties: {
-          kind: { const: 'url' },
-          reachable: { type: 'boolean' },
-          status: { type: ['integer', 'null'] },
-          contentType: { type: ['string', 'null'] },
-          bytes: { type: ['integer', 'null'], description: 'Bytes read (at most EVIDENCE_FETCH_MAX_BYTES).' },
-          truncated: { type: 'boolean' },
-          sha256: { type: ['string', 'null'], description: 'Of the bytes read.' },
-          finalUrl: { type: ['string', 'null'], description: 'After redirects (at most 3).' },
-          error: {
-            type: ['object', 'null'],
-            properties: { code: { type: 'string' }, message: { type: 'string' } },
-          },
-          attempts: { type: 'integer' },
-          enrichedAt: dateTime,
-        },
-      },
+        attempts: { type: 'integer' },
+        enrichedAt: dateTime,
+      }),
     ],
   },
 } as const;

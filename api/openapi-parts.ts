@@ -17,12 +17,16 @@ export const jsonBody = (schema: object) => ({
 });
 export const dateTime = { type: 'string', format: 'date-time' };
 
-/** A response object with exactly these properties, every one of them always present. */
-export const closed = <P extends Record<string, unknown>>(properties: P) => ({
+/** An object whose properties are all always present. */
+export const allRequired = <P extends Record<string, unknown>>(properties: P) => ({
   type: 'object',
-  additionalProperties: false,
   required: Object.keys(properties),
   properties,
+});
+/** A response object with exactly these properties, every one of them always present. */
+export const closed = <P extends Record<string, unknown>>(properties: P) => ({
+  ...allRequired(properties),
+  additionalProperties: false,
 });
 
 /** The spec's client credentials: two headers on every studio call. */
