@@ -14,6 +14,7 @@ import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
+import { RateLimits } from './middleware/rate-limit.js';
 import { adminRoutes } from './routes/admin/routes.js';
 import { demoRoutes } from './routes/demo/routes.js';
 import { docsRoutes } from './routes/docs/routes.js';
@@ -44,6 +45,11 @@ export interface AppDeps {
   queues?: Queues;
 }
 
+/** What the routers get: the app's dependencies and what createApp builds from them. */
+export interface RouteDeps extends AppDeps {
+  rateLimits: RateLimits;
+}
+
 /** Builds the Koa application: middleware order and routers, no listen(). */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
@@ -67,13 +73,24 @@ export function createApp(deps: AppDeps): Koa {
       },
     }),
   );
+  const routeDeps: RouteDeps = {
+    ...deps,
+    rateLimits: new RateLimits({
+      redis: deps.redis,
+      keyPrefix: deps.config.queuePrefix,
+      defaults: deps.config.limits,
+      timeoutMs: deps.config.rateLimitTimeoutMs,
+      log: deps.log,
+      onUnavailable: (group) => deps.metrics?.rateLimiterUnavailable.inc({ group }),
+    }),
+  };
   const routers = [
     healthRoutes(deps),
     oauthRoutes(deps),
-    playerRoutes(deps),
-    reportRoutes(deps),
+    playerRoutes(routeDeps),
+    reportRoutes(routeDeps),
     adminRoutes(deps),
-    webhookRoutes(deps),
+    webhookRoutes(routeDeps),
     docsRoutes(),
   ];
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

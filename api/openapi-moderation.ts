@@ -11,6 +11,8 @@ import {
   jsonBody,
   offenseTypes,
   problem,
+  rateLimited,
+  rateLimitedResponse,
   ref,
 } from './openapi-parts.js';
 
@@ -68,6 +70,30 @@ const caseAction = (summary: string, description: string, extra: Record<string, 
         'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved.',
       ),
       ...('requestBody' in extra ? { 415: problem('Body is not JSON.') } : {}),
+      ...moderatorErrors,
+    },
+  },
+});
+
+const reporterAction = (summary: string, description: string) => ({
+  post: {
+    operationId: summary
+      .replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase())
+      .replace(/^\w/, (c) => c.toLowerCase()),
+    tags: ['moderation'],
+    summary,
+    description,
+    security: bearer,
+    parameters: [
+      { name: 'studioId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'reporterId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } },
+    ],
+    requestBody: jsonBody(closed({ note: { type: 'string', minLength: 1, maxLength: NOTE_MAX } })),
+    responses: {
+      200: json(ref('Reporter'), 'The reporter after the action.'),
+      400: problem('The note is missing or too long.'),
+      404: problem('No such studio.'),
+      415: problem('Body is not JSON.'),
       ...moderatorErrors,
     },
   },
@@ -155,7 +181,7 @@ export const moderationPaths = {
   ),
   '/v1/admin/cases/{caseId}/resolve': caseAction(
     'Resolve a case as upheld or dismissed',
-    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; a dismissal gives back the points those offenses actually deducted (the score never above 100); the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
+    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
     {
       requestBody: jsonBody({
         type: 'object',
@@ -167,6 +193,14 @@ export const moderationPaths = {
         },
       }),
     },
+  ),
+  '/v1/admin/studios/{studioId}/reporters/{reporterId}/mute': reporterAction(
+    'Mute a reporter',
+    "A muted reporter's reports (a reporterId of that studio) are still stored but never take points, hold none and open no case. Audited.",
+  ),
+  '/v1/admin/studios/{studioId}/reporters/{reporterId}/unmute': reporterAction(
+    'Unmute a reporter',
+    'Its later reports count again. Audited.',
   ),
   '/v1/admin/audit': {
     get: {
@@ -211,7 +245,8 @@ export const moderationPaths = {
         },
       }),
       responses: {
-        201: json(ref('WebhookWithSecret'), 'Registered.'),
+        201: rateLimited(json(ref('WebhookWithSecret'), 'Registered.')),
+        429: rateLimitedResponse,
         400: problem('A bad URL (not https, private or reserved address, credentials) or an unknown event.'),
         401: problem('Missing, unknown or wrong client credentials.'),
         409: problem('webhook_limit_reached.'),
@@ -226,15 +261,18 @@ export const moderationPaths = {
       summary: "The studio's webhooks",
       parameters: clientHeaders,
       responses: {
-        200: json(
-          {
-            type: 'object',
-            additionalProperties: false,
-            required: ['items'],
-            properties: { items: { type: 'array', items: ref('Webhook') } },
-          },
-          'The webhooks.',
+        200: rateLimited(
+          json(
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['items'],
+              properties: { items: { type: 'array', items: ref('Webhook') } },
+            },
+            'The webhooks.',
+          ),
         ),
+        429: rateLimitedResponse,
         401: problem('Missing, unknown or wrong client credentials.'),
         500: problem('Server error.'),
         503: problem('A backing service is unavailable; retry.'),
@@ -248,7 +286,8 @@ export const moderationPaths = {
       summary: 'Delete a webhook: nothing more is delivered to it and its pending deliveries are cancelled',
       parameters: [webhookIdParam, ...clientHeaders],
       responses: {
-        204: { description: 'Deleted.' },
+        204: rateLimited({ description: 'Deleted.' }),
+        429: rateLimitedResponse,
         401: problem('Missing, unknown or wrong client credentials.'),
         404: problem("No such webhook of the caller's studio."),
         500: problem('Server error.'),
@@ -263,7 +302,8 @@ export const moderationPaths = {
       summary: 'The delivery log of a webhook, newest first',
       parameters: [webhookIdParam, ...clientHeaders, ...pageParams()],
       responses: {
-        200: json(page('WebhookDelivery'), 'One page.'),
+        200: rateLimited(json(page('WebhookDelivery'), 'One page.')),
+        429: rateLimitedResponse,
         400: problem('Bad limit or cursor.'),
         401: problem('Missing, unknown or wrong client credentials.'),
         404: problem("No such webhook of the caller's studio."),
@@ -318,13 +358,17 @@ const caseProperties = {
   priority: {
     type: 'number',
     description:
-      '25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x earlier offenses of the player (at most 10).',
+      "25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25).",
   },
   reportsCount: { type: 'integer' },
   highestSeverity: { enum: [...SEVERITIES] },
   totalPenalty: { type: 'integer', description: 'Points the offenses of the case deducted.' },
   distinctGames: { type: 'integer' },
   distinctReporters: { type: 'integer' },
+  heldPoints: {
+    type: 'integer',
+    description: "Points the case's reports hold for a moderator: applied if upheld, dropped if dismissed.",
+  },
   openedAt: dateTime,
   updatedAt: dateTime,
   claim,
@@ -353,19 +397,39 @@ export const moderationSchemas = {
   ReviewCaseDetail: closed({
     ...caseProperties,
     offenses: { type: 'array', items: ref('Reportoffense') },
+    reporters: {
+      type: 'array',
+      items: ref('Reporter'),
+      description: "The named reporters of the case's offenses, with their credibility and mute state.",
+    },
     audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
   }),
   AuditEntry: closed({
     id: { type: 'string' },
     moderator: closed({ id: { type: 'string' }, username: { type: 'string' } }),
-    caseId: { type: 'string' },
-    action: { enum: ['claim', 'release', 'resolve'] },
+    caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
+    action: { enum: ['claim', 'release', 'resolve', 'mute_reporter', 'unmute_reporter'] },
     outcome: { enum: [...OUTCOMES, null] },
     note: { type: ['string', 'null'] },
-    trustScoreBefore: { type: 'integer' },
-    trustScoreAfter: { type: 'integer' },
+    trustScoreBefore: { type: ['integer', 'null'] },
+    trustScoreAfter: { type: ['integer', 'null'] },
     details: { type: 'object' },
     createdAt: dateTime,
+  }),
+  Reporter: closed({
+    studioId: { type: 'string' },
+    reporterId: { type: 'string' },
+    upheld: { type: 'integer', description: 'Its reports in cases resolved as upheld.' },
+    dismissed: { type: 'integer', description: 'Its reports in cases resolved as dismissed.' },
+    credibility: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: '(upheld + 1) / (upheld + dismissed + 2).',
+    },
+    muted: { type: 'boolean' },
+    mutedAt: { type: ['string', 'null'], format: 'date-time' },
+    muteNote: { type: ['string', 'null'] },
   }),
   Webhook: closed(webhookProperties),
   WebhookWithSecret: closed({

@@ -35,3 +35,25 @@ export const clientHeaders = [
   { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
 ];
 export const offenseTypes = Object.values(REPORT_KINDS);
+
+/** Rate-limited routes (every studio-authenticated one): their answers carry the RateLimit headers. */
+const rateLimitHeaders = {
+  'RateLimit-Policy': {
+    description:
+      'The client\'s quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'What is left: "<group>";r=<remaining>;t=<seconds until the window resets>.',
+    schema: { type: 'string' },
+  },
+};
+/** A response of a rate-limited route: it carries the RateLimit headers. */
+export const rateLimited = <R extends object>(response: R) => ({ ...response, headers: rateLimitHeaders });
+export const tooMany = (description: string) => ({
+  ...problem(description),
+  headers: { ...rateLimitHeaders, 'Retry-After': { schema: { type: 'integer' } } },
+});
+export const rateLimitedResponse = tooMany(
+  "rate_limited: over the client's rate for this route group; Retry-After says when.",
+);

@@ -7,7 +7,19 @@ import {
   TOXICITY_CATEGORIES,
 } from '../common/domain/reports.js';
 
-import { clientHeaders, dateTime, json, jsonBody, offenseTypes, problem, ref } from './openapi-parts.js';
+import {
+  clientHeaders,
+  closed,
+  dateTime,
+  json,
+  jsonBody,
+  offenseTypes,
+  problem,
+  rateLimited,
+  rateLimitedResponse,
+  ref,
+  tooMany,
+} from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
 
 /**
@@ -71,14 +83,24 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
         properties: { report: ref(bodySchema) },
       }),
       responses: {
-        201: json(ref('ReportSubmitResponse'), 'Report stored and penalty applied.'),
+        201: rateLimited(
+          json(
+            ref('ReportSubmitResponse'),
+            'Report stored; its points applied, held for a moderator (status held) or none (status recorded).',
+          ),
+        ),
         400: problem('Invalid body: the offending fields are listed in errors; nothing was stored.'),
         401: problem('Missing, unknown or wrong client credentials.'),
         404: problem('Unknown player; nothing was stored.'),
-        409: problem('A request with the same Idempotency-Key is still in flight.'),
+        409: problem(
+          'idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again.',
+        ),
         413: problem('Body too large.'),
         415: problem('Body is not JSON.'),
         422: problem('Idempotency-Key reused with a different body.'),
+        429: tooMany(
+          "rate_limited: over the client's report rate; reporter_quota_exceeded: the reporterId used up its reports for the day at this studio. Retry-After says when; nothing was stored.",
+        ),
         500: problem('Server error.'),
         503: problem('A backing service is unavailable; retry.'),
       },
@@ -279,10 +301,13 @@ export const openApiDocument = {
         security: [{ bearer: [] }],
         parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
         responses: {
-          200: json(
-            ref('PlayerDetailed'),
-            "The token's player, in the same shape as GET /v1/player/{serviceId}.",
+          200: rateLimited(
+            json(
+              ref('PlayerDetailed'),
+              "The token's player, in the same shape as GET /v1/player/{serviceId}.",
+            ),
           ),
+          429: rateLimitedResponse,
           401: problem(
             'Missing, malformed, expired, revoked or foreign token, or a client_secret of another client; WWW-Authenticate: Bearer (RFC 6750).',
           ),
@@ -298,7 +323,8 @@ export const openApiDocument = {
         summary: 'Fetch player by service identifier',
         parameters: [serviceIdParam, ...clientHeaders],
         responses: {
-          200: json(ref('PlayerDetailed'), 'The player with games and the newest offenses.'),
+          200: rateLimited(json(ref('PlayerDetailed'), 'The player with games and the newest offenses.')),
+          429: rateLimitedResponse,
           401: problem('Missing, unknown or wrong client credentials.'),
           404: problem('Unknown player.'),
           500: problem('Server error.'),
@@ -323,21 +349,61 @@ export const openApiDocument = {
           },
         ],
         responses: {
-          200: json(
-            {
-              type: 'object',
-              additionalProperties: false,
-              required: ['items', 'nextCursor'],
-              properties: {
-                items: { type: 'array', items: ref('Reportoffense') },
-                nextCursor: { type: ['string', 'null'] },
+          200: rateLimited(
+            json(
+              {
+                type: 'object',
+                additionalProperties: false,
+                required: ['items', 'nextCursor'],
+                properties: {
+                  items: { type: 'array', items: ref('Reportoffense') },
+                  nextCursor: { type: ['string', 'null'] },
+                },
               },
-            },
-            'One page.',
+              'One page.',
+            ),
           ),
           400: problem('Bad limit or cursor.'),
           401: problem('Missing, unknown or wrong client credentials.'),
           404: problem('Unknown player.'),
+          429: rateLimitedResponse,
+          500: problem('Server error.'),
+          503: problem('A backing service is unavailable; retry.'),
+        },
+      },
+    },
+    '/v1/player/{serviceId}/trust-history': {
+      get: {
+        operationId: 'listTrustHistory',
+        tags: ['players'],
+        summary: "Every change of a player's trust score, newest first",
+        description:
+          'One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes caused by the calling studio\'s own reports.',
+        parameters: [
+          serviceIdParam,
+          ...clientHeaders,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          {
+            name: 'cursor',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'nextCursor of the previous page.',
+          },
+        ],
+        responses: {
+          200: rateLimited(
+            json(
+              closed({
+                items: { type: 'array', items: ref('TrustChange') },
+                nextCursor: { type: ['string', 'null'] },
+              }),
+              'One page.',
+            ),
+          ),
+          400: problem('Bad limit or cursor.'),
+          401: problem('Missing, unknown or wrong client credentials.'),
+          404: problem('Unknown player.'),
+          429: rateLimitedResponse,
           500: problem('Server error.'),
           503: problem('A backing service is unavailable; retry.'),
         },
@@ -568,6 +634,8 @@ export const openApiDocument = {
           'type',
           'severity',
           'penaltyPoints',
+          'penaltyHeld',
+          'status',
           'reviewedByAdmin',
           'resolved',
           'resolvedAt',
@@ -583,7 +651,26 @@ export const openApiDocument = {
           type: { enum: offenseTypes },
           description: { type: 'string' },
           severity: { enum: [...SEVERITIES] },
-          penaltyPoints: { type: 'integer', minimum: 0 },
+          penaltyPoints: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Points this offense took off the trust score.',
+          },
+          penaltyHeld: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Points held for a moderator instead of applied (0 when none were).',
+          },
+          status: {
+            enum: ['applied', 'held', 'released', 'dropped', 'recorded'],
+            description:
+              'applied: its points were taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (dismissed); recorded: stored without points (the flag was false, or the reporter is muted).',
+          },
+          statusReason: {
+            type: ['string', 'null'],
+            enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding', null],
+            description: 'Why the points were held or not taken (the filing studio only).',
+          },
           evidence: { type: 'array', items: ref('Evidence') },
           details: {
             type: 'object',
@@ -605,17 +692,57 @@ export const openApiDocument = {
       ReportSubmitResponse: {
         type: 'object',
         additionalProperties: false,
-        required: ['message', 'playerId', 'gameId', 'trustScore', 'penaltyApplied', 'report', 'timestamp'],
+        required: [
+          'message',
+          'playerId',
+          'gameId',
+          'trustScore',
+          'penaltyApplied',
+          'penaltyHeld',
+          'status',
+          'report',
+          'timestamp',
+        ],
         properties: {
           message: { type: 'string' },
           playerId: { type: 'string' },
           gameId: { type: 'string' },
           trustScore: { type: 'number', minimum: 0, maximum: 100 },
           penaltyApplied: { type: 'integer', minimum: 0 },
+          penaltyHeld: {
+            type: 'integer',
+            minimum: 0,
+            description: 'Points held for a moderator: applied if the case is upheld, dropped if dismissed.',
+          },
+          status: {
+            enum: ['applied', 'held', 'recorded'],
+            description: 'applied now, held for a moderator, or recorded without points.',
+          },
+          statusReason: {
+            enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding'],
+            description:
+              "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low) or none taken (the reporter is muted; the flag was false).",
+          },
+          reporterQuotaRemaining: {
+            type: 'integer',
+            minimum: 0,
+            description: 'When the report names a reporterId: its reports left today at this studio.',
+          },
           report: ref('Reportoffense'),
           timestamp: dateTime,
         },
       },
+      TrustChange: closed({
+        id: { type: 'string' },
+        points: { type: 'integer', description: 'Negative for a deduction.' },
+        scoreBefore: { type: 'integer', minimum: 0, maximum: 100 },
+        scoreAfter: { type: 'integer', minimum: 0, maximum: 100 },
+        reason: { enum: ['offense', 'held_released', 'dismissal', 'recovery'] },
+        offenseId: { type: ['string', 'null'] },
+        caseId: { type: ['string', 'null'] },
+        createdAt: dateTime,
+        visibility: { enum: ['full', 'summary'] },
+      }),
       PlayerDetailed: {
         type: 'object',
         additionalProperties: false,

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
+import type { Limits } from './domain/limits.js';
 
 const splitList = (value: string): string[] =>
   value
@@ -53,6 +54,17 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookRetryMaxDelayMs: number;
   webhookRetryWindowMs: number;
+  /** Defaults for every game; the admin tool overrides them per game. */
+  limits: Limits;
+  /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
+  credibilityThreshold: number;
+  /** ...once that many of the reporter's reports were resolved. */
+  credibilityMinHistory: number;
+  /** Clean days a player needs to earn one point back; 0 turns recovery off. */
+  trustRecoveryDaysPerPoint: number;
+  trustRecoveryIntervalMs: number;
+  /** How long a rate-limit check may wait for Redis before the request goes through unlimited. */
+  rateLimitTimeoutMs: number;
 }
 
 const schema = Joi.object({
@@ -133,6 +145,19 @@ const schema = Joi.object({
     .min(10)
     .max(7 * 86_400_000)
     .default(86_400_000),
+  RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
+  RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
+  RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
+  RATE_LIMIT_READS_BURST: Joi.number().integer().min(0).max(1_000_000).default(2500),
+  RATE_LIMIT_WEBHOOKS_PER_SECOND: Joi.number().integer().min(1).max(10_000).default(5),
+  RATE_LIMIT_WEBHOOKS_BURST: Joi.number().integer().min(0).max(100_000).default(25),
+  RATE_LIMIT_TIMEOUT_MS: Joi.number().integer().min(5).max(5000).default(100),
+  REPORTER_QUOTA_PER_DAY: Joi.number().integer().min(1).max(100_000).default(20),
+  STUDIO_PLAYER_BUDGET_POINTS: Joi.number().integer().min(0).max(100).default(50),
+  CREDIBILITY_THRESHOLD: Joi.number().min(0).max(1).default(0.3),
+  CREDIBILITY_MIN_HISTORY: Joi.number().integer().min(1).max(10_000).default(5),
+  TRUST_RECOVERY_DAYS_PER_POINT: Joi.number().integer().min(0).max(365).default(7),
+  TRUST_RECOVERY_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -200,6 +225,21 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     webhookRetryMaxDelayMs: v.WEBHOOK_RETRY_MAX_DELAY_MS,
     webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
+    limits: Object.freeze({
+      reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
+      reportsBurst: v.RATE_LIMIT_REPORTS_BURST,
+      readsPerSecond: v.RATE_LIMIT_READS_PER_SECOND,
+      readsBurst: v.RATE_LIMIT_READS_BURST,
+      webhooksPerSecond: v.RATE_LIMIT_WEBHOOKS_PER_SECOND,
+      webhooksBurst: v.RATE_LIMIT_WEBHOOKS_BURST,
+      reporterQuota: v.REPORTER_QUOTA_PER_DAY,
+      studioBudget: v.STUDIO_PLAYER_BUDGET_POINTS,
+    }),
+    credibilityThreshold: v.CREDIBILITY_THRESHOLD,
+    credibilityMinHistory: v.CREDIBILITY_MIN_HISTORY,
+    trustRecoveryDaysPerPoint: v.TRUST_RECOVERY_DAYS_PER_POINT,
+    trustRecoveryIntervalMs: v.TRUST_RECOVERY_INTERVAL_MS,
+    rateLimitTimeoutMs: v.RATE_LIMIT_TIMEOUT_MS,
   });
 }
 

@@ -4,6 +4,7 @@ import type { Job } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Queryable } from './data/db.js';
 import type { Queues } from './queues/index.js';
+import { ROUTE_GROUPS } from './domain/limits.js';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
 
@@ -39,8 +40,17 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  /** Rate-limit checks that went through unlimited because Redis did not answer (fail open). */
+  readonly rateLimiterUnavailable = new Counter({
+    name: 'player_trust_rate_limiter_unavailable_total',
+    help: 'Rate-limit checks let through unlimited because Redis did not answer in time, by route group.',
+    labelNames: ['group'] as const,
+    registers: [this.registry],
+  });
+
   constructor(queues: Queues, db: Queryable, onError: (err: Error) => void) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_api_' });
+    for (const group of ROUTE_GROUPS) this.rateLimiterUnavailable.inc({ group }, 0);
     new Gauge({
       name: 'player_trust_queue_jobs',
       help: 'Jobs in each queue by state (read from Redis at scrape time).',

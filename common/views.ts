@@ -2,6 +2,8 @@ import type { ReportContext } from './domain/reports.js';
 import type { AuditEntry, CaseRecord } from './data/repos/moderation.js';
 import type { DeliveryRecord, WebhookRecord } from './data/repos/webhooks.js';
 import type { GameLink, OffenseRecord, PlayerProfile } from './data/repos/offenses.js';
+import type { TrustChange } from './data/repos/trust.js';
+import type { ReporterRecord } from './data/repos/reporters.js';
 
 /** The spec's Offense (schema Reportoffense) as this studio may see it. */
 export interface OffenseView {
@@ -10,6 +12,8 @@ export interface OffenseView {
   type: string;
   severity: string;
   penaltyPoints: number;
+  penaltyHeld: number;
+  status: string;
   reviewedByAdmin: boolean;
   resolved: boolean;
   resolvedAt: string | null;
@@ -22,6 +26,7 @@ export interface OffenseView {
   evidence?: unknown[];
   details?: Record<string, unknown>;
   context?: ReportContext;
+  statusReason?: string | null;
 }
 
 /**
@@ -36,6 +41,8 @@ export function presentOffense(o: OffenseRecord, viewerStudioId: string | null):
     type: o.type,
     severity: o.severity,
     penaltyPoints: o.penaltyPoints,
+    penaltyHeld: o.penaltyHeld,
+    status: o.status,
     reviewedByAdmin: o.reviewedByAdmin,
     resolved: o.resolved,
     resolvedAt: o.resolvedAt ? o.resolvedAt.toISOString() : null,
@@ -53,6 +60,7 @@ export function presentOffense(o: OffenseRecord, viewerStudioId: string | null):
     evidence: o.evidence,
     details: o.details,
     context: o.context,
+    statusReason: o.statusReason,
   };
 }
 
@@ -83,6 +91,7 @@ export const presentCase = (c: CaseRecord) => ({
   totalPenalty: c.totalPenalty,
   distinctGames: c.distinctGames,
   distinctReporters: c.distinctReporters,
+  heldPoints: c.heldPoints,
   openedAt: c.openedAt.toISOString(),
   updatedAt: c.updatedAt.toISOString(),
   claim: c.claim && {
@@ -116,4 +125,31 @@ export const presentDelivery = (d: DeliveryRecord) => ({
   createdAt: d.createdAt.toISOString(),
   lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
   deliveredAt: d.deliveredAt?.toISOString() ?? null,
+});
+
+/**
+ * One change of a player's score. Every studio sees every change (the score is global); which studio's
+ * report caused it is shown only to that studio (`visibility: "full"`), as for offenses.
+ */
+export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null) => ({
+  id: h.id,
+  points: h.points,
+  scoreBefore: h.scoreBefore,
+  scoreAfter: h.scoreAfter,
+  reason: h.reason,
+  offenseId: h.offenseId,
+  caseId: h.caseId,
+  createdAt: h.createdAt.toISOString(),
+  visibility: h.studioId !== null && h.studioId === viewerStudioId ? 'full' : 'summary',
+});
+
+export const presentReporter = (r: ReporterRecord) => ({
+  studioId: r.studioId,
+  reporterId: r.reporterId,
+  upheld: r.upheld,
+  dismissed: r.dismissed,
+  credibility: Math.round(r.credibility * 1000) / 1000,
+  muted: r.muted,
+  mutedAt: r.mutedAt?.toISOString() ?? null,
+  muteNote: r.muteNote,
 });

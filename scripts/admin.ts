@@ -19,6 +19,7 @@ import {
   provisionPlayer,
   provisionStudio,
   rotateSecret,
+  setGameLimits,
 } from '../common/usecases/provisioning.js';
 
 const HELP = `player-trust admin tool
@@ -29,6 +30,9 @@ Usage: npm run -s admin -- <command> [options] [--json]
   studio list
   game create --studio <studioId> --title <title> --redirect-uri <uri> [--redirect-uri <uri> ...] [--require-pkce]
   game rotate-secret --client-id <clientId>
+  game set-limits --client-id <clientId> --limit <name>=<value|default> [--limit ...]
+      names: reportsPerSecond reportsBurst readsPerSecond readsBurst webhooksPerSecond
+             webhooksBurst reporterQuota studioBudget ("default" removes the override)
   game list
   player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password <pw> [--kyc]
   player link --service-id <id> --client-id <clientId>
@@ -64,6 +68,7 @@ const OPTIONS = {
   role: { type: 'string' },
   url: { type: 'string' },
   event: { type: 'string', multiple: true },
+  limit: { type: 'string', multiple: true },
   id: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -94,6 +99,7 @@ async function main(argv: string[]): Promise<number> {
     'studio list',
     'game create',
     'game rotate-secret',
+    'game set-limits',
     'game list',
     'player create',
     'player link',
@@ -141,6 +147,17 @@ async function main(argv: string[]): Promise<number> {
       case 'game rotate-secret':
         result = await rotateSecret(pool, pepper(), { clientId: need(values, 'client-id') });
         break;
+      case 'game set-limits': {
+        const limits: Record<string, number | null> = {};
+        for (const pair of values.limit ?? []) {
+          const m = /^([A-Za-z]+)=(default|\d+)$/.exec(pair);
+          if (!m) throw new UsageError(`--limit takes <name>=<whole number|default>, not "${pair}"`);
+          limits[m[1]!] = m[2] === 'default' ? null : Number(m[2]);
+        }
+        if (Object.keys(limits).length === 0) throw new UsageError('--limit is required');
+        result = await setGameLimits(pool, { clientId: need(values, 'client-id'), limits });
+        break;
+      }
       case 'game list':
         result = {
           games: (await listGames(pool)).map((g) => ({

@@ -86,6 +86,7 @@ export class DrillRig {
   readonly apiUrl: string;
   headers!: Record<string, string>;
   gameId!: string;
+  studioId!: string;
   private counter = 0;
 
   private constructor(
@@ -156,6 +157,7 @@ export class DrillRig {
       redirectUris: ['https://drill.example/cb'],
     });
     rig.gameId = game.id;
+    rig.studioId = studio.id;
     rig.headers = {
       client_id: game.clientId,
       client_secret: game.clientSecret,
@@ -248,6 +250,7 @@ interface LogicalReport {
   attempts: Attempt[];
   offenseId?: string;
   penalty?: number;
+  held?: number;
 }
 
 /**
@@ -315,10 +318,15 @@ export class ReportLoad {
           signal: AbortSignal.timeout(15_000),
         });
         status = res.status;
-        const json = (await res.json()) as { report?: { _id: string }; penaltyApplied?: number };
+        const json = (await res.json()) as {
+          report?: { _id: string };
+          penaltyApplied?: number;
+          penaltyHeld?: number;
+        };
         if (res.status === 201) {
           report.offenseId = json.report!._id;
           report.penalty = json.penaltyApplied!;
+          report.held = json.penaltyHeld!;
         }
       } catch {
         status = 'network';
@@ -373,12 +381,14 @@ export async function verify(rig: DrillRig, load: ReportLoad, players: string[],
         n: number;
         distinct_matches: number;
         penalty: number;
+        held: number;
         reviewed: number;
         enriched: number;
         unsent: number;
       }>(
         `SELECT count(*)::int AS n, count(DISTINCT o.context->>'matchId')::int AS distinct_matches,
                 coalesce(sum(o.penalty_points), 0)::int AS penalty,
+                coalesce(sum(o.penalty_held), 0)::int AS held,
                 count(co.case_id)::int AS reviewed,
                 count(*) FILTER (WHERE NOT EXISTS (
                   SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE e->'enrichment' IS NULL))::int AS enriched,
@@ -401,6 +411,7 @@ export async function verify(rig: DrillRig, load: ReportLoad, players: string[],
     )
   ).rows[0]!.deducted;
   const answeredPenalty = accepted.reduce((sum, r) => sum + r.penalty!, 0);
+  const answeredHeld = accepted.reduce((sum, r) => sum + r.held!, 0);
   const ids = new Set(accepted.map((r) => r.offenseId));
   const found = (
     await rig.pool.query<{ n: number }>(
@@ -412,7 +423,7 @@ export async function verify(rig: DrillRig, load: ReportLoad, players: string[],
   const lines = [
     `reports: ${load.reports.length} sent, ${accepted.length} answered 201 (${retried} after a retry), ${load.reports.length - accepted.length} never accepted`,
     `offenses stored: ${s.n} (${ids.size - found} answered 201 but missing, ${s.n - s.distinct_matches} duplicates)`,
-    `penalties: ${answeredPenalty} answered, ${s.penalty} stored, ${scores} taken off the trust scores`,
+    `penalties: ${answeredPenalty} answered, ${s.penalty} stored, ${scores} taken off the trust scores; held for a moderator: ${answeredHeld} answered, ${s.held} stored`,
     `jobs: admin-review filed ${s.reviewed}/${s.n}, evidence-enrichment done ${s.enriched}/${s.n}; outbox unsent ${s.unsent}`,
   ];
   const checks: Check[] = [
@@ -421,7 +432,7 @@ export async function verify(rig: DrillRig, load: ReportLoad, players: string[],
     { name: 'no duplicates', ok: s.n === s.distinct_matches && s.n === accepted.length, detail: lines[1]! },
     {
       name: 'penalties exact',
-      ok: answeredPenalty === s.penalty && s.penalty === scores,
+      ok: answeredPenalty === s.penalty && s.penalty === scores && answeredHeld === s.held,
       detail: lines[2]!,
     },
     {
@@ -739,9 +750,11 @@ export const DRILLS: Record<string, Drill> = {
         try {
           const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
           await b.query('BEGIN');
+          // The studio's budget row for this player, which the report writes once it holds the player row.
           await b.query(
-            'INSERT INTO player_games (player_id, game_id) SELECT id, $2 FROM players WHERE service_id = $1',
-            [victim, rig.gameId],
+            `INSERT INTO studio_player_budget (player_id, studio_id, window_start, points)
+             SELECT id, $2, now(), 0 FROM players WHERE service_id = $1`,
+            [victim, rig.studioId],
           );
           const sent = fetch(`${rig.apiUrl}/v1/griefing/submitReport/${victim}`, {
             method: 'POST',
@@ -749,7 +762,7 @@ export const DRILLS: Record<string, Drill> = {
             body: JSON.stringify({ report: { isGriefing: true, severity: 'critical' } }),
           });
           await waitUntil(
-            'the report waits on the link row',
+            'the report waits on the budget row',
             async () => (await waitingOn(rig.pool, pid)) > 0,
             10_000,
           );

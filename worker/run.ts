@@ -12,6 +12,7 @@ import {
   webhookRetryDelay,
   webhookRetryOf,
   QUEUES,
+  JOB_NAMES,
   type QueueName,
 } from '../common/queues/index.js';
 import { OutboxDispatcher, type OutboxRow } from '../common/queues/outbox.js';
@@ -94,6 +95,14 @@ export async function startWorker(
   });
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   await worker.waitUntilReady();
+  if (queue === QUEUES.review && config.trustRecoveryDaysPerPoint > 0) {
+    // Idempotent: every review worker upserts the same scheduler, and BullMQ runs it once per interval.
+    await queues[QUEUES.review].upsertJobScheduler(
+      JOB_NAMES.trustRecovery,
+      { every: config.trustRecoveryIntervalMs },
+      { name: JOB_NAMES.trustRecovery, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
+  }
 
   let metricsServer: http.Server | undefined;
   let metricsUrl: string | undefined;

@@ -4,12 +4,15 @@ import type { Queryable } from '../../common/data/db.js';
 import { findGameCredentials, type GameCredentials } from '../../common/data/repos/accounts.js';
 import { unauthorizedClient } from '../../common/errors.js';
 import { secretMatches } from '../../common/security/secrets.js';
+import type { LimitOverrides } from '../../common/domain/limits.js';
 
 export interface AuthenticatedClient {
   gameId: string;
   studioId: string;
   clientId: string;
   title: string;
+  /** The game's overrides of the default limits. */
+  limits: LimitOverrides;
 }
 
 interface CacheEntry {
@@ -47,7 +50,13 @@ export class ClientAuthenticator {
     const game = await this.lookup(clientId);
     const ok = secretMatches(clientSecret, game?.clientSecretHash ?? this.dummyHash, this.pepper);
     if (!game || !ok) throw unauthorizedClient();
-    return { gameId: game.id, studioId: game.studioId, clientId: game.clientId, title: game.title };
+    return {
+      gameId: game.id,
+      studioId: game.studioId,
+      clientId: game.clientId,
+      title: game.title,
+      limits: game.limits,
+    };
   }
 
   private async lookup(clientId: string): Promise<GameCredentials | null> {

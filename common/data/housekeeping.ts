@@ -9,7 +9,9 @@ import type { Queryable } from './db.js';
  * - sign-in failure counters whose window and lock are both over;
  * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids);
  * - webhook deliveries finished (delivered, failed or cancelled) more than 30 days ago: the delivery
- *   log studios read covers the last 30 days.
+ *   log studios read covers the last 30 days;
+ * - duplicate-report keys past their window, and reporter-quota and studio-budget windows over 24 h
+ *   old (a new window starts from nothing either way).
  */
 export async function purgeExpired(db: Queryable): Promise<Record<string, number>> {
   const statements: Record<string, string> = {
@@ -21,6 +23,9 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     outbox: `DELETE FROM outbox WHERE sent_at < now() - interval '7 days'`,
     webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending'
                           AND coalesce(delivered_at, last_attempt_at, created_at) < now() - interval '30 days'`,
+    reportDedup: 'DELETE FROM report_dedup WHERE expires_at < now()',
+    reporterQuota: `DELETE FROM reporter_quota WHERE window_start < now() - interval '24 hours'`,
+    studioBudget: `DELETE FROM studio_player_budget WHERE window_start < now() - interval '24 hours'`,
   };
   const deleted: Record<string, number> = {};
   for (const [name, sql] of Object.entries(statements)) deleted[name] = (await db.query(sql)).rowCount ?? 0;

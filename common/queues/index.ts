@@ -13,6 +13,8 @@ export const JOB_NAMES = {
   enrichEvidence: 'enrich-evidence',
   reviewOffense: 'review-offense',
   deliverWebhook: 'deliver-webhook',
+  /** Scheduled on the review queue: players with a clean record earn points back. */
+  trustRecovery: 'trust-recovery',
 } as const;
 
 /** Payload of a webhook delivery job: the delivery row holds the event and the target. */

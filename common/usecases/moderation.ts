@@ -21,6 +21,9 @@ import {
   type Outcome,
 } from '../data/repos/moderation.js';
 import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
+import { changeScore } from '../data/repos/trust.js';
+import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
+import { isUuid } from '../data/repos/accounts.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
@@ -166,30 +169,13 @@ export async function resolveCase(
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     if (!c.claim)
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
-    const { rows: player } = await client.query<{ trust_score: number }>(
-      'SELECT trust_score FROM players WHERE id = $1 FOR NO KEY UPDATE',
-      [c.playerRowId],
-    );
-    const before = player[0]!.trust_score;
-    const { rows: offenses } = await client.query<{ id: string; studio_id: string; penalty_points: number }>(
-      `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
-         FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
-       RETURNING o.id, o.studio_id, o.penalty_points`,
-      [caseId],
-    );
-    const ids = offenses.map((o) => o.id).sort();
-    const deducted = offenses.reduce((sum, o) => sum + o.penalty_points, 0);
-    const after = outcome === 'dismissed' ? Math.min(100, before + deducted) : before;
-    if (after !== before)
-      await client.query('UPDATE players SET trust_score = $2, updated_at = now() WHERE id = $1', [
-        c.playerRowId,
-        after,
-      ]);
+    await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [c.playerRowId]);
+    const effects = await applyOutcome(client, c, outcome);
     await client.query(
       `UPDATE review_cases SET status = 'resolved', outcome = $2, resolution_note = $3, resolved_by = $4,
               resolved_at = now(), points_restored = $5, claim_expires_at = NULL, updated_at = now()
         WHERE id = $1`,
-      [caseId, outcome, note, actor.id, after - before],
+      [caseId, outcome, note, actor.id, effects.pointsRestored],
     );
     await insertAudit(client, {
       moderatorId: actor.id,
@@ -197,14 +183,154 @@ export async function resolveCase(
       action: 'resolve',
       outcome,
       note,
-      trustScoreBefore: before,
-      trustScoreAfter: after,
-      details: { offenseIds: ids, pointsDeducted: deducted, pointsRestored: after - before },
+      trustScoreBefore: effects.before,
+      trustScoreAfter: effects.after,
+      details: {
+        offenseIds: effects.offenses.map((o) => o.id).sort(),
+        pointsDeducted: effects.deducted,
+        pointsRestored: effects.pointsRestored,
+        heldPointsApplied: effects.heldApplied,
+        heldPointsDropped: effects.heldDropped,
+      },
     });
     const resolved = (await findCase(client, caseId))!;
-    const outbox = await emitResolutionEvents(client, resolved, offenses, before, after);
+    const outbox = await emitResolutionEvents(client, resolved, effects);
     return { case: resolved, outbox };
   });
+}
+
+interface OutcomeEffects {
+  offenses: { id: string; studio_id: string }[];
+  before: number;
+  after: number;
+  /** Points the case's offenses had taken off the score. */
+  deducted: number;
+  /** Given back by a dismissal. */
+  pointsRestored: number;
+  /** Held points applied by upholding, and dropped by dismissing. */
+  heldApplied: number;
+  heldDropped: number;
+  reason: 'dismissal' | 'held_released' | null;
+}
+
+/**
+ * What an outcome does to the player and the reporters, in the caller's transaction (which holds the
+ * case's and the player's row locks): every offense of the case is marked reviewed and resolved;
+ * upholding applies the points held for the case, offense by offense in the order they came, each
+ * floored at 0 (`held_released`); dismissing gives back the points the case's offenses took (never
+ * above 100, `dismissal`) and drops the held ones. Each offense's reporter (per studio) gets the
+ * outcome counted for its credibility.
+ */
+async function applyOutcome(client: PoolClient, c: CaseRecord, outcome: Outcome): Promise<OutcomeEffects> {
+  const { rows: offenses } = await client.query<{
+    id: string;
+    studio_id: string;
+    penalty_points: number;
+    penalty_held: number;
+    status: string;
+    reporter_id: string | null;
+    created_at: Date;
+  }>(
+    `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
+       FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
+     RETURNING o.id, o.studio_id, o.penalty_points, o.penalty_held, o.status, o.reporter_id, o.created_at`,
+    [c.id],
+  );
+  // In the order the reports came.
+  const held = offenses
+    .filter((o) => o.status === 'held')
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
+  const deducted = offenses.reduce((sum, o) => sum + o.penalty_points, 0);
+  const heldTotal = held.reduce((sum, o) => sum + o.penalty_held, 0);
+  const effects: OutcomeEffects = {
+    offenses,
+    before: c.player.trustScore,
+    after: c.player.trustScore,
+    deducted,
+    pointsRestored: 0,
+    heldApplied: 0,
+    heldDropped: 0,
+    reason: null,
+  };
+  const { rows: current } = await client.query<{ trust_score: number }>(
+    'SELECT trust_score FROM players WHERE id = $1',
+    [c.playerRowId],
+  );
+  effects.before = effects.after = current[0]!.trust_score;
+  if (outcome === 'upheld' && held.length > 0) {
+    // Each held penalty floored at the score its predecessors left.
+    let score = effects.before;
+    const applied = held.map((o) => {
+      const points = Math.min(o.penalty_held, score);
+      score -= points;
+      return { id: o.id, points };
+    });
+    await client.query(
+      `UPDATE offenses o SET status = 'released', penalty_points = o.penalty_points + a.points,
+              updated_at = now()
+         FROM unnest($1::uuid[], $2::int[]) AS a(id, points) WHERE o.id = a.id`,
+      [applied.map((a) => a.id), applied.map((a) => a.points)],
+    );
+    effects.heldApplied = effects.before - score;
+    if (effects.heldApplied > 0) {
+      const moved = await changeScore(client, {
+        playerRowId: c.playerRowId,
+        points: -effects.heldApplied,
+        reason: 'held_released',
+        caseId: c.id,
+      });
+      effects.after = moved.after;
+      effects.reason = 'held_released';
+    }
+  } else if (outcome === 'dismissed') {
+    if (held.length > 0)
+      await client.query(
+        `UPDATE offenses SET status = 'dropped', updated_at = now() WHERE id = ANY($1::uuid[])`,
+        [held.map((o) => o.id)],
+      );
+    effects.heldDropped = heldTotal;
+    if (deducted > 0) {
+      const moved = await changeScore(client, {
+        playerRowId: c.playerRowId,
+        points: deducted,
+        reason: 'dismissal',
+        caseId: c.id,
+      });
+      effects.after = moved.after;
+      effects.pointsRestored = moved.after - moved.before;
+      if (effects.pointsRestored > 0) effects.reason = 'dismissal';
+    }
+  }
+  await countReporterOutcomes(client, offenses, outcome);
+  return effects;
+}
+
+/** Each named reporter's upheld or dismissed count goes up by its reports in the case. */
+async function countReporterOutcomes(
+  client: PoolClient,
+  offenses: { studio_id: string; reporter_id: string | null }[],
+  outcome: Outcome,
+): Promise<void> {
+  const counts = new Map<string, { studio: string; reporter: string; n: number }>();
+  for (const o of offenses) {
+    if (o.reporter_id === null) continue;
+    const key = `${o.studio_id}\n${o.reporter_id}`;
+    const entry = counts.get(key) ?? { studio: o.studio_id, reporter: o.reporter_id, n: 0 };
+    entry.n++;
+    counts.set(key, entry);
+  }
+  if (counts.size === 0) return;
+  const list = [...counts.values()].sort((a, b) =>
+    a.studio === b.studio ? (a.reporter < b.reporter ? -1 : 1) : a.studio < b.studio ? -1 : 1,
+  );
+  const column = outcome === 'upheld' ? 'upheld' : 'dismissed';
+  await client.query(
+    `INSERT INTO reporters (studio_id, reporter_id, ${column})
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[])
+     ON CONFLICT (studio_id, reporter_id)
+     DO UPDATE SET ${column} = reporters.${column} + excluded.${column}, updated_at = now()`,
+    [list.map((e) => e.studio), list.map((e) => e.reporter), list.map((e) => e.n)],
+  );
 }
 
 /**
@@ -215,10 +341,9 @@ export async function resolveCase(
 async function emitResolutionEvents(
   client: PoolClient,
   c: CaseRecord,
-  offenses: { id: string; studio_id: string }[],
-  before: number,
-  after: number,
+  effects: OutcomeEffects,
 ): Promise<OutboxRow[]> {
+  const { offenses, before, after } = effects;
   const playerId = c.player.serviceId;
   const filers = new Map<string, string[]>();
   for (const o of offenses) filers.set(o.studio_id, [...(filers.get(o.studio_id) ?? []), o.id]);
@@ -235,7 +360,8 @@ async function emitResolutionEvents(
             type: c.type,
             outcome: c.resolution!.outcome,
             resolvedAt,
-            pointsRestored: after - before,
+            pointsRestored: effects.pointsRestored,
+            heldPointsApplied: effects.heldApplied,
             trustScore: after,
             offenseIds,
           },
@@ -248,11 +374,42 @@ async function emitResolutionEvents(
       playerId,
       trustScoreBefore: before,
       trustScoreAfter: after,
-      reason: 'dismissal',
+      reason: effects.reason,
       caseId: c.id,
     };
     const audience = new Set([...filers.keys(), ...(await studiosOfPlayer(client, playerId))]);
     events.push({ type: 'trust.changed', dataByStudio: new Map([...audience].map((s) => [s, change])) });
   }
   return emitEvents(client, events);
+}
+
+export const muteSchema = Joi.object({ note: Joi.string().trim().min(1).max(NOTE_MAX).required() });
+
+/**
+ * Mutes (or unmutes) one studio's reporter: a muted reporter's reports are stored but never take
+ * points and open no case. Audited; 404 for an unknown studio.
+ */
+export async function setReporterMute(
+  pool: Pool,
+  actor: Actor,
+  input: { studioId: string; reporterId: string; muted: boolean; body: unknown },
+): Promise<ReporterRecord> {
+  const { note } = check<{ note: string }>(muteSchema, input.body);
+  return withTransaction(pool, async (client) => {
+    const reporter = isUuid(input.studioId)
+      ? await setReporterMuted(client, { ...input, moderatorId: actor.id, note })
+      : undefined;
+    if (!reporter) throw notFound(`Studio ${input.studioId}`);
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId: null,
+      action: input.muted ? 'mute_reporter' : 'unmute_reporter',
+      outcome: null,
+      note,
+      trustScoreBefore: null,
+      trustScoreAfter: null,
+      details: { studioId: input.studioId, reporterId: input.reporterId },
+    });
+    return reporter;
+  });
 }

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { LIMIT_NAMES, limitOverridesSchema, type LimitOverrides } from '../domain/limits.js';
 import { check } from '../validation.js';
 import type { Queryable } from '../data/db.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../data/repos/accounts.js';
 import { isUniqueViolation } from '../data/db.js';
 import { RESERVED_SERVICE_IDS, SERVICE_ID } from '../domain/players.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
 import {
   generateClientId,
   generateClientSecret,
@@ -104,6 +105,29 @@ export async function rotateSecret(
   const game = await rotateGameSecret(db, clientId, hashClientSecret(secret, pepper));
   if (!game) throw notFound(`Game with client id ${clientId}`);
   return issued(game, secret);
+}
+
+/**
+ * Admin tool: a game's overrides of the default limits (rate limits, reporter quota, studio budget).
+ * The given ones are set, `null` removes an override; the game's client sees them within
+ * CLIENT_AUTH_CACHE_SECONDS.
+ */
+export async function setGameLimits(
+  db: Queryable,
+  input: { clientId: string; limits: Record<string, number | null> },
+): Promise<{ clientId: string; limits: LimitOverrides }> {
+  const set = Object.fromEntries(Object.entries(input.limits).filter(([, v]) => v !== null));
+  const cleared = Object.keys(input.limits).filter((k) => input.limits[k] === null);
+  const valid = check<LimitOverrides>(limitOverridesSchema, set);
+  for (const name of cleared)
+    if (!(LIMIT_NAMES as readonly string[]).includes(name))
+      throw validationError([{ field: name, message: 'is not a limit' }]);
+  const { rows } = await db.query<{ limits: LimitOverrides }>(
+    `UPDATE games SET limits = (limits - $3::text[]) || $2::jsonb WHERE client_id = $1 RETURNING limits`,
+    [input.clientId, JSON.stringify(valid), cleared],
+  );
+  if (!rows[0]) throw notFound(`Game with client id ${input.clientId}`);
+  return { clientId: input.clientId, limits: rows[0].limits };
 }
 
 export async function provisionPlayer(

@@ -5,7 +5,8 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
 } from '../data/repos/idempotency.js';
-import { recordReport } from '../data/repos/offenses.js';
+import { recordReports, type RecordOutcome } from '../data/repos/offenses.js';
+import type { Limits } from '../domain/limits.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import { parseReport, type ReportKind } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
@@ -15,6 +16,7 @@ import { presentOffense } from '../views.js';
 export interface SubmitReportDeps {
   pool: Pool;
   caps: PenaltyCaps;
+  credibility: { threshold: number; minHistory: number };
   idempotencyTtlHours: number;
   /** Called with the outbox rows once their transaction committed. */
   afterCommit: (rows: OutboxRow[]) => void;
@@ -24,6 +26,8 @@ export interface SubmitReportDeps {
 export interface Tenant {
   gameId: string;
   studioId: string;
+  /** The game's limits (its overrides over the defaults). */
+  limits: Limits;
 }
 
 export interface SubmitReportResult {
@@ -71,21 +75,38 @@ export async function submitReport(
   const penalty = computePenalty(report, deps.caps);
   const offenseId = crypto.randomUUID();
   const { tenant, idempotencyKey } = input;
-  const record = (db: Queryable) =>
-    recordReport(db, {
-      offenseId,
-      serviceId: input.serviceId,
-      gameId: tenant.gameId,
-      studioId: tenant.studioId,
-      report,
-      penalty,
-    });
-  const respond = (rec: NonNullable<Awaited<ReturnType<typeof recordReport>>>) => ({
+  const context = report.context;
+  const record = async (db: Queryable) => {
+    const [outcome] = await recordReports(db, [
+      {
+        offenseId,
+        serviceId: input.serviceId,
+        gameId: tenant.gameId,
+        studioId: tenant.studioId,
+        report,
+        penalty,
+        playerSourced:
+          context.source === 'player' || (context.source === undefined && context.reporterId !== undefined),
+        policy: {
+          reporterQuota: tenant.limits.reporterQuota,
+          studioBudget: tenant.limits.studioBudget,
+          credibilityThreshold: deps.credibility.threshold,
+          credibilityMinHistory: deps.credibility.minHistory,
+        },
+      },
+    ]);
+    return created(outcome!, input.serviceId);
+  };
+  const respond = (rec: Created) => ({
     message: MESSAGES[input.kind],
     playerId: input.serviceId,
     gameId: tenant.gameId,
     trustScore: rec.trustScore,
     penaltyApplied: rec.offense.penaltyPoints,
+    penaltyHeld: rec.offense.penaltyHeld,
+    status: rec.offense.status,
+    ...(rec.offense.statusReason ? { statusReason: rec.offense.statusReason } : {}),
+    ...(rec.quotaRemaining !== null ? { reporterQuotaRemaining: rec.quotaRemaining } : {}),
     report: presentOffense(rec.offense, tenant.studioId),
     timestamp: new Date().toISOString(),
   });
@@ -93,7 +114,6 @@ export async function submitReport(
   if (!idempotencyKey) {
     // One statement is its own transaction: one round trip on the hot path (again, if aborted by a deadlock).
     const rec = await withRetries(() => record(deps.pool));
-    if (!rec) throw notFound(`Player ${input.serviceId}`);
     deps.afterCommit(rec.outbox);
     return { status: 201, body: respond(rec), replayed: false };
   }
@@ -133,17 +153,41 @@ export async function submitReport(
   try {
     const result = await withTransaction(deps.pool, async (client) => {
       const rec = await record(client);
-      if (!rec) return undefined;
       const body = respond(rec);
       await completeIdempotencyKey(client, tenant.gameId, idempotencyKey, 201, body);
       return { rec, body };
     });
-    if (!result) throw notFound(`Player ${input.serviceId}`);
     deps.afterCommit(result.rec.outbox);
     return { status: 201, body: result.body, replayed: false };
   } catch (err) {
     // Nothing was committed: free the key so the client can retry with it.
     await releaseIdempotencyKey(deps.pool, tenant.gameId, idempotencyKey).catch(() => undefined);
     throw err;
+  }
+}
+
+type Created = Extract<RecordOutcome, { status: 'created' }>;
+
+/** The created report, or the error the client gets for a refused one (nothing was written). */
+function created(outcome: RecordOutcome, serviceId: string): Created {
+  switch (outcome.status) {
+    case 'created':
+      return outcome;
+    case 'not_found':
+      throw notFound(`Player ${serviceId}`);
+    case 'duplicate':
+      throw new AppError(
+        409,
+        'duplicate_report',
+        'This reporter already reported this player for this kind of misbehaviour in this match (or, without a matchId, within the hour); nothing was stored again.',
+        { extensions: { offenseId: outcome.offenseId } },
+      );
+    case 'quota_exceeded':
+      throw new AppError(
+        429,
+        'reporter_quota_exceeded',
+        'This reporter has used up its reports for the day at this studio; nothing was stored.',
+        { headers: { 'Retry-After': String(outcome.retryAfterSeconds) } },
+      );
   }
 }

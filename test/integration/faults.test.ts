@@ -37,12 +37,17 @@ describe('injected transaction faults', function () {
     try {
       const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await b.query('BEGIN');
+      // The studio's budget row for this player, which the report writes once it holds the player row.
       await b.query(
-        'INSERT INTO player_games (player_id, game_id) SELECT id, $2 FROM players WHERE service_id = $1',
-        [serviceId, tenant.game.id],
+        `INSERT INTO studio_player_budget (player_id, studio_id, window_start, points)
+         SELECT id, $2, now(), 0 FROM players WHERE service_id = $1`,
+        [serviceId, tenant.studioId],
       );
       const pending = send();
-      await eventually('the report waits for the link row', async () => (await waitingOn(api.pool, pid)) > 0);
+      await eventually(
+        'the report waits for the budget row',
+        async () => (await waitingOn(api.pool, pid)) > 0,
+      );
       // Close the cycle: the report holds the player's row.
       const bLocked = await b
         .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [serviceId])

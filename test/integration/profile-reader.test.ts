@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { QueryConfig } from 'pg';
 import { createPool, type Pool, type Queryable } from '../../common/data/db.js';
 import { PROFILE_BATCH_MAX, ProfileReader } from '../../common/data/profile-reader.js';
-import { recordReport } from '../../common/data/repos/offenses.js';
+import { recordOne } from '../helpers/reports.js';
 import { computePenalty } from '../../common/domain/penalty.js';
 import { parseReport } from '../../common/domain/reports.js';
 import { createTenant, createTestPlayer, type Tenant } from '../helpers/app.js';
@@ -34,7 +34,7 @@ describe('ProfileReader (batched profile reads)', () => {
   const report = (serviceId: string, severity: 'low' | 'critical') => {
     const parsed = parseReport('anticheat', { report: { isCheatDetected: true, severity, confidence: 0.9 } });
     if (!parsed.ok) throw new Error('bad report');
-    return recordReport(pool, {
+    return recordOne(pool, {
       offenseId: crypto.randomUUID(),
       serviceId,
       gameId: tenant.game.id,

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { offenseJobId, QUEUES } from '../../common/queues/index.js';
+import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js';
 import {
   createTenant,
   createTestPlayer,
@@ -134,7 +135,8 @@ describe('reports and player profiles', () => {
         'SELECT 1 FROM player_games pg JOIN players p ON p.id = pg.player_id WHERE p.service_id = $1 AND pg.game_id = $2',
         [player.serviceId, tenant.game.id],
       );
-      expect(links.rowCount, 'the reporting game is linked to the player').to.equal(1);
+      // Only the player's consent or the game's studio links a game; a report never does.
+      expect(links.rowCount, 'the reporting game is not linked to the player').to.equal(0);
     });
 
     it('enqueues an enrichment and a review job whose ids derive from the offense id, after the commit', async () => {
@@ -389,9 +391,18 @@ describe('reports and player profiles', () => {
   });
 
   describe('a hot player', () => {
+    // What these prove is the row lock's serialisation, so their studios may take the whole score:
+    // the daily budget that would hold points beyond 50 is tested in trust-integrity.test.ts.
+    let hot: Tenant[];
+    before(async () => {
+      hot = [await createTenant(api.pool, 'Hot A'), await createTenant(api.pool, 'Hot B')];
+      for (const t of hot)
+        await setGameLimits(api.pool, { clientId: t.game.clientId, limits: { studioBudget: 100 } });
+    });
+
     it('120 concurrent reports over HTTP all succeed and the final score is exactly the start minus the applied penalties', async () => {
       const player = await createTestPlayer(api.pool);
-      const tenants = [tenant, await createTenant(api.pool, 'Hot')];
+      const tenants = hot;
       // 1 point each (AFK, low): 100 of them take the score to 0, the last 20 apply nothing.
       const results = await Promise.all(
         Array.from({ length: 120 }, (_, i) =>
@@ -422,7 +433,9 @@ describe('reports and player profiles', () => {
         ['griefing', { isGriefing: true, severity: 'low' }],
       ];
       const results = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => submit(kinds[i % 4]![0], player.serviceId, kinds[i % 4]![1])),
+        Array.from({ length: 40 }, (_, i) =>
+          submit(kinds[i % 4]![0], player.serviceId, kinds[i % 4]![1], hot[0]!.headers),
+        ),
       );
       expect(results.every((r) => r.status === 201)).to.equal(true);
       const sum = results.reduce((a, r) => a + r.body.penaltyApplied, 0);
@@ -435,6 +448,8 @@ describe('reports and player profiles', () => {
   describe('GET /v1/player/{serviceId}', () => {
     it('returns the profile with games and offenses populated', async () => {
       const player = await createTestPlayer(api.pool, { kyc: true });
+      // The player approved the game (the games list is the player's consent, not the reports).
+      await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: tenant.game.clientId });
       await submit('toxicity', player.serviceId, {
         isToxic: true,
         category: 'spam',

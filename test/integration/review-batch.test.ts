@@ -3,8 +3,9 @@ import { expect } from 'chai';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { parseConfig } from '../../common/config.js';
 import { createPool, withTransaction, type Pool } from '../../common/data/db.js';
-import { recordReport } from '../../common/data/repos/offenses.js';
+import { recordOne } from '../helpers/reports.js';
 import { insertWebhook } from '../../common/data/repos/webhooks.js';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { computePenalty } from '../../common/domain/penalty.js';
 import { parseReport, type ReportKind } from '../../common/domain/reports.js';
 import { createLogger } from '../../common/logger.js';
@@ -30,7 +31,7 @@ describe('review: offenses filed in batches', () => {
   const report = async (serviceId: string, kind: ReportKind, body: object, tenant = tenants[0]!) => {
     const parsed = parseReport(kind, { report: body });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-    const rec = await recordReport(pool, {
+    const rec = await recordOne(pool, {
       offenseId: crypto.randomUUID(),
       serviceId,
       gameId: tenant.game.id,
@@ -50,8 +51,13 @@ describe('review: offenses filed in batches', () => {
                 count(DISTINCT o.game_id)::int AS games,
                 count(DISTINCT coalesce(o.context->>'reporterId', o.game_id::text))::int AS reporters,
                 max(array_position((SELECT o FROM sev), o.severity)) AS rank,
-                max(coalesce((o.details->>'confidence')::numeric, 0)) AS confidence
-           FROM case_offenses co JOIN offenses o ON o.id = co.offense_id WHERE co.case_id = $1)
+                max(coalesce((o.details->>'confidence')::numeric, 0)) AS confidence,
+                sum(o.penalty_held) FILTER (WHERE o.status = 'held')::int AS held,
+                min(o.created_at) AS first, min(o.player_id::text)::uuid AS player_id
+           FROM case_offenses co JOIN offenses o ON o.id = co.offense_id WHERE co.case_id = $1),
+       e AS (
+         SELECT count(*)::int AS earlier FROM offenses x, f
+          WHERE x.player_id = f.player_id AND x.created_at < f.first AND x.status <> 'recorded')
        SELECT jsonb_build_object('reports', c.reports_count, 'penalty', c.total_penalty,
                 'games', c.distinct_games, 'reporters', c.distinct_reporters,
                 'severity', c.highest_severity, 'confidence', c.max_confidence::float8,
@@ -60,9 +66,10 @@ describe('review: offenses filed in batches', () => {
                 'reporters', f.reporters, 'severity', (SELECT o FROM sev)[f.rank],
                 'confidence', f.confidence::float8,
                 'priority', (25 * (f.rank - 1) + 10 * f.confidence + 5 * LEAST(f.games, 5)
-                  + 3 * LEAST(f.reporters, 5) + 2 * LEAST(GREATEST(p.offense_count - f.reports, 0), 10))::float8
+                  + 3 * LEAST(f.reporters, 5) + 2 * LEAST(e.earlier, 10)
+                  + LEAST(coalesce(f.held, 0), 50) / 2.0)::float8
               ) AS computed
-         FROM review_cases c JOIN players p ON p.id = c.player_id, f WHERE c.id = $1`,
+         FROM review_cases c, f, e WHERE c.id = $1`,
       [caseId],
     );
     return rows[0] as { stored: Record<string, unknown>; computed: Record<string, unknown> };
@@ -108,7 +115,7 @@ describe('review: offenses filed in batches', () => {
     expect(filed.has(missing)).to.equal(false);
     expect(filed.get(first)?.filed).to.equal(false);
     expect(ids.map((id) => filed.get(id)?.filed)).to.deep.equal(Array(ids.length).fill(true));
-    const cases = new Set(ids.map((id) => filed.get(id)!.caseId));
+    const cases = new Set(ids.map((id) => filed.get(id)!.caseId!));
     expect(cases.size).to.equal(3); // a's cheating (with `first`), a's afk, b's toxicity
     expect(filed.get(ids[0]!)!.caseId).to.equal(filed.get(first)!.caseId);
     expect(outbox).to.be.an('array'); // no webhooks registered: no deliveries to send
@@ -119,7 +126,7 @@ describe('review: offenses filed in batches', () => {
       expect(f.stored, caseId).to.deep.equal(f.computed);
       before.set(caseId, f);
     }
-    expect((await figures(filed.get(first)!.caseId)).stored).to.deep.include({
+    expect((await figures(filed.get(first)!.caseId!)).stored).to.deep.include({
       reports: 4,
       games: 2,
       reporters: 3, // r1, r2 and the game of the report that named no reporter
@@ -142,7 +149,8 @@ describe('review: offenses filed in batches', () => {
       sealedSecret: Buffer.from('sealed'),
     });
     const [linked, unlinked] = [await createTestPlayer(pool), await createTestPlayer(pool)];
-    await report(linked.serviceId, 'afk', { isAfk: false }, listener); // links the listener's game
+    // The listener's game is linked to the player (the player approved it), not by a report.
+    await linkPlayer(pool, { serviceId: linked.serviceId, clientId: listener.game.clientId });
     const heard = await report(linked.serviceId, 'anticheat', { isCheatDetected: true, severity: 'high' });
     const unheard = await report(unlinked.serviceId, 'anticheat', {
       isCheatDetected: true,

@@ -5,6 +5,8 @@ import { withTransaction, type PoolClient } from '../../common/data/db.js';
 import { findOffensesWithListeners } from '../../common/data/repos/offenses.js';
 import { emitEvents, type EventType } from '../../common/data/repos/webhooks.js';
 import type { OutboxRow } from '../../common/queues/outbox.js';
+import { JOB_NAMES } from '../../common/queues/index.js';
+import { recoverTrust } from '../../common/usecases/trust.js';
 import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
@@ -18,8 +20,9 @@ export const FILING_BATCH_MAX = 50;
 
 export interface Filing {
   offenseId: string;
-  caseId: string;
-  /** false when the offense was already filed (a repeated job): nothing changed. */
+  /** null for an offense that opens no case (no finding, or a muted reporter). */
+  caseId: string | null;
+  /** false when the offense was already filed (a repeated job) or is not filed at all: nothing changed. */
   filed: boolean;
 }
 
@@ -28,8 +31,9 @@ export interface Filing {
  * needed) and updates the case's figures by the offenses filed, so a filing costs the same however
  * many reports the case holds; an offense already filed is left alone, so a repeated job changes
  * nothing. Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x
- * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses
- * outside this case (at most 10).
+ * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before
+ * the case's first report (at most 10) + half the points held for the case (at most 25). A report
+ * without a finding or from a muted reporter opens no case (its events are still sent).
  *
  * The jobs a worker runs at once are filed together: their filings are collected until the event
  * loop has nothing else ready (at most FILING_BATCH_MAX) and go through one transaction of a fixed
@@ -43,7 +47,17 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
     deps.dispatch(outbox);
     return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
   }, batchedLoads(FILING_BATCH_MAX));
-  return async (job: Job): Promise<Filing> => filings.load(parseOffenseJob(job).offenseId);
+  return async (job: Job): Promise<unknown> => {
+    if (job.name === JOB_NAMES.trustRecovery) {
+      const done = await recoverTrust(deps.pool, {
+        now: new Date(),
+        daysPerPoint: deps.config.trustRecoveryDaysPerPoint,
+      });
+      if (done.players > 0) deps.log.info(done, 'trust recovered for players with a clean record');
+      return done;
+    }
+    return filings.load(parseOffenseJob(job).offenseId);
+  };
 };
 
 interface OffenseToFile {
@@ -53,6 +67,8 @@ interface OffenseToFile {
   game_id: string;
   severity: string;
   penalty_points: number;
+  penalty_held: number;
+  status: string;
   reporter: string;
   confidence: string;
   case_id: string | null;
@@ -74,29 +90,42 @@ export async function fileOffenses(
   const { rows } = await client.query<OffenseToFile & { open_case: string | null }>({
     name: 'review-lock-and-open',
     text: `WITH o AS (
-         SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points,
-                coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
+         SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points, o.penalty_held, o.status,
+                o.created_at, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
                 coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
            FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
           WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
        c AS (
-         INSERT INTO review_cases (player_id, type)
-         SELECT DISTINCT player_id, type FROM o WHERE case_id IS NULL ORDER BY player_id, type
+         INSERT INTO review_cases (player_id, type, earlier_offenses)
+         SELECT f.player_id, f.type,
+                (SELECT count(*)::int FROM (
+                   SELECT 1 FROM offenses x WHERE x.player_id = f.player_id AND x.created_at < f.first
+                      AND x.status <> 'recorded' LIMIT 10) e)
+           FROM (SELECT player_id, type, min(created_at) AS first FROM o
+                  WHERE case_id IS NULL AND status <> 'recorded' GROUP BY player_id, type) f
+          ORDER BY f.player_id, f.type
          ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
          RETURNING id, player_id, type)
      SELECT o.*, c.id AS open_case FROM o LEFT JOIN c ON c.player_id = o.player_id AND c.type = o.type
-                                                     AND o.case_id IS NULL`,
+                                                     AND o.case_id IS NULL AND o.status <> 'recorded'`,
     values: [[...new Set(ids)]],
   });
   const filed = new Map<string, Filing>();
   for (const o of rows) if (o.case_id) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: false });
-  const filing = rows.filter((o) => !o.case_id).map((o) => ({ ...o, case_id: o.open_case! }));
-  if (filing.length === 0) return { filed, outbox: [] };
+  // A report without a finding, or from a muted reporter, is kept but opens no case: nothing to review.
+  const unfiled = rows.filter((o) => !o.case_id && o.status === 'recorded');
+  for (const o of unfiled) filed.set(o.id, { offenseId: o.id, caseId: null, filed: false });
+  const filing = rows
+    .filter((o) => !o.case_id && o.status !== 'recorded')
+    .map((o) => ({ ...o, case_id: o.open_case! }));
+  const fresh = unfiled.map((o) => ({ id: o.id, case_id: null }));
+  if (filing.length === 0) return { filed, outbox: await emitOffenseEvents(client, fresh) };
 
   await client.query(
     `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[])
-         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty)),
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
+                            $8::int[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held)),
      link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
      g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
            RETURNING case_id),
@@ -104,21 +133,22 @@ export async function fileOffenses(
            RETURNING case_id),
      added AS (
        SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
-              max(array_position(${SEVERITY_ORDER}, severity)) AS sev
+              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER}, severity)) AS sev
          FROM input GROUP BY case_id),
      n AS (
        SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
               GREATEST(array_position(${SEVERITY_ORDER}, c.highest_severity), a.sev) AS sev,
               c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
               c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
-              GREATEST(c.max_confidence, a.confidence) AS confidence, p.offense_count
-         FROM review_cases c JOIN added a ON a.case_id = c.id JOIN players p ON p.id = c.player_id)
+              GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
+              c.earlier_offenses
+         FROM review_cases c JOIN added a ON a.case_id = c.id)
      UPDATE review_cases c SET
        reports_count = n.reports, total_penalty = n.penalty,
        highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
-       distinct_reporters = n.reporters, max_confidence = n.confidence, updated_at = now(),
+       distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
        priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
-                  + 2 * LEAST(GREATEST(n.offense_count - n.reports, 0), 10)
+                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
        FROM n WHERE c.id = n.id`,
     [
       filing.map((o) => o.case_id),
@@ -128,10 +158,11 @@ export async function fileOffenses(
       filing.map((o) => o.severity),
       filing.map((o) => o.confidence),
       filing.map((o) => o.penalty_points),
+      filing.map((o) => (o.status === 'held' ? o.penalty_held : 0)),
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });
-  return { filed, outbox: await emitOffenseEvents(client, filing) };
+  return { filed, outbox: await emitOffenseEvents(client, [...filing, ...fresh]) };
 }
 
 /**
@@ -142,7 +173,7 @@ export async function fileOffenses(
  */
 async function emitOffenseEvents(
   client: PoolClient,
-  filing: { id: string; case_id: string }[],
+  filing: { id: string; case_id: string | null }[],
 ): Promise<OutboxRow[]> {
   const listened = await findOffensesWithListeners(
     client,

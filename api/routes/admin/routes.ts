@@ -13,9 +13,11 @@ import {
   moderatorSignIn,
   releaseCase,
   resolveCase,
+  setReporterMute,
   type Actor,
 } from '../../../common/usecases/moderation.js';
-import { presentAudit, presentCase, presentOffense } from '../../../common/views.js';
+import { presentAudit, presentCase, presentOffense, presentReporter } from '../../../common/views.js';
+import { findCaseReporters } from '../../../common/data/repos/reporters.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
@@ -41,6 +43,10 @@ const auditQuery = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(50),
   cursor: Joi.string().max(64),
 });
+
+/** A reporterId as reports carry it: 1..128 characters, no control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
+const REPORTER_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
 
 const isTimestamp = (s: string) => !Number.isNaN(Date.parse(s));
 
@@ -112,14 +118,16 @@ export function adminRoutes(deps: AppDeps): Router {
     const id = caseId(ctx);
     const c = await findCase(deps.pool, id);
     if (!c) throw notFound(`Case ${id}`);
-    const [offenses, audit] = await Promise.all([
+    const [offenses, audit, reporters] = await Promise.all([
       findCaseOffenses(deps.pool, id),
       listAudit(deps.pool, { caseId: id }, 100),
+      findCaseReporters(deps.pool, id),
     ]);
     ctx.body = {
       ...presentCase(c),
       // Moderators see every offense in full, enrichment results included.
       offenses: offenses.map((o) => presentOffense(o, null)),
+      reporters: reporters.map(presentReporter),
       audit: audit.items.map(presentAudit),
     };
   });
@@ -139,6 +147,28 @@ export function adminRoutes(deps: AppDeps): Router {
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case);
   });
+
+  for (const [action, muted] of [
+    ['mute', true],
+    ['unmute', false],
+  ] as const) {
+    router.post(
+      `/studios/:studioId/reporters/:reporterId/${action}`,
+      auth,
+      requireJsonBody(),
+      async (ctx) => {
+        const { studioId, reporterId } = ctx.params as { studioId: string; reporterId: string };
+        if (!REPORTER_ID.test(reporterId)) throw notFound(`Reporter ${reporterId}`);
+        const reporter = await setReporterMute(deps.pool, actorOf(ctx), {
+          studioId,
+          reporterId,
+          muted,
+          body: ctx.request.body ?? {},
+        });
+        ctx.body = presentReporter(reporter);
+      },
+    );
+  }
 
   router.get('/audit', moderatorAuth(deps.moderatorTokens, deps.pool, { role: 'admin' }), async (ctx) => {
     const q = check<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(

@@ -1,17 +1,21 @@
 import { Router } from '@koa/router';
-import { encodeCursor, readPage } from '../../../common/cursor.js';
+import Joi from 'joi';
+import { decodeKeys, encodeCursor, encodeKeys, invalidCursor, readPage } from '../../../common/cursor.js';
+import { listTrustHistory } from '../../../common/data/repos/trust.js';
+import { check } from '../../../common/validation.js';
 import { ProfileReader } from '../../../common/data/profile-reader.js';
 import { listOffenses } from '../../../common/data/repos/offenses.js';
 import { notFound } from '../../../common/errors.js';
-import { presentOffense, presentProfile } from '../../../common/views.js';
-import type { AppDeps } from '../../app.js';
+import { presentOffense, presentProfile, presentTrustChange } from '../../../common/views.js';
+import type { RouteDeps } from '../../app.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 
-export function playerRoutes(deps: AppDeps): Router {
+export function playerRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1/player' });
-  const auth = deps.clientAuth.middleware();
+  const reads = deps.rateLimits.middleware('reads');
+  const auth = [deps.clientAuth.middleware(), reads];
   const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit);
 
   async function profileBody(serviceId: string, viewerStudioId: string) {
@@ -19,24 +23,22 @@ export function playerRoutes(deps: AppDeps): Router {
     if (!profile) throw notFound(`Player ${serviceId}`);
     const last = profile.offenses[profile.offenses.length - 1];
     const next =
-      profile.offenseCount > profile.offenses.length && last
-        ? encodeCursor(last.createdAt.toISOString(), last.id)
-        : null;
+      profile.offenseCount > profile.offenses.length && last ? encodeCursor(last.cursorTs, last.id) : null;
     return presentProfile(profile, viewerStudioId, next);
   }
 
   // Registered before /:serviceId, and "me" is reserved so no player can be called that.
-  router.get('/me', bearerAuth(deps.tokens, deps.clientAuth), async (ctx) => {
+  router.get('/me', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
     const bearer = ctx.state.bearer as { serviceId: string; client: AuthenticatedClient };
     ctx.body = await profileBody(bearer.serviceId, bearer.client.studioId);
   });
 
-  router.get('/:serviceId', auth, async (ctx) => {
+  router.get('/:serviceId', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     ctx.body = await profileBody(serviceId, (ctx.state.client as AuthenticatedClient).studioId);
   });
 
-  router.get('/:serviceId/offenses', auth, async (ctx) => {
+  router.get('/:serviceId/offenses', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, after } = readPage(ctx.query);
@@ -50,5 +52,29 @@ export function playerRoutes(deps: AppDeps): Router {
     };
   });
 
+  router.get('/:serviceId/trust-history', ...auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    const client = ctx.state.client as AuthenticatedClient;
+    const { limit, cursor } = check<{ limit: number; cursor?: string }>(historyQuery, ctx.query, 'query');
+    const before =
+      cursor === undefined
+        ? undefined
+        : decodeKeys(cursor, (k) => k.length === 1 && /^\d{1,18}$/.test(k[0]!));
+    if (cursor !== undefined && !before) throw invalidCursor();
+    const page = SERVICE_ID.test(serviceId)
+      ? await listTrustHistory(deps.pool, serviceId, limit, before?.[0])
+      : undefined;
+    if (!page) throw notFound(`Player ${serviceId}`);
+    ctx.body = {
+      items: page.items.map((h) => presentTrustChange(h, client.studioId)),
+      nextCursor: page.next === null ? null : encodeKeys([page.next]),
+    };
+  });
+
   return router;
 }
+
+const historyQuery = Joi.object({
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});

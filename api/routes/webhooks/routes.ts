@@ -12,14 +12,14 @@ import { notFound } from '../../../common/errors.js';
 import { AddressPolicy } from '../../../common/net/addresses.js';
 import { registerWebhook } from '../../../common/usecases/webhooks.js';
 import { presentDelivery, presentWebhook } from '../../../common/views.js';
-import type { AppDeps } from '../../app.js';
+import type { RouteDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 
 /** A studio's webhooks: any game of the studio (its client credentials) manages them. */
-export function webhookRoutes(deps: AppDeps): Router {
+export function webhookRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1/webhooks' });
-  const auth = deps.clientAuth.middleware();
+  const auth = [deps.clientAuth.middleware(), deps.rateLimits.middleware('webhooks')];
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const studioOf = (ctx: Context) => (ctx.state.client as AuthenticatedClient).studioId;
   async function ownWebhook(ctx: Context) {
@@ -29,22 +29,22 @@ export function webhookRoutes(deps: AppDeps): Router {
     return hook;
   }
 
-  router.post('/', auth, requireJsonBody(), async (ctx) => {
+  router.post('/', ...auth, requireJsonBody(), async (ctx) => {
     ctx.status = 201;
     ctx.body = await registerWebhook(deps.pool, deps.pepper, policy, studioOf(ctx), ctx.request.body ?? {});
   });
 
-  router.get('/', auth, async (ctx) => {
+  router.get('/', ...auth, async (ctx) => {
     ctx.body = { items: (await listWebhooks(deps.pool, studioOf(ctx))).map(presentWebhook) };
   });
 
-  router.delete('/:webhookId', auth, async (ctx) => {
+  router.delete('/:webhookId', ...auth, async (ctx) => {
     const hook = await ownWebhook(ctx);
     await disableWebhook(deps.pool, studioOf(ctx), hook.id);
     ctx.status = 204;
   });
 
-  router.get('/:webhookId/deliveries', auth, async (ctx) => {
+  router.get('/:webhookId/deliveries', ...auth, async (ctx) => {
     const hook = await ownWebhook(ctx);
     const { limit, after } = readPage(ctx.query);
     const page = await listDeliveries(deps.pool, hook.id, limit, after);

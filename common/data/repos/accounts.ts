@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../db.js';
+import type { LimitOverrides } from '../../domain/limits.js';
 
 export interface Studio {
   id: string;
@@ -19,6 +20,8 @@ export interface Game {
 
 export interface GameCredentials extends Game {
   clientSecretHash: Buffer;
+  /** The game's overrides of the default limits. */
+  limits: LimitOverrides;
 }
 
 export interface Player {
@@ -96,7 +99,7 @@ export async function findGameCredentials(
   clientId: string,
 ): Promise<GameCredentials | undefined> {
   const { rows } = await db.query<GameCredentials>(
-    `SELECT ${GAME_COLUMNS}, client_secret_hash AS "clientSecretHash" FROM games WHERE client_id = $1`,
+    `SELECT ${GAME_COLUMNS}, client_secret_hash AS "clientSecretHash", limits FROM games WHERE client_id = $1`,
     [clientId],
   );
   return rows[0];

@@ -92,6 +92,8 @@ export interface CaseRecord {
   totalPenalty: number;
   distinctGames: number;
   distinctReporters: number;
+  /** Points held for a moderator by the case's reports (applied if upheld, dropped if dismissed). */
+  heldPoints: number;
   openedAt: Date;
   updatedAt: Date;
   /** The current claim; null when unclaimed or when the lease ran out. */
@@ -123,6 +125,7 @@ interface CaseRow {
   total_penalty: number;
   distinct_games: number;
   distinct_reporters: number;
+  held_points: number;
   opened_at: Date;
   updated_at: Date;
   claimed_by: string | null;
@@ -140,7 +143,7 @@ interface CaseRow {
 }
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
-  c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.opened_at, c.updated_at,
+  c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.held_points, c.opened_at, c.updated_at,
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
   c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts
@@ -159,6 +162,7 @@ function caseFromRow(r: CaseRow): CaseRecord {
     totalPenalty: r.total_penalty,
     distinctGames: r.distinct_games,
     distinctReporters: r.distinct_reporters,
+    heldPoints: r.held_points,
     openedAt: r.opened_at,
     updatedAt: r.updated_at,
     claim:
@@ -261,12 +265,13 @@ export async function setClaim(
 export interface AuditEntry {
   id: string;
   moderator: { id: string; username: string };
-  caseId: string;
-  action: 'claim' | 'release' | 'resolve';
+  /** null for actions outside a case (muting a reporter). */
+  caseId: string | null;
+  action: 'claim' | 'release' | 'resolve' | 'mute_reporter' | 'unmute_reporter';
   outcome: Outcome | null;
   note: string | null;
-  trustScoreBefore: number;
-  trustScoreAfter: number;
+  trustScoreBefore: number | null;
+  trustScoreAfter: number | null;
   details: Record<string, unknown>;
   createdAt: Date;
 }
@@ -303,12 +308,12 @@ export async function listAudit(
     id: string;
     moderator_id: string;
     username: string;
-    case_id: string;
+    case_id: string | null;
     action: AuditEntry['action'];
     outcome: Outcome | null;
     note: string | null;
-    trust_score_before: number;
-    trust_score_after: number;
+    trust_score_before: number | null;
+    trust_score_after: number | null;
     details: Record<string, unknown>;
     created_at: Date;
   }>(

@@ -9,6 +9,7 @@ import { offenseJobs } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { encodeCursor } from '../../cursor.js';
+import { DEDUP_SECONDS } from '../../domain/limits.js';
 
 export interface OffenseRecord {
   id: string;
@@ -29,7 +30,20 @@ export interface OffenseRecord {
   updatedAt: Date;
   /** The trust score right after this offense's deduction (null for offenses stored before it was kept). */
   trustScoreAfter: number | null;
+  /** Points held for a moderator instead of applied (what they were, once released or dropped). */
+  penaltyHeld: number;
+  status: OffenseStatus;
+  statusReason: StatusReason | null;
+  /** The full-precision sort key of keyset cursors (a Date keeps only milliseconds). */
+  cursorTs: string;
 }
+
+/**
+ * What became of an offense's points: applied when filed; held for a moderator, then released
+ * (upheld) or dropped (dismissed); recorded without any (flag false, or a muted reporter).
+ */
+export type OffenseStatus = 'applied' | 'held' | 'released' | 'dropped' | 'recorded';
+export type StatusReason = 'studio_budget' | 'reporter_credibility' | 'reporter_muted' | 'no_finding';
 
 export interface GameLink {
   gameTitle: string;
@@ -50,7 +64,7 @@ export interface PlayerProfile {
 /** Column list shared by every offense read; `cursor` is the full-precision sort key. */
 const OFFENSE_SELECT = `o.id, p.service_id, o.game_id, o.studio_id, o.type, o.description, o.severity, o.penalty_points,
   o.evidence, o.details, o.context, o.reviewed_by_admin, o.resolved, o.resolved_at, o.created_at, o.updated_at,
-  o.trust_score_after, to_json(o.created_at)#>>'{}' AS cursor_ts`;
+  o.trust_score_after, o.penalty_held, o.status, o.status_reason, to_json(o.created_at)#>>'{}' AS cursor_ts`;
 
 interface OffenseRow {
   id: string;
@@ -70,6 +84,9 @@ interface OffenseRow {
   created_at: Date | string;
   updated_at: Date | string;
   trust_score_after: number | null;
+  penalty_held: number;
+  status: OffenseStatus;
+  status_reason: StatusReason | null;
   cursor_ts: string;
 }
 
@@ -94,6 +111,10 @@ function offenseFromRow(r: OffenseRow): OffenseRecord {
     createdAt: toDate(r.created_at),
     updatedAt: toDate(r.updated_at),
     trustScoreAfter: r.trust_score_after,
+    penaltyHeld: r.penalty_held,
+    status: r.status,
+    statusReason: r.status_reason,
+    cursorTs: r.cursor_ts,
   };
 }
 
@@ -138,83 +159,88 @@ export async function findOffensesWithListeners(
   return rows.map((r) => ({ offense: offenseFromRow(r), audience: r.audience }));
 }
 
-export interface RecordedReport {
-  offense: OffenseRecord;
-  trustScore: number;
-  outbox: OutboxRow[];
+/** One report to file: the normalised report, its capped penalty, and the limits that apply to it. */
+export interface ReportToRecord {
+  offenseId: string;
+  serviceId: string;
+  gameId: string;
+  studioId: string;
+  report: NormalisedReport;
+  penalty: number;
+  /** A player's report (source player, or a reporterId without a source): credibility applies. */
+  playerSourced: boolean;
+  policy: {
+    reporterQuota: number;
+    studioBudget: number;
+    credibilityThreshold: number;
+    credibilityMinHistory: number;
+  };
 }
 
+export type RecordOutcome =
+  | {
+      status: 'created';
+      offense: OffenseRecord;
+      trustScore: number;
+      quotaRemaining: number | null;
+      outbox: OutboxRow[];
+    }
+  | { status: 'not_found' }
+  | { status: 'duplicate'; offenseId: string }
+  | { status: 'quota_exceeded'; retryAfterSeconds: number };
+
+type OutcomeRow =
+  | {
+      status: 'created';
+      offense: OffenseRow;
+      trustScore: number;
+      quotaRemaining: number | null;
+      outbox: OutboxRow[];
+    }
+  | Exclude<RecordOutcome, { status: 'created' }>;
+
 /**
- * The whole report in one statement, so one round trip and one implicit transaction (or part of the
- * caller's): lock the player's row, lower the trust score (floored at 0), insert the offense with the
- * points actually deducted, link the game and write the outbox rows for its jobs (offenseJobs). Concurrent
- * reports on one player serialise on the row lock; the FOR NO KEY UPDATE sub-select re-reads the latest
- * committed score, so no deduction is lost. No row comes back when the player does not exist, and
- * then nothing was written.
+ * Files reports in order, in one statement (so one round trip, and one implicit transaction unless
+ * the caller holds one): pt_record_reports (migration 006) locks each player's row, refuses a
+ * duplicate or a reporter over quota, holds points beyond the studio's budget or from a reporter of
+ * low credibility, lowers the score (floored at 0), inserts the offense, its history row and its
+ * outbox rows. One outcome per report, in the same order; nothing is written for a refused one.
  */
-export async function recordReport(
+export async function recordReports(
   db: Queryable,
-  input: {
-    offenseId: string;
-    serviceId: string;
-    gameId: string;
-    studioId: string;
-    report: NormalisedReport;
-    penalty: number;
-  },
-): Promise<RecordedReport | undefined> {
-  const r = input.report;
-  // Named: PostgreSQL parses and plans it once per connection instead of on every report.
-  const { rows } = await db.query<OffenseRow & { trust_score: number; outbox: OutboxRow[] }>({
-    name: 'record-report',
-    text: `WITH target AS (
-       SELECT id, trust_score FROM players WHERE service_id = $1 FOR NO KEY UPDATE
-     ), upd AS (
-       UPDATE players p SET trust_score = GREATEST(p.trust_score - $2::int, 0),
-                            offense_count = p.offense_count + 1, updated_at = now()
-         FROM target t WHERE p.id = t.id
-       RETURNING p.id, p.service_id, t.trust_score AS before, p.trust_score AS after
-     ), o AS (
-       INSERT INTO offenses (id, player_id, game_id, studio_id, type, description, severity, detected,
-                             penalty_points, evidence, details, context, trust_score_after)
-       SELECT $3::uuid, upd.id, $4, $5, $6, $7, $8, $9, upd.before - upd.after, $10, $11, $12, upd.after FROM upd
-       RETURNING *
-     ), link AS (
-       INSERT INTO player_games (player_id, game_id) SELECT id, $4 FROM upd ON CONFLICT DO NOTHING
-     ), ob AS (
-       INSERT INTO outbox (queue, job_name, job_id, payload)
-       SELECT j.queue, j.job_name, j.job_id, jsonb_build_object('offenseId', o.id)
-         FROM o CROSS JOIN jsonb_to_recordset($13::jsonb) AS j(queue text, job_name text, job_id text)
-       RETURNING id, queue, job_name, job_id, payload
-     )
-     SELECT ${OFFENSE_SELECT.replace('p.service_id', 'upd.service_id')}, upd.after AS trust_score,
-            (SELECT json_agg(ob) FROM ob) AS outbox
-       FROM o, upd`,
-    values: [
-      input.serviceId,
-      input.penalty,
-      input.offenseId,
-      input.gameId,
-      input.studioId,
-      r.type,
-      r.description,
-      r.severity,
-      r.detected,
-      JSON.stringify(r.evidence),
-      JSON.stringify(r.details),
-      JSON.stringify(r.context),
-      JSON.stringify(
-        offenseJobs(input.offenseId).map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId })),
-      ),
-    ],
+  items: readonly ReportToRecord[],
+): Promise<RecordOutcome[]> {
+  const payload = items.map((i) => {
+    const r = i.report;
+    return {
+      offenseId: i.offenseId,
+      serviceId: i.serviceId,
+      gameId: i.gameId,
+      studioId: i.studioId,
+      type: r.type,
+      description: r.description,
+      severity: r.severity,
+      detected: r.detected,
+      evidence: r.evidence,
+      details: r.details,
+      context: r.context,
+      reporterId: r.context.reporterId ?? null,
+      matchId: r.context.matchId ?? null,
+      penalty: i.penalty,
+      playerSourced: i.playerSourced,
+      ...i.policy,
+      dedupSecondsWithMatch: DEDUP_SECONDS.withMatch,
+      dedupSecondsWithoutMatch: DEDUP_SECONDS.withoutMatch,
+      jobs: offenseJobs(i.offenseId).map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId })),
+    };
   });
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    offense: offenseFromRow(row),
-    trustScore: row.trust_score,
-    outbox: row.outbox.map((o) => ({ ...o, id: String(o.id) })),
-  };
+  // Named: PostgreSQL parses and plans it once per connection instead of on every call.
+  const { rows } = await db.query<{ r: OutcomeRow }>({
+    name: 'record-reports',
+    text: 'SELECT r FROM pt_record_reports($1::jsonb) AS r',
+    values: [JSON.stringify(payload)],
+  });
+  return rows.map(({ r }) => (r.status === 'created' ? { ...r, offense: offenseFromRow(r.offense) } : r));
 }
 
 interface ProfileRow {

@@ -17,6 +17,7 @@ function fakeDb(secretRef: { secret: string }) {
               title: 'T',
               clientId: 'known',
               clientSecretHash: hashClientSecret(secretRef.secret, PEPPER),
+              limits: { reportsPerSecond: 5 },
             },
           ]
         : [],
@@ -41,6 +42,7 @@ describe('client authentication', () => {
       studioId: 's1',
       clientId: 'known',
       title: 'T',
+      limits: { reportsPerSecond: 5 },
     });
   });
 

@@ -1,0 +1,137 @@
+import type { Redis } from 'ioredis';
+import type { Context, Next } from 'koa';
+import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  BURST_WINDOW_SECONDS,
+  effectiveLimits,
+  groupRate,
+  type Limits,
+  type RouteGroup,
+} from '../../common/domain/limits.js';
+import { AppError } from '../../common/errors.js';
+import type { Logger } from '../../common/logger.js';
+import type { AuthenticatedClient } from './client-auth.js';
+
+export interface RateLimitDeps {
+  redis: Redis;
+  keyPrefix: string;
+  defaults: Limits;
+  timeoutMs: number;
+  log: Logger;
+  /** Counts checks that went through unlimited because Redis did not answer. */
+  onUnavailable?: (group: RouteGroup) => void;
+}
+
+const LOG_EVERY_MS = 10_000;
+
+/**
+ * Per-client rate limits in Redis, shared by every API process: one bucket per game and route group,
+ * a sustained rate per second (rate-limiter-flexible's RateLimiterRedis, a fixed one-second window)
+ * with a burst that may be spent over any 10 s on top (its BurstyRateLimiter). Over both: 429
+ * rate_limited with Retry-After. Every answer of a limited route carries RateLimit-Policy and
+ * RateLimit (draft-ietf-httpapi-ratelimit-headers). When Redis does not answer within `timeoutMs`
+ * the request goes through unlimited (reports must be accepted while Redis is down), counted and
+ * logged at most every 10 s.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, BurstyRateLimiter>();
+  private lastLogged = 0;
+
+  constructor(private readonly deps: RateLimitDeps) {}
+
+  private limiter(group: RouteGroup, perSecond: number, burst: number): BurstyRateLimiter {
+    const id = `${group}:${perSecond}:${burst}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const common = { storeClient: this.deps.redis, rejectIfRedisNotReady: true };
+      limiter = new BurstyRateLimiter(
+        new RateLimiterRedis({
+          ...common,
+          keyPrefix: `${this.deps.keyPrefix}:rl:${group}:${perSecond}`,
+          points: perSecond,
+          duration: 1,
+        }),
+        new RateLimiterRedis({
+          ...common,
+          keyPrefix: `${this.deps.keyPrefix}:rl:${group}-burst:${burst}`,
+          points: Math.max(burst, 1),
+          duration: BURST_WINDOW_SECONDS,
+        }),
+      );
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  /** Koa middleware for one route group; runs after client authentication. */
+  middleware(group: RouteGroup) {
+    return async (ctx: Context, next: Next) => {
+      const state = ctx.state as { client?: AuthenticatedClient; bearer?: { client: AuthenticatedClient } };
+      const client = state.client ?? state.bearer!.client;
+      const { perSecond, burst } = groupRate(effectiveLimits(this.deps.defaults, client.limits), group);
+      ctx.set(
+        'RateLimit-Policy',
+        `"${group}";q=${perSecond};w=1, "${group}-burst";q=${burst};w=${BURST_WINDOW_SECONDS}`,
+      );
+      const outcome = await this.consume(group, this.limiter(group, perSecond, burst), client.gameId);
+      if (outcome) {
+        const reset = Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
+        if (!outcome.allowed) {
+          ctx.set('RateLimit', `"${group}";r=0;t=${reset}`);
+          throw new AppError(
+            429,
+            'rate_limited',
+            `Too many ${group} requests from this client; retry after ${reset} s.`,
+            { headers: { 'Retry-After': String(reset) } },
+          );
+        }
+        ctx.set('RateLimit', `"${group}";r=${outcome.res.remainingPoints};t=${reset}`);
+      }
+      await next();
+    };
+  }
+
+  /** The limiter's answer (allowed or refused), or undefined when Redis did not give one in time. */
+  private async consume(
+    group: RouteGroup,
+    limiter: BurstyRateLimiter,
+    key: string,
+  ): Promise<{ allowed: boolean; res: RateLimiterRes } | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.deps.timeoutMs);
+    });
+    try {
+      const res = await Promise.race([
+        limiter.consume(key).then(
+          (res: RateLimiterRes) => ({ allowed: true, res }),
+          (rejection: unknown) => {
+            // A RateLimiterRes is the limiter's "no"; anything else is Redis failing.
+            if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
+            throw rejection;
+          },
+        ),
+        timeout,
+      ]);
+      if (res !== 'timeout') return res;
+      this.unavailable(group, new Error(`no answer within ${this.deps.timeoutMs} ms`));
+    } catch (err) {
+      this.unavailable(group, err as Error);
+    } finally {
+      clearTimeout(timer);
+    }
+    return undefined;
+  }
+
+  private unavailable(group: RouteGroup, err: Error) {
+    this.deps.onUnavailable?.(group);
+    const now = Date.now();
+    if (now - this.lastLogged >= LOG_EVERY_MS) {
+      this.lastLogged = now;
+      this.deps.log.warn(
+        { err: err.message, group },
+        'rate limiter unavailable (Redis): requests go through unlimited until it answers',
+      );
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import type { Queryable } from '../db.js';
+
+/** A studio's reporter: how its reports ended, its smoothed credibility, and whether it is muted. */
+export interface ReporterRecord {
+  studioId: string;
+  reporterId: string;
+  upheld: number;
+  dismissed: number;
+  /** (upheld + 1) / (upheld + dismissed + 2): 0.5 with no history, towards the real ratio with more. */
+  credibility: number;
+  muted: boolean;
+  mutedAt: Date | null;
+  muteNote: string | null;
+}
+
+interface ReporterRow {
+  studio_id: string;
+  reporter_id: string;
+  upheld: number;
+  dismissed: number;
+  muted_at: Date | null;
+  mute_note: string | null;
+}
+
+const fromRow = (r: ReporterRow): ReporterRecord => ({
+  studioId: r.studio_id,
+  reporterId: r.reporter_id,
+  upheld: r.upheld,
+  dismissed: r.dismissed,
+  credibility: (r.upheld + 1) / (r.upheld + r.dismissed + 2),
+  muted: r.muted_at !== null,
+  mutedAt: r.muted_at,
+  muteNote: r.mute_note,
+});
+
+/** The reporters of a case's offenses (one per studio and reporterId), those with no row as new. */
+export async function findCaseReporters(db: Queryable, caseId: string): Promise<ReporterRecord[]> {
+  const { rows } = await db.query<ReporterRow>(
+    `SELECT DISTINCT o.studio_id, o.reporter_id, coalesce(r.upheld, 0) AS upheld,
+            coalesce(r.dismissed, 0) AS dismissed, r.muted_at, r.mute_note
+       FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+       LEFT JOIN reporters r ON r.studio_id = o.studio_id AND r.reporter_id = o.reporter_id
+      WHERE co.case_id = $1 AND o.reporter_id IS NOT NULL
+      ORDER BY o.studio_id, o.reporter_id`,
+    [caseId],
+  );
+  return rows.map(fromRow);
+}
+
+/** Mutes or unmutes a studio's reporter (creating its row); undefined when the studio does not exist. */
+export async function setReporterMuted(
+  db: Queryable,
+  input: { studioId: string; reporterId: string; muted: boolean; moderatorId: string; note: string | null },
+): Promise<ReporterRecord | undefined> {
+  const { rows } = await db.query<ReporterRow>(
+    `INSERT INTO reporters (studio_id, reporter_id, muted_at, muted_by, mute_note)
+     SELECT s.id, $2, CASE WHEN $3 THEN now() END, CASE WHEN $3 THEN $4::uuid END, CASE WHEN $3 THEN $5 END
+       FROM studios s WHERE s.id = $1
+     ON CONFLICT (studio_id, reporter_id) DO UPDATE SET
+       muted_at = CASE WHEN $3 THEN coalesce(reporters.muted_at, now()) END,
+       muted_by = CASE WHEN $3 THEN $4::uuid END, mute_note = CASE WHEN $3 THEN $5 END, updated_at = now()
+     RETURNING studio_id, reporter_id, upheld, dismissed, muted_at, mute_note`,
+    [input.studioId, input.reporterId, input.muted, input.moderatorId, input.note],
+  );
+  return rows[0] && fromRow(rows[0]);
+}

@@ -1,0 +1,134 @@
+import type { Queryable } from '../db.js';
+
+/** Why a player's trust score changed: one row of trust_history each time it does. */
+export type TrustChangeReason = 'offense' | 'held_released' | 'dismissal' | 'recovery';
+
+export interface TrustChange {
+  id: string;
+  points: number;
+  scoreBefore: number;
+  scoreAfter: number;
+  reason: TrustChangeReason;
+  offenseId: string | null;
+  caseId: string | null;
+  studioId: string | null;
+  createdAt: Date;
+}
+
+/**
+ * Moves a locked player's score by `points` (clamped to 0..100) and records the change in the
+ * caller's transaction; no row when the clamp leaves the score where it was. The caller holds the
+ * player's row lock. Returns the score before and after.
+ */
+export async function changeScore(
+  db: Queryable,
+  input: {
+    playerRowId: string;
+    points: number;
+    reason: TrustChangeReason;
+    caseId?: string | null;
+    offenseId?: string | null;
+    studioId?: string | null;
+  },
+): Promise<{ before: number; after: number }> {
+  const { rows } = await db.query<{ before: number; after: number }>(
+    `WITH old AS (SELECT id, trust_score FROM players WHERE id = $1),
+     upd AS (
+       UPDATE players p SET trust_score = LEAST(100, GREATEST(0, p.trust_score + $2::int)), updated_at = now()
+         FROM old WHERE p.id = old.id AND LEAST(100, GREATEST(0, p.trust_score + $2::int)) <> old.trust_score
+       RETURNING p.id, old.trust_score AS before, p.trust_score AS after),
+     h AS (
+       INSERT INTO trust_history (player_id, points, score_before, score_after, reason, case_id, offense_id, studio_id)
+       SELECT id, after - before, before, after, $3, $4, $5, $6 FROM upd)
+     SELECT old.trust_score AS before, coalesce(upd.after, old.trust_score) AS after
+       FROM old LEFT JOIN upd ON upd.id = old.id`,
+    [
+      input.playerRowId,
+      input.points,
+      input.reason,
+      input.caseId ?? null,
+      input.offenseId ?? null,
+      input.studioId ?? null,
+    ],
+  );
+  return rows[0]!;
+}
+
+/** A player's score changes, newest first, keyset-paginated on the row id; undefined for no player. */
+export async function listTrustHistory(
+  db: Queryable,
+  serviceId: string,
+  limit: number,
+  beforeId?: string,
+): Promise<{ items: TrustChange[]; next: string | null } | undefined> {
+  const { rows } = await db.query<{
+    id: string | null;
+    points: number;
+    score_before: number;
+    score_after: number;
+    reason: TrustChangeReason;
+    offense_id: string | null;
+    case_id: string | null;
+    studio_id: string | null;
+    created_at: Date;
+  }>(
+    `SELECT h.id::text, h.points, h.score_before, h.score_after, h.reason, h.offense_id, h.case_id, h.studio_id,
+            h.created_at
+       FROM players p LEFT JOIN LATERAL (
+         SELECT * FROM trust_history h WHERE h.player_id = p.id AND ($3::bigint IS NULL OR h.id < $3)
+          ORDER BY h.id DESC LIMIT $2) h ON true
+      WHERE p.service_id = $1
+      ORDER BY h.id DESC`,
+    [serviceId, limit + 1, beforeId ?? null],
+  );
+  if (rows.length === 0) return undefined;
+  const items = rows
+    .filter((r) => r.id !== null)
+    .slice(0, limit)
+    .map((r) => ({
+      id: r.id!,
+      points: r.points,
+      scoreBefore: r.score_before,
+      scoreAfter: r.score_after,
+      reason: r.reason,
+      offenseId: r.offense_id,
+      caseId: r.case_id,
+      studioId: r.studio_id,
+      createdAt: r.created_at,
+    }));
+  return { items, next: rows.length > limit ? items[items.length - 1]!.id : null };
+}
+
+/**
+ * One batch of recovery at `now`: each player below 100 whose last offense (or last point earned
+ * back) is at least `secondsPerPoint` ago earns one point per whole period since, never above 100,
+ * recorded as `recovery`; the period's start moves forward by the periods paid, so running it again
+ * at the same time pays nothing. Rows a report holds are skipped (the next run takes them).
+ * Returns how many players it looked at; fewer than `batch` means it is done for now.
+ */
+export async function recoverBatch(
+  db: Queryable,
+  now: Date,
+  secondsPerPoint: number,
+  batch: number,
+): Promise<{ players: number; points: number }> {
+  const { rows } = await db.query<{ players: number; points: number }>(
+    `WITH due AS (
+       SELECT id, trust_score,
+              floor(extract(epoch FROM ($1::timestamptz - recovery_from)) / $2)::int AS periods
+         FROM players
+        WHERE trust_score < 100 AND recovery_from <= $1::timestamptz - make_interval(secs => $2)
+        ORDER BY recovery_from LIMIT $3 FOR UPDATE SKIP LOCKED),
+     upd AS (
+       UPDATE players p SET trust_score = LEAST(100, p.trust_score + d.periods),
+              recovery_from = p.recovery_from + d.periods * make_interval(secs => $2), updated_at = now()
+         FROM due d WHERE p.id = d.id
+       RETURNING p.id, d.trust_score AS before, p.trust_score AS after),
+     h AS (
+       INSERT INTO trust_history (player_id, points, score_before, score_after, reason)
+       SELECT id, after - before, before, after, 'recovery' FROM upd WHERE after > before)
+     SELECT count(*)::int AS players, coalesce(sum(after - before), 0)::int AS points FROM upd`,
+    [now, secondsPerPoint, batch],
+  );
+  return rows[0]!;
+}
