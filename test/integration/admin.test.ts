@@ -286,4 +286,72 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     ])
       expect(help.stdout).to.include(cmd);
   });
+
+  it("game set-limits overrides a game's limits, restores a default, and refuses a bad name or value", async () => {
+    const studio = JSON.parse(
+      (await admin('studio', 'create', '--name', 'Limits Studio', '--json')).stdout,
+    ) as {
+      id: string;
+    };
+    const game = JSON.parse(
+      (
+        await admin(
+          'game',
+          'create',
+          '--studio',
+          studio.id,
+          '--title',
+          'Limits Game',
+          '--redirect-uri',
+          'https://limits.example/cb',
+          '--json',
+        )
+      ).stdout,
+    ) as { clientId: string };
+    const stored = async () =>
+      (await pool.query('SELECT limits FROM games WHERE client_id = $1', [game.clientId])).rows[0]!.limits;
+
+    const set = await admin(
+      'game',
+      'set-limits',
+      '--client-id',
+      game.clientId,
+      '--limit',
+      'reportsPerSecond=1000',
+      '--limit',
+      'studioBudget=30',
+      '--json',
+    );
+    expect(set.code, set.stderr).to.equal(0);
+    expect(JSON.parse(set.stdout)).to.deep.equal({
+      clientId: game.clientId,
+      limits: { reportsPerSecond: 1000, studioBudget: 30 },
+    });
+    const cleared = await admin(
+      'game',
+      'set-limits',
+      '--client-id',
+      game.clientId,
+      '--limit',
+      'studioBudget=default',
+    );
+    expect(cleared.code, cleared.stderr).to.equal(0);
+    expect(await stored()).to.deep.equal({ reportsPerSecond: 1000 });
+
+    for (const bad of ['studioBudget=101', 'noSuchLimit=5', 'reportsPerSecond=fast', 'reportsPerSecond=0']) {
+      const res = await admin('game', 'set-limits', '--client-id', game.clientId, '--limit', bad);
+      expect(res.code, bad).to.not.equal(0);
+      expect(res.stderr, bad).to.not.equal('');
+    }
+    expect(await stored()).to.deep.equal({ reportsPerSecond: 1000 });
+    const unknown = await admin(
+      'game',
+      'set-limits',
+      '--client-id',
+      'gm_nobody',
+      '--limit',
+      'studioBudget=1',
+    );
+    expect(unknown.code).to.not.equal(0);
+  });
 });
