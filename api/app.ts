@@ -3,7 +3,6 @@ import bodyParser from 'koa-bodyparser';
 import type { Redis } from 'ioredis';
 import type { Config } from '../common/config.js';
 import type { Pool } from '../common/data/db.js';
-import { AppError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import type { ApiMetrics } from '../common/metrics.js';
 import type { Queues } from '../common/queues/index.js';
@@ -13,6 +12,7 @@ import type { SigningKeys } from '../common/security/keys.js';
 import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
+import { jsonBody, refuseNul } from './middleware/body.js';
 import { requestContext } from './middleware/request-context.js';
 import { RateLimits } from './middleware/rate-limit.js';
 import { adminRoutes } from './routes/admin/routes.js';
@@ -61,18 +61,19 @@ export function createApp(deps: AppDeps): Koa {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
+  app.use(jsonBody(deps.config.bodyLimit));
   app.use(
     bodyParser({
-      enableTypes: ['json', 'form'],
-      jsonLimit: deps.config.bodyLimit,
+      // JSON is read by jsonBody (strict UTF-8, no __proto__); the OAuth forms by koa-bodyparser.
+      enableTypes: ['form'],
       formLimit: deps.config.bodyLimit,
-      strict: true,
       // Parse failures reach the error handler as errors with a type, not as a plain 400 text.
       onerror: (err) => {
         throw err;
       },
     }),
   );
+  app.use(refuseNul);
   const routeDeps: RouteDeps = {
     ...deps,
     rateLimits: new RateLimits({
@@ -98,14 +99,9 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer));
   for (const router of routers) {
     app.use(router.routes());
-    app.use(
-      router.allowedMethods({
-        throw: true,
-        methodNotAllowed: () =>
-          new AppError(405, 'method_not_allowed', 'This method is not allowed on this route.'),
-        notImplemented: () => new AppError(405, 'method_not_allowed', 'This method is not supported.'),
-      }),
-    );
+    // Not thrown: the router sets 405 (or 501) with the Allow header, and the error handler turns
+    // that into a problem document that keeps it (RFC 9110 15.5.6).
+    app.use(router.allowedMethods({ throw: false }));
   }
   return app;
 }

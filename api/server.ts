@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../common/config.js';
-import { loadConfigOrExit } from '../common/config.js';
+import { ConfigError, loadConfigOrExit } from '../common/config.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { closeQueues } from '../common/queues/index.js';
@@ -34,13 +34,14 @@ export async function start(
   log: Logger = createLogger(config.logLevel, 'api'),
   options: StartOptions = {},
 ): Promise<RunningApi> {
+  // Configuration first: a bad key fails before any server is started or reached.
+  const signingKeys = await loadSigningKeys(config);
   const backends = await provideBackends(config, log);
   const pool = createPool(backends.databaseUrl, config.pgPoolSize, log);
   const { redis, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const pepper = resolvePepper(config);
   const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);
-  const signingKeys = await loadSigningKeys(config);
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
   const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs);
 
@@ -129,7 +130,12 @@ async function main() {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((err: unknown) => {
-    process.stderr.write(`api failed to start: ${(err as Error).stack ?? String(err)}\n`);
+    // A configuration error names its variable; a stack trace would bury it.
+    process.stderr.write(
+      err instanceof ConfigError
+        ? `${err.message}\n`
+        : `api failed to start: ${(err as Error).stack ?? String(err)}\n`,
+    );
     process.exit(1);
   });
 }

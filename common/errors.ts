@@ -27,6 +27,8 @@ export interface AppErrorOptions {
   /** application/problem+json unless a protocol fixes another (OAuth's token endpoint: application/json). */
   contentType?: string;
   cause?: unknown;
+  /** The problem's title, when the status's usual one says the wrong thing. */
+  title?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
   readonly contentType: string;
+  private readonly customTitle: string | undefined;
 
   constructor(
     readonly status: number,
@@ -51,10 +54,11 @@ export class AppError extends Error {
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
     this.contentType = options.contentType ?? 'application/problem+json';
+    this.customTitle = options.title;
   }
 
   get title(): string {
-    return TITLES[this.status] ?? 'Error';
+    return this.customTitle ?? TITLES[this.status] ?? 'Error';
   }
 }
 

@@ -7,6 +7,25 @@ import type { Queues } from './queues/index.js';
 import { ROUTE_GROUPS } from './domain/limits.js';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
+/** How long a scrape waits for the queue depths from Redis. */
+const QUEUE_READ_TIMEOUT_MS = 1000;
+
+/** `fn`, but callers that come while a call is pending share its promise (one read per scrape). */
+function sharedWhilePending<T>(fn: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () =>
+    (pending ??= fn().finally(() => {
+      pending = undefined;
+    }));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** Constant-time check of `Authorization: Bearer <METRICS_TOKEN>`; no token configured lets all in. */
 export function metricsAuthorized(header: string | undefined, token: string | undefined): boolean {
@@ -51,42 +70,82 @@ export class ApiMetrics {
   constructor(queues: Queues, db: Queryable, onError: (err: Error) => void) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_api_' });
     for (const group of ROUTE_GROUPS) this.rateLimiterUnavailable.inc({ group }, 0);
+    // Redis that stops answering (not refusing) would hold a scrape forever: the depths are read
+    // within QUEUE_READ_TIMEOUT_MS, and otherwise the last known figures are shown, marked stale.
+    // prom-client collects a scrape's gauges concurrently, so gauges that share a read share one
+    // promise (sharedWhilePending) and all show this scrape's figures.
+    let lastRead = 0;
+    const depths = new Map<string, Record<string, number>>();
+    const readDepths = sharedWhilePending(async () => {
+      try {
+        const read = Promise.all(
+          Object.entries(queues).map(
+            async ([name, q]) => [name, await q.getJobCounts(...JOB_STATES)] as const,
+          ),
+        );
+        for (const [name, counts] of await withTimeout(read, QUEUE_READ_TIMEOUT_MS)) depths.set(name, counts);
+        lastRead = Date.now();
+        return { stale: false, age: 0 };
+      } catch (err) {
+        onError(err as Error); // Redis down or silent: the scrape still answers, with what is known
+        return { stale: true, age: lastRead ? (Date.now() - lastRead) / 1000 : -1 };
+      }
+    });
     new Gauge({
       name: 'player_trust_queue_jobs',
-      help: 'Jobs in each queue by state (read from Redis at scrape time).',
+      help: 'Jobs in each queue by state (read from Redis at scrape time; see player_trust_queue_jobs_stale).',
       labelNames: ['queue', 'state'] as const,
       registers: [this.registry],
       async collect() {
-        try {
-          for (const [name, queue] of Object.entries(queues)) {
-            const counts = await queue.getJobCounts(...JOB_STATES);
-            for (const state of JOB_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-          }
-        } catch (err) {
-          onError(err as Error); // Redis down: the scrape still answers, without fresh depths
-        }
+        await readDepths();
+        for (const [name, counts] of depths)
+          for (const state of JOB_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
       },
     });
-    const backlog = new Gauge({
+    new Gauge({
+      name: 'player_trust_queue_jobs_stale',
+      help: '1 when the queue depths could not be read from Redis in time and show the last known figures.',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readDepths()).stale ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'player_trust_queue_jobs_age_seconds',
+      help: 'How old the queue depths shown are (0: read at this scrape; -1: never read).',
+      registers: [this.registry],
+      async collect() {
+        this.set((await readDepths()).age);
+      },
+    });
+    const readOutbox = sharedWhilePending(async () => {
+      try {
+        const { rows } = await db.query<{ n: number; age: number }>(
+          `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+             FROM outbox WHERE sent_at IS NULL`,
+        );
+        return rows[0]!;
+      } catch (err) {
+        onError(err as Error);
+        return undefined;
+      }
+    });
+    new Gauge({
       name: 'player_trust_outbox_unsent',
       help: 'Outbox rows not yet handed to the queues.',
       registers: [this.registry],
+      async collect() {
+        const read = await readOutbox();
+        if (read) this.set(read.n);
+      },
     });
     new Gauge({
       name: 'player_trust_outbox_oldest_unsent_seconds',
       help: 'Age of the oldest outbox row not yet handed to the queues (0 when none).',
       registers: [this.registry],
       async collect() {
-        try {
-          const { rows } = await db.query<{ n: number; age: number }>(
-            `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-               FROM outbox WHERE sent_at IS NULL`,
-          );
-          backlog.set(rows[0]!.n);
-          this.set(rows[0]!.age);
-        } catch (err) {
-          onError(err as Error);
-        }
+        const read = await readOutbox();
+        if (read) this.set(read.age);
       },
     });
   }

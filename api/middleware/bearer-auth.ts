@@ -39,9 +39,11 @@ export function bearerAuth(tokens: TokenService, clientAuth: ClientAuthenticator
       if (err instanceof TokenRejected) throw bearerError(err.message);
       throw err;
     }
+    const secret = ctx.get('client_secret') || undefined;
+    if (!secret) throw bearerError('send the client_secret header of the game this token was issued to');
     let client;
     try {
-      client = await clientAuth.authenticate(claims.aud, ctx.get('client_secret') || undefined);
+      client = await clientAuth.authenticate(claims.aud, secret);
     } catch {
       // The secret must belong to the client the token was issued to.
       throw bearerError('the client_secret header does not belong to the client this token was issued to');

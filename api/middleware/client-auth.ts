@@ -23,13 +23,16 @@ interface CacheEntry {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Checks a client_id / client_secret pair. Lookups (hits and misses alike) are cached for `ttlMs`, so
- * a rotated secret stops working within that time, and an unknown client_id costs the same as a
- * known one: the same cache, and an HMAC compared against a dummy hash when there is no game.
+ * Checks a client_id / client_secret pair. Lookups (hits and misses alike) are cached for `ttlMs`;
+ * a secret that does not match the cached row re-reads it (at most once a second per client), so a
+ * rotated secret works at once, and the old one stops in this process at the first request with the
+ * new one, or within `ttlMs` at the latest. An unknown client_id costs the same as a known one: the
+ * same cache, and an HMAC compared against a dummy hash when there is no game.
  */
 export class ClientAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly dummyHash = crypto.randomBytes(32);
+  private readonly refreshed = new Map<string, number>();
 
   constructor(
     private readonly db: Queryable,
@@ -47,8 +50,13 @@ export class ClientAuthenticator {
       secretMatches(clientSecret ?? '', this.dummyHash, this.pepper);
       throw unauthorizedClient();
     }
-    const game = await this.lookup(clientId);
-    const ok = secretMatches(clientSecret, game?.clientSecretHash ?? this.dummyHash, this.pepper);
+    let game = await this.lookup(clientId);
+    let ok = secretMatches(clientSecret, game?.clientSecretHash ?? this.dummyHash, this.pepper);
+    if (!ok && game && this.mayRefresh(clientId)) {
+      // The secret may have been rotated since the lookup was cached: a new secret works at once.
+      game = await this.lookup(clientId, true);
+      ok = secretMatches(clientSecret, game?.clientSecretHash ?? this.dummyHash, this.pepper);
+    }
     if (!game || !ok) throw unauthorizedClient();
     return {
       gameId: game.id,
@@ -59,10 +67,20 @@ export class ClientAuthenticator {
     };
   }
 
-  private async lookup(clientId: string): Promise<GameCredentials | null> {
+  /** At most one re-read a second per client id, so wrong secrets cannot turn into a query each. */
+  private mayRefresh(clientId: string): boolean {
+    const now = this.clock();
+    const last = this.refreshed.get(clientId) ?? -Infinity;
+    if (now - last < 1000) return false;
+    if (this.refreshed.size >= MAX_ENTRIES) this.refreshed.clear();
+    this.refreshed.set(clientId, now);
+    return true;
+  }
+
+  private async lookup(clientId: string, fresh = false): Promise<GameCredentials | null> {
     const now = this.clock();
     const hit = this.cache.get(clientId);
-    if (hit && hit.expiresAt > now) return hit.game;
+    if (!fresh && hit && hit.expiresAt > now) return hit.game;
     const game = (await findGameCredentials(this.db, clientId)) ?? null;
     if (this.ttlMs > 0) {
       if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);

@@ -36,7 +36,15 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) {
-      throw new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      throw new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`, {
+        title: 'Not Found',
+      });
+    }
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+      const allow = ctx.response.get('Allow');
+      throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here; use ${allow}.`, {
+        headers: { Allow: allow },
+      });
     }
   } catch (err) {
     const known = translate(err);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 
 export const JWT_ALG = 'ES256';
 
@@ -54,10 +54,25 @@ export async function loadSigningKeys(config: Config): Promise<SigningKeys> {
     }
     text = fs.readFileSync(file, 'utf8');
   }
-  const { jwk, key } = await readPrivate(text);
+  const { jwk, key } = await readPrivate(text).catch((err: Error) => {
+    throw new ConfigError(
+      `invalid configuration: JWT_SIGNING_KEY: must be an ES256 private key, as a JWK (JSON with "d") or a PKCS#8 PEM (${err.message})`,
+    );
+  });
   const current = await publicOf(jwk);
   const previous = config.jwtPreviousKeys ? ((JSON.parse(config.jwtPreviousKeys) as JWK[]) ?? []) : [];
-  const previousPublic = await Promise.all(previous.map(publicOf));
+  const previousPublic = await Promise.all(
+    previous.map(async (k) => {
+      try {
+        await importJWK({ kty: k.kty, crv: k.crv, x: k.x, y: k.y }, JWT_ALG);
+        return await publicOf(k);
+      } catch (err) {
+        throw new ConfigError(
+          `invalid configuration: JWT_PREVIOUS_KEYS: every key must be an ES256 JWK (${(err as Error).message})`,
+        );
+      }
+    }),
+  );
   return {
     current: { kid: current.kid, privateKey: key },
     publicJwks: [current, ...previousPublic.filter((k) => k.kid !== current.kid)],

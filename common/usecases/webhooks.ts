@@ -10,6 +10,9 @@ import { generateWebhookSecret, sealWebhookSecret } from '../security/webhook-se
 
 export const MAX_WEBHOOKS_PER_STUDIO = 10;
 
+/** localhost, any name under .localhost, with or without the root's trailing dot, any case. */
+const LOCAL_ONLY_NAME = /(^|\.)localhost\.?$/i;
+
 const schema = Joi.object({
   url: Joi.string()
     .uri({ scheme: ['https', 'http'] })
@@ -32,6 +35,8 @@ function urlProblem(text: string, policy: AddressPolicy): string | undefined {
   if (url.username || url.password) return 'must not contain credentials';
   if (url.hash) return 'must not contain a fragment';
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  // Names that can only ever be this machine (RFC 6761): no need to resolve them to know.
+  if (LOCAL_ONLY_NAME.test(host)) return 'must not point at a local-only name (localhost)';
   const literal = net.isIP(host) !== 0;
   if (literal) {
     const refused = policy.refusal(host);

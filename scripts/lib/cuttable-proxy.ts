@@ -9,6 +9,7 @@ import net from 'node:net';
 export class CuttableProxy {
   private server: net.Server | undefined;
   private sockets = new Set<net.Socket>();
+  private frozen = false;
   port = 0;
 
   constructor(
@@ -30,12 +31,27 @@ export class CuttableProxy {
         s.on('error', () => s.destroy());
       }
       client.pipe(upstream).pipe(client);
+      if (this.frozen) for (const s of [client, upstream]) s.pause();
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
+  }
+
+  /**
+   * A server that stops answering without closing anything (a stopped process, a full network):
+   * connections stay open and accepted, nothing flows either way until thaw().
+   */
+  freeze(): void {
+    this.frozen = true;
+    for (const s of this.sockets) s.pause();
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const s of this.sockets) s.resume();
   }
 
   /** Drops every connection and refuses new ones until open() again. */

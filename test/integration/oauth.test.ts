@@ -420,6 +420,15 @@ describe('OAuth 2.0', () => {
       else expect(challenge).to.not.include('error=');
     };
 
+    it('a good token without the client_secret header: told to send it', async () => {
+      const res = await call<{ detail: string }>(api.url, 'GET', '/v1/player/me', {
+        headers: { authorization: `Bearer ${token}` },
+        spec: '/v1/player/me',
+      });
+      expect401(res);
+      expect(res.body.detail).to.equal('send the client_secret header of the game this token was issued to');
+    });
+
     it('no token: a plain Bearer challenge', async () => {
       expect401(
         await call(api.url, 'GET', '/v1/player/me', {

@@ -90,7 +90,8 @@ describe('reports and player profiles', () => {
       const res = await submit('anticheat', player.serviceId, {
         isCheatDetected: 'yes',
         type: 'Aimbot',
-        description: 'snapped\u0000 through walls',
+        // Control characters are stripped (a NUL is refused outright: hardening.test.ts).
+        description: 'snapped\u0007 through\u001b walls',
         severity: 'HIGH',
         confidence: '90%',
         logs: ['frame 1: snap', 'frame 2: snap'],

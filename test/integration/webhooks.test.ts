@@ -128,6 +128,11 @@ describe('webhooks', function () {
         { url: 'https://169.254.169.254/hook' },
         { url: `http://127.0.0.2:${forbidden.port}/hook` },
         { url: 'https://user:pw@hooks.example.com/' },
+        // Names that can only be this machine, refused without resolving them.
+        { url: 'https://localhost/hook' },
+        { url: 'https://LOCALHOST./hook' },
+        { url: 'https://api.localhost/hook' },
+        { url: 'https://a.b.localhost:8443/hook' },
         { url: 'ftp://hooks.example.com/' },
         { url: 'https://hooks.example.com/', events: ['player.deleted'] },
         { url: 'https://hooks.example.com/', events: [] },

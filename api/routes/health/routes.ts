@@ -25,7 +25,13 @@ export function healthRoutes(deps: AppDeps): Router {
     };
     const [postgres, redis] = await Promise.all([
       check(() => deps.pool.query('SELECT 1')),
-      check(() => deps.redis.ping()),
+      check(async () => {
+        // Just after start (or a reconnect) the connection may still be coming up: wait for it
+        // within the check's time rather than call Redis unavailable.
+        if (deps.redis.status === 'connecting' || deps.redis.status === 'connect')
+          await new Promise((resolve) => deps.redis.once('ready', resolve));
+        return deps.redis.ping();
+      }),
     ]);
     const ready = postgres.ok && redis.ok;
     ctx.status = ready ? 200 : 503;

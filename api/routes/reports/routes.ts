@@ -31,7 +31,8 @@ export function reportRoutes(deps: RouteDeps): Router {
       async (ctx) => {
         const { serviceId } = ctx.params as { serviceId: string };
         if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
-        const key = ctx.get('idempotency-key') || undefined;
+        // Sent but empty is a mistake, not "no key": a retry without it would apply twice.
+        const key = 'idempotency-key' in ctx.headers ? ctx.get('idempotency-key') : undefined;
         if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
           throw validationError([
             { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },

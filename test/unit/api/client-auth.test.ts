@@ -82,4 +82,23 @@ describe('client authentication', () => {
     await failure(auth.authenticate('known', 'old'));
     expect(await auth.authenticate('known', 'rotated')).to.have.property('gameId', 'g1');
   });
+
+  it('a rotated secret works at once: a mismatch re-reads the cached row (at most once a second)', async () => {
+    const secret = { secret: 'old' };
+    const db = fakeDb(secret);
+    let now = 0;
+    const auth = new ClientAuthenticator(db as never, PEPPER, 30_000, () => now);
+    await auth.authenticate('known', 'old');
+    secret.secret = 'rotated';
+    now = 10;
+    expect(await auth.authenticate('known', 'rotated')).to.have.property('gameId', 'g1');
+    expect(db.query.callCount).to.equal(2);
+    // The old secret now fails here (the cache holds the new row); wrong secrets do not each query.
+    await failure(auth.authenticate('known', 'old'));
+    await failure(auth.authenticate('known', 'wrong'));
+    expect(db.query.callCount).to.equal(2);
+    now = 2000;
+    await failure(auth.authenticate('known', 'wrong'));
+    expect(db.query.callCount).to.equal(3);
+  });
 });

@@ -1,0 +1,276 @@
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { rotateSecret } from '../../common/usecases/provisioning.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  offenseCount,
+  startTestApi,
+  TEST_PEPPER,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { testServices } from '../helpers/services.js';
+import { CuttableProxy } from '../../scripts/lib/cuttable-proxy.js';
+
+const run = promisify(execFile);
+
+/** Bad input anywhere gets a clear 4xx and changes nothing: what was found trying it as an attacker. */
+describe('hardening: hostile and careless input', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let tenant: Tenant;
+  let mod: TestModerator;
+
+  before(async () => {
+    api = await startTestApi();
+    tenant = await createTenant(api.pool);
+    mod = await createTestModerator(api);
+  });
+  after(() => api.close());
+
+  const raw = (method: string, path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      body: (await r.json()) as Record<string, unknown>,
+    }));
+
+  it('a "__proto__" key anywhere in a JSON body is a 400 on every route, and nothing is stored', async () => {
+    const player = await createTestPlayer(api.pool);
+    const report = `/v1/anticheat/submitReport/${player.serviceId}`;
+    const bodies: [string, string, Record<string, string>][] = [
+      [report, '{"__proto__": {"x": 1}, "report": {"isCheatDetected": true}}', tenant.headers],
+      [report, '{"report": {"isCheatDetected": true, "__proto__": {"isAdmin": true}}}', tenant.headers],
+      [
+        report,
+        '{"report": {"isCheatDetected": true, "evidence": [{"type": "text", "content": "x", "__proto__": {}}]}}',
+        tenant.headers,
+      ],
+      ['/v1/admin/session', '{"username": "a", "password": "b", "__proto__": {}}', {}],
+      ['/v1/webhooks', '{"url": "https://hooks.example/x", "__proto__": {}}', tenant.headers],
+      ['/v1/oauth/token', '{"grant_type": "authorization_code", "__proto__": {}}', {}],
+      [
+        '/v1/admin/cases/00000000-0000-4000-8000-000000000000/resolve',
+        '{"outcome": "dismissed", "note": "x", "__proto__": {}}',
+        mod.headers,
+      ],
+    ];
+    for (const [path, body, headers] of bodies) {
+      const res = await raw('POST', path, body, headers);
+      expect(res.status, `${path} ${body}`).to.equal(400);
+      expect(res.body.code).to.equal('invalid_json');
+      expect(String(res.body.detail)).to.match(/__proto__/);
+    }
+    expect(await offenseCount(api.pool, player.serviceId)).to.equal(0);
+  });
+
+  it('a NUL character in any string is a 400 naming the field, never a 500', async () => {
+    const player = await createTestPlayer(api.pool);
+    const cases: [string, string, object, Record<string, string>, string][] = [
+      [
+        'POST',
+        `/v1/anticheat/submitReport/${player.serviceId}`,
+        { report: { isCheatDetected: true, matchId: 'm\u0000' } },
+        tenant.headers,
+        'report.matchId',
+      ],
+      [
+        'POST',
+        `/v1/toxicity/submitReport/${player.serviceId}`,
+        { report: { isToxic: true, reporterId: '\u0000r' } },
+        tenant.headers,
+        'report.reporterId',
+      ],
+      [
+        'POST',
+        `/v1/griefing/submitReport/${player.serviceId}`,
+        { report: { isGriefing: true, affectedPlayers: ['p1', 'p\u00002'] } },
+        tenant.headers,
+        'report.affectedPlayers.1',
+      ],
+      ['POST', '/v1/admin/session', { username: 'mod\u0000', password: 'x' }, {}, 'username'],
+    ];
+    for (const [method, path, json, headers, field] of cases) {
+      const res = await raw(method, path, JSON.stringify(json), headers);
+      expect(res.status, path).to.equal(400);
+      expect(res.body).to.deep.include({ code: 'validation_failed' });
+      expect(res.body.errors).to.deep.equal([{ field, message: 'must not contain a NUL character' }]);
+    }
+    const queue = await fetch(`${api.url}/v1/admin/cases?serviceId=a%00b`, { headers: mod.headers });
+    expect(queue.status).to.equal(400);
+    expect(((await queue.json()) as { errors: unknown[] }).errors).to.deep.equal([
+      { field: 'serviceId', message: 'must not contain a NUL character' },
+    ]);
+    expect(await offenseCount(api.pool, player.serviceId)).to.equal(0);
+  });
+
+  it('a body that is not UTF-8 is 400 invalid_json and stores nothing', async () => {
+    const player = await createTestPlayer(api.pool);
+    const body = Buffer.concat([
+      Buffer.from('{"report": {"isAfk": true, "description": "'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}}'),
+    ]);
+    const res = await raw('POST', `/v1/afk/submitReport/${player.serviceId}`, body, tenant.headers);
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ code: 'invalid_json' });
+    expect(String(res.body.detail)).to.match(/UTF-8/);
+    expect(await offenseCount(api.pool, player.serviceId)).to.equal(0);
+    // A real U+FFFD, correctly encoded, is text like any other.
+    const ok = await raw(
+      'POST',
+      `/v1/afk/submitReport/${player.serviceId}`,
+      JSON.stringify({ report: { isAfk: true, description: 'odd \uFFFD char' } }),
+      tenant.headers,
+    );
+    expect(ok.status).to.equal(201);
+  });
+
+  it('a JSON body that is not an object is validation_failed: "the body must be an object"', async () => {
+    const player = await createTestPlayer(api.pool);
+    for (const body of ['null', '"str"', '42', '[1, 2]']) {
+      const res = await raw('POST', `/v1/afk/submitReport/${player.serviceId}`, body, tenant.headers);
+      expect(res.status, body).to.equal(400);
+      expect(res.body).to.include({ code: 'validation_failed' });
+      expect(res.body.errors).to.deep.equal([{ field: 'body', message: 'the body must be an object' }]);
+    }
+  });
+
+  it('an empty Idempotency-Key header is a 400, not "no key"', async () => {
+    const player = await createTestPlayer(api.pool);
+    const res = await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+      spec: '/v1/afk/submitReport/{serviceId}',
+      headers: { ...tenant.headers, 'idempotency-key': '' },
+      json: { report: { isAfk: true } },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.deep.include({ code: 'validation_failed' });
+    expect(await offenseCount(api.pool, player.serviceId)).to.equal(0);
+  });
+
+  it('405 names the allowed methods in Allow; an unknown route says "Not Found"', async () => {
+    const res = await fetch(`${api.url}/v1/webhooks`, { method: 'PUT', headers: tenant.headers });
+    expect(res.status).to.equal(405);
+    expect(res.headers.get('allow')).to.match(/GET/);
+    expect(res.headers.get('allow')).to.match(/POST/);
+    expect(await res.json()).to.include({ code: 'method_not_allowed' });
+    const missing = await fetch(`${api.url}/v1/nothing-here`);
+    expect(await missing.json()).to.include({ code: 'route_not_found', title: 'Not Found' });
+  });
+
+  it('after a secret rotation the new secret works at once, and the old one stops in this process', async () => {
+    const rotating = await createTenant(api.pool);
+    const player = await createTestPlayer(api.pool);
+    const read = (secret: string) =>
+      fetch(`${api.url}/v1/player/${player.serviceId}`, {
+        headers: { client_id: rotating.game.clientId, client_secret: secret },
+      }).then((r) => r.status);
+    expect(await read(rotating.game.clientSecret)).to.equal(200); // now cached
+    const rotated = await rotateSecret(api.pool, TEST_PEPPER, { clientId: rotating.game.clientId });
+    expect(await read(rotated.clientSecret)).to.equal(200);
+    expect(await read(rotating.game.clientSecret)).to.equal(401);
+  });
+
+  it('a client still sending an oversized body sees the 413, not a reset', async () => {
+    const player = await createTestPlayer(api.pool);
+    const { port } = new URL(api.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/v1/afk/submitReport/${player.serviceId}`,
+        headers: { ...tenant.headers, 'content-type': 'application/json', 'content-length': 2_000_000 },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      // Keep writing well past the limit, in pieces, as a slow uploader would.
+      let sent = 0;
+      const chunk = Buffer.alloc(50_000, 0x20);
+      const write = () => {
+        while (sent < 2_000_000) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', write);
+        }
+        req.end();
+      };
+      write();
+    });
+    expect(status).to.equal(413);
+  });
+});
+
+describe('/metrics while Redis does not answer', function () {
+  this.timeout(60_000);
+
+  it('answers within seconds with the queue depths marked stale, and the outbox figures of this scrape', async () => {
+    const proxy = CuttableProxy.forUrl((await testServices()).redisUrl);
+    await proxy.open();
+    const api = await startTestApi({ REDIS_URL: proxy.url(), RATE_LIMIT_TIMEOUT_MS: '50' });
+    try {
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const fresh = await (await fetch(`${api.url}/metrics`)).text();
+      expect(fresh).to.match(/^player_trust_queue_jobs_stale 0$/m);
+      proxy.freeze();
+      const res = await fetch(`${api.url}/v1/afk/submitReport/${player.serviceId}`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ report: { isAfk: true } }),
+      });
+      expect(res.status).to.equal(201);
+      const started = Date.now();
+      const scrape = await fetch(`${api.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+      const text = await scrape.text();
+      expect(scrape.status).to.equal(200);
+      expect(Date.now() - started).to.be.below(5000);
+      expect(text).to.match(/^player_trust_queue_jobs_stale 1$/m);
+      expect(text).to.match(/^player_trust_queue_jobs_age_seconds \d/m);
+      // The report's two outbox rows could not be sent: this scrape already counts them.
+      expect(text).to.match(/^player_trust_outbox_unsent 2$/m);
+    } finally {
+      proxy.thaw();
+      await api.close();
+      await proxy.cut();
+    }
+  });
+});
+
+describe('configuration errors', function () {
+  this.timeout(30_000);
+  for (const [name, value] of [
+    ['JWT_SIGNING_KEY', 'not-a-key'],
+    ['JWT_SIGNING_KEY', '{"kty":"EC","crv":"P-256","x":"a","y":"b","d":"c"}'],
+  ] as const)
+    it(`a bad ${name} (${value.slice(0, 12)}...) stops the API with a message naming it, exit 1, no stack`, async () => {
+      const err = await run(process.execPath, ['--import', 'tsx', 'api/server.ts'], {
+        env: {
+          ...process.env,
+          [name]: value,
+          DATABASE_URL: 'postgres://127.0.0.1:1/none',
+          REDIS_URL: 'redis://127.0.0.1:1',
+          LOG_LEVEL: 'silent',
+        },
+      }).then(
+        () => undefined,
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(err, 'the API should not have started').to.not.equal(undefined);
+      expect(err!.code).to.equal(1);
+      expect(err!.stderr).to.match(new RegExp(`^invalid configuration: ${name}: `, 'm'));
+      expect(err!.stderr).to.not.match(/\n\s+at /);
+    });
+});

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+
+/** Every `.ts` file of the service (not tests, scripts or the bench). */
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/**
+ * The codes the code can send: every code given to an AppError or to the helpers that make one
+ * (oauthError, the moderation conflicts), and the fixed codes of the shared helpers.
+ */
+function codesInSource(): Set<string> {
+  const codes = new Set([
+    'validation_failed', // validationError
+    'not_found', // notFound
+    'invalid_client', // unauthorizedClient
+    'service_unavailable', // serviceUnavailable, and the error handler's 503
+    'internal_error', // the error handler's 500
+    'missing_token', // bearerError without a description
+    'invalid_token', // bearerError with one
+  ]);
+  const patterns = [
+    /new AppError\(\s*(?:\d{3}|status)\s*,\s*'([a-z_]+)'/g,
+    /oauthError\(\s*\d{3}\s*,\s*'([a-z_]+)'/g,
+    /conflict\(\s*'([a-z_]+)'/g,
+    /\?\s*'([a-z_]+)'\s*:\s*'([a-z_]+)'\s*,\s*detail/g,
+  ];
+  for (const file of ['api', 'common', 'worker'].flatMap(sources)) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const re of patterns)
+      for (const m of text.matchAll(re)) for (const c of m.slice(1)) if (c) codes.add(c);
+  }
+  return codes;
+}
+
+/** The codes the README's error table lists (the `code` column of the Errors section). */
+function codesInReadme(): Set<string> {
+  const readme = fs.readFileSync('README.md', 'utf8');
+  const section = readme.slice(
+    readme.indexOf('### Errors'),
+    readme.indexOf('\n## ', readme.indexOf('### Errors')),
+  );
+  const codes = new Set<string>();
+  for (const line of section.split('\n').filter((l) => /^\|\s*\d{3}\s*\|/.test(l)))
+    for (const m of line.split('|')[2]!.matchAll(/`([a-z_]+)`/g)) codes.add(m[1]!);
+  return codes;
+}
+
+describe("the README's error table", () => {
+  it('lists every code the service can send, and no code it cannot', () => {
+    const source = codesInSource();
+    const readme = codesInReadme();
+    expect(source.size).to.be.greaterThan(20);
+    expect([...source].filter((c) => !readme.has(c)).sort(), 'codes missing from the README').to.deep.equal(
+      [],
+    );
+    expect(
+      [...readme].filter((c) => !source.has(c)).sort(),
+      'README codes the code never sends',
+    ).to.deep.equal([]);
+  });
+});
