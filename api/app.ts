@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Koa {
   ];
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));
   if (deps.queues) for (const middleware of queueBoard(deps, deps.queues)) app.use(middleware);
-  if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer));
+  if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer, deps.config.dataDir));
   for (const router of routers) {
     app.use(router.routes());
     // Not thrown: the router sets 405 (or 501) with the Allow header, and the error handler turns

@@ -365,6 +365,8 @@ async function main() {
       QUEUE_PREFIX: prefix,
       CLIENT_SECRET_PEPPER: PEPPER,
       NODE_ENV: 'production',
+      PUBLIC_URL: 'http://127.0.0.1',
+      METRICS_TOKEN: crypto.randomBytes(16).toString('hex'),
       JWT_SIGNING_KEY: '',
       // The relay is the dispatcher's fallback for rows left unsent; at its default (every second, rows
       // older than 2 s) it would send B1's rows while B1 is measured. Once a minute keeps it out of

@@ -166,6 +166,11 @@ const schema = Joi.object({
       REDIS_URL: Joi.required(),
       CLIENT_SECRET_PEPPER: Joi.required(),
       JWT_SIGNING_KEY: Joi.required(),
+      // Behind a proxy the listen address is not what clients reach: tokens' iss and the OAuth
+      // metadata must name the public URL.
+      PUBLIC_URL: Joi.required(),
+      // Metrics name routes, queues and backlogs: not for the public internet.
+      METRICS_TOKEN: Joi.required(),
     }),
   });
 

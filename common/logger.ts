@@ -40,3 +40,46 @@ export function createLogger(level: string, name: string, destination?: pino.Des
     destination,
   );
 }
+
+/**
+ * For errors that repeat while something is down (a worker's Redis connection errors several times
+ * a second): the first is logged at once, the rest at most every `everyMs` with how many were left
+ * out, and `recovered()` logs the end of the outage once.
+ */
+export class OutageLog {
+  private lastLogged = -Infinity;
+  private suppressed = 0;
+  private down = false;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly what: string,
+    private readonly everyMs = 30_000,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  error(err: Error): void {
+    const now = this.clock();
+    if (now - this.lastLogged < this.everyMs) {
+      this.suppressed++;
+      return;
+    }
+    this.log.warn(
+      { err: err.message, ...(this.down ? { suppressed: this.suppressed } : {}) },
+      this.down
+        ? `${this.what} still failing`
+        : `${this.what} failing; repeats are logged at most every ${Math.round(this.everyMs / 1000)} s`,
+    );
+    this.down = true;
+    this.lastLogged = now;
+    this.suppressed = 0;
+  }
+
+  recovered(): void {
+    if (!this.down) return;
+    this.log.info({ suppressed: this.suppressed }, `${this.what} working again`);
+    this.down = false;
+    this.lastLogged = -Infinity;
+    this.suppressed = 0;
+  }
+}

@@ -51,6 +51,27 @@ embedded PostgreSQL under DATA_DIR (.data by default), the same as the service.
 
 class UsageError extends Error {}
 
+/**
+ * What a person reads: one "name: value" line per field, lists one item per block, nested objects
+ * indented. --json prints the same data as one JSON object instead.
+ */
+function humanReadable(value: unknown, indent = ''): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${indent}(none)`;
+    return value.map((item) => humanReadable(item, indent)).join(`\n${indent}--\n`);
+  }
+  if (value && typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => {
+        if (v instanceof Date) return `${indent}${k}: ${v.toISOString()}`;
+        if (v && typeof v === 'object') return `${indent}${k}:\n${humanReadable(v, `${indent}  `)}`;
+        return `${indent}${k}: ${v === null || v === undefined ? '-' : String(v)}`;
+      })
+      .join('\n');
+  }
+  return `${indent}${String(value)}`;
+}
+
 const OPTIONS = {
   name: { type: 'string' },
   studio: { type: 'string' },
@@ -90,9 +111,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const command = positionals.join(' ');
-  if (values.help || command === '' || command === 'help') {
+  if (values.help || command === 'help') {
     process.stdout.write(HELP);
     return 0;
+  }
+  if (command === '') {
+    process.stderr.write(`a command is needed\n\n${HELP}`);
+    return 2;
   }
   const known = [
     'studio create',
@@ -238,9 +263,7 @@ async function main(argv: string[]): Promise<number> {
         break;
       }
     }
-    process.stdout.write(
-      values.json ? `${JSON.stringify(result)}\n` : `${JSON.stringify(result, null, 2)}\n`,
-    );
+    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
     return 0;
   } finally {
     await pool.end();
@@ -251,8 +274,10 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError) process.stderr.write(`${err.message}\n`);
-    else if (err instanceof AppError) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${HELP}`);
+      process.exit(2);
+    } else if (err instanceof AppError) {
       const fields = err.fields?.map((f) => `  ${f.field}: ${f.message}`).join('\n');
       process.stderr.write(`${err.detail}${fields ? `\n${fields}` : ''}\n`);
     } else process.stderr.write(`admin failed: ${(err as Error).message}\n`);

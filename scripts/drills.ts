@@ -122,6 +122,8 @@ export class DrillRig {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'production',
+      PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+      METRICS_TOKEN: crypto.randomBytes(16).toString('hex'),
       DATABASE_URL: pgProxy.url(pg.url),
       REDIS_URL: redisProxy.url(redis.url),
       PORT: String(apiPort),

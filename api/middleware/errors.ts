@@ -67,6 +67,7 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
       );
     }
     ctx.status = appError.status;
+    ctx.state.errorCode = appError.code;
     for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
     ctx.type = appError.contentType;
     ctx.body = {

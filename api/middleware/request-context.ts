@@ -19,8 +19,21 @@ export function requestContext(root: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // Path only: query strings can carry OAuth state or codes.
+      const state = ctx.state as {
+        client?: { clientId: string };
+        bearer?: { client: { clientId: string } };
+        errorCode?: string;
+      };
       log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(ms * 10) / 10,
+          // Who called, and what went wrong: enough to follow one studio's errors in the logs.
+          clientId: state.client?.clientId ?? state.bearer?.client.clientId,
+          code: state.errorCode,
+        },
         'request',
       );
     }

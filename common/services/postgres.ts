@@ -11,6 +11,8 @@ export interface ServiceHandle {
   /** Whether this process started the server (and so stops it). */
   owned: boolean;
   version: string;
+  /** The server's process id, when this process started it (to notice it dying). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function providePostgres(options: PostgresOptions): Promise<Service
     url,
     owned: true,
     version: await serverVersion(url),
+    ...(child?.pid ? { pid: child.pid } : {}),
     stop: async () => {
       await server.stop();
     },

@@ -71,6 +71,7 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
     url,
     owned: true,
     version: await redisVersion(url),
+    pid: child.pid!,
     stop: () => stopChild(child),
   };
 }

@@ -41,6 +41,12 @@ export const DEMO_PLAYERS = [
 ];
 
 /**
+ * The PKCE verifier of the demo sign-in link `npm start` prints (development only): the demo
+ * callback page writes it into the exchange command, so the command works as is.
+ */
+export const DEMO_PKCE_VERIFIER = 'demo-verifier-only-for-the-local-demo-game-0123456789';
+
+/**
  * Seeds a demo studio, game and players once (a marker row makes re-runs no-ops). Returns the issued
  * credentials the first time, undefined afterwards: the secret exists only in that answer.
  */

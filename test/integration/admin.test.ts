@@ -271,6 +271,19 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect((await admin('webhook', 'delete', '--studio', studio.id, '--id', h.id)).code).to.not.equal(0);
   });
 
+  it('usage errors exit 2 with the usage on stderr; output is readable text unless --json', async () => {
+    for (const args of [[], ['frobnicate'], ['studio', 'create'], ['studio', 'list', '--no-such-flag']]) {
+      const res = await admin(...args);
+      expect(res.code, args.join(' ')).to.equal(2);
+      expect(res.stdout, args.join(' ')).to.equal('');
+      expect(res.stderr, args.join(' ')).to.include('Usage: npm run -s admin');
+    }
+    const human = await admin('studio', 'create', '--name', 'Readable Studio');
+    expect(human.code).to.equal(0);
+    expect(human.stdout).to.match(/^id: [0-9a-f-]{36}\nname: Readable Studio\n$/);
+    expect(() => JSON.parse(human.stdout) as unknown).to.throw();
+  });
+
   it('--help lists the commands', async () => {
     const help = await admin('--help');
     expect(help.code).to.equal(0);

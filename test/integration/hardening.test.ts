@@ -1,8 +1,14 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pkceChallenge } from '../../common/usecases/oauth.js';
+import { DEMO_PKCE_VERIFIER } from '../../common/usecases/seed.js';
+import { submitConsent } from '../helpers/oauth.js';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { rotateSecret } from '../../common/usecases/provisioning.js';
+import { provisionGame, provisionStudio, rotateSecret } from '../../common/usecases/provisioning.js';
 import {
   createTenant,
   createTestModerator,
@@ -245,6 +251,55 @@ describe('/metrics while Redis does not answer', function () {
       proxy.thaw();
       await api.close();
       await proxy.cut();
+    }
+  });
+});
+
+describe('the demo callback of npm start', function () {
+  this.timeout(60_000);
+
+  it('prints an exchange command that works as is, once', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-demo-'));
+    const api = await startTestApi({ DATA_DIR: dataDir });
+    try {
+      const studio = await provisionStudio(api.pool, { name: 'Demo Studio' });
+      const game = await provisionGame(api.pool, TEST_PEPPER, {
+        studioId: studio.id,
+        title: 'Demo',
+        redirectUris: [`${api.url}/demo/callback`],
+      });
+      fs.writeFileSync(path.join(dataDir, 'demo-credentials.json'), JSON.stringify({ game }));
+      const player = await createTestPlayer(api.pool);
+      const authorize = new URL(`${api.url}/v1/oauth/authorize`);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: game.clientId,
+        state: 'demo',
+        code_challenge: pkceChallenge(DEMO_PKCE_VERIFIER),
+        code_challenge_method: 'S256',
+      }))
+        authorize.searchParams.set(k, v);
+      const consent = await submitConsent(authorize.toString(), {
+        decision: 'approve',
+        gamer_tag: player.gamerTag,
+        password: 'correct horse battery',
+      });
+      expect(consent.status, consent.html).to.equal(303);
+      const page = await (await fetch(consent.location!)).text();
+      const command = /<pre>(curl [\s\S]*?)<\/pre>/
+        .exec(page)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
+      const first = JSON.parse((await run('sh', ['-c', command])).stdout) as { access_token?: string };
+      expect(first.access_token).to.be.a('string');
+      const again = JSON.parse((await run('sh', ['-c', command])).stdout) as { error?: string };
+      expect(again.error).to.equal('invalid_grant');
+    } finally {
+      await api.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

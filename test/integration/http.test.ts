@@ -108,6 +108,16 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
     expect(line).to.include({ msg: 'request', path: '/healthz', status: 200 });
   });
 
+  it("a request line names the calling client and the error's code", async () => {
+    const tenant = await createTenant(api.pool);
+    await call(api.url, 'GET', '/v1/player/nobody-here', {
+      headers: { ...tenant.headers, 'x-request-id': 'trace-client-404' },
+      spec: '/v1/player/{serviceId}',
+    });
+    const line = api.logs.lines.find((l) => l.reqId === 'trace-client-404' && l.msg === 'request');
+    expect(line).to.include({ status: 404, clientId: tenant.game.clientId, code: 'not_found' });
+  });
+
   it('replaces an unsafe X-Request-Id with its own', async () => {
     const res = await call(api.url, 'GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);

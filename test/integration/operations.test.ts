@@ -1,3 +1,4 @@
+import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES } from '../../common/queues/index.js';
@@ -94,6 +95,33 @@ describe('operator views', function () {
     expect(queues.status).to.equal(200);
     const names = ((await queues.json()) as { queues: { name: string }[] }).queues.map((q) => q.name).sort();
     expect(names).to.deep.equal([QUEUES.review, QUEUES.enrichment, QUEUES.webhooks].sort());
+  });
+
+  it('the queue board loads nothing from outside and is read-only', async () => {
+    const admin = await createTestModerator(api, 'admin');
+    const auth = { authorization: basic(admin.username, admin.password) };
+    const page = await fetch(`${api.url}/admin/queues`, { headers: auth });
+    const html = await page.text();
+    expect(html).to.not.match(/https?:\/\//);
+    expect(page.headers.get('content-security-policy')).to.match(/^default-src 'self'/);
+    const listed = (await (await fetch(`${api.url}/admin/queues/api/queues`, { headers: auth })).json()) as {
+      queues: { readOnlyMode: boolean }[];
+    };
+    expect(listed.queues.every((q) => q.readOnlyMode)).to.equal(true);
+    const pause = await fetch(`${api.url}/admin/queues/api/queues/${QUEUES.review}/pause`, {
+      method: 'PUT',
+      headers: auth,
+    });
+    expect(pause.status).to.be.within(400, 499);
+    const queue = new Queue(QUEUES.review, {
+      connection: { url: api.config.redisUrl! },
+      prefix: api.config.queuePrefix,
+    });
+    try {
+      expect(await queue.isPaused()).to.equal(false);
+    } finally {
+      await queue.close();
+    }
   });
 
   it('a worker serves its job metrics on WORKER_METRICS_PORT', async () => {

@@ -157,6 +157,36 @@ describe('trust integrity: limits, duplicates, budgets, credibility and the hist
     });
   });
 
+  describe("a case's priority", () => {
+    it("counts the player's offenses before the case's first report, not later reports elsewhere", async () => {
+      const player = await createTestPlayer(api.pool);
+      await created(player.serviceId, 'afk', { isAfk: true, severity: 'low' }); // before: counts
+      await openCase(player.serviceId, 1);
+      await created(player.serviceId, 'anticheat', { isCheatDetected: true, severity: 'low' });
+      const caseId = await eventually('the cheating case', async () => {
+        const { rows } = await api.pool.query<{ id: string }>(
+          `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id
+            WHERE p.service_id = $1 AND c.type = 'cheating' AND c.reports_count = 1`,
+          [player.serviceId],
+        );
+        return rows[0]?.id;
+      });
+      for (let i = 0; i < 5; i++)
+        await created(player.serviceId, 'toxicity', { isToxic: true, severity: 'low', matchId: `t-${i}` });
+      await created(player.serviceId, 'anticheat', { isCheatDetected: true, severity: 'low' });
+      const priority = await eventually('the second cheating report filed', async () => {
+        const { rows } = await api.pool.query<{ priority: string; reports_count: number }>(
+          'SELECT priority::text, reports_count FROM review_cases WHERE id = $1',
+          [caseId],
+        );
+        return rows[0]!.reports_count === 2 ? Number(rows[0]!.priority) : undefined;
+      });
+      // 25 x low (0) + 5 x 1 game + 3 x 1 reporter + 2 x 1 offense before the case (the AFK one);
+      // the five toxicity reports came after the case opened and do not count.
+      expect(priority).to.equal(5 + 3 + 2);
+    });
+  });
+
   describe('duplicates and reporter quota', () => {
     it('the same reporter, player, kind and match again: 409 duplicate_report naming the offense, nothing written', async () => {
       const player = await createTestPlayer(api.pool);

@@ -53,7 +53,9 @@ export function queueBoard(deps: AppDeps, queues: Queues): Middleware[] {
   const adapter = new KoaAdapter();
   adapter.setBasePath(BOARD_PATH);
   createBullBoard({
-    queues: Object.values(queues).map((q) => new BullMQAdapter(q)),
+    // Read-only: the board shows queues and jobs; retrying, cleaning or removing jobs is not done
+    // from a browser (no audit trail there), but with the admin tool or BullMQ by an operator.
+    queues: Object.values(queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
     serverAdapter: adapter,
   });
   const verified = new Map<string, number>();
@@ -83,5 +85,17 @@ export function queueBoard(deps: AppDeps, queues: Queues): Middleware[] {
     verified.set(key, Date.now() + BOARD_CACHE_MS);
     return next();
   };
-  return [guard, adapter.registerPlugin() as unknown as Middleware];
+  // The board's page links a web font from a CDN: our pages load nothing from outside, so the link
+  // is taken out and the policy forbids any outside origin.
+  const localOnly: Middleware = async (ctx, next) => {
+    if (ctx.path !== BOARD_PATH && !ctx.path.startsWith(`${BOARD_PATH}/`)) return next();
+    await next();
+    ctx.set(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+    );
+    if (typeof ctx.body === 'string' && ctx.response.is('html'))
+      ctx.body = ctx.body.replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '');
+  };
+  return [guard, localOnly, adapter.registerPlugin() as unknown as Middleware];
 }
