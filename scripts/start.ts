@@ -58,14 +58,17 @@ function shutdown(code: number, why?: string): Promise<never> {
   shuttingDown ??= (async () => {
     if (why) log.error(why);
     log.info({ signal: stopRequested }, 'stopping the workers, the API and the embedded servers');
-    for (const { name, child } of [...children].reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-      log.debug({ process: name }, 'stopped');
-    }
+    const stop = (child: ChildProcess) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          });
+    // Last started, first stopped; when a server died, all at once: each would only wait out its
+    // grace period on the dead connection.
+    if (why) await Promise.all(children.map(({ child }) => stop(child)));
+    else for (const { child } of [...children].reverse()) await stop(child);
     if (backends) {
       await backends.redis.stop().catch(() => undefined);
       await backends.postgres.stop().catch(() => undefined);
@@ -80,6 +83,46 @@ function shutdown(code: number, why?: string): Promise<never> {
 async function checkpoint() {
   if (stopRequested) await shutdown(0);
 }
+
+/** The parent process id of `pid` (Linux /proc), or undefined when it cannot be read. */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `npm start` runs this under npm, a shell and tsx. A process manager signals npm, and npm's shell
+ * dies without passing the signal on, so the signal never arrives here. So the processes above this
+ * one, up to npm, are watched: when one of them is gone, that is a stop request like SIGTERM.
+ */
+function watchAncestors() {
+  const chain: number[] = [];
+  for (let pid = process.ppid; pid > 1 && chain.length < 4; ) {
+    chain.push(pid);
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      break;
+    }
+    if (cmd.split('\0').some((arg) => /(^|\/)npm(-cli\.js)?$/.test(arg))) break;
+    const parent = parentOf(pid);
+    if (!parent) break;
+    pid = parent;
+  }
+  const timer = setInterval(() => {
+    if (chain.some((pid) => !isAlive(pid))) {
+      clearInterval(timer);
+      onSignal('SIGTERM');
+    }
+  }, 500);
+  timer.unref();
+}
+watchAncestors();
 
 /** One npm start per DATA_DIR: a second would start a second set of workers on the same data. */
 function takeLock() {

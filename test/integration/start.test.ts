@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Processes whose command line names this data folder or the API and workers of this checkout. */
+function leftovers(dataDir: string, pids: number[]): number[] {
+  return pids
+    .filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .concat(
+      fs
+        .readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((d) => {
+          try {
+            return fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(dataDir);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number),
+    );
+}
+
+interface Started {
+  npm: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` as a process manager runs it: its own process group, output collected. */
+function npmStart(dataDir: string, port: number): Started {
+  let output = '';
+  const npm = spawn('npm', ['start'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  npm.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  npm.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+  return { npm, output: () => output, exited };
+}
+
+async function until(what: string, ok: () => boolean, ms: number) {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await sleep(200);
+  }
+}
+
+/** The pids of the service's processes under `npm start`: the API and workers, by their log lines. */
+function servicePids(output: string): number[] {
+  return [...output.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]));
+}
+
+describe('npm start as a process manager runs it', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let port: number;
+
+  before(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-start-'));
+    port = await freePort();
+  });
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('SIGTERM to npm stops everything; a second npm start on the same DATA_DIR is refused at once', async () => {
+    const first = npmStart(dataDir, port);
+    try {
+      await until('the service is running', () => first.output().includes('is running at'), 90_000);
+      const second = npmStart(dataDir, await freePort());
+      expect(await Promise.race([second.exited, sleep(30_000).then(() => 'hung')])).to.equal(1);
+      expect(second.output()).to.include(`player-trust is already running on ${dataDir}`);
+
+      const pids = servicePids(first.output());
+      process.kill(first.npm.pid!, 'SIGTERM');
+      await until('every process stopped', () => leftovers(dataDir, pids).length === 0, 60_000);
+      expect(first.output()).to.not.match(/"level":(50|60)/); // no error or fatal lines
+    } finally {
+      try {
+        process.kill(-first.npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('an embedded server that dies stops the whole service with a message saying so', async () => {
+    const run = npmStart(dataDir, port);
+    try {
+      await until('the service is running', () => run.output().includes('is running at'), 90_000);
+      const redis = JSON.parse(fs.readFileSync(path.join(dataDir, 'redis.json'), 'utf8')) as { pid: number };
+      const pids = servicePids(run.output());
+      process.kill(redis.pid, 'SIGKILL');
+      await until('every process stopped', () => leftovers(dataDir, pids).length === 0, 60_000);
+      expect(run.output()).to.match(/the embedded Redis \(pid \d+\) stopped unexpectedly/);
+    } finally {
+      try {
+        process.kill(-run.npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+});
