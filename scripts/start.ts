@@ -103,7 +103,7 @@ function watchAncestors() {
   const chain: number[] = [];
   for (let pid = process.ppid; pid > 1 && chain.length < 4; ) {
     chain.push(pid);
-    let cmd = '';
+    let cmd: string;
     try {
       cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
