@@ -101,7 +101,7 @@ function parentOf(pid: number): number | undefined {
  */
 function watchAncestors() {
   const chain: number[] = [];
-  for (let pid = process.ppid; pid > 1 && chain.length < 4; ) {
+  for (let pid = process.ppid; pid > 1 && chain.length < 4;) {
     chain.push(pid);
     let cmd: string;
     try {
