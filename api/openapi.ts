@@ -409,6 +409,78 @@ export const openApiDocument = {
         },
       },
     },
+    '/v1/reports/batch': {
+      post: {
+        operationId: 'submitReportBatch',
+        tags: ['reports'],
+        summary: 'Submit up to 100 reports of any kinds at once',
+        description:
+          'Each report is handled exactly as its single endpoint would handle it (validation, idempotency, duplicates, quota, budget) and answered in order with the status and body that endpoint would have sent; a failed one applies nothing, the others are stored. Reports without an Idempotency-Key are filed together, in one statement and one commit. Rate limits count reports, not requests.',
+        parameters: clientHeaders,
+        requestBody: jsonBody(
+          closed({
+            reports: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 100,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['kind', 'serviceId', 'report'],
+                properties: {
+                  kind: { enum: ['anticheat', 'toxicity', 'afk', 'griefing'] },
+                  serviceId: { type: 'string', maxLength: 64 },
+                  report: {
+                    type: 'object',
+                    description: 'The report body of the kind, as its single endpoint takes it.',
+                  },
+                  idempotencyKey: { type: 'string', minLength: 1, maxLength: 255 },
+                },
+              },
+            },
+          }),
+        ),
+        responses: {
+          207: rateLimited(
+            json(
+              closed({
+                results: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['status', 'body'],
+                    properties: {
+                      status: {
+                        type: 'integer',
+                        description: 'What the single endpoint would have answered.',
+                      },
+                      replayed: { const: true, description: 'An Idempotency-Key replay.' },
+                      body: {
+                        oneOf: [ref('ReportSubmitResponse'), ref('ErrorResponse')],
+                        description: 'The 201 body, or the problem document of the failure.',
+                      },
+                    },
+                  },
+                },
+              }),
+              'One result per report, in order.',
+            ),
+          ),
+          400: problem(
+            'The envelope is malformed (no reports, more than 100, an unknown kind); nothing was stored.',
+          ),
+          401: problem('Missing, unknown or wrong client credentials.'),
+          413: problem('Body too large.'),
+          415: problem('Body is not JSON.'),
+          429: tooMany(
+            'rate_limited: the reports would take the client over its report rate; nothing was stored.',
+          ),
+          500: problem('Server error.'),
+          503: problem('A backing service is unavailable; retry.'),
+        },
+      },
+    },
     '/v1/anticheat/submitReport/{serviceId}': reportOperation(
       'Submit an anti-cheat report',
       'AntiCheatReport',

@@ -32,6 +32,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 50;
 const PLAYERS = 10_000;
+/** Reports per request in the bulk scenario (BK). */
+const BULK = 100;
 const PEPPER = crypto.randomBytes(24).toString('base64url');
 const CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
 /**
@@ -407,6 +409,7 @@ async function main() {
     const reportBody = JSON.stringify({
       report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
     });
+    const reportObject = (JSON.parse(reportBody) as { report: unknown }).report;
 
     const scenarios: Record<string, (seconds: number) => Promise<Figures>> = {
       B0: (s) => run({ url: `${bareUrl}/hello`, duration: s }),
@@ -459,6 +462,31 @@ async function main() {
             },
           ],
         }),
+      // Bulk: 100 reports on random players per request; its figure is reports/s, not requests/s.
+      BK: async (s) => {
+        const f = await run({
+          url: apiUrl,
+          duration: s,
+          requests: [
+            {
+              method: 'POST',
+              headers,
+              path: '/v1/reports/batch',
+              setupRequest: (r) => ({
+                ...r,
+                body: JSON.stringify({
+                  reports: Array.from({ length: BULK }, () => ({
+                    kind: 'anticheat',
+                    serviceId: randomPlayer(),
+                    report: reportObject,
+                  })),
+                }),
+              }),
+            },
+          ],
+        });
+        return { ...f, rps: f.rps * BULK };
+      },
       W0: () =>
         drain(false, { url: pg.url, pool }, redis.url, { gameId: game.id, studioId: studio.id }, serviceIds),
       W1: () =>
@@ -514,6 +542,7 @@ async function main() {
       ['P', 'B0'],
       ['T', 'B0'],
       ['R', 'B0'],
+      ['BK', 'R'],
       ['W1', 'W0'],
     ] as const)
       if (m[a] && m[b]) ratios[`${a}/${b}`] = m[a].rps / m[b].rps;
@@ -523,6 +552,7 @@ async function main() {
       'P/B0': 0.25,
       'T/B0': 0.2,
       'W1/W0': 0.3,
+      'BK/R': 5,
     };
     const lines = [
       '',

@@ -65,6 +65,9 @@ export interface Config {
   trustRecoveryIntervalMs: number;
   /** How long a rate-limit check may wait for Redis before the request goes through unlimited. */
   rateLimitTimeoutMs: number;
+  /** Group commit of reports: most reports a statement, and statements in flight per API process. */
+  reportBatchMax: number;
+  reportBatchesInFlight: number;
 }
 
 const schema = Joi.object({
@@ -158,6 +161,8 @@ const schema = Joi.object({
   CREDIBILITY_MIN_HISTORY: Joi.number().integer().min(1).max(10_000).default(5),
   TRUST_RECOVERY_DAYS_PER_POINT: Joi.number().integer().min(0).max(365).default(7),
   TRUST_RECOVERY_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
+  REPORT_BATCH_MAX: Joi.number().integer().min(1).max(1000).default(100),
+  REPORT_BATCHES_IN_FLIGHT: Joi.number().integer().min(1).max(100).default(4),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -245,6 +250,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustRecoveryDaysPerPoint: v.TRUST_RECOVERY_DAYS_PER_POINT,
     trustRecoveryIntervalMs: v.TRUST_RECOVERY_INTERVAL_MS,
     rateLimitTimeoutMs: v.RATE_LIMIT_TIMEOUT_MS,
+    reportBatchMax: v.REPORT_BATCH_MAX,
+    reportBatchesInFlight: v.REPORT_BATCHES_IN_FLIGHT,
   });
 }
 

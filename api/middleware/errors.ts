@@ -47,15 +47,8 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
       });
     }
   } catch (err) {
-    const known = translate(err);
-    const appError =
-      known ??
-      new AppError(
-        500,
-        'internal_error',
-        `An unexpected error occurred; quote request id ${ctx.state.requestId}.`,
-      );
-    if (!known || appError.status >= 500) {
+    const { appError, unexpected } = appErrorOf(err, ctx.state.requestId as string);
+    if (unexpected || appError.status >= 500) {
       ctx.state.log?.error(
         {
           err:
@@ -70,17 +63,37 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     ctx.state.errorCode = appError.code;
     for (const [name, value] of Object.entries(appError.headers)) ctx.set(name, value);
     ctx.type = appError.contentType;
-    ctx.body = {
-      type: `${PROBLEM_TYPE_BASE}${appError.code}`,
-      title: appError.title,
-      status: appError.status,
-      detail: appError.detail,
-      code: appError.code,
-      requestId: ctx.state.requestId,
-      ...(appError.fields ? { errors: appError.fields } : {}),
-      ...appError.extensions,
-    };
+    ctx.body = problemBody(appError, ctx.state.requestId as string);
   }
+}
+
+/** The AppError a failure answers with; `unexpected` when it is a fault of ours (logged, 500). */
+export function appErrorOf(err: unknown, requestId: string): { appError: AppError; unexpected: boolean } {
+  const known = translate(err);
+  return known
+    ? { appError: known, unexpected: false }
+    : {
+        appError: new AppError(
+          500,
+          'internal_error',
+          `An unexpected error occurred; quote request id ${requestId}.`,
+        ),
+        unexpected: true,
+      };
+}
+
+/** The RFC 9457 problem document of an AppError: the body of every error answer. */
+export function problemBody(appError: AppError, requestId: string) {
+  return {
+    type: `${PROBLEM_TYPE_BASE}${appError.code}`,
+    title: appError.title,
+    status: appError.status,
+    detail: appError.detail,
+    code: appError.code,
+    requestId,
+    ...(appError.fields ? { errors: appError.fields } : {}),
+    ...appError.extensions,
+  };
 }
 
 /** 415 for a body sent as anything but JSON (and, where allowed, form-encoded). */

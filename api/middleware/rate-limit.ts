@@ -63,8 +63,11 @@ export class RateLimits {
     return limiter;
   }
 
-  /** Koa middleware for one route group; runs after client authentication. */
-  middleware(group: RouteGroup) {
+  /**
+   * Koa middleware for one route group; runs after client authentication (and, with `cost`, after
+   * the body is read: a bulk request counts what it carries, not 1).
+   */
+  middleware(group: RouteGroup, cost: (ctx: Context) => number = () => 1) {
     return async (ctx: Context, next: Next) => {
       const state = ctx.state as { client?: AuthenticatedClient; bearer?: { client: AuthenticatedClient } };
       const client = state.client ?? state.bearer!.client;
@@ -73,7 +76,12 @@ export class RateLimits {
         'RateLimit-Policy',
         `"${group}";q=${perSecond};w=1, "${group}-burst";q=${burst};w=${BURST_WINDOW_SECONDS}`,
       );
-      const outcome = await this.consume(group, this.limiter(group, perSecond, burst), client.gameId);
+      const outcome = await this.consume(
+        group,
+        this.limiter(group, perSecond, burst),
+        client.gameId,
+        Math.max(1, cost(ctx)),
+      );
       if (outcome) {
         const reset = Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
         if (!outcome.allowed) {
@@ -96,6 +104,7 @@ export class RateLimits {
     group: RouteGroup,
     limiter: BurstyRateLimiter,
     key: string,
+    points: number,
   ): Promise<{ allowed: boolean; res: RateLimiterRes } | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
@@ -103,7 +112,7 @@ export class RateLimits {
     });
     try {
       const res = await Promise.race([
-        limiter.consume(key).then(
+        limiter.consume(key, points).then(
           (res: RateLimiterRes) => ({ allowed: true, res }),
           (rejection: unknown) => {
             // A RateLimiterRes is the limiter's "no"; anything else is Redis failing.

@@ -5,7 +5,7 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
 } from '../data/repos/idempotency.js';
-import { recordReports, type RecordOutcome } from '../data/repos/offenses.js';
+import { recordReports, type RecordOutcome, type ReportToRecord } from '../data/repos/offenses.js';
 import type { Limits } from '../domain/limits.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import { parseReport, type ReportKind } from '../domain/reports.js';
@@ -15,6 +15,11 @@ import { presentOffense } from '../views.js';
 
 export interface SubmitReportDeps {
   pool: Pool;
+  /**
+   * Files one report without an Idempotency-Key: by default its own statement; the API passes a
+   * group commit, so reports arriving together share one statement and one commit.
+   */
+  write?: (item: ReportToRecord) => Promise<RecordOutcome>;
   caps: PenaltyCaps;
   credibility: { threshold: number; minHistory: number };
   idempotencyTtlHours: number;
@@ -76,27 +81,23 @@ export async function submitReport(
   const offenseId = crypto.randomUUID();
   const { tenant, idempotencyKey } = input;
   const context = report.context;
-  const record = async (db: Queryable) => {
-    const [outcome] = await recordReports(db, [
-      {
-        offenseId,
-        serviceId: input.serviceId,
-        gameId: tenant.gameId,
-        studioId: tenant.studioId,
-        report,
-        penalty,
-        playerSourced:
-          context.source === 'player' || (context.source === undefined && context.reporterId !== undefined),
-        policy: {
-          reporterQuota: tenant.limits.reporterQuota,
-          studioBudget: tenant.limits.studioBudget,
-          credibilityThreshold: deps.credibility.threshold,
-          credibilityMinHistory: deps.credibility.minHistory,
-        },
-      },
-    ]);
-    return created(outcome!, input.serviceId);
+  const item: ReportToRecord = {
+    offenseId,
+    serviceId: input.serviceId,
+    gameId: tenant.gameId,
+    studioId: tenant.studioId,
+    report,
+    penalty,
+    playerSourced:
+      context.source === 'player' || (context.source === undefined && context.reporterId !== undefined),
+    policy: {
+      reporterQuota: tenant.limits.reporterQuota,
+      studioBudget: tenant.limits.studioBudget,
+      credibilityThreshold: deps.credibility.threshold,
+      credibilityMinHistory: deps.credibility.minHistory,
+    },
   };
+  const record = async (db: Queryable) => created((await recordReports(db, [item]))[0]!, input.serviceId);
   const respond = (rec: Created) => ({
     message: MESSAGES[input.kind],
     playerId: input.serviceId,
@@ -112,8 +113,11 @@ export async function submitReport(
   });
 
   if (!idempotencyKey) {
-    // One statement is its own transaction: one round trip on the hot path (again, if aborted by a deadlock).
-    const rec = await withRetries(() => record(deps.pool));
+    // One statement is its own transaction (shared with the reports that arrive together, when the
+    // caller batches them); run again if aborted by a deadlock.
+    const rec = deps.write
+      ? created(await deps.write(item), input.serviceId)
+      : await withRetries(() => record(deps.pool));
     deps.afterCommit(rec.outbox);
     return { status: 201, body: respond(rec), replayed: false };
   }

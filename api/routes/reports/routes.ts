@@ -5,13 +5,37 @@ import { submitReport, type SubmitReportDeps } from '../../../common/usecases/su
 import type { RouteDeps } from '../../app.js';
 import { effectiveLimits } from '../../../common/domain/limits.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
-import { requireJsonBody } from '../../middleware/errors.js';
+import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/errors.js';
+import Joi from 'joi';
+import { check } from '../../../common/validation.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
+import { withRetries } from '../../../common/data/db.js';
+import { GroupCommit } from '../../../common/data/group-commit.js';
+import {
+  recordReports,
+  type RecordOutcome,
+  type ReportToRecord,
+} from '../../../common/data/repos/offenses.js';
+
+/** PostgreSQL's data and integrity errors (classes 22, 23) can be one report's fault; others not. */
+const isItemFault = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function reportRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1' });
+  // Reports that arrive together (from any number of requests) are filed by one statement and one
+  // commit; a deadlock retries the batch; an error that may be one report's fault is isolated.
+  const groupCommit = new GroupCommit<ReportToRecord, RecordOutcome>(
+    (items) => withRetries(() => recordReports(deps.pool, items)),
+    {
+      maxBatch: deps.config.reportBatchMax,
+      maxInFlight: deps.config.reportBatchesInFlight,
+      isolate: isItemFault,
+      // Reports on one player apply in the order they arrived: one player, one batch at a time.
+      keyOf: (item) => item.serviceId,
+    },
+  );
   const submitDeps: SubmitReportDeps = {
     pool: deps.pool,
     caps: deps.config.penaltyCaps,
@@ -21,6 +45,7 @@ export function reportRoutes(deps: RouteDeps): Router {
       minHistory: deps.config.credibilityMinHistory,
     },
     afterCommit: (rows) => deps.dispatcher.enqueue(rows),
+    write: (item) => groupCommit.submit(item),
   };
   for (const kind of Object.keys(REPORT_KINDS) as ReportKind[]) {
     router.post(
@@ -55,5 +80,82 @@ export function reportRoutes(deps: RouteDeps): Router {
       },
     );
   }
+  // Bulk submission: up to 100 reports of any kinds in one request, each answered as the single
+  // endpoint would (its 201 body or its problem document), in order; the ones without an
+  // Idempotency-Key are submitted in the same tick, so the group commit files them together.
+  router.post(
+    '/reports/batch',
+    deps.clientAuth.middleware(),
+    requireJsonBody(),
+    deps.rateLimits.middleware('reports', (ctx) => {
+      const reports = (ctx.request.body as { reports?: unknown } | undefined)?.reports;
+      return Array.isArray(reports) ? Math.min(reports.length, BATCH_MAX) : 1;
+    }),
+    async (ctx) => {
+      const { reports } = check<{ reports: BatchItem[] }>(batchSchema, ctx.request.body);
+      const client = ctx.state.client as AuthenticatedClient;
+      const tenant = {
+        gameId: client.gameId,
+        studioId: client.studioId,
+        limits: effectiveLimits(deps.config.limits, client.limits),
+      };
+      const requestId = ctx.state.requestId as string;
+      const results = await Promise.all(
+        reports.map(async (item) => {
+          try {
+            if (!SERVICE_ID.test(item.serviceId)) throw notFound(`Player ${item.serviceId}`);
+            const result = await submitReport(submitDeps, {
+              kind: item.kind,
+              serviceId: item.serviceId,
+              tenant,
+              body: { report: item.report },
+              idempotencyKey: item.idempotencyKey,
+            });
+            return {
+              status: result.status,
+              ...(result.replayed ? { replayed: true } : {}),
+              body: result.body,
+            };
+          } catch (err) {
+            const { appError, unexpected } = appErrorOf(err, requestId);
+            if (unexpected) ctx.state.log?.error({ err: (err as Error).message }, 'batch item failed');
+            return { status: appError.status, body: problemBody(appError, requestId) };
+          }
+        }),
+      );
+      ctx.status = 207;
+      ctx.body = { results };
+    },
+  );
+
   return router;
 }
+
+/** Most reports one bulk request may carry. */
+export const BATCH_MAX = 100;
+
+interface BatchItem {
+  kind: ReportKind;
+  serviceId: string;
+  report: unknown;
+  idempotencyKey?: string;
+}
+
+const batchSchema = Joi.object({
+  reports: Joi.array()
+    .min(1)
+    .max(BATCH_MAX)
+    .required()
+    .items(
+      Joi.object({
+        kind: Joi.string()
+          .valid(...Object.keys(REPORT_KINDS))
+          .required(),
+        serviceId: Joi.string().max(64).required(),
+        report: Joi.any().required(),
+        idempotencyKey: Joi.string().pattern(IDEMPOTENCY_KEY).messages({
+          'string.pattern.base': 'must be 1 to 255 visible ASCII characters',
+        }),
+      }),
+    ),
+});

@@ -103,7 +103,9 @@ export async function listTrustHistory(
  * One batch of recovery at `now`: each player below 100 whose last offense (or last point earned
  * back) is at least `secondsPerPoint` ago earns one point per whole period since, never above 100,
  * recorded as `recovery`; the period's start moves forward by the periods paid, so running it again
- * at the same time pays nothing. Rows a report holds are skipped (the next run takes them).
+ * at the same time pays nothing. Rows a report holds are skipped (the next run takes them); the lock
+ * is FOR NO KEY UPDATE, so a filing that merely references the player (a foreign key's KEY SHARE)
+ * does not make it skip.
  * Returns how many players it looked at; fewer than `batch` means it is done for now.
  */
 export async function recoverBatch(
@@ -118,7 +120,7 @@ export async function recoverBatch(
               floor(extract(epoch FROM ($1::timestamptz - recovery_from)) / $2)::int AS periods
          FROM players
         WHERE trust_score < 100 AND recovery_from <= $1::timestamptz - make_interval(secs => $2)
-        ORDER BY recovery_from LIMIT $3 FOR UPDATE SKIP LOCKED),
+        ORDER BY recovery_from LIMIT $3 FOR NO KEY UPDATE SKIP LOCKED),
      upd AS (
        UPDATE players p SET trust_score = LEAST(100, p.trust_score + d.periods),
               recovery_from = p.recovery_from + d.periods * make_interval(secs => $2), updated_at = now()
