@@ -10,6 +10,9 @@ import {
   json,
   jsonBody,
   offenseTypes,
+  operationIdOf,
+  page,
+  pageParams,
   problem,
   rateLimited,
   rateLimitedResponse,
@@ -31,17 +34,6 @@ const webhookIdParam = {
   required: true,
   schema: { type: 'string', format: 'uuid' },
 };
-const pageParams = (max = 100, dflt = 20) => [
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max, default: dflt } },
-  {
-    name: 'cursor',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'nextCursor of the previous page.',
-  },
-];
-const page = (item: string) =>
-  closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });
 const moderatorErrors = {
   401: problem(
     'No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which).',
@@ -51,9 +43,7 @@ const moderatorErrors = {
 };
 const caseAction = (summary: string, description: string, extra: Record<string, unknown> = {}) => ({
   post: {
-    operationId: summary
-      .replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase())
-      .replace(/^\w/, (c) => c.toLowerCase()),
+    operationId: operationIdOf(summary),
     tags: ['moderation'],
     summary,
     description,
@@ -77,9 +67,7 @@ const caseAction = (summary: string, description: string, extra: Record<string, 
 
 const reporterAction = (summary: string, description: string) => ({
   post: {
-    operationId: summary
-      .replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase())
-      .replace(/^\w/, (c) => c.toLowerCase()),
+    operationId: operationIdOf(summary),
     tags: ['moderation'],
     summary,
     description,

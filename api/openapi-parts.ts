@@ -57,3 +57,20 @@ export const tooMany = (description: string) => ({
 export const rateLimitedResponse = tooMany(
   "rate_limited: over the client's rate for this route group; Retry-After says when.",
 );
+
+/** limit and cursor of a cursor-paginated listing. */
+export const pageParams = (max = 100, dflt = 20) => [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max, default: dflt } },
+  {
+    name: 'cursor',
+    in: 'query',
+    schema: { type: 'string' },
+    description: 'nextCursor of the previous page.',
+  },
+];
+/** One page of a listing of `item`s. */
+export const page = (item: string) =>
+  closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });
+/** An operationId from a summary: "Claim a case" -> claimACase. */
+export const operationIdOf = (summary: string) =>
+  summary.replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toLowerCase());

@@ -14,6 +14,8 @@ import {
   json,
   jsonBody,
   offenseTypes,
+  page,
+  pageParams,
   problem,
   rateLimited,
   rateLimitedResponse,
@@ -337,32 +339,9 @@ export const openApiDocument = {
         operationId: 'listPlayerOffenses',
         tags: ['players'],
         summary: "Page through a player's offenses, newest first",
-        parameters: [
-          serviceIdParam,
-          ...clientHeaders,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-          {
-            name: 'cursor',
-            in: 'query',
-            schema: { type: 'string' },
-            description: 'nextCursor of the previous page.',
-          },
-        ],
+        parameters: [serviceIdParam, ...clientHeaders, ...pageParams()],
         responses: {
-          200: rateLimited(
-            json(
-              {
-                type: 'object',
-                additionalProperties: false,
-                required: ['items', 'nextCursor'],
-                properties: {
-                  items: { type: 'array', items: ref('Reportoffense') },
-                  nextCursor: { type: ['string', 'null'] },
-                },
-              },
-              'One page.',
-            ),
-          ),
+          200: rateLimited(json(page('Reportoffense'), 'One page.')),
           400: problem('Bad limit or cursor.'),
           401: problem('Missing, unknown or wrong client credentials.'),
           404: problem('Unknown player.'),
@@ -379,27 +358,9 @@ export const openApiDocument = {
         summary: "Every change of a player's trust score, newest first",
         description:
           'One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes caused by the calling studio\'s own reports.',
-        parameters: [
-          serviceIdParam,
-          ...clientHeaders,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-          {
-            name: 'cursor',
-            in: 'query',
-            schema: { type: 'string' },
-            description: 'nextCursor of the previous page.',
-          },
-        ],
+        parameters: [serviceIdParam, ...clientHeaders, ...pageParams()],
         responses: {
-          200: rateLimited(
-            json(
-              closed({
-                items: { type: 'array', items: ref('TrustChange') },
-                nextCursor: { type: ['string', 'null'] },
-              }),
-              'One page.',
-            ),
-          ),
+          200: rateLimited(json(page('TrustChange'), 'One page.')),
           400: problem('Bad limit or cursor.'),
           401: problem('Missing, unknown or wrong client credentials.'),
           404: problem('Unknown player.'),
