@@ -24,6 +24,7 @@ import { playerRoutes } from './routes/players/routes.js';
 import { metricsMiddleware, metricsRoutes, queueBoard } from './routes/operations/routes.js';
 import { reportRoutes } from './routes/reports/routes.js';
 import { webhookRoutes } from './routes/webhooks/routes.js';
+import { sanctionRoutes } from './routes/sanctions/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
     reportRoutes(routeDeps),
     adminRoutes(deps),
     webhookRoutes(routeDeps),
+    sanctionRoutes(routeDeps),
     docsRoutes(),
   ];
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

@@ -2,6 +2,7 @@ import { MODERATOR_ROLES, OUTCOMES } from '../common/data/repos/moderation.js';
 import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
 import { NOTE_MAX } from '../common/usecases/moderation.js';
+import { sanctionRequest } from './openapi-sanctions.js';
 import {
   allRequired,
   clientHeaders,
@@ -178,6 +179,10 @@ export const moderationPaths = {
         properties: {
           outcome: { enum: ['upheld', 'dismissed'] },
           note: { type: 'string', minLength: 1, maxLength: NOTE_MAX },
+          sanction: {
+            ...sanctionRequest,
+            description: 'With upheld only: a sanction placed in the same transaction, with the caseId.',
+          },
         },
       }),
     },
@@ -394,9 +399,24 @@ export const moderationSchemas = {
   }),
   AuditEntry: closed({
     id: { type: 'string' },
-    moderator: closed({ id: { type: 'string' }, username: { type: 'string' } }),
+    moderator: {
+      ...closed({ id: { type: 'string' }, username: { type: 'string' } }),
+      type: ['object', 'null'],
+      description: 'null when a studio acted (its own sanctions): see studioId.',
+    },
+    studioId: { type: ['string', 'null'] },
     caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
-    action: { enum: ['claim', 'release', 'resolve', 'mute_reporter', 'unmute_reporter'] },
+    action: {
+      enum: [
+        'claim',
+        'release',
+        'resolve',
+        'mute_reporter',
+        'unmute_reporter',
+        'place_sanction',
+        'revoke_sanction',
+      ],
+    },
     outcome: { enum: [...OUTCOMES, null] },
     note: { type: ['string', 'null'] },
     trustScoreBefore: { type: ['integer', 'null'] },

@@ -23,6 +23,8 @@ import {
   tooMany,
 } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
+import { sanctionPaths, sanctionSchemas } from './openapi-sanctions.js';
+import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -125,6 +127,7 @@ export const openApiDocument = {
     { name: 'reports' },
     { name: 'moderation' },
     { name: 'webhooks' },
+    { name: 'sanctions' },
     { name: 'operations' },
   ],
   paths: {
@@ -459,6 +462,7 @@ export const openApiDocument = {
       '15',
     ),
     ...moderationPaths,
+    ...sanctionPaths,
   },
   components: {
     securitySchemes: {
@@ -472,6 +476,7 @@ export const openApiDocument = {
     },
     schemas: {
       ...moderationSchemas,
+      ...sanctionSchemas,
       TokenRequest: {
         type: 'object',
         required: ['grant_type', 'code'],
@@ -789,6 +794,7 @@ export const openApiDocument = {
           'offenses',
           'offenseCount',
           'offensesNextCursor',
+          'activeSanctions',
         ],
         properties: {
           serviceId: { type: 'string' },
@@ -815,6 +821,18 @@ export const openApiDocument = {
             type: ['string', 'null'],
             description:
               'Cursor for /v1/player/{serviceId}/offenses to read the older ones; null when all are embedded.',
+          },
+          activeSanctions: {
+            type: 'array',
+            description:
+              "The sanctions in force now that the caller may see (global ones and its own studio's).",
+            items: closed({
+              id: { type: 'string' },
+              type: { enum: [...SANCTION_TYPES] },
+              scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
+              startsAt: dateTime,
+              expiresAt: { type: ['string', 'null'], format: 'date-time' },
+            }),
           },
         },
       },

@@ -4,6 +4,7 @@ import type { DeliveryRecord, WebhookRecord } from './data/repos/webhooks.js';
 import type { GameLink, OffenseRecord, PlayerProfile } from './data/repos/offenses.js';
 import type { TrustChange } from './data/repos/trust.js';
 import type { ReporterRecord } from './data/repos/reporters.js';
+import type { SanctionRecord } from './data/repos/sanctions.js';
 
 /** The spec's Offense (schema Reportoffense) as this studio may see it. */
 export interface OffenseView {
@@ -77,6 +78,18 @@ export function presentProfile(p: PlayerProfile, viewerStudioId: string | null, 
     offenses: p.offenses.map((o) => presentOffense(o, viewerStudioId)),
     offenseCount: p.offenseCount,
     offensesNextCursor: nextCursor,
+    // What a matchmaker needs: the sanctions in force now that this studio may see.
+    activeSanctions: p.activeSanctions
+      .filter(
+        (s) => viewerStudioId === null || s.scopeStudioId === null || s.scopeStudioId === viewerStudioId,
+      )
+      .map((s) => ({
+        id: s.id,
+        type: s.type,
+        scope: s.scopeStudioId ?? 'global',
+        startsAt: s.startsAt.toISOString(),
+        expiresAt: s.expiresAt?.toISOString() ?? null,
+      })),
   };
 }
 
@@ -153,3 +166,25 @@ export const presentReporter = (r: ReporterRecord) => ({
   mutedAt: r.mutedAt?.toISOString() ?? null,
   muteNote: r.muteNote,
 });
+
+/** A sanction: `scope` is "global" or the studio id it is limited to; `active` at the time of the read. */
+export const presentSanction = (s: SanctionRecord) => ({
+  id: s.id,
+  serviceId: s.serviceId,
+  type: s.type,
+  scope: s.scopeStudioId ?? 'global',
+  reason: s.reason,
+  caseId: s.caseId,
+  issuedBy: s.issuedBy,
+  startsAt: s.startsAt.toISOString(),
+  expiresAt: s.expiresAt?.toISOString() ?? null,
+  active: s.active,
+  revokedAt: s.revokedAt?.toISOString() ?? null,
+  revokedBy: s.revokedBy,
+  revokeReason: s.revokeReason,
+  createdAt: s.createdAt.toISOString(),
+});
+
+/** What a studio may see of a player's sanctions: the global ones and its own studio's. */
+export const visibleTo = (s: { scopeStudioId: string | null }, viewerStudioId: string | null) =>
+  viewerStudioId === null || s.scopeStudioId === null || s.scopeStudioId === viewerStudioId;

@@ -16,9 +16,9 @@ export const PROFILE_BATCH_MAX = 64;
 export class ProfileReader {
   private readonly loader: DataLoader<string, PlayerProfile | undefined>;
 
-  constructor(db: Queryable, offensesLimit: number) {
+  constructor(db: Queryable, offensesLimit: number, clock: () => Date = () => new Date()) {
     this.loader = new DataLoader(async (ids) => {
-      const found = await findProfiles(db, ids, offensesLimit);
+      const found = await findProfiles(db, ids, offensesLimit, clock());
       return ids.map((id) => found.get(id));
     }, batchedLoads(PROFILE_BATCH_MAX));
   }

@@ -24,6 +24,7 @@ import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webho
 import { changeScore } from '../data/repos/trust.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
+import { applySanction, sanctionSchema, type SanctionInput } from './sanctions.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
@@ -146,6 +147,8 @@ export const resolutionSchema = Joi.object({
     .valid(...OUTCOMES)
     .required(),
   note: Joi.string().trim().min(1).max(NOTE_MAX).required(),
+  // Upholding may place a sanction in the same transaction (see usecases/sanctions.ts).
+  sanction: sanctionSchema.when('outcome', { not: 'upheld', then: Joi.forbidden() }),
 });
 
 /**
@@ -161,8 +164,12 @@ export async function resolveCase(
   actor: Actor,
   caseId: string,
   input: unknown,
+  now: Date = new Date(),
 ): Promise<{ case: CaseRecord; outbox: OutboxRow[] }> {
-  const { outcome, note } = check<{ outcome: Outcome; note: string }>(resolutionSchema, input);
+  const { outcome, note, sanction } = check<{ outcome: Outcome; note: string; sanction?: SanctionInput }>(
+    resolutionSchema,
+    input,
+  );
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
     if (c.claim && c.claim.moderatorId !== actor.id)
@@ -195,6 +202,16 @@ export async function resolveCase(
     });
     const resolved = (await findCase(client, caseId))!;
     const outbox = await emitResolutionEvents(client, resolved, effects);
+    if (sanction) {
+      const placed = await applySanction(client, {
+        actor: { kind: 'moderator', id: actor.id },
+        player: { rowId: c.playerRowId, serviceId: c.player.serviceId },
+        sanction,
+        caseId,
+        now,
+      });
+      outbox.push(...placed.outbox);
+    }
     return { case: resolved, outbox };
   });
 }

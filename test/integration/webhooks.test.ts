@@ -96,7 +96,14 @@ describe('webhooks', function () {
       expect(res.body.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
       expect(res.body.events).to.deep.equal(['case.resolved']);
       const all = await register(tenant, { url: 'https://hooks.example.com/all' });
-      expect(all.body.events).to.deep.equal(['offense.created', 'case.resolved', 'trust.changed']);
+      // Without events: every event the service sends.
+      expect(all.body.events).to.deep.equal([
+        'offense.created',
+        'case.resolved',
+        'trust.changed',
+        'sanction.applied',
+        'sanction.revoked',
+      ]);
 
       const list = await call<{ items: { id: string; secret?: string }[] }>(api.url, 'GET', '/v1/webhooks', {
         headers: tenant.headers,

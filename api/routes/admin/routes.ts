@@ -143,7 +143,13 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/cases/:caseId/resolve', auth, requireJsonBody(), async (ctx) => {
-    const result = await resolveCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {});
+    const result = await resolveCase(
+      deps.pool,
+      actorOf(ctx),
+      caseId(ctx),
+      ctx.request.body ?? {},
+      deps.clock(),
+    );
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case);
   });

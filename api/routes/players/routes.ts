@@ -16,7 +16,7 @@ export function playerRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1/player' });
   const reads = deps.rateLimits.middleware('reads');
   const auth = [deps.clientAuth.middleware(), reads];
-  const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit);
+  const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit, deps.clock);
 
   async function profileBody(serviceId: string, viewerStudioId: string) {
     const profile = SERVICE_ID.test(serviceId) ? await profiles.read(serviceId) : undefined;

@@ -264,10 +264,19 @@ export async function setClaim(
 
 export interface AuditEntry {
   id: string;
-  moderator: { id: string; username: string };
+  /** Who acted: a moderator, or (placing and revoking its own sanctions) a studio. */
+  moderator: { id: string; username: string } | null;
+  studioId: string | null;
   /** null for actions outside a case (muting a reporter). */
   caseId: string | null;
-  action: 'claim' | 'release' | 'resolve' | 'mute_reporter' | 'unmute_reporter';
+  action:
+    | 'claim'
+    | 'release'
+    | 'resolve'
+    | 'mute_reporter'
+    | 'unmute_reporter'
+    | 'place_sanction'
+    | 'revoke_sanction';
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;
@@ -278,12 +287,13 @@ export interface AuditEntry {
 
 export async function insertAudit(
   db: Queryable,
-  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator'> & { moderatorId: string },
+  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator' | 'studioId'> &
+    ({ moderatorId: string; studioId?: undefined } | { moderatorId: null; studioId: string }),
 ): Promise<void> {
   await db.query(
     `INSERT INTO moderation_audit (moderator_id, case_id, action, outcome, note, trust_score_before,
-                                   trust_score_after, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+                                   trust_score_after, details, studio_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       entry.moderatorId,
       entry.caseId,
@@ -293,6 +303,7 @@ export async function insertAudit(
       entry.trustScoreBefore,
       entry.trustScoreAfter,
       JSON.stringify(entry.details),
+      entry.studioId ?? null,
     ],
   );
 }
@@ -306,8 +317,9 @@ export async function listAudit(
 ): Promise<{ items: AuditEntry[]; next: string | null }> {
   const { rows } = await db.query<{
     id: string;
-    moderator_id: string;
-    username: string;
+    moderator_id: string | null;
+    username: string | null;
+    studio_id: string | null;
     case_id: string | null;
     action: AuditEntry['action'];
     outcome: Outcome | null;
@@ -317,9 +329,9 @@ export async function listAudit(
     details: Record<string, unknown>;
     created_at: Date;
   }>(
-    `SELECT a.id::text, a.moderator_id, m.username, a.case_id, a.action, a.outcome, a.note,
+    `SELECT a.id::text, a.moderator_id, m.username, a.studio_id, a.case_id, a.action, a.outcome, a.note,
             a.trust_score_before, a.trust_score_after, a.details, a.created_at
-       FROM moderation_audit a JOIN moderators m ON m.id = a.moderator_id
+       FROM moderation_audit a LEFT JOIN moderators m ON m.id = a.moderator_id
       WHERE ($1::uuid IS NULL OR a.case_id = $1) AND ($2::uuid IS NULL OR a.moderator_id = $2)
         AND ($3::bigint IS NULL OR a.id < $3)
       ORDER BY a.id DESC LIMIT $4`,
@@ -327,7 +339,8 @@ export async function listAudit(
   );
   const items = rows.slice(0, limit).map((r) => ({
     id: r.id,
-    moderator: { id: r.moderator_id, username: r.username },
+    moderator: r.moderator_id ? { id: r.moderator_id, username: r.username! } : null,
+    studioId: r.studio_id,
     caseId: r.case_id,
     action: r.action,
     outcome: r.outcome,

@@ -59,6 +59,17 @@ export interface PlayerProfile {
   games: GameLink[];
   offenses: OffenseRecord[];
   offenseCount: number;
+  /** Sanctions active at the read's time, every scope (the view filters what a studio may see). */
+  activeSanctions: ActiveSanction[];
+}
+
+export interface ActiveSanction {
+  id: string;
+  type: string;
+  /** null: global; otherwise the studio it is limited to. */
+  scopeStudioId: string | null;
+  startsAt: Date;
+  expiresAt: Date | null;
 }
 
 /** Column list shared by every offense read; `cursor` is the full-precision sort key. */
@@ -252,6 +263,13 @@ interface ProfileRow {
   games: { gameTitle: string; linkedAt: string }[];
   offenses: OffenseRow[];
   offense_count: number;
+  active_sanctions: {
+    id: string;
+    type: string;
+    scope: string | null;
+    startsAt: string;
+    expiresAt: string | null;
+  }[];
 }
 
 /**
@@ -262,6 +280,7 @@ export async function findProfiles(
   db: Queryable,
   serviceIds: readonly string[],
   limit: number,
+  now: Date = new Date(),
 ): Promise<Map<string, PlayerProfile>> {
   const { rows } = await db.query<ProfileRow>({
     name: 'find-profiles',
@@ -272,9 +291,15 @@ export async function findProfiles(
        (SELECT coalesce(json_agg(x ORDER BY x.created_at DESC, x.id DESC), '[]') FROM (
           SELECT ${OFFENSE_SELECT} FROM offenses o WHERE o.player_id = p.id
            ORDER BY o.created_at DESC, o.id DESC LIMIT $2) x) AS offenses,
-       p.offense_count
+       p.offense_count,
+       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'scope', s.scope_studio_id,
+                                                   'startsAt', s.starts_at, 'expiresAt', s.expires_at)
+                                 ORDER BY s.created_at DESC, s.id DESC), '[]')
+          FROM sanctions s
+         WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $3
+           AND (s.expires_at IS NULL OR s.expires_at > $3)) AS active_sanctions
      FROM players p WHERE p.service_id = ANY($1::text[])`,
-    values: [[...new Set(serviceIds)], limit],
+    values: [[...new Set(serviceIds)], limit, now],
   });
   return new Map(
     rows.map((row) => [
@@ -288,6 +313,13 @@ export async function findProfiles(
         games: row.games.map((g) => ({ gameTitle: g.gameTitle, linkedAt: new Date(g.linkedAt) })),
         offenses: row.offenses.map(offenseFromRow),
         offenseCount: row.offense_count,
+        activeSanctions: row.active_sanctions.map((a) => ({
+          id: a.id,
+          type: a.type,
+          scopeStudioId: a.scope,
+          startsAt: new Date(a.startsAt),
+          expiresAt: a.expiresAt === null ? null : new Date(a.expiresAt),
+        })),
       },
     ]),
   );

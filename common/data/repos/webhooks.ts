@@ -3,7 +3,13 @@ import { JOB_NAMES, QUEUES } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 
-export const EVENT_TYPES = ['offense.created', 'case.resolved', 'trust.changed'] as const;
+export const EVENT_TYPES = [
+  'offense.created',
+  'case.resolved',
+  'trust.changed',
+  'sanction.applied',
+  'sanction.revoked',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface WebhookRecord {

@@ -1,0 +1,223 @@
+import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
+import {
+  clientHeaders,
+  closed,
+  dateTime,
+  json,
+  jsonBody,
+  page,
+  pageParams,
+  problem,
+  rateLimited,
+  rateLimitedResponse,
+  ref,
+} from './openapi-parts.js';
+
+/** Sanctions and the lobby check, in the OpenAPI document. */
+
+const serviceIdParam = { name: 'serviceId', in: 'path', required: true, schema: { type: 'string' } };
+const sanctionIdParam = {
+  name: 'sanctionId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+const moderator = [{ moderatorBearer: [] }];
+const common = {
+  500: problem('Server error.'),
+  503: problem('A backing service is unavailable; retry.'),
+};
+const studioErrors = {
+  401: problem('Missing, unknown or wrong client credentials.'),
+  429: rateLimitedResponse,
+  ...common,
+};
+const moderatorErrors = {
+  401: problem('No, an invalid, an expired or a disabled moderator session token.'),
+  ...common,
+};
+
+const sanctionFields = {
+  type: { enum: [...SANCTION_TYPES] },
+  reason: { type: 'string', minLength: 1, maxLength: 2000 },
+  startsAt: { ...dateTime, description: 'Default: now.' },
+  durationSeconds: {
+    type: 'integer',
+    minimum: 60,
+    description:
+      'Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban.',
+  },
+  expiresAt: { ...dateTime, description: 'Or durationSeconds; after startsAt and in the future.' },
+};
+/** What a moderator sends to place a sanction (also `sanction` when resolving a case as upheld). */
+export const sanctionRequest = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'reason'],
+  properties: {
+    ...sanctionFields,
+    scope: { type: 'string', description: '"global" (default) or the id of the one studio it applies to.' },
+  },
+};
+const studioSanctionRequest = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'reason'],
+  properties: sanctionFields,
+};
+const revokeRequest = jsonBody(closed({ reason: { type: 'string', minLength: 1, maxLength: 2000 } }));
+
+const list = (security: object | undefined, who: string) => ({
+  operationId: security ? 'moderatorListSanctions' : 'listSanctions',
+  tags: ['sanctions'],
+  summary: `A player's sanctions, newest first (${who})`,
+  ...(security ? { security } : {}),
+  parameters: [
+    serviceIdParam,
+    ...(security ? [] : clientHeaders),
+    { name: 'active', in: 'query', schema: { type: 'boolean', default: false } },
+    ...pageParams(),
+  ],
+  responses: {
+    200: security ? json(page('Sanction'), 'One page.') : rateLimited(json(page('Sanction'), 'One page.')),
+    400: problem('Bad active, limit or cursor.'),
+    404: problem('Unknown player.'),
+    ...(security ? moderatorErrors : studioErrors),
+  },
+});
+
+export const sanctionPaths = {
+  '/v1/player/{serviceId}/sanctions': {
+    get: list(undefined, "the global ones and the calling studio's"),
+    post: {
+      operationId: 'placeSanction',
+      tags: ['sanctions'],
+      summary: "Place a sanction limited to the calling studio's games on one of its players",
+      parameters: [serviceIdParam, ...clientHeaders],
+      requestBody: jsonBody(studioSanctionRequest),
+      responses: {
+        201: rateLimited(json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).')),
+        400: problem('A bad type, reason or period.'),
+        404: problem("No such player among the players of the studio's games."),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+  '/v1/player/{serviceId}/sanctions/{sanctionId}/revoke': {
+    post: {
+      operationId: 'revokeSanction',
+      tags: ['sanctions'],
+      summary: "Revoke one of the studio's own sanctions",
+      parameters: [serviceIdParam, sanctionIdParam, ...clientHeaders],
+      requestBody: revokeRequest,
+      responses: {
+        200: rateLimited(json(ref('Sanction'), 'Revoked (again: unchanged).')),
+        400: problem('The reason is missing or too long.'),
+        404: problem("No such sanction of the studio's on this player."),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}/sanctions': {
+    get: list(moderator, 'every scope'),
+    post: {
+      operationId: 'moderatorPlaceSanction',
+      tags: ['sanctions'],
+      summary: 'Place a sanction, global or limited to one studio',
+      security: moderator,
+      parameters: [serviceIdParam],
+      requestBody: jsonBody(sanctionRequest),
+      responses: {
+        201: json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).'),
+        400: problem('A bad type, scope, reason or period.'),
+        404: problem('Unknown player.'),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke': {
+    post: {
+      operationId: 'moderatorRevokeSanction',
+      tags: ['sanctions'],
+      summary: 'Revoke any sanction',
+      security: moderator,
+      parameters: [serviceIdParam, sanctionIdParam],
+      requestBody: revokeRequest,
+      responses: {
+        200: json(ref('Sanction'), 'Revoked (again: unchanged).'),
+        400: problem('The reason is missing or too long.'),
+        404: problem('No such sanction on this player.'),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/players/lookup': {
+    post: {
+      operationId: 'lookupPlayers',
+      tags: ['sanctions'],
+      summary: 'The lobby check: score and sanctions in force of up to 100 players, in one round trip',
+      parameters: clientHeaders,
+      requestBody: jsonBody(
+        closed({ serviceIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } } }),
+      ),
+      responses: {
+        200: rateLimited(
+          json(
+            closed({
+              players: {
+                type: 'array',
+                items: closed({
+                  serviceId: { type: 'string' },
+                  trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+                  activeSanctions: {
+                    type: 'array',
+                    items: closed({
+                      type: { enum: [...SANCTION_TYPES] },
+                      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+                    }),
+                  },
+                }),
+              },
+              notFound: { type: 'array', items: { type: 'string' } },
+            }),
+            'The known players (with the sanctions the caller may see), and the ids not found.',
+          ),
+        ),
+        400: problem('No ids, or more than 100.'),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+} as const;
+
+const actor = closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'string' } });
+export const sanctionSchemas = {
+  Sanction: closed({
+    id: { type: 'string' },
+    serviceId: { type: 'string' },
+    type: { enum: [...SANCTION_TYPES] },
+    scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
+    reason: { type: 'string' },
+    caseId: { type: ['string', 'null'] },
+    issuedBy: actor,
+    startsAt: dateTime,
+    expiresAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'null: never (permanent ban, warning).',
+    },
+    active: {
+      type: 'boolean',
+      description: 'Started, not expired and not revoked, at the time of the answer.',
+    },
+    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    revokedBy: { ...actor, type: ['object', 'null'] },
+    revokeReason: { type: ['string', 'null'] },
+    createdAt: dateTime,
+  }),
+} as const;

@@ -1,0 +1,144 @@
+import { Router } from '@koa/router';
+import Joi from 'joi';
+import type { Context } from 'koa';
+import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
+import { listSanctions, lookupPlayers } from '../../../common/data/repos/sanctions.js';
+import { SERVICE_ID } from '../../../common/domain/players.js';
+import { notFound } from '../../../common/errors.js';
+import { placeSanction, revokeSanction, type SanctionActor } from '../../../common/usecases/sanctions.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import { check } from '../../../common/validation.js';
+import { presentSanction } from '../../../common/views.js';
+import type { RouteDeps } from '../../app.js';
+import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+export const LOOKUP_MAX = 100;
+
+const listQuery = Joi.object({
+  active: Joi.boolean().default(false),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});
+
+const lookupBody = Joi.object({
+  serviceIds: Joi.array().items(Joi.string().max(64)).min(1).max(LOOKUP_MAX).required(),
+});
+
+function serviceIdOf(ctx: Context): string {
+  const { serviceId } = ctx.params as { serviceId: string };
+  if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+  return serviceId;
+}
+
+/**
+ * Sanctions: studios place and revoke their own studio's on players of their games and read what
+ * they may see; moderators place and revoke any; the lobby check reads many players at once.
+ */
+export function sanctionRoutes(deps: RouteDeps): Router {
+  const router = new Router();
+  const client = deps.clientAuth.middleware();
+  const studioOf = (ctx: Context): SanctionActor => ({
+    kind: 'studio',
+    id: (ctx.state.client as AuthenticatedClient).studioId,
+  });
+  const moderatorOf = (ctx: Context): SanctionActor => ({
+    kind: 'moderator',
+    id: (ctx.state.actor as Actor).id,
+  });
+  const moderator = moderatorAuth(deps.moderatorTokens, deps.pool);
+
+  async function list(ctx: Context, viewerStudioId: string | null) {
+    const serviceId = serviceIdOf(ctx);
+    const q = check<{ active: boolean; limit: number; cursor?: string }>(listQuery, ctx.query, 'query');
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    if (q.cursor !== undefined && !after) throw invalidCursor();
+    const page = await listSanctions(deps.pool, {
+      serviceId,
+      viewerStudioId,
+      activeOnly: q.active,
+      limit: q.limit,
+      after,
+      now: deps.clock(),
+    });
+    if (!page) throw notFound(`Player ${serviceId}`);
+    ctx.body = {
+      items: page.items.map(presentSanction),
+      nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
+    };
+  }
+
+  const place = (actorOf: (ctx: Context) => SanctionActor) => async (ctx: Context) => {
+    const { sanction, outbox } = await placeSanction(
+      deps.pool,
+      actorOf(ctx),
+      serviceIdOf(ctx),
+      ctx.request.body ?? {},
+      deps.clock(),
+    );
+    deps.dispatcher.enqueue(outbox);
+    ctx.status = 201;
+    ctx.body = presentSanction(sanction);
+  };
+  const revoke = (actorOf: (ctx: Context) => SanctionActor) => async (ctx: Context) => {
+    const { sanctionId } = ctx.params as { sanctionId: string };
+    const { sanction, outbox } = await revokeSanction(
+      deps.pool,
+      actorOf(ctx),
+      serviceIdOf(ctx),
+      sanctionId,
+      ctx.request.body ?? {},
+      deps.clock(),
+    );
+    deps.dispatcher.enqueue(outbox);
+    ctx.body = presentSanction(sanction);
+  };
+
+  const reads = deps.rateLimits.middleware('reads');
+  const writes = deps.rateLimits.middleware('reports');
+  router.get('/v1/player/:serviceId/sanctions', client, reads, (ctx) =>
+    list(ctx, (ctx.state.client as AuthenticatedClient).studioId),
+  );
+  router.post('/v1/player/:serviceId/sanctions', client, writes, requireJsonBody(), place(studioOf));
+  router.post(
+    '/v1/player/:serviceId/sanctions/:sanctionId/revoke',
+    client,
+    writes,
+    requireJsonBody(),
+    revoke(studioOf),
+  );
+  router.get('/v1/admin/players/:serviceId/sanctions', moderator, (ctx) => list(ctx, null));
+  router.post('/v1/admin/players/:serviceId/sanctions', moderator, requireJsonBody(), place(moderatorOf));
+  router.post(
+    '/v1/admin/players/:serviceId/sanctions/:sanctionId/revoke',
+    moderator,
+    requireJsonBody(),
+    revoke(moderatorOf),
+  );
+
+  // The lobby check: built to be called on every match start, so one statement for the whole list.
+  router.post('/v1/players/lookup', client, reads, requireJsonBody(), async (ctx) => {
+    const { serviceIds } = check<{ serviceIds: string[] }>(lookupBody, ctx.request.body);
+    const found = await lookupPlayers(
+      deps.pool,
+      serviceIds.filter((id) => SERVICE_ID.test(id)),
+      (ctx.state.client as AuthenticatedClient).studioId,
+      deps.clock(),
+    );
+    const known = new Set(found.map((p) => p.serviceId));
+    ctx.body = {
+      players: found.map((p) => ({
+        serviceId: p.serviceId,
+        trustScore: p.trustScore,
+        activeSanctions: p.activeSanctions.map((s) => ({
+          type: s.type,
+          expiresAt: s.expiresAt?.toISOString() ?? null,
+        })),
+      })),
+      notFound: [...new Set(serviceIds)].filter((id) => !known.has(id)),
+    };
+  });
+
+  return router;
+}

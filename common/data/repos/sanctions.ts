@@ -1,0 +1,254 @@
+import type { Queryable } from '../db.js';
+
+export const SANCTION_TYPES = [
+  'warning',
+  'chat_restriction',
+  'matchmaking_restriction',
+  'temporary_ban',
+  'permanent_ban',
+] as const;
+export type SanctionType = (typeof SANCTION_TYPES)[number];
+
+export interface SanctionRecord {
+  id: string;
+  serviceId: string;
+  type: SanctionType;
+  /** null: global; otherwise the studio whose games it applies to. */
+  scopeStudioId: string | null;
+  reason: string;
+  caseId: string | null;
+  issuedBy: { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
+  startsAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  revokedBy: { kind: 'moderator' | 'studio'; id: string } | null;
+  revokeReason: string | null;
+  createdAt: Date;
+  /** Started, not expired and not revoked at the time of the read. */
+  active: boolean;
+  /** Internal: the full-precision sort key of the listing's cursor. */
+  cursorTs: string;
+}
+
+interface SanctionRow {
+  id: string;
+  service_id: string;
+  type: SanctionType;
+  scope_studio_id: string | null;
+  reason: string;
+  case_id: string | null;
+  issued_by_moderator: string | null;
+  issued_by_studio: string | null;
+  starts_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  revoked_by_moderator: string | null;
+  revoked_by_studio: string | null;
+  revoke_reason: string | null;
+  created_at: Date;
+  active: boolean;
+  cursor_ts: string;
+}
+
+/** Active at $now: the one definition every read uses. */
+const ACTIVE = (now: string) =>
+  `(s.revoked_at IS NULL AND s.starts_at <= ${now} AND (s.expires_at IS NULL OR s.expires_at > ${now}))`;
+const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
+  s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
+  s.revoked_by_studio, s.revoke_reason, s.created_at, ${ACTIVE(now)} AS active,
+  to_json(s.created_at)#>>'{}' AS cursor_ts`;
+
+const fromRow = (r: SanctionRow): SanctionRecord => ({
+  id: r.id,
+  serviceId: r.service_id,
+  type: r.type,
+  scopeStudioId: r.scope_studio_id,
+  reason: r.reason,
+  caseId: r.case_id,
+  issuedBy: r.issued_by_moderator
+    ? { kind: 'moderator', id: r.issued_by_moderator }
+    : { kind: 'studio', id: r.issued_by_studio! },
+  startsAt: r.starts_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+  revokedBy: r.revoked_by_moderator
+    ? { kind: 'moderator', id: r.revoked_by_moderator }
+    : r.revoked_by_studio
+      ? { kind: 'studio', id: r.revoked_by_studio }
+      : null,
+  revokeReason: r.revoke_reason,
+  createdAt: r.created_at,
+  active: r.active,
+  cursorTs: r.cursor_ts,
+});
+
+export interface NewSanction {
+  playerRowId: string;
+  type: SanctionType;
+  scopeStudioId: string | null;
+  reason: string;
+  caseId: string | null;
+  issuedBy: { kind: 'moderator' | 'studio'; id: string };
+  startsAt: Date;
+  expiresAt: Date | null;
+}
+
+export async function insertSanction(db: Queryable, s: NewSanction, now: Date): Promise<SanctionRecord> {
+  const { rows } = await db.query<SanctionRow>(
+    `WITH s AS (
+       INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
+                              issued_by_studio, starts_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *)
+     SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
+    [
+      s.playerRowId,
+      s.type,
+      s.scopeStudioId,
+      s.reason,
+      s.caseId,
+      s.issuedBy.kind === 'moderator' ? s.issuedBy.id : null,
+      s.issuedBy.kind === 'studio' ? s.issuedBy.id : null,
+      s.startsAt,
+      s.expiresAt,
+      now,
+    ],
+  );
+  return fromRow(rows[0]!);
+}
+
+/** A player's sanction by id, locked for the caller's transaction. */
+export async function findSanctionForUpdate(
+  db: Queryable,
+  serviceId: string,
+  id: string,
+  now: Date,
+): Promise<(SanctionRecord & { playerRowId: string }) | undefined> {
+  const { rows } = await db.query<SanctionRow & { player_id: string }>(
+    `SELECT ${COLUMNS('$3::timestamptz')}, s.player_id FROM sanctions s JOIN players p ON p.id = s.player_id
+      WHERE p.service_id = $1 AND s.id = $2 FOR UPDATE OF s`,
+    [serviceId, id, now],
+  );
+  return rows[0] && { ...fromRow(rows[0]), playerRowId: rows[0].player_id };
+}
+
+export async function markRevoked(
+  db: Queryable,
+  id: string,
+  by: { kind: 'moderator' | 'studio'; id: string },
+  reason: string,
+  now: Date,
+): Promise<SanctionRecord> {
+  const { rows } = await db.query<SanctionRow>(
+    `WITH s AS (
+       UPDATE sanctions SET revoked_at = $4, revoke_reason = $3,
+              revoked_by_moderator = $2::uuid, revoked_by_studio = $5::uuid
+        WHERE id = $1 RETURNING *)
+     SELECT ${COLUMNS('$4::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
+    [id, by.kind === 'moderator' ? by.id : null, reason, now, by.kind === 'studio' ? by.id : null],
+  );
+  return fromRow(rows[0]!);
+}
+
+/**
+ * A player's sanctions a viewer may see (`viewerStudioId` null: a moderator sees all; a studio sees
+ * global ones and its own studio's), newest first, keyset-paginated; undefined when no such player.
+ */
+export async function listSanctions(
+  db: Queryable,
+  input: {
+    serviceId: string;
+    viewerStudioId: string | null;
+    activeOnly: boolean;
+    limit: number;
+    after?: { ts: string; id: string } | undefined;
+    now: Date;
+  },
+): Promise<{ items: SanctionRecord[]; next: { ts: string; id: string } | null } | undefined> {
+  const { rows } = await db.query<SanctionRow & { player_exists: boolean }>(
+    `SELECT ${COLUMNS('$6::timestamptz')}
+       FROM players p JOIN sanctions s ON s.player_id = p.id
+      WHERE p.service_id = $1
+        AND ($2::uuid IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = $2)
+        AND (NOT $3 OR ${ACTIVE('$6::timestamptz')})
+        AND ($4::timestamptz IS NULL OR (s.created_at, s.id) < ($4::timestamptz, $5::uuid))
+      ORDER BY s.created_at DESC, s.id DESC LIMIT $7`,
+    [
+      input.serviceId,
+      input.viewerStudioId,
+      input.activeOnly,
+      input.after?.ts ?? null,
+      input.after?.id ?? null,
+      input.now,
+      input.limit + 1,
+    ],
+  );
+  if (rows.length === 0) {
+    const exists = await db.query('SELECT 1 FROM players WHERE service_id = $1', [input.serviceId]);
+    if (!exists.rowCount) return undefined;
+  }
+  const items = rows.slice(0, input.limit).map(fromRow);
+  const last = items[items.length - 1];
+  return {
+    items,
+    next: rows.length > input.limit && last ? { ts: last.cursorTs, id: last.id } : null,
+  };
+}
+
+export interface LookupEntry {
+  serviceId: string;
+  trustScore: number;
+  activeSanctions: { type: SanctionType; expiresAt: Date | null }[];
+}
+
+/**
+ * The lobby check: for each known id its score and the sanctions active now that the viewer may see,
+ * in one statement however many ids (up to the caller's bound).
+ */
+export async function lookupPlayers(
+  db: Queryable,
+  serviceIds: readonly string[],
+  viewerStudioId: string,
+  now: Date,
+): Promise<LookupEntry[]> {
+  const { rows } = await db.query<{
+    service_id: string;
+    trust_score: number;
+    sanctions: { type: SanctionType; expiresAt: string | null }[];
+  }>({
+    name: 'lookup-players',
+    text: `SELECT p.service_id, p.trust_score,
+              coalesce((SELECT json_agg(json_build_object('type', s.type, 'expiresAt', s.expires_at)
+                                        ORDER BY s.expires_at NULLS FIRST, s.id)
+                          FROM sanctions s
+                         WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $3
+                           AND (s.expires_at IS NULL OR s.expires_at > $3)
+                           AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $2)), '[]') AS sanctions
+         FROM players p WHERE p.service_id = ANY($1::text[])`,
+    values: [[...new Set(serviceIds)], viewerStudioId, now],
+  });
+  return rows.map((r) => ({
+    serviceId: r.service_id,
+    trustScore: r.trust_score,
+    activeSanctions: r.sanctions.map((s) => ({
+      type: s.type,
+      expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
+    })),
+  }));
+}
+
+/** The sanctions active at `now` of these players (all scopes), for their profiles. */
+export async function activeSanctionsOf(
+  db: Queryable,
+  playerServiceIds: readonly string[],
+  now: Date,
+): Promise<Map<string, SanctionRecord[]>> {
+  const { rows } = await db.query<SanctionRow>(
+    `SELECT ${COLUMNS('$2::timestamptz')} FROM players p JOIN sanctions s ON s.player_id = p.id
+      WHERE p.service_id = ANY($1::text[]) AND ${ACTIVE('$2::timestamptz')}
+      ORDER BY s.created_at DESC, s.id DESC`,
+    [[...new Set(playerServiceIds)], now],
+  );
+  const map = new Map<string, SanctionRecord[]>();
+  for (const r of rows) map.set(r.service_id, [...(map.get(r.service_id) ?? []), fromRow(r)]);
+  return map;
+}

@@ -1,0 +1,211 @@
+import Joi from 'joi';
+import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
+import { isUuid } from '../data/repos/accounts.js';
+import { insertAudit } from '../data/repos/moderation.js';
+import {
+  findSanctionForUpdate,
+  insertSanction,
+  markRevoked,
+  SANCTION_TYPES,
+  type SanctionRecord,
+  type SanctionType,
+} from '../data/repos/sanctions.js';
+import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { notFound, validationError } from '../errors.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { check } from '../validation.js';
+import { presentSanction } from '../views.js';
+
+/** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
+export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
+
+const MAX_SECONDS = 10 * 365 * 86_400;
+const reason = Joi.string().trim().min(1).max(2000);
+
+/** A sanction as a moderator asks for it (on a player, or with an upheld case). */
+export const sanctionSchema = Joi.object({
+  type: Joi.string()
+    .valid(...SANCTION_TYPES)
+    .required(),
+  scope: Joi.alternatives(Joi.string().valid('global'), Joi.string().guid()).default('global'),
+  reason: reason.required(),
+  startsAt: Joi.date().iso(),
+  durationSeconds: Joi.number().integer().min(60).max(MAX_SECONDS),
+  expiresAt: Joi.date().iso(),
+}).oxor('durationSeconds', 'expiresAt');
+
+/** A studio's: always scoped to the studio itself, so no scope to give. */
+const studioSanctionSchema = sanctionSchema.keys({ scope: Joi.forbidden() });
+
+export interface SanctionInput {
+  type: SanctionType;
+  scope?: string;
+  reason: string;
+  startsAt?: Date;
+  durationSeconds?: number;
+  expiresAt?: Date;
+}
+
+/** When it starts and ends, by its type's rules: a permanent ban never ends, a restriction always does. */
+function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date | null } {
+  const startsAt = v.startsAt ?? now;
+  const expiresAt =
+    v.expiresAt ?? (v.durationSeconds ? new Date(startsAt.getTime() + v.durationSeconds * 1000) : null);
+  if (v.type === 'permanent_ban' && expiresAt)
+    throw validationError([{ field: 'expiresAt', message: 'a permanent ban does not expire' }]);
+  if (v.type !== 'permanent_ban' && v.type !== 'warning' && !expiresAt)
+    throw validationError([
+      { field: 'durationSeconds', message: `a ${v.type} needs durationSeconds or expiresAt` },
+    ]);
+  if (expiresAt && expiresAt <= startsAt)
+    throw validationError([{ field: 'expiresAt', message: 'must be after startsAt' }]);
+  if (expiresAt && expiresAt <= now)
+    throw validationError([{ field: 'expiresAt', message: 'must be in the future' }]);
+  return { startsAt, expiresAt };
+}
+
+/**
+ * Places a sanction in the caller's transaction, with its audit row and its `sanction.applied`
+ * events (to the studios that may see it: the scope's studio, or for a global one every studio whose
+ * games the player plays, and the issuing studio). Shared by the direct placement and a case upheld
+ * with a sanction.
+ */
+export async function applySanction(
+  client: PoolClient,
+  input: {
+    actor: SanctionActor;
+    player: { rowId: string; serviceId: string };
+    sanction: SanctionInput;
+    caseId: string | null;
+    now: Date;
+  },
+): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
+  const v = input.sanction;
+  const scopeStudioId =
+    input.actor.kind === 'studio' ? input.actor.id : !v.scope || v.scope === 'global' ? null : v.scope;
+  if (scopeStudioId && input.actor.kind === 'moderator') {
+    const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
+    if (!studio.rowCount) throw validationError([{ field: 'scope', message: 'is not a studio' }]);
+  }
+  const sanction = await insertSanction(
+    client,
+    {
+      playerRowId: input.player.rowId,
+      type: v.type,
+      scopeStudioId,
+      reason: v.reason,
+      caseId: input.caseId,
+      issuedBy: input.actor,
+      ...period(v, input.now),
+    },
+    input.now,
+  );
+  await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction);
+  return { sanction, outbox: await emitSanctionEvent(client, 'sanction.applied', sanction) };
+}
+
+async function audit(
+  client: PoolClient,
+  actor: SanctionActor,
+  action: 'place_sanction' | 'revoke_sanction',
+  note: string,
+  caseId: string | null,
+  s: SanctionRecord,
+) {
+  const who =
+    actor.kind === 'moderator'
+      ? ({ moderatorId: actor.id } as const)
+      : ({ moderatorId: null, studioId: actor.id } as const);
+  await insertAudit(client, {
+    ...who,
+    caseId,
+    action,
+    outcome: null,
+    note,
+    trustScoreBefore: null,
+    trustScoreAfter: null,
+    details: { sanctionId: s.id, playerId: s.serviceId, type: s.type, scope: s.scopeStudioId ?? 'global' },
+  });
+}
+
+async function emitSanctionEvent(
+  client: PoolClient,
+  type: 'sanction.applied' | 'sanction.revoked',
+  s: SanctionRecord,
+): Promise<OutboxRow[]> {
+  const audience = s.scopeStudioId
+    ? [s.scopeStudioId]
+    : [
+        ...new Set([
+          ...(await studiosOfPlayer(client, s.serviceId)),
+          ...(s.issuedBy.kind === 'studio' ? [s.issuedBy.id] : []),
+        ]),
+      ];
+  if (audience.length === 0) return [];
+  const data = { playerId: s.serviceId, sanction: presentSanction(s) };
+  return emitEvents(client, [{ type, dataByStudio: new Map(audience.map((studio) => [studio, data])) }]);
+}
+
+/** A player by service id, locked; for a studio, only a player of one of its games (else 404). */
+async function lockPlayer(client: PoolClient, serviceId: string, actor: SanctionActor) {
+  const { rows } = await client.query<{ id: string; service_id: string }>(
+    `SELECT p.id, p.service_id FROM players p
+      WHERE p.service_id = $1
+        AND ($2::uuid IS NULL OR EXISTS (
+              SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
+               WHERE pg.player_id = p.id AND g.studio_id = $2))
+      FOR NO KEY UPDATE`,
+    [serviceId, actor.kind === 'studio' ? actor.id : null],
+  );
+  if (!rows[0])
+    throw notFound(
+      actor.kind === 'studio' ? `Player ${serviceId} of your studio's games` : `Player ${serviceId}`,
+    );
+  return { rowId: rows[0].id, serviceId: rows[0].service_id };
+}
+
+/** POST .../sanctions: a moderator on any player, a studio on a player of its own games. */
+export async function placeSanction(
+  pool: Pool,
+  actor: SanctionActor,
+  serviceId: string,
+  body: unknown,
+  now: Date,
+): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
+  const sanction = check<SanctionInput>(
+    actor.kind === 'studio' ? studioSanctionSchema : sanctionSchema,
+    body,
+  );
+  return withTransaction(pool, async (client) => {
+    const player = await lockPlayer(client, serviceId, actor);
+    return applySanction(client, { actor, player, sanction, caseId: null, now });
+  });
+}
+
+const revokeSchema = Joi.object({ reason: reason.required() });
+
+/**
+ * Revokes a sanction (a moderator any, a studio only its own studio's: 404 otherwise) with its
+ * audit row and `sanction.revoked`. Revoking a revoked one changes nothing and answers it as it is.
+ */
+export async function revokeSanction(
+  pool: Pool,
+  actor: SanctionActor,
+  serviceId: string,
+  sanctionId: string,
+  body: unknown,
+  now: Date,
+): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
+  const { reason: why } = check<{ reason: string }>(revokeSchema, body);
+  return withTransaction(pool, async (client) => {
+    const found = isUuid(sanctionId)
+      ? await findSanctionForUpdate(client, serviceId, sanctionId, now)
+      : undefined;
+    if (!found || (actor.kind === 'studio' && found.scopeStudioId !== actor.id))
+      throw notFound(`Sanction ${sanctionId} of player ${serviceId}`);
+    if (found.revokedAt) return { sanction: found, outbox: [] };
+    const sanction = await markRevoked(client, found.id, actor, why, now);
+    await audit(client, actor, 'revoke_sanction', why, found.caseId, sanction);
+    return { sanction, outbox: await emitSanctionEvent(client, 'sanction.revoked', sanction) };
+  });
+}

@@ -1,0 +1,293 @@
+import { expect } from 'chai';
+import type { Queryable } from '../../common/data/db.js';
+import { lookupPlayers } from '../../common/data/repos/sanctions.js';
+import { insertWebhook } from '../../common/data/repos/webhooks.js';
+import { createLogger } from '../../common/logger.js';
+import { QUEUES } from '../../common/queues/index.js';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import { startWorker, type RunningWorker } from '../../worker/run.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/http-server.js';
+
+interface SanctionBody {
+  id: string;
+  type: string;
+  scope: string;
+  active: boolean;
+  caseId: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  issuedBy: { kind: string; id: string };
+  code?: string;
+}
+
+describe('sanctions', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let review: RunningWorker;
+  let now = Date.now();
+  let a: Tenant;
+  let b: Tenant;
+  let mod: TestModerator;
+  let admin: TestModerator;
+
+  before(async () => {
+    api = await startTestApi({}, { clock: () => new Date(now) });
+    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    [a, b] = [await createTenant(api.pool, 'A'), await createTenant(api.pool, 'B')];
+    [mod, admin] = [await createTestModerator(api), await createTestModerator(api, 'admin')];
+  });
+  after(async () => {
+    await review.stop();
+    await api.close();
+  });
+
+  /** A player of both studios' games. */
+  async function sharedPlayer() {
+    const p = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: a.game.clientId });
+    await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: b.game.clientId });
+    return p;
+  }
+  const byModerator = (serviceId: string, json: object, m = mod) =>
+    call<SanctionBody>(api.url, 'POST', `/v1/admin/players/${serviceId}/sanctions`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions',
+      headers: m.headers,
+      json,
+    });
+  const byStudio = (serviceId: string, json: object, t = a) =>
+    call<SanctionBody>(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
+      spec: '/v1/player/{serviceId}/sanctions',
+      headers: t.headers,
+      json,
+    });
+  const seen = async (serviceId: string, t: Tenant, active = false) =>
+    (
+      await call<{ items: SanctionBody[] }>(
+        api.url,
+        'GET',
+        `/v1/player/${serviceId}/sanctions${active ? '?active=true' : ''}`,
+        { spec: '/v1/player/{serviceId}/sanctions', headers: t.headers },
+      )
+    ).body.items;
+  const lookup = async (serviceIds: string[], t: Tenant) =>
+    (
+      await call<{
+        players: { serviceId: string; trustScore: number; activeSanctions: { type: string }[] }[];
+        notFound: string[];
+      }>(api.url, 'POST', '/v1/players/lookup', {
+        spec: '/v1/players/lookup',
+        headers: t.headers,
+        json: { serviceIds },
+      })
+    ).body;
+
+  it('a moderator places every type; the rules of each period are enforced', async () => {
+    const player = await sharedPlayer();
+    for (const [type, extra] of [
+      ['warning', {}],
+      ['chat_restriction', { durationSeconds: 3600 }],
+      ['matchmaking_restriction', { durationSeconds: 86_400 }],
+      ['temporary_ban', { expiresAt: new Date(now + 7 * 86_400_000).toISOString() }],
+      ['permanent_ban', {}],
+    ] as const) {
+      const res = await byModerator(player.serviceId, { type, reason: `${type} for cause`, ...extra });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body).to.include({ type, scope: 'global', active: true, revokedAt: null });
+      expect(res.body.issuedBy).to.deep.equal({ kind: 'moderator', id: mod.id });
+    }
+    for (const bad of [
+      { type: 'permanent_ban', reason: 'x', durationSeconds: 3600 },
+      { type: 'temporary_ban', reason: 'x' },
+      { type: 'chat_restriction', reason: 'x', durationSeconds: 3600, expiresAt: new Date().toISOString() },
+      { type: 'chat_restriction', reason: 'x', expiresAt: new Date(now - 1000).toISOString() },
+      { type: 'shadow_ban', reason: 'x' },
+      { type: 'warning', reason: '' },
+      { type: 'warning', reason: 'x', scope: '00000000-0000-4000-8000-000000000000' },
+    ]) {
+      const res = await byModerator(player.serviceId, bad);
+      expect(res.status, JSON.stringify(bad)).to.equal(400);
+    }
+    expect((await byModerator('nobody-here', { type: 'warning', reason: 'x' })).status).to.equal(404);
+    expect((await seen(player.serviceId, a)).map((s) => s.type)).to.have.length(5);
+  });
+
+  it('a studio sanctions its own players, scoped to itself; another studio neither sees nor revokes it', async () => {
+    const player = await sharedPlayer();
+    const stranger = await createTestPlayer(api.pool); // plays none of A's games
+    const placed = await byStudio(player.serviceId, {
+      type: 'chat_restriction',
+      reason: 'spam in chat',
+      durationSeconds: 3600,
+    });
+    expect(placed.status, placed.text).to.equal(201);
+    expect(placed.body).to.include({ scope: a.studioId, active: true });
+    expect((await byStudio(stranger.serviceId, { type: 'warning', reason: 'x' })).status).to.equal(404);
+    expect(
+      (await byStudio(player.serviceId, { type: 'warning', reason: 'x', scope: 'global' })).status,
+    ).to.equal(400);
+    const global = await byModerator(player.serviceId, {
+      type: 'matchmaking_restriction',
+      reason: 'smurfing',
+      durationSeconds: 86_400,
+    });
+
+    expect((await seen(player.serviceId, a)).map((s) => s.id).sort()).to.deep.equal(
+      [placed.body.id, global.body.id].sort(),
+    );
+    expect((await seen(player.serviceId, b)).map((s) => s.id)).to.deep.equal([global.body.id]);
+    const profile = await call<{ activeSanctions: { id: string }[] }>(
+      api.url,
+      'GET',
+      `/v1/player/${player.serviceId}`,
+      {
+        spec: '/v1/player/{serviceId}',
+        headers: b.headers,
+      },
+    );
+    expect(profile.body.activeSanctions.map((s) => s.id)).to.deep.equal([global.body.id]);
+    expect(
+      (await lookup([player.serviceId], b)).players[0]!.activeSanctions.map((s) => s.type),
+    ).to.deep.equal(['matchmaking_restriction']);
+
+    const revokeAs = (t: Tenant, id: string) =>
+      call<SanctionBody>(api.url, 'POST', `/v1/player/${player.serviceId}/sanctions/${id}/revoke`, {
+        spec: '/v1/player/{serviceId}/sanctions/{sanctionId}/revoke',
+        headers: t.headers,
+        json: { reason: 'appeal accepted' },
+      });
+    expect((await revokeAs(b, placed.body.id)).status).to.equal(404); // another studio's
+    expect((await revokeAs(a, global.body.id)).status).to.equal(404); // a moderator's global one
+    const revoked = await revokeAs(a, placed.body.id);
+    expect(revoked.status).to.equal(200);
+    expect(revoked.body).to.include({ active: false });
+    expect(revoked.body.revokedAt).to.be.a('string');
+    expect((await seen(player.serviceId, a, true)).map((s) => s.id)).to.deep.equal([global.body.id]);
+
+    // Every placement and revocation is in the audit log, the studio's too.
+    const audit = await call<{
+      items: { action: string; studioId: string | null; details: { sanctionId: string } }[];
+    }>(api.url, 'GET', '/v1/admin/audit?limit=100', { spec: '/v1/admin/audit', headers: admin.headers });
+    const mine = audit.body.items.filter((e) =>
+      [placed.body.id, global.body.id].includes(e.details.sanctionId),
+    );
+    expect(mine.map((e) => [e.action, e.studioId]).sort()).to.deep.equal(
+      [
+        ['place_sanction', a.studioId],
+        ['place_sanction', null],
+        ['revoke_sanction', a.studioId],
+      ].sort(),
+    );
+  });
+
+  it('expiry needs no job: active flips with the clock', async () => {
+    const player = await sharedPlayer();
+    const placed = await byModerator(player.serviceId, {
+      type: 'temporary_ban',
+      reason: 'cheating',
+      durationSeconds: 86_400,
+    });
+    expect((await seen(player.serviceId, a, true)).map((s) => s.id)).to.deep.equal([placed.body.id]);
+    now += 86_400_000 + 1000;
+    try {
+      expect(await seen(player.serviceId, a, true)).to.deep.equal([]);
+      expect((await seen(player.serviceId, a))[0]).to.include({ id: placed.body.id, active: false });
+      expect((await lookup([player.serviceId], a)).players[0]!.activeSanctions).to.deep.equal([]);
+    } finally {
+      now -= 86_400_000 + 1000;
+    }
+  });
+
+  it('the lobby check reads 100 ids (found, missing, sanctioned) in one statement', async () => {
+    const players = await Promise.all(Array.from({ length: 60 }, () => createTestPlayer(api.pool)));
+    await byModerator(players[0]!.serviceId, { type: 'permanent_ban', reason: 'botting' });
+    const ids = [...players.map((p) => p.serviceId), ...Array.from({ length: 40 }, (_, i) => `ghost-${i}`)];
+    let statements = 0;
+    const counted: Queryable = {
+      query: ((...args: Parameters<Queryable['query']>) => {
+        statements++;
+        return (api.pool.query as (...a: unknown[]) => unknown)(...args);
+      }) as Queryable['query'],
+    };
+    const found = await lookupPlayers(counted, ids, a.studioId, new Date(now));
+    expect(statements).to.equal(1);
+    expect(found).to.have.length(60);
+    expect(found.find((p) => p.serviceId === players[0]!.serviceId)!.activeSanctions).to.deep.equal([
+      { type: 'permanent_ban', expiresAt: null },
+    ]);
+    const res = await lookup(ids, a);
+    expect(res.players).to.have.length(60);
+    expect(res.notFound.sort()).to.deep.equal(ids.slice(60).sort());
+    const tooMany = await call(api.url, 'POST', '/v1/players/lookup', {
+      spec: '/v1/players/lookup',
+      headers: a.headers,
+      json: { serviceIds: Array.from({ length: 101 }, (_, i) => `p${i}`) },
+    });
+    expect(tooMany.status).to.equal(400);
+  });
+
+  it('upholding a case may place a sanction in the same transaction; dismissing may not', async () => {
+    const player = await sharedPlayer();
+    await call(api.url, 'POST', `/v1/anticheat/submitReport/${player.serviceId}`, {
+      spec: '/v1/anticheat/submitReport/{serviceId}',
+      headers: a.headers,
+      json: { report: { isCheatDetected: true, severity: 'high' } },
+    });
+    const caseId = await eventually('the case', async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+        [player.serviceId],
+      );
+      return rows[0]?.id;
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    const resolve = (json: object) =>
+      call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: mod.headers,
+        json,
+      });
+    const sanction = { type: 'temporary_ban', reason: 'aimbot confirmed', durationSeconds: 7 * 86_400 };
+    expect((await resolve({ outcome: 'dismissed', note: 'no', sanction })).status).to.equal(400);
+    expect((await resolve({ outcome: 'upheld', note: 'replay confirms', sanction })).status).to.equal(200);
+    const [placed] = await seen(player.serviceId, b);
+    expect(placed).to.include({ type: 'temporary_ban', caseId, active: true, scope: 'global' });
+  });
+
+  it('sanction.applied and sanction.revoked go to the studios that may see the sanction', async () => {
+    const player = await sharedPlayer();
+    for (const t of [a, b])
+      await insertWebhook(api.pool, {
+        studioId: t.studioId,
+        url: 'https://hooks.example/pt',
+        events: ['sanction.applied', 'sanction.revoked'],
+        sealedSecret: Buffer.from('sealed'),
+      });
+    const scoped = await byStudio(player.serviceId, { type: 'warning', reason: 'language' });
+    const global = await byModerator(player.serviceId, { type: 'warning', reason: 'language' });
+    const { rows } = await api.pool.query<{ studio_id: string; sanction: string }>(
+      `SELECT w.studio_id, d.payload->'data'->'sanction'->>'id' AS sanction
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.event_type = 'sanction.applied' AND d.payload->'data'->'sanction'->>'id' = ANY($1)`,
+      [[scoped.body.id, global.body.id]],
+    );
+    const got = rows.map(
+      (r) =>
+        `${r.studio_id === a.studioId ? 'A' : 'B'}:${r.sanction === scoped.body.id ? 'scoped' : 'global'}`,
+    );
+    expect(got.sort()).to.deep.equal(['A:global', 'A:scoped', 'B:global']);
+  });
+});
