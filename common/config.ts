@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
 import type { Limits } from './domain/limits.js';
+import { SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
 
 const splitList = (value: string): string[] =>
   value
@@ -68,6 +69,40 @@ export interface Config {
   /** Group commit of reports: most reports a statement, and statements in flight per API process. */
   reportBatchMax: number;
   reportBatchesInFlight: number;
+  /** How long a strike (an upheld case) counts. */
+  strikeTtlDays: number;
+  /** Active strikes -> the sanction placed when a player reaches that many, in increasing order. */
+  strikeLadder: StrikeRung[];
+}
+
+export interface StrikeRung {
+  strikes: number;
+  type: SanctionType;
+  durationSeconds: number | null;
+}
+
+const DURATION = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** "2=matchmaking_restriction/1d,4=temporary_ban/7d,8=permanent_ban": validated, in order. */
+export function parseStrikeLadder(text: string): StrikeRung[] {
+  if (text.trim() === '') return [];
+  const rungs = text.split(',').map((part) => {
+    const m = /^\s*(\d+)=([a-z_]+)(?:\/(\d+)([smhd]))?\s*$/.exec(part);
+    if (!m) throw new Error(`"${part.trim()}" is not <strikes>=<type>[/<duration><s|m|h|d>]`);
+    const type = m[2] as SanctionType;
+    if (!(SANCTION_TYPES as readonly string[]).includes(type))
+      throw new Error(`"${type}" is not a sanction type`);
+    const durationSeconds = m[3] ? Number(m[3]) * DURATION[m[4] as keyof typeof DURATION] : null;
+    if (type === 'permanent_ban' && durationSeconds) throw new Error('a permanent ban takes no duration');
+    if (type !== 'permanent_ban' && type !== 'warning' && !durationSeconds)
+      throw new Error(`a ${type} needs a duration`);
+    return { strikes: Number(m[1]), type, durationSeconds };
+  });
+  rungs.forEach((r, i) => {
+    if (r.strikes < 1 || (i > 0 && r.strikes <= rungs[i - 1]!.strikes))
+      throw new Error('the strike counts must be positive and increasing');
+  });
+  return rungs;
 }
 
 const schema = Joi.object({
@@ -163,6 +198,20 @@ const schema = Joi.object({
   TRUST_RECOVERY_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   REPORT_BATCH_MAX: Joi.number().integer().min(1).max(1000).default(100),
   REPORT_BATCHES_IN_FLIGHT: Joi.number().integer().min(1).max(100).default(4),
+  STRIKE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(180),
+  // Modelled on Xbox's enforcement: 2 active strikes -> a day without matchmaking, 4 -> a week's ban,
+  // 8 -> a year's.
+  STRIKE_LADDER: Joi.string()
+    .allow('')
+    .custom((value: string, helpers) => {
+      try {
+        parseStrikeLadder(value);
+        return value;
+      } catch (err) {
+        return helpers.message({ custom: (err as Error).message });
+      }
+    })
+    .default('2=matchmaking_restriction/1d,4=temporary_ban/7d,8=temporary_ban/365d'),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -252,6 +301,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitTimeoutMs: v.RATE_LIMIT_TIMEOUT_MS,
     reportBatchMax: v.REPORT_BATCH_MAX,
     reportBatchesInFlight: v.REPORT_BATCHES_IN_FLIGHT,
+    strikeTtlDays: v.STRIKE_TTL_DAYS,
+    strikeLadder: parseStrikeLadder(v.STRIKE_LADDER),
   });
 }
 

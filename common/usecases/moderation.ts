@@ -24,7 +24,14 @@ import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webho
 import { changeScore } from '../data/repos/trust.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
-import { applySanction, sanctionSchema, type SanctionInput } from './sanctions.js';
+import type { SanctionRecord } from '../data/repos/sanctions.js';
+import {
+  addStrike,
+  applySanction,
+  sanctionSchema,
+  type SanctionInput,
+  type StrikePolicy,
+} from './sanctions.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
@@ -165,6 +172,8 @@ export async function resolveCase(
   caseId: string,
   input: unknown,
   now: Date = new Date(),
+  /** Upholding adds a strike under this policy (none without one). */
+  strikes?: StrikePolicy,
 ): Promise<{ case: CaseRecord; outbox: OutboxRow[] }> {
   const { outcome, note, sanction } = check<{ outcome: Outcome; note: string; sanction?: SanctionInput }>(
     resolutionSchema,
@@ -201,23 +210,37 @@ export async function resolveCase(
       },
     });
     const resolved = (await findCase(client, caseId))!;
-    const outbox = await emitResolutionEvents(client, resolved, effects);
+    const outbox: OutboxRow[] = [];
+    const placed: SanctionRecord[] = [];
+    if (outcome === 'upheld' && strikes) {
+      const struck = await addStrike(client, {
+        moderatorId: actor.id,
+        player: { rowId: c.playerRowId, serviceId: c.player.serviceId },
+        caseId,
+        now,
+        policy: strikes,
+      });
+      placed.push(...struck.sanctions);
+      outbox.push(...struck.outbox);
+    }
     if (sanction) {
-      const placed = await applySanction(client, {
+      const given = await applySanction(client, {
         actor: { kind: 'moderator', id: actor.id },
         player: { rowId: c.playerRowId, serviceId: c.player.serviceId },
         sanction,
         caseId,
         now,
       });
-      outbox.push(...placed.outbox);
+      placed.push(given.sanction);
+      outbox.push(...given.outbox);
     }
+    outbox.push(...(await emitResolutionEvents(client, resolved, effects, placed)));
     return { case: resolved, outbox };
   });
 }
 
 interface OutcomeEffects {
-  offenses: { id: string; studio_id: string }[];
+  offenses: { id: string; studio_id: string; reporter_id: string | null; match_id: string | null }[];
   before: number;
   after: number;
   /** Points the case's offenses had taken off the score. */
@@ -246,11 +269,13 @@ async function applyOutcome(client: PoolClient, c: CaseRecord, outcome: Outcome)
     penalty_held: number;
     status: string;
     reporter_id: string | null;
+    match_id: string | null;
     created_at: Date;
   }>(
     `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
        FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
-     RETURNING o.id, o.studio_id, o.penalty_points, o.penalty_held, o.status, o.reporter_id, o.created_at`,
+     RETURNING o.id, o.studio_id, o.penalty_points, o.penalty_held, o.status, o.reporter_id, o.match_id,
+               o.created_at`,
     [c.id],
   );
   // In the order the reports came.
@@ -359,6 +384,7 @@ async function emitResolutionEvents(
   client: PoolClient,
   c: CaseRecord,
   effects: OutcomeEffects,
+  sanctions: SanctionRecord[],
 ): Promise<OutboxRow[]> {
   const { offenses, before, after } = effects;
   const playerId = c.player.serviceId;
@@ -386,6 +412,32 @@ async function emitResolutionEvents(
       ),
     },
   ];
+  // Reporter feedback: each filing studio hears what became of its reports, so the game can tell the
+  // reporting player "action was taken" (nothing about other studios' reports).
+  const reportsByStudio = new Map<
+    string,
+    { offenseId: string; reporterId: string | null; matchId: string | null }[]
+  >();
+  for (const o of offenses)
+    reportsByStudio.set(o.studio_id, [
+      ...(reportsByStudio.get(o.studio_id) ?? []),
+      { offenseId: o.id, reporterId: o.reporter_id, matchId: o.match_id },
+    ]);
+  events.push({
+    type: 'report.outcome',
+    dataByStudio: new Map(
+      [...reportsByStudio].map(([studio, reports]) => [
+        studio,
+        {
+          caseId: c.id,
+          playerId,
+          outcome: c.resolution!.outcome,
+          sanctionTypes: sanctions.map((s) => s.type),
+          reports,
+        },
+      ]),
+    ),
+  });
   if (after !== before) {
     const change = {
       playerId,

@@ -14,6 +14,7 @@ import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check } from '../validation.js';
+import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
@@ -208,4 +209,57 @@ export async function revokeSanction(
     await audit(client, actor, 'revoke_sanction', why, found.caseId, sanction);
     return { sanction, outbox: await emitSanctionEvent(client, 'sanction.revoked', sanction) };
   });
+}
+
+export interface StrikePolicy {
+  ttlDays: number;
+  ladder: StrikeRung[];
+}
+
+/**
+ * An upheld case adds a strike to its player (once per case), in the caller's transaction, which
+ * holds the player's row lock: concurrent upholds count one after another, so each rung of the
+ * ladder is crossed exactly once. Crossing a rung places its sanction (audited, with the case id).
+ */
+export async function addStrike(
+  client: PoolClient,
+  input: {
+    moderatorId: string;
+    player: { rowId: string; serviceId: string };
+    caseId: string;
+    now: Date;
+    policy: StrikePolicy;
+  },
+): Promise<{ activeStrikes: number; sanctions: SanctionRecord[]; outbox: OutboxRow[] }> {
+  // The count runs on the snapshot from before the insert: the strikes active before this one.
+  const { rows } = await client.query<{ before: number; added: number }>(
+    `WITH ins AS (
+       INSERT INTO strikes (player_id, case_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $3::timestamptz + make_interval(days => $4))
+       ON CONFLICT (case_id) DO NOTHING RETURNING id)
+     SELECT (SELECT count(*)::int FROM strikes
+              WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $3) AS before,
+            (SELECT count(*)::int FROM ins) AS added`,
+    [input.player.rowId, input.caseId, input.now, input.policy.ttlDays],
+  );
+  const before = rows[0]!.before;
+  const after = before + rows[0]!.added;
+  const sanctions: SanctionRecord[] = [];
+  const outbox: OutboxRow[] = [];
+  for (const rung of input.policy.ladder.filter((r) => r.strikes > before && r.strikes <= after)) {
+    const placed = await applySanction(client, {
+      actor: { kind: 'moderator', id: input.moderatorId },
+      player: input.player,
+      sanction: {
+        type: rung.type,
+        reason: `Strike ladder: ${rung.strikes} active strikes.`,
+        ...(rung.durationSeconds ? { durationSeconds: rung.durationSeconds } : {}),
+      },
+      caseId: input.caseId,
+      now: input.now,
+    });
+    sanctions.push(placed.sanction);
+    outbox.push(...placed.outbox);
+  }
+  return { activeStrikes: after, sanctions, outbox };
 }

@@ -290,4 +290,138 @@ describe('sanctions', function () {
     );
     expect(got.sort()).to.deep.equal(['A:global', 'A:scoped', 'B:global']);
   });
+
+  it('report.outcome tells each filing studio what became of its own reports, and no one else', async () => {
+    const player = await sharedPlayer();
+    const c = await createTenant(api.pool, 'C');
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: c.game.clientId });
+    for (const t of [a, b, c])
+      await insertWebhook(api.pool, {
+        studioId: t.studioId,
+        url: 'https://hooks.example/outcome',
+        events: ['report.outcome'],
+        sealedSecret: Buffer.from('sealed'),
+      });
+    for (const [t, reporterId] of [
+      [a, 'ra'],
+      [b, 'rb'],
+    ] as const)
+      await call(api.url, 'POST', `/v1/toxicity/submitReport/${player.serviceId}`, {
+        spec: '/v1/toxicity/submitReport/{serviceId}',
+        headers: t.headers,
+        json: { report: { isToxic: true, reporterId, matchId: `m-${reporterId}` } },
+      });
+    const caseId = await eventually('the case with both reports', async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id
+          WHERE p.service_id = $1 AND c.reports_count = 2`,
+        [player.serviceId],
+      );
+      return rows[0]?.id;
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: {
+        outcome: 'upheld',
+        note: 'abusive chat',
+        sanction: { type: 'chat_restriction', reason: 'abusive chat', durationSeconds: 86_400 },
+      },
+    });
+    const { rows } = await api.pool.query<{ studio_id: string; data: Record<string, unknown> }>(
+      `SELECT w.studio_id, d.payload->'data' AS data FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE d.event_type = 'report.outcome' AND d.payload->'data'->>'caseId' = $1`,
+      [caseId],
+    );
+    const byStudio = new Map(rows.map((r) => [r.studio_id, r.data]));
+    expect([...byStudio.keys()].sort()).to.deep.equal([a.studioId, b.studioId].sort());
+    expect(byStudio.get(a.studioId)).to.deep.include({
+      outcome: 'upheld',
+      sanctionTypes: ['chat_restriction'],
+    });
+    expect(
+      (byStudio.get(a.studioId)!.reports as { reporterId: string; matchId: string }[]).map((r) => [
+        r.reporterId,
+        r.matchId,
+      ]),
+    ).to.deep.equal([['ra', 'm-ra']]);
+  });
+
+  it('strikes: each upheld case adds one; concurrent upholds cross each rung of the ladder exactly once', async () => {
+    const laddered = await startTestApi({
+      STRIKE_LADDER: '2=matchmaking_restriction/1d,3=temporary_ban/7d,4=permanent_ban',
+    });
+    const worker = await startWorker(
+      laddered.config,
+      QUEUES.review,
+      reviewProcessor,
+      createLogger('silent', 'w'),
+    );
+    try {
+      const t = await createTenant(laddered.pool);
+      const m = await createTestModerator(laddered);
+      const player = await createTestPlayer(laddered.pool);
+      const kinds = [
+        ['anticheat', { isCheatDetected: true }],
+        ['toxicity', { isToxic: true }],
+        ['afk', { isAfk: true }],
+        ['griefing', { isGriefing: true }],
+      ] as const;
+      for (const [kind, report] of kinds)
+        await call(laddered.url, 'POST', `/v1/${kind}/submitReport/${player.serviceId}`, {
+          spec: `/v1/${kind}/submitReport/{serviceId}` as never,
+          headers: t.headers,
+          json: { report },
+        });
+      const cases = await eventually('four cases', async () => {
+        const { rows } = await laddered.pool.query<{ id: string }>(
+          `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+          [player.serviceId],
+        );
+        return rows.length === 4 ? rows.map((r) => r.id) : undefined;
+      });
+      for (const id of cases)
+        await call(laddered.url, 'POST', `/v1/admin/cases/${id}/claim`, {
+          spec: '/v1/admin/cases/{caseId}/claim',
+          headers: m.headers,
+        });
+      const resolved = await Promise.all(
+        cases.map((id) =>
+          call(laddered.url, 'POST', `/v1/admin/cases/${id}/resolve`, {
+            spec: '/v1/admin/cases/{caseId}/resolve',
+            headers: m.headers,
+            json: { outcome: 'upheld', note: 'confirmed' },
+          }),
+        ),
+      );
+      expect(resolved.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
+      const { rows: strikes } = await laddered.pool.query(
+        'SELECT count(*)::int AS n FROM strikes s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1',
+        [player.serviceId],
+      );
+      expect(strikes[0]).to.deep.equal({ n: 4 });
+      const { rows } = await laddered.pool.query<{ type: string; reason: string }>(
+        `SELECT s.type, s.reason FROM sanctions s JOIN players p ON p.id = s.player_id
+          WHERE p.service_id = $1 ORDER BY s.created_at, s.type`,
+        [player.serviceId],
+      );
+      expect(rows.map((r) => r.type).sort()).to.deep.equal([
+        'matchmaking_restriction',
+        'permanent_ban',
+        'temporary_ban',
+      ]);
+      expect(rows.map((r) => r.reason).sort()).to.deep.equal([
+        'Strike ladder: 2 active strikes.',
+        'Strike ladder: 3 active strikes.',
+        'Strike ladder: 4 active strikes.',
+      ]);
+    } finally {
+      await worker.stop();
+      await laddered.close();
+    }
+  });
 });

@@ -103,6 +103,7 @@ describe('webhooks', function () {
         'trust.changed',
         'sanction.applied',
         'sanction.revoked',
+        'report.outcome',
       ]);
 
       const list = await call<{ items: { id: string; secret?: string }[] }>(api.url, 'GET', '/v1/webhooks', {

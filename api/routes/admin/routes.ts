@@ -149,6 +149,7 @@ export function adminRoutes(deps: AppDeps): Router {
       caseId(ctx),
       ctx.request.body ?? {},
       deps.clock(),
+      { ttlDays: deps.config.strikeTtlDays, ladder: deps.config.strikeLadder },
     );
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case);

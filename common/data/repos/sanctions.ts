@@ -1,13 +1,8 @@
 import type { Queryable } from '../db.js';
 
-export const SANCTION_TYPES = [
-  'warning',
-  'chat_restriction',
-  'matchmaking_restriction',
-  'temporary_ban',
-  'permanent_ban',
-] as const;
-export type SanctionType = (typeof SANCTION_TYPES)[number];
+import type { SanctionType } from '../../domain/sanctions.js';
+
+export { SANCTION_TYPES, type SanctionType } from '../../domain/sanctions.js';
 
 export interface SanctionRecord {
   id: string;

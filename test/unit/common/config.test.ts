@@ -64,4 +64,23 @@ describe('configuration', () => {
     ])
       expect(message).to.match(new RegExp(`${name}: is required`));
   });
+
+  it('reads the strike ladder, and names STRIKE_LADDER when it is wrong', () => {
+    expect(
+      parseConfig({ STRIKE_LADDER: '1=warning,3=chat_restriction/12h,5=permanent_ban' }).strikeLadder,
+    ).to.deep.equal([
+      { strikes: 1, type: 'warning', durationSeconds: null },
+      { strikes: 3, type: 'chat_restriction', durationSeconds: 43_200 },
+      { strikes: 5, type: 'permanent_ban', durationSeconds: null },
+    ]);
+    expect(parseConfig({}).strikeLadder.map((r) => r.strikes)).to.deep.equal([2, 4, 8]);
+    for (const bad of [
+      '2=temporary_ban',
+      '2=shadow_ban/1d',
+      '3=warning,2=warning',
+      '2=permanent_ban/1d',
+      'two',
+    ])
+      expect(() => parseConfig({ STRIKE_LADDER: bad }), bad).to.throw(/STRIKE_LADDER/);
+  });
 });

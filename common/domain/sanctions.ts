@@ -1,0 +1,9 @@
+/** What a trust decision can lead to, from a note on the record to a ban that never ends. */
+export const SANCTION_TYPES = [
+  'warning',
+  'chat_restriction',
+  'matchmaking_restriction',
+  'temporary_ban',
+  'permanent_ban',
+] as const;
+export type SanctionType = (typeof SANCTION_TYPES)[number];
