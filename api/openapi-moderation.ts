@@ -137,6 +137,12 @@ export const moderationPaths = {
           description: 'unclaimed includes cases whose claim expired.',
         },
         { name: 'serviceId', in: 'query', schema: { type: 'string' } },
+        {
+          name: 'overdue',
+          in: 'query',
+          schema: { type: 'boolean', default: false },
+          description: 'Only open cases past their dueAt.',
+        },
         ...pageParams(),
       ],
       responses: {
@@ -195,6 +201,42 @@ export const moderationPaths = {
     'Unmute a reporter',
     'Its later reports count again. Audited.',
   ),
+  '/v1/admin/stats': {
+    get: {
+      operationId: 'reviewStats',
+      tags: ['moderation'],
+      summary:
+        "The review team's figures: open and overdue cases, and per day inbound, resolved and median handling time",
+      security: bearer,
+      parameters: [
+        { name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 90, default: 14 } },
+      ],
+      responses: {
+        200: json(
+          closed({
+            open: { type: 'integer' },
+            overdue: { type: 'integer' },
+            days: {
+              type: 'array',
+              description: 'Newest first, UTC days.',
+              items: closed({
+                date: { type: 'string', format: 'date' },
+                inbound: { type: 'integer', description: 'Cases opened that day.' },
+                resolved: { type: 'integer', description: 'Cases resolved that day.' },
+                medianHandlingSeconds: {
+                  type: ['integer', 'null'],
+                  description: 'Median time from opening to resolution of the cases resolved that day.',
+                },
+              }),
+            },
+          }),
+          'The figures.',
+        ),
+        400: problem('A bad days.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/admin/audit': {
     get: {
       operationId: 'listAudit',
@@ -358,6 +400,12 @@ const caseProperties = {
   totalPenalty: { type: 'integer', description: 'Points the offenses of the case deducted.' },
   distinctGames: { type: 'integer' },
   distinctReporters: { type: 'integer' },
+  dueAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the case should be reviewed by: opened + CASE_DUE_HOURS of its highest severity.',
+  },
+  overdue: { type: 'boolean', description: 'Open and past dueAt.' },
   heldPoints: {
     type: 'integer',
     description: "Points the case's reports hold for a moderator: applied if upheld, dropped if dismissed.",

@@ -73,6 +73,8 @@ export interface Config {
   strikeTtlDays: number;
   /** Active strikes -> the sanction placed when a player reaches that many, in increasing order. */
   strikeLadder: StrikeRung[];
+  /** Hours a case has to be reviewed in, by its highest severity: low, medium, high, critical. */
+  caseDueHours: number[];
 }
 
 export interface StrikeRung {
@@ -212,6 +214,10 @@ const schema = Joi.object({
       }
     })
     .default('2=matchmaking_restriction/1d,4=temporary_ban/7d,8=temporary_ban/365d'),
+  CASE_DUE_HOURS: Joi.string()
+    .pattern(/^low=\d+,medium=\d+,high=\d+,critical=\d+$/)
+    .message('must be low=<hours>,medium=<hours>,high=<hours>,critical=<hours>')
+    .default('low=168,medium=72,high=24,critical=4'),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -303,6 +309,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     reportBatchesInFlight: v.REPORT_BATCHES_IN_FLIGHT,
     strikeTtlDays: v.STRIKE_TTL_DAYS,
     strikeLadder: parseStrikeLadder(v.STRIKE_LADDER),
+    caseDueHours: (v.CASE_DUE_HOURS as string).split(',').map((pair) => Number(pair.split('=')[1])),
   });
 }
 

@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Queryable } from './data/db.js';
 import type { Queues } from './queues/index.js';
 import { ROUTE_GROUPS } from './domain/limits.js';
+import { countOverdue } from './data/repos/moderation.js';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
 /** How long a scrape waits for the queue depths from Redis. */
@@ -116,6 +117,18 @@ export class ApiMetrics {
       registers: [this.registry],
       async collect() {
         this.set((await readDepths()).age);
+      },
+    });
+    new Gauge({
+      name: 'player_trust_cases_overdue',
+      help: 'Open review cases past their due time (CASE_DUE_HOURS by highest severity).',
+      registers: [this.registry],
+      async collect() {
+        try {
+          this.set(await countOverdue(db));
+        } catch (err) {
+          onError(err as Error);
+        }
       },
     });
     const readOutbox = sharedWhilePending(async () => {

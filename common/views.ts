@@ -105,6 +105,8 @@ export const presentCase = (c: CaseRecord) => ({
   distinctGames: c.distinctGames,
   distinctReporters: c.distinctReporters,
   heldPoints: c.heldPoints,
+  dueAt: c.dueAt?.toISOString() ?? null,
+  overdue: c.overdue,
   openedAt: c.openedAt.toISOString(),
   updatedAt: c.updatedAt.toISOString(),
   claim: c.claim && {

@@ -15,6 +15,8 @@ export const JOB_NAMES = {
   deliverWebhook: 'deliver-webhook',
   /** Scheduled on the review queue: players with a clean record earn points back. */
   trustRecovery: 'trust-recovery',
+  /** Delayed on the review queue until a sanction's expiry: announces sanction.expired. */
+  sanctionExpiry: 'sanction-expiry',
 } as const;
 
 /** Payload of a webhook delivery job: the delivery row holds the event and the target. */

@@ -10,13 +10,22 @@ export interface OutboxRow {
   payload: Record<string, unknown>;
 }
 
+/**
+ * A row whose payload names `runAt` is a job for later (a sanction's expiry): BullMQ holds it as a
+ * delayed job until then. Sent late (Redis was down), it runs at once.
+ */
+function delayOf(row: OutboxRow): { delay?: number } {
+  const runAt = typeof row.payload.runAt === 'string' ? Date.parse(row.payload.runAt) : NaN;
+  return Number.isNaN(runAt) ? {} : { delay: Math.max(0, runAt - Date.now()) };
+}
+
 async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxRow[]>();
   for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
   await Promise.all(
     [...byQueue].map(([name, list]) =>
       queues[name].addBulk(
-        list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id } })),
+        list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id, ...delayOf(r) } })),
       ),
     ),
   );

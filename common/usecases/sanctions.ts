@@ -14,6 +14,7 @@ import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check } from '../validation.js';
+import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
 
@@ -102,7 +103,53 @@ export async function applySanction(
     input.now,
   );
   await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction);
-  return { sanction, outbox: await emitSanctionEvent(client, 'sanction.applied', sanction) };
+  const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction);
+  if (sanction.expiresAt) {
+    // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
+    // active never depends on it.
+    const { rows } = await client.query<OutboxRow>(
+      `INSERT INTO outbox (queue, job_name, job_id, payload) VALUES ($1, $2, $3, $4)
+       RETURNING id::text, queue, job_name, job_id, payload`,
+      [
+        QUEUES.review,
+        JOB_NAMES.sanctionExpiry,
+        `sanction-expiry-${sanction.id}`,
+        JSON.stringify({ sanctionId: sanction.id, runAt: sanction.expiresAt.toISOString() }),
+      ],
+    );
+    outbox.push(...rows);
+  }
+  return { sanction, outbox };
+}
+
+/**
+ * The delayed expiry job: once a sanction has expired (and was not revoked first), sanction.expired
+ * goes to the studios that may see it, once. Early (clocks apart), it fails and BullMQ retries it.
+ */
+export async function announceExpiry(
+  pool: Pool,
+  sanctionId: string,
+  now: Date,
+): Promise<{ announced: boolean; outbox: OutboxRow[] }> {
+  return withTransaction(pool, async (client) => {
+    const { rows } = await client.query<{
+      service_id: string;
+      expires_at: Date | null;
+      revoked: boolean;
+      done: boolean;
+    }>(
+      `SELECT p.service_id, s.expires_at, s.revoked_at IS NOT NULL AS revoked, s.expiry_announced_at IS NOT NULL AS done
+         FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = $1 FOR UPDATE OF s`,
+      [sanctionId],
+    );
+    const s = rows[0];
+    if (!s || s.revoked || s.done || !s.expires_at) return { announced: false, outbox: [] };
+    if (s.expires_at > now)
+      throw new Error(`sanction ${sanctionId} expires at ${s.expires_at.toISOString()}, not yet`);
+    await client.query('UPDATE sanctions SET expiry_announced_at = $2 WHERE id = $1', [sanctionId, now]);
+    const found = await findSanctionForUpdate(client, s.service_id, sanctionId, now);
+    return { announced: true, outbox: await emitSanctionEvent(client, 'sanction.expired', found!) };
+  });
 }
 
 async function audit(
@@ -131,7 +178,7 @@ async function audit(
 
 async function emitSanctionEvent(
   client: PoolClient,
-  type: 'sanction.applied' | 'sanction.revoked',
+  type: 'sanction.applied' | 'sanction.revoked' | 'sanction.expired',
   s: SanctionRecord,
 ): Promise<OutboxRow[]> {
   const audience = s.scopeStudioId

@@ -1,4 +1,6 @@
+import { Queue } from 'bullmq';
 import { expect } from 'chai';
+import { announceExpiry } from '../../common/usecases/sanctions.js';
 import type { Queryable } from '../../common/data/db.js';
 import { lookupPlayers } from '../../common/data/repos/sanctions.js';
 import { insertWebhook } from '../../common/data/repos/webhooks.js';
@@ -349,6 +351,160 @@ describe('sanctions', function () {
         r.matchId,
       ]),
     ).to.deep.equal([['ra', 'm-ra']]);
+  });
+
+  it('case deadlines: dueAt by highest severity, the overdue filter, the gauge and the review stats', async () => {
+    const player = await sharedPlayer();
+    await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+      spec: '/v1/afk/submitReport/{serviceId}',
+      headers: a.headers,
+      json: { report: { isAfk: true, severity: 'low' } },
+    });
+    const caseId = await eventually('the case', async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+        [player.serviceId],
+      );
+      return rows[0]?.id;
+    });
+    const detail = async () =>
+      (
+        await call<{ dueAt: string; openedAt: string; overdue: boolean; reportsCount: number }>(
+          api.url,
+          'GET',
+          `/v1/admin/cases/${caseId}`,
+          { spec: '/v1/admin/cases/{caseId}', headers: mod.headers },
+        )
+      ).body;
+    let c = await detail();
+    expect(Date.parse(c.dueAt) - Date.parse(c.openedAt)).to.equal(168 * 3600_000); // low: 7 days
+    // A critical report makes it due 4 h after opening.
+    await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+      spec: '/v1/afk/submitReport/{serviceId}',
+      headers: b.headers,
+      json: { report: { isAfk: true, severity: 'critical' } },
+    });
+    c = await eventually('the second filing', async () => {
+      const d = await detail();
+      return d.reportsCount === 2 ? d : undefined;
+    });
+    expect(Date.parse(c.dueAt) - Date.parse(c.openedAt)).to.equal(4 * 3600_000);
+    expect(c.overdue).to.equal(false);
+
+    // Five hours later (the clock of the database moved: here, the case's dates do).
+    await api.pool.query(
+      `UPDATE review_cases SET opened_at = opened_at - interval '5 hours', due_at = due_at - interval '5 hours'
+        WHERE id = $1`,
+      [caseId],
+    );
+    expect((await detail()).overdue).to.equal(true);
+    const overdue = await call<{ items: { id: string }[] }>(
+      api.url,
+      'GET',
+      '/v1/admin/cases?overdue=true&limit=100',
+      {
+        spec: '/v1/admin/cases',
+        headers: mod.headers,
+      },
+    );
+    expect(overdue.body.items.map((i) => i.id)).to.include(caseId);
+    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    expect(Number(/^player_trust_cases_overdue (\d+)$/m.exec(metrics)![1])).to.be.at.least(1);
+
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'dismissed', note: 'went AFK for a disconnect' },
+    });
+    const stats = await call<{
+      open: number;
+      overdue: number;
+      days: { date: string; inbound: number; resolved: number; medianHandlingSeconds: number | null }[];
+    }>(api.url, 'GET', '/v1/admin/stats?days=3', { spec: '/v1/admin/stats', headers: mod.headers });
+    expect(stats.status).to.equal(200);
+    expect(stats.body.days).to.have.length(3);
+    const today = stats.body.days[0]!;
+    expect(today.date).to.equal(new Date().toISOString().slice(0, 10));
+    expect(today.resolved).to.be.at.least(1);
+    expect(today.medianHandlingSeconds).to.be.a('number');
+    expect(stats.body.overdue).to.be.a('number');
+    expect(
+      (
+        await call(api.url, 'GET', '/v1/admin/stats?days=0', {
+          spec: '/v1/admin/stats',
+          headers: mod.headers,
+        })
+      ).status,
+    ).to.equal(400);
+  });
+
+  it('sanction.expired comes from a delayed job written with the sanction, once, and never for a revoked one', async () => {
+    const player = await sharedPlayer();
+    await insertWebhook(api.pool, {
+      studioId: a.studioId,
+      url: 'https://hooks.example/expiry',
+      events: ['sanction.expired'],
+      sealedSecret: Buffer.from('sealed'),
+    });
+    const placed = await byModerator(player.serviceId, {
+      type: 'chat_restriction',
+      reason: 'x',
+      durationSeconds: 600,
+    });
+    const revokedOne = await byModerator(player.serviceId, {
+      type: 'chat_restriction',
+      reason: 'y',
+      durationSeconds: 600,
+    });
+    await call(
+      api.url,
+      'POST',
+      `/v1/admin/players/${player.serviceId}/sanctions/${revokedOne.body.id}/revoke`,
+      {
+        spec: '/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke',
+        headers: mod.headers,
+        json: { reason: 'mistake' },
+      },
+    );
+    // The job is in the outbox with the sanction, for its expiry time, and BullMQ holds it delayed.
+    const { rows } = await api.pool.query<{ payload: { runAt: string } }>(
+      'SELECT payload FROM outbox WHERE job_id = $1',
+      [`sanction-expiry-${placed.body.id}`],
+    );
+    expect(rows[0]!.payload.runAt).to.equal(placed.body.expiresAt);
+    const queue = new Queue(QUEUES.review, {
+      connection: { url: api.config.redisUrl! },
+      prefix: api.config.queuePrefix,
+    });
+    try {
+      const job = await eventually(
+        'the delayed job',
+        async () => (await queue.getJob(`sanction-expiry-${placed.body.id}`)) ?? undefined,
+      );
+      expect(await job.getState()).to.equal('delayed');
+      expect(job.opts.delay).to.be.within(500_000, 600_000);
+    } finally {
+      await queue.close();
+    }
+    const at = new Date(Date.parse(placed.body.expiresAt!) + 1000);
+    let early: unknown;
+    await announceExpiry(api.pool, placed.body.id, new Date(Date.parse(placed.body.expiresAt!) - 1000)).catch(
+      (e: unknown) => (early = e),
+    );
+    expect(early).to.be.instanceOf(Error);
+    expect((await announceExpiry(api.pool, placed.body.id, at)).announced).to.equal(true);
+    expect((await announceExpiry(api.pool, placed.body.id, at)).announced).to.equal(false);
+    expect((await announceExpiry(api.pool, revokedOne.body.id, at)).announced).to.equal(false);
+    const { rows: sent } = await api.pool.query(
+      `SELECT d.payload->'data'->'sanction'->>'id' AS id FROM webhook_deliveries d WHERE d.event_type = 'sanction.expired'
+          AND d.payload->'data'->'sanction'->>'id' = ANY($1)`,
+      [[placed.body.id, revokedOne.body.id]],
+    );
+    expect(sent).to.deep.equal([{ id: placed.body.id }]);
   });
 
   it('strikes: each upheld case adds one; concurrent upholds cross each rung of the ladder exactly once', async () => {

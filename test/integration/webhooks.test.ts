@@ -103,6 +103,7 @@ describe('webhooks', function () {
         'trust.changed',
         'sanction.applied',
         'sanction.revoked',
+        'sanction.expired',
         'report.outcome',
       ]);
 

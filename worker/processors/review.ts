@@ -7,6 +7,8 @@ import { emitEvents, type EventType } from '../../common/data/repos/webhooks.js'
 import type { OutboxRow } from '../../common/queues/outbox.js';
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
+import { announceExpiry } from '../../common/usecases/sanctions.js';
+import { isUuid } from '../../common/data/repos/accounts.js';
 import { presentOffense } from '../../common/views.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
@@ -14,6 +16,9 @@ import { parseOffenseJob } from './offense-job.js';
 const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
 
 const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
+
+/** CASE_DUE_HOURS's default: low 7 days, medium 72 h, high 24 h, critical 4 h. */
+const DEFAULT_DUE_HOURS = [168, 72, 24, 4];
 
 /** Most offenses filed in one transaction. */
 export const FILING_BATCH_MAX = 50;
@@ -43,11 +48,21 @@ export interface Filing {
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
   const filings = new DataLoader<string, Filing>(async (ids) => {
-    const { filed, outbox } = await withTransaction(deps.pool, (client) => fileOffenses(client, ids));
+    const { filed, outbox } = await withTransaction(deps.pool, (client) =>
+      fileOffenses(client, ids, deps.config.caseDueHours),
+    );
     deps.dispatch(outbox);
     return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
   }, batchedLoads(FILING_BATCH_MAX));
   return async (job: Job): Promise<unknown> => {
+    if (job.name === JOB_NAMES.sanctionExpiry) {
+      const id = (job.data as { sanctionId?: unknown }).sanctionId;
+      if (typeof id !== 'string' || !isUuid(id))
+        throw new UnrecoverableError(`job ${job.id} has no sanctionId`);
+      const { announced, outbox } = await announceExpiry(deps.pool, id, new Date());
+      deps.dispatch(outbox);
+      return { announced };
+    }
     if (job.name === JOB_NAMES.trustRecovery) {
       const done = await recoverTrust(deps.pool, {
         now: new Date(),
@@ -83,6 +98,8 @@ interface OffenseToFile {
 export async function fileOffenses(
   client: PoolClient,
   ids: readonly string[],
+  /** Hours to review a case by its highest severity: low, medium, high, critical (CASE_DUE_HOURS). */
+  dueHours: readonly number[] = DEFAULT_DUE_HOURS,
 ): Promise<{ filed: Map<string, Filing>; outbox: OutboxRow[] }> {
   // Locks the offenses in id order, then opens or touches the open case of each (player, type) not
   // yet filed, in that order. The unique partial index makes concurrent openers converge on one open
@@ -147,6 +164,7 @@ export async function fileOffenses(
        reports_count = n.reports, total_penalty = n.penalty,
        highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
        distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
+       due_at = c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
        priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
                   + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
        FROM n WHERE c.id = n.id`,
@@ -159,6 +177,7 @@ export async function fileOffenses(
       filing.map((o) => o.confidence),
       filing.map((o) => o.penalty_points),
       filing.map((o) => (o.status === 'held' ? o.penalty_held : 0)),
+      dueHours,
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });

@@ -4,7 +4,13 @@ import type { Context } from 'koa';
 import { isUuid } from '../../../common/data/repos/accounts.js';
 import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
 import { check } from '../../../common/validation.js';
-import { findCase, listAudit, listCases, type CaseFilter } from '../../../common/data/repos/moderation.js';
+import {
+  findCase,
+  listAudit,
+  listCases,
+  reviewStats,
+  type CaseFilter,
+} from '../../../common/data/repos/moderation.js';
 import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
 import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
 import { AppError, notFound } from '../../../common/errors.js';
@@ -33,6 +39,7 @@ const caseQuery = Joi.object({
   severity: Joi.string().valid(...SEVERITIES),
   claimed: Joi.string().valid('any', 'mine', 'unclaimed').default('any'),
   serviceId: Joi.string().max(64),
+  overdue: Joi.boolean().default(false),
   limit: Joi.number().integer().min(1).max(100).default(20),
   cursor: Joi.string().max(512),
 });
@@ -176,6 +183,15 @@ export function adminRoutes(deps: AppDeps): Router {
       },
     );
   }
+
+  router.get('/stats', auth, async (ctx) => {
+    const { days } = check<{ days: number }>(
+      Joi.object({ days: Joi.number().integer().min(1).max(90).default(14) }),
+      ctx.query,
+      'query',
+    );
+    ctx.body = await reviewStats(deps.pool, days);
+  });
 
   router.get('/audit', moderatorAuth(deps.moderatorTokens, deps.pool, { role: 'admin' }), async (ctx) => {
     const q = check<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(

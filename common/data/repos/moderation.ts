@@ -94,6 +94,9 @@ export interface CaseRecord {
   distinctReporters: number;
   /** Points held for a moderator by the case's reports (applied if upheld, dropped if dismissed). */
   heldPoints: number;
+  /** When an open case should have been reviewed by (from its highest severity). */
+  dueAt: Date | null;
+  overdue: boolean;
   openedAt: Date;
   updatedAt: Date;
   /** The current claim; null when unclaimed or when the lease ran out. */
@@ -126,6 +129,8 @@ interface CaseRow {
   distinct_games: number;
   distinct_reporters: number;
   held_points: number;
+  due_at: Date | null;
+  overdue: boolean;
   opened_at: Date;
   updated_at: Date;
   claimed_by: string | null;
@@ -143,7 +148,8 @@ interface CaseRow {
 }
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
-  c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.held_points, c.opened_at, c.updated_at,
+  c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.held_points, c.due_at,
+  (c.status = 'open' AND c.due_at < now()) AS overdue, c.opened_at, c.updated_at,
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
   c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts
@@ -163,6 +169,8 @@ function caseFromRow(r: CaseRow): CaseRecord {
     distinctGames: r.distinct_games,
     distinctReporters: r.distinct_reporters,
     heldPoints: r.held_points,
+    dueAt: r.due_at,
+    overdue: r.overdue,
     openedAt: r.opened_at,
     updatedAt: r.updated_at,
     claim:
@@ -201,6 +209,8 @@ export interface CaseFilter {
   /** any, mine (claimed by `moderatorId`), unclaimed (no live claim) */
   claimed: 'any' | 'mine' | 'unclaimed';
   serviceId?: string;
+  /** Only open cases past their due time. */
+  overdue?: boolean;
   moderatorId: string;
 }
 
@@ -225,6 +235,7 @@ export async function listCases(
     `SELECT ${CASE_SELECT}
       WHERE c.status = $1 AND ($2::text IS NULL OR c.type = $2) AND ($3::text IS NULL OR c.highest_severity = $3)
         AND ($4::text IS NULL OR p.service_id = $4)
+        AND (${filter.overdue ? 'c.due_at < now()' : 'true'})
         AND CASE $5::text
               WHEN 'mine' THEN c.claimed_by = $6 AND c.claim_expires_at > now()
               WHEN 'unclaimed' THEN c.claimed_by IS NULL OR c.claim_expires_at <= now()
@@ -351,4 +362,60 @@ export async function listAudit(
     createdAt: r.created_at,
   }));
   return { items, next: rows.length > limit ? items[items.length - 1]!.id : null };
+}
+
+/** Open cases past their due time: the overdue gauge. */
+export async function countOverdue(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM review_cases WHERE status = 'open' AND due_at < now()`,
+  );
+  return rows[0]!.n;
+}
+
+export interface ReviewStats {
+  open: number;
+  overdue: number;
+  days: { date: string; inbound: number; resolved: number; medianHandlingSeconds: number | null }[];
+}
+
+/**
+ * The review team's figures: open and overdue cases now, and for each of the last `days` days (UTC)
+ * the cases opened, the cases resolved and the median time from opening to resolution of those.
+ */
+export async function reviewStats(db: Queryable, days: number): Promise<ReviewStats> {
+  const { rows } = await db.query<{
+    open: number;
+    overdue: number;
+    days: { date: string; inbound: number; resolved: number; median: number | null }[];
+  }>(
+    `WITH d AS (
+       SELECT generate_series(date_trunc('day', now() AT TIME ZONE 'UTC') - make_interval(days => $1 - 1),
+                              date_trunc('day', now() AT TIME ZONE 'UTC'), interval '1 day') AS day),
+     inbound AS (
+       SELECT date_trunc('day', opened_at AT TIME ZONE 'UTC') AS day, count(*)::int AS n FROM review_cases
+        WHERE opened_at >= (SELECT min(day) FROM d) AT TIME ZONE 'UTC' GROUP BY 1),
+     resolved AS (
+       SELECT date_trunc('day', resolved_at AT TIME ZONE 'UTC') AS day, count(*)::int AS n,
+              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM resolved_at - opened_at)) AS median
+         FROM review_cases
+        WHERE status = 'resolved' AND resolved_at >= (SELECT min(day) FROM d) AT TIME ZONE 'UTC' GROUP BY 1)
+     SELECT (SELECT count(*)::int FROM review_cases WHERE status = 'open') AS open,
+            (SELECT count(*)::int FROM review_cases WHERE status = 'open' AND due_at < now()) AS overdue,
+            (SELECT json_agg(json_build_object('date', to_char(d.day, 'YYYY-MM-DD'),
+                                               'inbound', coalesce(i.n, 0), 'resolved', coalesce(r.n, 0),
+                                               'median', r.median) ORDER BY d.day DESC)
+               FROM d LEFT JOIN inbound i ON i.day = d.day LEFT JOIN resolved r ON r.day = d.day) AS days`,
+    [days],
+  );
+  const r = rows[0]!;
+  return {
+    open: r.open,
+    overdue: r.overdue,
+    days: r.days.map((d) => ({
+      date: d.date,
+      inbound: d.inbound,
+      resolved: d.resolved,
+      medianHandlingSeconds: d.median === null ? null : Math.round(d.median),
+    })),
+  };
 }

@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'trust.changed',
   'sanction.applied',
   'sanction.revoked',
+  'sanction.expired',
   'report.outcome',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
