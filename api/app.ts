@@ -25,6 +25,7 @@ import { metricsMiddleware, metricsRoutes, queueBoard } from './routes/operation
 import { reportRoutes } from './routes/reports/routes.js';
 import { webhookRoutes } from './routes/webhooks/routes.js';
 import { sanctionRoutes } from './routes/sanctions/routes.js';
+import { appealRoutes } from './routes/appeals/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Koa {
     adminRoutes(deps),
     webhookRoutes(routeDeps),
     sanctionRoutes(routeDeps),
+    appealRoutes(routeDeps),
     docsRoutes(),
   ];
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

@@ -463,6 +463,8 @@ export const moderationSchemas = {
         'unmute_reporter',
         'place_sanction',
         'revoke_sanction',
+        'claim_appeal',
+        'decide_appeal',
       ],
     },
     outcome: { enum: [...OUTCOMES, null] },

@@ -221,3 +221,173 @@ export const sanctionSchemas = {
     createdAt: dateTime,
   }),
 } as const;
+
+const appealId = { name: 'appealId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const appealBody = jsonBody({
+  type: 'object',
+  additionalProperties: false,
+  required: ['reason', 'statement'],
+  description: 'Exactly one of sanctionId and offenseId.',
+  properties: {
+    sanctionId: { type: 'string', format: 'uuid' },
+    offenseId: { type: 'string', format: 'uuid' },
+    reason: { enum: ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] },
+    statement: { type: 'string', minLength: 1, maxLength: 2000 },
+  },
+});
+const fileResponses = {
+  201: rateLimited(json(ref('Appeal'), 'Filed (appeal.filed is sent).')),
+  400: problem('A bad subject, reason or statement.'),
+  404: problem('No such sanction or offense of this player (or player of the studio).'),
+  409: problem(
+    'appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (revoked, or already granted).',
+  ),
+  415: problem('Body is not JSON.'),
+  429: rateLimitedResponse,
+  ...common,
+};
+
+export const appealPaths = {
+  '/v1/player/me/appeals': {
+    post: {
+      operationId: 'fileOwnAppeal',
+      tags: ['appeals'],
+      summary: 'The signed-in player appeals a sanction or an offense',
+      description: 'Authorization: Bearer <access token> and the client_secret header, as GET /v1/player/me.',
+      security: [{ bearer: [] }],
+      parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+      requestBody: appealBody,
+      responses: {
+        ...fileResponses,
+        401: problem('Missing or invalid token, or a client_secret of another client.'),
+      },
+    },
+    get: {
+      operationId: 'listOwnAppeals',
+      tags: ['appeals'],
+      summary: "The signed-in player's appeals and their state, newest first",
+      security: [{ bearer: [] }],
+      parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+      responses: {
+        200: rateLimited(json(closed({ items: { type: 'array', items: ref('Appeal') } }), 'The appeals.')),
+        401: problem('Missing or invalid token, or a client_secret of another client.'),
+        429: rateLimitedResponse,
+        ...common,
+      },
+    },
+  },
+  '/v1/player/{serviceId}/appeals': {
+    post: {
+      operationId: 'fileAppeal',
+      tags: ['appeals'],
+      summary: 'A studio appeals on behalf of a player of its games (a sanction it may see, or an offense)',
+      parameters: [serviceIdParam, ...clientHeaders],
+      requestBody: appealBody,
+      responses: { ...fileResponses, 401: problem('Missing, unknown or wrong client credentials.') },
+    },
+  },
+  '/v1/admin/appeals': {
+    get: {
+      operationId: 'listAppeals',
+      tags: ['appeals'],
+      summary: 'The appeals queue, oldest first',
+      security: moderator,
+      parameters: [
+        { name: 'status', in: 'query', schema: { enum: ['open', 'granted', 'denied'], default: 'open' } },
+        { name: 'serviceId', in: 'query', schema: { type: 'string' } },
+        ...pageParams(),
+      ],
+      responses: {
+        200: json(page('Appeal'), 'One page.'),
+        400: problem('A bad filter, limit or cursor.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/appeals/{appealId}': {
+    get: {
+      operationId: 'getAppeal',
+      tags: ['appeals'],
+      summary: 'One appeal',
+      security: moderator,
+      parameters: [appealId],
+      responses: {
+        200: json(ref('Appeal'), 'The appeal.'),
+        404: problem('No such appeal.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/appeals/{appealId}/claim': {
+    post: {
+      operationId: 'claimAppeal',
+      tags: ['appeals'],
+      summary: 'Claim an appeal (CASE_LEASE_SECONDS; again renews)',
+      security: moderator,
+      parameters: [appealId],
+      responses: {
+        200: json(ref('Appeal'), 'Claimed.'),
+        404: problem('No such appeal.'),
+        409: problem('appeal_claimed (another moderator holds a live claim) or appeal_decided.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/appeals/{appealId}/decide': {
+    post: {
+      operationId: 'decideAppeal',
+      tags: ['appeals'],
+      summary: 'Grant or deny an appeal you hold a claim on',
+      description:
+        "Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may.",
+      security: moderator,
+      parameters: [appealId],
+      requestBody: jsonBody(
+        closed({
+          decision: { enum: ['granted', 'denied'] },
+          note: { type: 'string', minLength: 1, maxLength: 2000 },
+        }),
+      ),
+      responses: {
+        200: json(ref('Appeal'), 'Decided.'),
+        400: problem('A bad decision or note.'),
+        403: problem('own_decision: the appeal is against your own decision.'),
+        404: problem('No such appeal.'),
+        409: problem('appeal_not_claimed, appeal_claimed (another moderator holds it) or appeal_decided.'),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+} as const;
+
+export const appealSchemas = {
+  Appeal: closed({
+    id: { type: 'string' },
+    playerId: { type: 'string' },
+    subject: closed({ kind: { enum: ['sanction', 'offense'] }, id: { type: 'string' } }),
+    reason: { enum: ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] },
+    statement: { type: 'string' },
+    filedBy: {
+      type: 'object',
+      required: ['kind'],
+      properties: { kind: { enum: ['player', 'studio'] }, id: { type: 'string' } },
+      additionalProperties: false,
+    },
+    status: { enum: ['open', 'granted', 'denied'] },
+    claim: {
+      ...closed({ moderatorId: { type: 'string' }, expiresAt: dateTime }),
+      type: ['object', 'null'],
+    },
+    decision: {
+      ...closed({
+        moderatorId: { type: 'string' },
+        decidedAt: dateTime,
+        note: { type: 'string' },
+        pointsRefunded: { type: 'integer', minimum: 0 },
+      }),
+      type: ['object', 'null'],
+    },
+    createdAt: dateTime,
+  }),
+} as const;

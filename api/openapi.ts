@@ -23,7 +23,7 @@ import {
   tooMany,
 } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
-import { sanctionPaths, sanctionSchemas } from './openapi-sanctions.js';
+import { appealPaths, appealSchemas, sanctionPaths, sanctionSchemas } from './openapi-sanctions.js';
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 
 /**
@@ -128,6 +128,7 @@ export const openApiDocument = {
     { name: 'moderation' },
     { name: 'webhooks' },
     { name: 'sanctions' },
+    { name: 'appeals' },
     { name: 'operations' },
   ],
   paths: {
@@ -463,6 +464,7 @@ export const openApiDocument = {
     ),
     ...moderationPaths,
     ...sanctionPaths,
+    ...appealPaths,
   },
   components: {
     securitySchemes: {
@@ -477,6 +479,7 @@ export const openApiDocument = {
     schemas: {
       ...moderationSchemas,
       ...sanctionSchemas,
+      ...appealSchemas,
       TokenRequest: {
         type: 'object',
         required: ['grant_type', 'code'],
@@ -775,7 +778,7 @@ export const openApiDocument = {
         points: { type: 'integer', description: 'Negative for a deduction.' },
         scoreBefore: { type: 'integer', minimum: 0, maximum: 100 },
         scoreAfter: { type: 'integer', minimum: 0, maximum: 100 },
-        reason: { enum: ['offense', 'held_released', 'dismissal', 'recovery'] },
+        reason: { enum: ['offense', 'held_released', 'dismissal', 'recovery', 'appeal'] },
         offenseId: { type: ['string', 'null'] },
         caseId: { type: ['string', 'null'] },
         createdAt: dateTime,

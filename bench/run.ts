@@ -32,6 +32,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 50;
 const PLAYERS = 10_000;
+/** Ids per lobby check (LK). */
+const LOOKUP = 100;
 /** Reports per request in the bulk scenario (BK). */
 const BULK = 100;
 const PEPPER = crypto.randomBytes(24).toString('base64url');
@@ -462,6 +464,25 @@ async function main() {
             },
           ],
         }),
+      // The lobby check: 100 random ids per call; its figure is ids/s.
+      LK: async (s) => {
+        const f = await run({
+          url: apiUrl,
+          duration: s,
+          requests: [
+            {
+              method: 'POST',
+              headers,
+              path: '/v1/players/lookup',
+              setupRequest: (r) => ({
+                ...r,
+                body: JSON.stringify({ serviceIds: Array.from({ length: LOOKUP }, () => randomPlayer()) }),
+              }),
+            },
+          ],
+        });
+        return { ...f, rps: f.rps * LOOKUP };
+      },
       // Bulk: 100 reports on random players per request; its figure is reports/s, not requests/s.
       BK: async (s) => {
         const f = await run({
@@ -543,6 +564,7 @@ async function main() {
       ['T', 'B0'],
       ['R', 'B0'],
       ['BK', 'R'],
+      ['LK', 'P'],
       ['W1', 'W0'],
     ] as const)
       if (m[a] && m[b]) ratios[`${a}/${b}`] = m[a].rps / m[b].rps;
@@ -553,6 +575,7 @@ async function main() {
       'T/B0': 0.2,
       'W1/W0': 0.3,
       'BK/R': 5,
+      'LK/P': 10,
     };
     const lines = [
       '',

@@ -75,6 +75,8 @@ export interface Config {
   strikeLadder: StrikeRung[];
   /** Hours a case has to be reviewed in, by its highest severity: low, medium, high, critical. */
   caseDueHours: number[];
+  /** Days after a decision within which it may be appealed. */
+  appealWindowDays: number;
 }
 
 export interface StrikeRung {
@@ -218,6 +220,7 @@ const schema = Joi.object({
     .pattern(/^low=\d+,medium=\d+,high=\d+,critical=\d+$/)
     .message('must be low=<hours>,medium=<hours>,high=<hours>,critical=<hours>')
     .default('low=168,medium=72,high=24,critical=4'),
+  APPEAL_WINDOW_DAYS: Joi.number().integer().min(1).max(365).default(30),
 })
   .unknown(true)
   .when(Joi.object({ NODE_ENV: Joi.valid('production').required() }).unknown(), {
@@ -310,6 +313,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     strikeTtlDays: v.STRIKE_TTL_DAYS,
     strikeLadder: parseStrikeLadder(v.STRIKE_LADDER),
     caseDueHours: (v.CASE_DUE_HOURS as string).split(',').map((pair) => Number(pair.split('=')[1])),
+    appealWindowDays: v.APPEAL_WINDOW_DAYS,
   });
 }
 

@@ -5,6 +5,7 @@ import type { GameLink, OffenseRecord, PlayerProfile } from './data/repos/offens
 import type { TrustChange } from './data/repos/trust.js';
 import type { ReporterRecord } from './data/repos/reporters.js';
 import type { SanctionRecord } from './data/repos/sanctions.js';
+import type { AppealRecord } from './data/repos/appeals.js';
 
 /** The spec's Offense (schema Reportoffense) as this studio may see it. */
 export interface OffenseView {
@@ -190,3 +191,16 @@ export const presentSanction = (s: SanctionRecord) => ({
 /** What a studio may see of a player's sanctions: the global ones and its own studio's. */
 export const visibleTo = (s: { scopeStudioId: string | null }, viewerStudioId: string | null) =>
   viewerStudioId === null || s.scopeStudioId === null || s.scopeStudioId === viewerStudioId;
+
+export const presentAppeal = (a: AppealRecord) => ({
+  id: a.id,
+  playerId: a.serviceId,
+  subject: a.subject,
+  reason: a.reason,
+  statement: a.statement,
+  filedBy: a.filedBy,
+  status: a.status,
+  claim: a.claim && { moderatorId: a.claim.moderatorId, expiresAt: a.claim.expiresAt.toISOString() },
+  decision: a.decision && { ...a.decision, decidedAt: a.decision.decidedAt.toISOString() },
+  createdAt: a.createdAt.toISOString(),
+});

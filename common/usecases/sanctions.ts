@@ -194,8 +194,8 @@ async function emitSanctionEvent(
   return emitEvents(client, [{ type, dataByStudio: new Map(audience.map((studio) => [studio, data])) }]);
 }
 
-/** A player by service id, locked; for a studio, only a player of one of its games (else 404). */
-async function lockPlayer(client: PoolClient, serviceId: string, actor: SanctionActor) {
+/** A player by service id, locked; with `studioId`, only a player of that studio's games (else 404). */
+export async function lockPlayer(client: PoolClient, serviceId: string, studioId: string | null) {
   const { rows } = await client.query<{ id: string; service_id: string }>(
     `SELECT p.id, p.service_id FROM players p
       WHERE p.service_id = $1
@@ -203,12 +203,10 @@ async function lockPlayer(client: PoolClient, serviceId: string, actor: Sanction
               SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
                WHERE pg.player_id = p.id AND g.studio_id = $2))
       FOR NO KEY UPDATE`,
-    [serviceId, actor.kind === 'studio' ? actor.id : null],
+    [serviceId, studioId],
   );
   if (!rows[0])
-    throw notFound(
-      actor.kind === 'studio' ? `Player ${serviceId} of your studio's games` : `Player ${serviceId}`,
-    );
+    throw notFound(studioId ? `Player ${serviceId} of your studio's games` : `Player ${serviceId}`);
   return { rowId: rows[0].id, serviceId: rows[0].service_id };
 }
 
@@ -225,7 +223,7 @@ export async function placeSanction(
     body,
   );
   return withTransaction(pool, async (client) => {
-    const player = await lockPlayer(client, serviceId, actor);
+    const player = await lockPlayer(client, serviceId, actor.kind === 'studio' ? actor.id : null);
     return applySanction(client, { actor, player, sanction, caseId: null, now });
   });
 }
@@ -252,10 +250,22 @@ export async function revokeSanction(
     if (!found || (actor.kind === 'studio' && found.scopeStudioId !== actor.id))
       throw notFound(`Sanction ${sanctionId} of player ${serviceId}`);
     if (found.revokedAt) return { sanction: found, outbox: [] };
-    const sanction = await markRevoked(client, found.id, actor, why, now);
-    await audit(client, actor, 'revoke_sanction', why, found.caseId, sanction);
-    return { sanction, outbox: await emitSanctionEvent(client, 'sanction.revoked', sanction) };
+    const outbox = await revokeInTransaction(client, actor, found, why, now);
+    return { sanction: (await findSanctionForUpdate(client, serviceId, found.id, now))!, outbox };
   });
+}
+
+/** Revokes a locked, unrevoked sanction in the caller's transaction: audit row and sanction.revoked. */
+export async function revokeInTransaction(
+  client: PoolClient,
+  actor: SanctionActor,
+  found: SanctionRecord,
+  why: string,
+  now: Date,
+): Promise<OutboxRow[]> {
+  const sanction = await markRevoked(client, found.id, actor, why, now);
+  await audit(client, actor, 'revoke_sanction', why, found.caseId, sanction);
+  return emitSanctionEvent(client, 'sanction.revoked', sanction);
 }
 
 export interface StrikePolicy {

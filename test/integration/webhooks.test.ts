@@ -105,6 +105,8 @@ describe('webhooks', function () {
         'sanction.revoked',
         'sanction.expired',
         'report.outcome',
+        'appeal.filed',
+        'appeal.decided',
       ]);
 
       const list = await call<{ items: { id: string; secret?: string }[] }>(api.url, 'GET', '/v1/webhooks', {

@@ -287,7 +287,9 @@ export interface AuditEntry {
     | 'mute_reporter'
     | 'unmute_reporter'
     | 'place_sanction'
-    | 'revoke_sanction';
+    | 'revoke_sanction'
+    | 'claim_appeal'
+    | 'decide_appeal';
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;

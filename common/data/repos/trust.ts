@@ -1,7 +1,7 @@
 import type { Queryable } from '../db.js';
 
 /** Why a player's trust score changed: one row of trust_history each time it does. */
-export type TrustChangeReason = 'offense' | 'held_released' | 'dismissal' | 'recovery';
+export type TrustChangeReason = 'offense' | 'held_released' | 'dismissal' | 'recovery' | 'appeal';
 
 export interface TrustChange {
   id: string;

@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'sanction.revoked',
   'sanction.expired',
   'report.outcome',
+  'appeal.filed',
+  'appeal.decided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,0 +1,109 @@
+import { Router } from '@koa/router';
+import Joi from 'joi';
+import type { Context } from 'koa';
+import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
+import { isUuid } from '../../../common/data/repos/accounts.js';
+import { findAppeal, listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
+import { SERVICE_ID } from '../../../common/domain/players.js';
+import { notFound } from '../../../common/errors.js';
+import { claimAppeal, decideAppeal, fileAppeal } from '../../../common/usecases/appeals.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import { check } from '../../../common/validation.js';
+import { presentAppeal } from '../../../common/views.js';
+import type { RouteDeps } from '../../app.js';
+import { bearerAuth } from '../../middleware/bearer-auth.js';
+import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+const queueQuery = Joi.object({
+  status: Joi.string().valid('open', 'granted', 'denied').default('open'),
+  serviceId: Joi.string().max(64),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: Joi.string().max(512),
+});
+
+/**
+ * Appeals: a player files one through OAuth (or a studio for a player of its games) and follows it;
+ * moderators work the appeals queue, oldest first, claiming and deciding like cases.
+ */
+export function appealRoutes(deps: RouteDeps): Router {
+  const router = new Router();
+  const bearer = bearerAuth(deps.tokens, deps.clientAuth);
+  const client = deps.clientAuth.middleware();
+  const writes = deps.rateLimits.middleware('reports');
+  const reads = deps.rateLimits.middleware('reads');
+  const moderator = moderatorAuth(deps.moderatorTokens, deps.pool);
+  const file = async (
+    ctx: Context,
+    serviceId: string,
+    filedBy: { kind: 'player' } | { kind: 'studio'; id: string },
+  ) => {
+    const { appeal, outbox } = await fileAppeal(deps.pool, {
+      serviceId,
+      filedBy,
+      body: ctx.request.body ?? {},
+      now: deps.clock(),
+      windowDays: deps.config.appealWindowDays,
+    });
+    deps.dispatcher.enqueue(outbox);
+    ctx.status = 201;
+    ctx.body = presentAppeal(appeal);
+  };
+  const appealId = (ctx: Context) => {
+    const { appealId: id } = ctx.params as { appealId: string };
+    if (!isUuid(id)) throw notFound(`Appeal ${id}`);
+    return id;
+  };
+
+  router.post('/v1/player/me/appeals', bearer, writes, requireJsonBody(), (ctx) =>
+    file(ctx, (ctx.state.bearer as { serviceId: string }).serviceId, { kind: 'player' }),
+  );
+  router.get('/v1/player/me/appeals', bearer, reads, async (ctx) => {
+    const appeals = await listPlayerAppeals(deps.pool, (ctx.state.bearer as { serviceId: string }).serviceId);
+    ctx.body = { items: appeals.map(presentAppeal) };
+  });
+  router.post('/v1/player/:serviceId/appeals', client, writes, requireJsonBody(), (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+    return file(ctx, serviceId, { kind: 'studio', id: (ctx.state.client as AuthenticatedClient).studioId });
+  });
+
+  router.get('/v1/admin/appeals', moderator, async (ctx) => {
+    const q = check<{
+      status: 'open' | 'granted' | 'denied';
+      serviceId?: string;
+      limit: number;
+      cursor?: string;
+    }>(queueQuery, ctx.query, 'query');
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    if (q.cursor !== undefined && !after) throw invalidCursor();
+    const page = await listAppeals(deps.pool, q, q.limit, after);
+    ctx.body = {
+      items: page.items.map(presentAppeal),
+      nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
+    };
+  });
+  router.get('/v1/admin/appeals/:appealId', moderator, async (ctx) => {
+    const appeal = await findAppeal(deps.pool, appealId(ctx));
+    if (!appeal) throw notFound(`Appeal ${appealId(ctx)}`);
+    ctx.body = presentAppeal(appeal);
+  });
+  router.post('/v1/admin/appeals/:appealId/claim', moderator, async (ctx) => {
+    ctx.body = presentAppeal(
+      await claimAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx), deps.config.caseLeaseSeconds),
+    );
+  });
+  router.post('/v1/admin/appeals/:appealId/decide', moderator, requireJsonBody(), async (ctx) => {
+    const { appeal, outbox } = await decideAppeal(
+      deps.pool,
+      ctx.state.actor as Actor,
+      appealId(ctx),
+      ctx.request.body ?? {},
+      deps.clock(),
+    );
+    deps.dispatcher.enqueue(outbox);
+    ctx.body = presentAppeal(appeal);
+  });
+  return router;
+}

@@ -1,0 +1,105 @@
+import type { Queryable } from '../db.js';
+
+export const APPEAL_REASONS = ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] as const;
+export type AppealReason = (typeof APPEAL_REASONS)[number];
+
+export interface AppealRecord {
+  id: string;
+  serviceId: string;
+  subject: { kind: 'sanction' | 'offense'; id: string };
+  reason: AppealReason;
+  statement: string;
+  filedBy: { kind: 'player' } | { kind: 'studio'; id: string };
+  status: 'open' | 'granted' | 'denied';
+  claim: { moderatorId: string; expiresAt: Date } | null;
+  decision: { moderatorId: string; decidedAt: Date; note: string; pointsRefunded: number } | null;
+  createdAt: Date;
+  /** Internal: the player's row id. */
+  playerRowId: string;
+}
+
+interface AppealRow {
+  id: string;
+  player_id: string;
+  service_id: string;
+  sanction_id: string | null;
+  offense_id: string | null;
+  reason: AppealReason;
+  statement: string;
+  filed_by_studio: string | null;
+  status: AppealRecord['status'];
+  claimed_by: string | null;
+  claim_live: boolean;
+  claim_expires_at: Date | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  decision_note: string | null;
+  points_refunded: number;
+  created_at: Date;
+}
+
+export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, a.sanction_id, a.offense_id, a.reason, a.statement,
+  a.filed_by_studio, a.status, a.claimed_by, (a.claimed_by IS NOT NULL AND a.claim_expires_at > now()) AS claim_live,
+  a.claim_expires_at, a.decided_by, a.decided_at, a.decision_note, a.points_refunded, a.created_at
+  FROM appeals a JOIN players p ON p.id = a.player_id`;
+
+export const appealFromRow = (r: AppealRow): AppealRecord => ({
+  id: r.id,
+  serviceId: r.service_id,
+  subject: r.sanction_id ? { kind: 'sanction', id: r.sanction_id } : { kind: 'offense', id: r.offense_id! },
+  reason: r.reason,
+  statement: r.statement,
+  filedBy: r.filed_by_studio ? { kind: 'studio', id: r.filed_by_studio } : { kind: 'player' },
+  status: r.status,
+  claim:
+    r.status === 'open' && r.claim_live && r.claimed_by
+      ? { moderatorId: r.claimed_by, expiresAt: r.claim_expires_at! }
+      : null,
+  decision:
+    r.decided_by && r.decided_at
+      ? {
+          moderatorId: r.decided_by,
+          decidedAt: r.decided_at,
+          note: r.decision_note ?? '',
+          pointsRefunded: r.points_refunded,
+        }
+      : null,
+  createdAt: r.created_at,
+  playerRowId: r.player_id,
+});
+
+export async function findAppeal(db: Queryable, id: string, lock = false): Promise<AppealRecord | undefined> {
+  const { rows } = await db.query<AppealRow>(
+    `SELECT ${APPEAL_SELECT} WHERE a.id = $1${lock ? ' FOR UPDATE OF a' : ''}`,
+    [id],
+  );
+  return rows[0] && appealFromRow(rows[0]);
+}
+
+/** A player's appeals, newest first (at most 100: a player has few). */
+export async function listPlayerAppeals(db: Queryable, serviceId: string): Promise<AppealRecord[]> {
+  const { rows } = await db.query<AppealRow>(
+    `SELECT ${APPEAL_SELECT} WHERE p.service_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT 100`,
+    [serviceId],
+  );
+  return rows.map(appealFromRow);
+}
+
+/** The appeals queue: by status, oldest first, keyset-paginated on (created_at, id). */
+export async function listAppeals(
+  db: Queryable,
+  filter: { status: AppealRecord['status']; serviceId?: string },
+  limit: number,
+  after?: { ts: string; id: string },
+): Promise<{ items: AppealRecord[]; next: { ts: string; id: string } | null }> {
+  const { rows } = await db.query<AppealRow & { cursor_ts: string }>(
+    `SELECT ${APPEAL_SELECT.replace(' FROM', `, to_json(a.created_at)#>>'{}' AS cursor_ts FROM`)}
+      WHERE a.status = $1 AND ($2::text IS NULL OR p.service_id = $2)
+        AND ($3::timestamptz IS NULL OR (a.created_at, a.id) > ($3::timestamptz, $4::uuid))
+      ORDER BY a.created_at, a.id LIMIT $5`,
+    [filter.status, filter.serviceId ?? null, after?.ts ?? null, after?.id ?? null, limit + 1],
+  );
+  const items = rows.slice(0, limit).map(appealFromRow);
+  const last = rows[Math.min(rows.length, limit) - 1];
+  return { items, next: rows.length > limit && last ? { ts: last.cursor_ts, id: last.id } : null };
+}

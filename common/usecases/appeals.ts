@@ -1,0 +1,313 @@
+import Joi from 'joi';
+import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
+import { APPEAL_REASONS, findAppeal, type AppealReason, type AppealRecord } from '../data/repos/appeals.js';
+import { insertAudit } from '../data/repos/moderation.js';
+import { findSanctionForUpdate } from '../data/repos/sanctions.js';
+import { changeScore } from '../data/repos/trust.js';
+import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { AppError, notFound } from '../errors.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { check } from '../validation.js';
+import { presentAppeal } from '../views.js';
+import type { Actor } from './moderation.js';
+import { lockPlayer, revokeInTransaction } from './sanctions.js';
+
+const fileSchema = Joi.object({
+  sanctionId: Joi.string().guid(),
+  offenseId: Joi.string().guid(),
+  reason: Joi.string()
+    .valid(...APPEAL_REASONS)
+    .required(),
+  statement: Joi.string().trim().min(1).max(2000).required(),
+}).xor('sanctionId', 'offenseId');
+
+const decideSchema = Joi.object({
+  decision: Joi.string().valid('granted', 'denied').required(),
+  note: Joi.string().trim().min(1).max(2000).required(),
+});
+
+const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
+  new AppError(409, code, detail, { extensions });
+
+/** What an appeal is about, locked, with who decided it (for the self-review rule). */
+interface Subject {
+  kind: 'sanction' | 'offense';
+  id: string;
+  /** When the decision was made: the window runs from here. */
+  decidedAt: Date;
+  /** The moderator whose decision it was (placed the sanction, or resolved its case). */
+  deciderId: string | null;
+  caseId: string | null;
+  /** Studios concerned besides the player's: the offense's filer, the sanction's studio. */
+  studios: string[];
+  revoked: boolean;
+  points: number;
+}
+
+async function lockSubject(
+  client: PoolClient,
+  playerRowId: string,
+  input: { sanctionId?: string; offenseId?: string },
+  viewerStudioId: string | null,
+): Promise<Subject | undefined> {
+  if (input.sanctionId) {
+    const { rows } = await client.query<{
+      id: string;
+      created_at: Date;
+      issued_by_moderator: string | null;
+      issued_by_studio: string | null;
+      scope_studio_id: string | null;
+      case_id: string | null;
+      revoked: boolean;
+      resolved_by: string | null;
+    }>(
+      `SELECT s.id, s.created_at, s.issued_by_moderator, s.issued_by_studio, s.scope_studio_id, s.case_id,
+              s.revoked_at IS NOT NULL AS revoked, c.resolved_by
+         FROM sanctions s LEFT JOIN review_cases c ON c.id = s.case_id
+        WHERE s.id = $1 AND s.player_id = $2 FOR UPDATE OF s`,
+      [input.sanctionId, playerRowId],
+    );
+    const s = rows[0];
+    if (!s || (viewerStudioId && s.scope_studio_id && s.scope_studio_id !== viewerStudioId)) return undefined;
+    return {
+      kind: 'sanction',
+      id: s.id,
+      decidedAt: s.created_at,
+      deciderId: s.issued_by_moderator ?? s.resolved_by,
+      caseId: s.case_id,
+      studios: [s.scope_studio_id, s.issued_by_studio].filter((x): x is string => x !== null),
+      revoked: s.revoked,
+      points: 0,
+    };
+  }
+  const { rows } = await client.query<{
+    id: string;
+    created_at: Date;
+    resolved_at: Date | null;
+    studio_id: string;
+    case_id: string | null;
+    resolved_by: string | null;
+    penalty_points: number;
+  }>(
+    `SELECT o.id, o.created_at, o.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.penalty_points
+       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE o.id = $1 AND o.player_id = $2 FOR UPDATE OF o`,
+    [input.offenseId, playerRowId],
+  );
+  const o = rows[0];
+  if (!o) return undefined;
+  return {
+    kind: 'offense',
+    id: o.id,
+    decidedAt: o.resolved_at ?? o.created_at,
+    deciderId: o.resolved_by,
+    caseId: o.case_id,
+    studios: [o.studio_id],
+    revoked: false,
+    points: o.penalty_points,
+  };
+}
+
+async function emitAppealEvent(
+  client: PoolClient,
+  type: 'appeal.filed' | 'appeal.decided',
+  appeal: AppealRecord,
+  studios: string[],
+): Promise<OutboxRow[]> {
+  const audience = new Set([
+    ...studios,
+    ...(await studiosOfPlayer(client, appeal.serviceId)),
+    ...(appeal.filedBy.kind === 'studio' ? [appeal.filedBy.id] : []),
+  ]);
+  if (audience.size === 0) return [];
+  const data = { playerId: appeal.serviceId, appeal: presentAppeal(appeal) };
+  return emitEvents(client, [{ type, dataByStudio: new Map([...audience].map((s) => [s, data])) }]);
+}
+
+/**
+ * Files an appeal of a sanction or an offense: by the player (OAuth) or by a studio for a player of
+ * its games. One open appeal per subject (409 appeal_open naming it); only within `windowDays` of the
+ * decision (409 appeal_window_closed); not for a revoked sanction or a subject already granted (409
+ * not_appealable). `appeal.filed` goes to the studios concerned.
+ */
+export async function fileAppeal(
+  pool: Pool,
+  input: {
+    serviceId: string;
+    filedBy: { kind: 'player' } | { kind: 'studio'; id: string };
+    body: unknown;
+    now: Date;
+    windowDays: number;
+  },
+): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
+  const v = check<{ sanctionId?: string; offenseId?: string; reason: AppealReason; statement: string }>(
+    fileSchema,
+    input.body,
+  );
+  return withTransaction(pool, async (client) => {
+    const studio = input.filedBy.kind === 'studio' ? input.filedBy.id : null;
+    const player = await lockPlayer(client, input.serviceId, studio);
+    const subject = await lockSubject(client, player.rowId, v, studio);
+    if (!subject) throw notFound(`${v.sanctionId ? 'Sanction' : 'Offense'} ${v.sanctionId ?? v.offenseId}`);
+    const granted = await client.query(
+      `SELECT 1 FROM appeals WHERE status = 'granted' AND (sanction_id = $1 OR offense_id = $1)`,
+      [subject.id],
+    );
+    if (subject.revoked || granted.rowCount)
+      throw conflict(
+        'not_appealable',
+        'This was already revoked or granted on appeal: there is nothing to appeal.',
+      );
+    if (input.now.getTime() > subject.decidedAt.getTime() + input.windowDays * 86_400_000)
+      throw conflict(
+        'appeal_window_closed',
+        `Appeals are taken within ${input.windowDays} days of the decision; this one was made on ${subject.decidedAt.toISOString()}.`,
+      );
+    let id: string;
+    try {
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO appeals (player_id, sanction_id, offense_id, reason, statement, filed_by_studio, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        [player.rowId, v.sanctionId ?? null, v.offenseId ?? null, v.reason, v.statement, studio, input.now],
+      );
+      id = rows[0]!.id;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw conflict('appeal_open', 'An appeal of this is already open.', {
+        openAppealId: await openAppealOf(pool, subject.id),
+      });
+    }
+    const appeal = (await findAppeal(client, id))!;
+    return { appeal, outbox: await emitAppealEvent(client, 'appeal.filed', appeal, subject.studios) };
+  });
+}
+
+async function openAppealOf(pool: Pool, subjectId: string): Promise<string | null> {
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM appeals WHERE status = 'open' AND (sanction_id = $1 OR offense_id = $1)`,
+    [subjectId],
+  );
+  return rows[0]?.id ?? null;
+}
+
+async function lockOpenAppeal(client: PoolClient, id: string): Promise<AppealRecord> {
+  const appeal = await findAppeal(client, id, true);
+  if (!appeal) throw notFound(`Appeal ${id}`);
+  if (appeal.status !== 'open') throw conflict('appeal_decided', `The appeal was already ${appeal.status}.`);
+  return appeal;
+}
+
+/** Claims an appeal for `leaseSeconds`, like a case (again: renews); a live claim of another: 409. */
+export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSeconds: number) {
+  return withTransaction(pool, async (client) => {
+    const appeal = await lockOpenAppeal(client, id);
+    if (appeal.claim && appeal.claim.moderatorId !== actor.id)
+      throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.', {
+        claimExpiresAt: appeal.claim.expiresAt.toISOString(),
+      });
+    await client.query(
+      // On the database's clock, as case claims are: a lease is a lease however the API's clock runs.
+      `UPDATE appeals SET claimed_by = $2, claim_expires_at = now() + make_interval(secs => $3) WHERE id = $1`,
+      [id, actor.id, leaseSeconds],
+    );
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId: null,
+      action: 'claim_appeal',
+      outcome: null,
+      note: null,
+      trustScoreBefore: null,
+      trustScoreAfter: null,
+      details: { appealId: id },
+    });
+    return (await findAppeal(client, id))!;
+  });
+}
+
+/**
+ * Decides an appeal the actor holds a live claim on, in one transaction. Granted: a sanction is
+ * revoked, an offense's points are given back (never above 100; trust history `appeal`), and the
+ * strike of the case behind it is removed. A moderator may not decide an appeal against their own
+ * decision (403 own_decision); an admin may. Audited; `appeal.decided` goes to the studios concerned.
+ */
+export async function decideAppeal(
+  pool: Pool,
+  actor: Actor,
+  id: string,
+  body: unknown,
+  now: Date,
+): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
+  const { decision, note } = check<{ decision: 'granted' | 'denied'; note: string }>(decideSchema, body);
+  return withTransaction(pool, async (client) => {
+    const appeal = await lockOpenAppeal(client, id);
+    if (!appeal.claim) throw conflict('appeal_not_claimed', 'Claim the appeal before deciding it.');
+    if (appeal.claim.moderatorId !== actor.id)
+      throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.');
+    await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [appeal.playerRowId]);
+    const subject = (await lockSubject(
+      client,
+      appeal.playerRowId,
+      appeal.subject.kind === 'sanction'
+        ? { sanctionId: appeal.subject.id }
+        : { offenseId: appeal.subject.id },
+      null,
+    ))!;
+    if (subject.deciderId === actor.id && actor.role !== 'admin')
+      throw new AppError(
+        403,
+        'own_decision',
+        'This appeal is against your own decision: another moderator (or an admin) must decide it.',
+      );
+    const outbox: OutboxRow[] = [];
+    let refunded = 0;
+    if (decision === 'granted') {
+      if (subject.kind === 'sanction' && !subject.revoked) {
+        const sanction = (await findSanctionForUpdate(client, appeal.serviceId, subject.id, now))!;
+        outbox.push(
+          ...(await revokeInTransaction(
+            client,
+            { kind: 'moderator', id: actor.id },
+            sanction,
+            `Appeal granted: ${note}`,
+            now,
+          )),
+        );
+      }
+      if (subject.kind === 'offense' && subject.points > 0) {
+        const moved = await changeScore(client, {
+          playerRowId: appeal.playerRowId,
+          points: subject.points,
+          reason: 'appeal',
+          offenseId: subject.id,
+          caseId: subject.caseId,
+        });
+        refunded = moved.after - moved.before;
+      }
+      if (subject.caseId)
+        await client.query('UPDATE strikes SET removed_at = $2 WHERE case_id = $1 AND removed_at IS NULL', [
+          subject.caseId,
+          now,
+        ]);
+    }
+    await client.query(
+      `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
+              claim_expires_at = NULL
+        WHERE id = $1`,
+      [id, decision, actor.id, now, note, refunded],
+    );
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId: subject.caseId,
+      action: 'decide_appeal',
+      outcome: null,
+      note,
+      trustScoreBefore: null,
+      trustScoreAfter: null,
+      details: { appealId: id, decision, subject: appeal.subject, pointsRefunded: refunded },
+    });
+    const decided = (await findAppeal(client, id))!;
+    outbox.push(...(await emitAppealEvent(client, 'appeal.decided', decided, subject.studios)));
+    return { appeal: decided, outbox };
+  });
+}

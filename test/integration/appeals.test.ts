@@ -1,0 +1,253 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { pkceChallenge } from '../../common/usecases/oauth.js';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  trustScore,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { submitConsent } from '../helpers/oauth.js';
+
+interface AppealBody {
+  id: string;
+  status: string;
+  subject: { kind: string; id: string };
+  decision: { pointsRefunded: number } | null;
+  code?: string;
+  openAppealId?: string;
+}
+
+describe('appeals', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let now = Date.now();
+  let game: Tenant;
+  let modA: TestModerator;
+  let modB: TestModerator;
+  let admin: TestModerator;
+
+  before(async () => {
+    api = await startTestApi({}, { clock: () => new Date(now) });
+    game = await createTenant(api.pool, 'Appeals');
+    [modA, modB, admin] = [
+      await createTestModerator(api),
+      await createTestModerator(api),
+      await createTestModerator(api, 'admin'),
+    ];
+  });
+  after(() => api.close());
+
+  /** The player signs in to the game (OAuth with PKCE) and the game gets their access token. */
+  async function playerToken(player: { gamerTag: string }): Promise<Record<string, string>> {
+    const verifier = crypto.randomBytes(32).toString('base64url');
+    const url = new URL(`${api.url}/v1/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: game.game.clientId,
+      state: 's',
+      code_challenge: pkceChallenge(verifier),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
+    const consent = await submitConsent(url.toString(), {
+      decision: 'approve',
+      gamer_tag: player.gamerTag,
+      password: 'correct horse battery',
+    });
+    const code = new URL(consent.location!).searchParams.get('code')!;
+    const token = await call<{ access_token: string }>(api.url, 'POST', '/v1/oauth/token', {
+      spec: '/v1/oauth/token',
+      json: {
+        grant_type: 'authorization_code',
+        code,
+        client_id: game.game.clientId,
+        client_secret: game.game.clientSecret,
+        code_verifier: verifier,
+      },
+    });
+    return { authorization: `Bearer ${token.body.access_token}`, client_secret: game.game.clientSecret };
+  }
+
+  const sanction = (serviceId: string, by: TestModerator, json: object) =>
+    call<{ id: string }>(api.url, 'POST', `/v1/admin/players/${serviceId}/sanctions`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions',
+      headers: by.headers,
+      json,
+    });
+  const fileAsPlayer = (headers: Record<string, string>, json: object) =>
+    call<AppealBody>(api.url, 'POST', '/v1/player/me/appeals', {
+      spec: '/v1/player/me/appeals',
+      headers,
+      json,
+    });
+  const act = (by: TestModerator, id: string, action: 'claim' | 'decide', json?: object) =>
+    call<AppealBody>(api.url, 'POST', `/v1/admin/appeals/${id}/${action}`, {
+      spec: `/v1/admin/appeals/{appealId}/${action}` as never,
+      headers: by.headers,
+      ...(json ? { json } : {}),
+    });
+
+  it('a player appeals a sanction; one open appeal at a time; another moderator grants it and it is revoked', async () => {
+    const player = await createTestPlayer(api.pool);
+    const headers = await playerToken(player); // approving the game links the player to it
+    const placed = await sanction(player.serviceId, modA, {
+      type: 'temporary_ban',
+      reason: 'boosting',
+      durationSeconds: 7 * 86_400,
+    });
+    const filed = await fileAsPlayer(headers, {
+      sanctionId: placed.body.id,
+      reason: 'compromised_account',
+      statement: 'My account was shared without my knowledge.',
+    });
+    expect(filed.status, filed.text).to.equal(201);
+    expect(filed.body).to.deep.include({ status: 'open', subject: { kind: 'sanction', id: placed.body.id } });
+    const again = await fileAsPlayer(headers, {
+      sanctionId: placed.body.id,
+      reason: 'unfair',
+      statement: 'again',
+    });
+    expect(again.status).to.equal(409);
+    expect(again.body).to.include({ code: 'appeal_open', openAppealId: filed.body.id });
+
+    const queue = await call<{ items: { id: string }[] }>(api.url, 'GET', '/v1/admin/appeals', {
+      spec: '/v1/admin/appeals',
+      headers: modB.headers,
+    });
+    expect(queue.body.items.map((a) => a.id)).to.include(filed.body.id);
+
+    // modA placed the sanction: not theirs to decide.
+    expect((await act(modA, filed.body.id, 'claim')).status).to.equal(200);
+    const own = await act(modA, filed.body.id, 'decide', { decision: 'granted', note: 'mine' });
+    expect(own.status).to.equal(403);
+    expect(own.body.code).to.equal('own_decision');
+    expect((await act(modB, filed.body.id, 'claim')).status).to.equal(409); // modA's claim is live
+    await call(api.url, 'POST', `/v1/admin/appeals/${filed.body.id}/claim`, {
+      spec: '/v1/admin/appeals/{appealId}/claim',
+      headers: modA.headers,
+    });
+    // modA's claim runs out (leases are on the database's clock).
+    await api.pool.query(`UPDATE appeals SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, [
+      filed.body.id,
+    ]);
+    {
+      expect((await act(modB, filed.body.id, 'claim')).status).to.equal(200);
+      const granted = await act(modB, filed.body.id, 'decide', {
+        decision: 'granted',
+        note: 'verified the hijack',
+      });
+      expect(granted.status, granted.text).to.equal(200);
+      expect(granted.body.status).to.equal('granted');
+      const list = await call<{ items: { id: string; active: boolean; revokedAt: string | null }[] }>(
+        api.url,
+        'GET',
+        `/v1/admin/players/${player.serviceId}/sanctions`,
+        { spec: '/v1/admin/players/{serviceId}/sanctions', headers: modB.headers },
+      );
+      expect(list.body.items[0]).to.include({ id: placed.body.id, active: false });
+      const mine = await call<{ items: AppealBody[] }>(api.url, 'GET', '/v1/player/me/appeals', {
+        spec: '/v1/player/me/appeals',
+        headers,
+      });
+      expect(mine.body.items.map((a) => a.status)).to.deep.equal(['granted']);
+      expect(
+        (await fileAsPlayer(headers, { sanctionId: placed.body.id, reason: 'unfair', statement: 'x' })).body
+          .code,
+      ).to.equal('not_appealable');
+    }
+  });
+
+  it('a studio appeals an offense for its player; granted, the points come back exactly (never above 100)', async () => {
+    const player = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
+    const report = await call<{ report: { _id: string }; penaltyApplied: number }>(
+      api.url,
+      'POST',
+      `/v1/anticheat/submitReport/${player.serviceId}`,
+      {
+        spec: '/v1/anticheat/submitReport/{serviceId}',
+        headers: game.headers,
+        json: { report: { isCheatDetected: true, severity: 'high' } },
+      },
+    );
+    expect(await trustScore(api.pool, player.serviceId)).to.equal(85);
+    const filed = await call<AppealBody>(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: game.headers,
+      json: {
+        offenseId: report.body.report._id,
+        reason: 'incorrect',
+        statement: 'False positive of the anti-cheat.',
+      },
+    });
+    expect(filed.status, filed.text).to.equal(201);
+    await act(admin, filed.body.id, 'claim');
+    const decided = await act(admin, filed.body.id, 'decide', {
+      decision: 'granted',
+      note: 'known false positive',
+    });
+    expect(decided.body.decision).to.include({ pointsRefunded: 15 });
+    expect(await trustScore(api.pool, player.serviceId)).to.equal(100);
+    const { rows } = await api.pool.query(
+      `SELECT h.reason, h.points FROM trust_history h JOIN players p ON p.id = h.player_id
+        WHERE p.service_id = $1 ORDER BY h.id`,
+      [player.serviceId],
+    );
+    expect(rows).to.deep.equal([
+      { reason: 'offense', points: -15 },
+      { reason: 'appeal', points: 15 },
+    ]);
+    // The studio of another game cannot appeal for a player not of its games.
+    const other = await createTenant(api.pool, 'Other');
+    const refused = await call(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: other.headers,
+      json: { offenseId: report.body.report._id, reason: 'unfair', statement: 'x' },
+    });
+    expect(refused.status).to.equal(404);
+  });
+
+  it('appeals close 30 days after the decision; a denied appeal changes nothing', async () => {
+    const player = await createTestPlayer(api.pool);
+    const headers = await playerToken(player);
+    const placed = await sanction(player.serviceId, modA, { type: 'warning', reason: 'language' });
+    now += 31 * 86_400_000;
+    try {
+      // (The player's token would have expired by then: the studio files it.)
+      const late = await call<AppealBody>(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+        spec: '/v1/player/{serviceId}/appeals',
+        headers: game.headers,
+        json: { sanctionId: placed.body.id, reason: 'unfair', statement: 'late' },
+      });
+      expect(late.status, late.text).to.equal(409);
+      expect(late.body.code).to.equal('appeal_window_closed');
+    } finally {
+      now -= 31 * 86_400_000;
+    }
+    const filed = await fileAsPlayer(headers, {
+      sanctionId: placed.body.id,
+      reason: 'forgiveness',
+      statement: 'sorry',
+    });
+    await act(modB, filed.body.id, 'claim');
+    const denied = await act(modB, filed.body.id, 'decide', { decision: 'denied', note: 'stands' });
+    expect(denied.body.status).to.equal('denied');
+    const list = await call<{ items: { active: boolean }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/players/${player.serviceId}/sanctions`,
+      { spec: '/v1/admin/players/{serviceId}/sanctions', headers: modB.headers },
+    );
+    expect(list.body.items[0]!.active).to.equal(true);
+    expect((await act(modB, filed.body.id, 'decide', { decision: 'granted', note: 'x' })).body.code).to.equal(
+      'appeal_decided',
+    );
+  });
+});
