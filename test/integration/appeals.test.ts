@@ -1,5 +1,10 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { createLogger } from '../../common/logger.js';
+import { QUEUES } from '../../common/queues/index.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import { startWorker } from '../../worker/run.js';
+import { eventually } from '../helpers/http-server.js';
 import { pkceChallenge } from '../../common/usecases/oauth.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import {
@@ -249,5 +254,74 @@ describe('appeals', function () {
     expect((await act(modB, filed.body.id, 'decide', { decision: 'granted', note: 'x' })).body.code).to.equal(
       'appeal_decided',
     );
+  });
+
+  it('granting an appeal of an upheld offense removes the strike of its case; its decider may not decide it', async () => {
+    const review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    try {
+      const player = await createTestPlayer(api.pool);
+      await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
+      const report = await call<{ report: { _id: string } }>(
+        api.url,
+        'POST',
+        `/v1/toxicity/submitReport/${player.serviceId}`,
+        {
+          spec: '/v1/toxicity/submitReport/{serviceId}',
+          headers: game.headers,
+          json: { report: { isToxic: true, severity: 'high' } },
+        },
+      );
+      const caseId = await eventually('the case', async () => {
+        const { rows } = await api.pool.query<{ id: string }>(
+          `SELECT case_id AS id FROM case_offenses WHERE offense_id = $1`,
+          [report.body.report._id],
+        );
+        return rows[0]?.id;
+      });
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+        spec: '/v1/admin/cases/{caseId}/claim',
+        headers: modA.headers,
+      });
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: modA.headers,
+        json: { outcome: 'upheld', note: 'abusive' },
+      });
+      const strike = async () =>
+        (
+          await api.pool.query<{ removed: boolean }>(
+            'SELECT removed_at IS NOT NULL AS removed FROM strikes WHERE case_id = $1',
+            [caseId],
+          )
+        ).rows;
+      expect(await strike()).to.deep.equal([{ removed: false }]);
+      const filed = await call<AppealBody>(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+        spec: '/v1/player/{serviceId}/appeals',
+        headers: game.headers,
+        json: {
+          offenseId: report.body.report._id,
+          reason: 'unfair',
+          statement: 'It was banter between friends.',
+        },
+      });
+      await act(modA, filed.body.id, 'claim');
+      expect(
+        (await act(modA, filed.body.id, 'decide', { decision: 'granted', note: 'x' })).body.code,
+      ).to.equal('own_decision');
+      await api.pool.query(
+        `UPDATE appeals SET claim_expires_at = now() - interval '1 second' WHERE id = $1`,
+        [filed.body.id],
+      );
+      await act(modB, filed.body.id, 'claim');
+      const granted = await act(modB, filed.body.id, 'decide', {
+        decision: 'granted',
+        note: 'context shows banter',
+      });
+      expect(granted.body.decision).to.include({ pointsRefunded: 7 });
+      expect(await strike()).to.deep.equal([{ removed: true }]);
+      expect(await trustScore(api.pool, player.serviceId)).to.equal(100);
+    } finally {
+      await review.stop();
+    }
   });
 });
