@@ -54,6 +54,21 @@ describe('sanctions', function () {
     await api.close();
   });
 
+  /** The review worker's case of this player (its first, when it has several). */
+  const caseOf = (serviceId: string) =>
+    eventually(`a case of ${serviceId}`, async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+        [serviceId],
+      );
+      return rows[0]?.id;
+    });
+  const claim = (caseId: string, by = mod) =>
+    call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: by.headers,
+    });
+
   /** A player of both studios' games. */
   async function sharedPlayer() {
     const p = await createTestPlayer(api.pool);
@@ -245,17 +260,8 @@ describe('sanctions', function () {
       headers: a.headers,
       json: { report: { isCheatDetected: true, severity: 'high' } },
     });
-    const caseId = await eventually('the case', async () => {
-      const { rows } = await api.pool.query<{ id: string }>(
-        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
-        [player.serviceId],
-      );
-      return rows[0]?.id;
-    });
-    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
-      spec: '/v1/admin/cases/{caseId}/claim',
-      headers: mod.headers,
-    });
+    const caseId = await caseOf(player.serviceId);
+    await claim(caseId);
     const resolve = (json: object) =>
       call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
         spec: '/v1/admin/cases/{caseId}/resolve',
@@ -321,10 +327,7 @@ describe('sanctions', function () {
       );
       return rows[0]?.id;
     });
-    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
-      spec: '/v1/admin/cases/{caseId}/claim',
-      headers: mod.headers,
-    });
+    await claim(caseId);
     await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
       spec: '/v1/admin/cases/{caseId}/resolve',
       headers: mod.headers,
@@ -360,13 +363,7 @@ describe('sanctions', function () {
       headers: a.headers,
       json: { report: { isAfk: true, severity: 'low' } },
     });
-    const caseId = await eventually('the case', async () => {
-      const { rows } = await api.pool.query<{ id: string }>(
-        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
-        [player.serviceId],
-      );
-      return rows[0]?.id;
-    });
+    const caseId = await caseOf(player.serviceId);
     const detail = async () =>
       (
         await call<{ dueAt: string; openedAt: string; overdue: boolean; reportsCount: number }>(
@@ -411,10 +408,7 @@ describe('sanctions', function () {
     const metrics = await (await fetch(`${api.url}/metrics`)).text();
     expect(Number(/^player_trust_cases_overdue (\d+)$/m.exec(metrics)![1])).to.be.at.least(1);
 
-    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
-      spec: '/v1/admin/cases/{caseId}/claim',
-      headers: mod.headers,
-    });
+    await claim(caseId);
     await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
       spec: '/v1/admin/cases/{caseId}/resolve',
       headers: mod.headers,
