@@ -283,6 +283,24 @@ export async function decideAppeal(
           caseId: subject.caseId,
         });
         refunded = moved.after - moved.before;
+        if (refunded > 0) {
+          const change = {
+            playerId: appeal.serviceId,
+            trustScoreBefore: moved.before,
+            trustScoreAfter: moved.after,
+            reason: 'appeal',
+            offenseId: subject.id,
+          };
+          const audience = new Set([
+            ...subject.studios,
+            ...(await studiosOfPlayer(client, appeal.serviceId)),
+          ]);
+          outbox.push(
+            ...(await emitEvents(client, [
+              { type: 'trust.changed', dataByStudio: new Map([...audience].map((st) => [st, change])) },
+            ])),
+          );
+        }
       }
       if (subject.caseId)
         await client.query('UPDATE strikes SET removed_at = $2 WHERE case_id = $1 AND removed_at IS NULL', [

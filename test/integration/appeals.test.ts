@@ -7,6 +7,7 @@ import { startWorker } from '../../worker/run.js';
 import { eventually } from '../helpers/http-server.js';
 import { pkceChallenge } from '../../common/usecases/oauth.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import {
   createTenant,
   createTestModerator,
@@ -193,6 +194,12 @@ describe('appeals', function () {
       },
     });
     expect(filed.status, filed.text).to.equal(201);
+    const hook = await insertWebhook(api.pool, {
+      studioId: game.studioId,
+      url: 'https://hooks.example/trust',
+      events: ['trust.changed'],
+      sealedSecret: Buffer.from('sealed'),
+    });
     await act(admin, filed.body.id, 'claim');
     const decided = await act(admin, filed.body.id, 'decide', {
       decision: 'granted',
@@ -209,6 +216,18 @@ describe('appeals', function () {
       { reason: 'offense', points: -15 },
       { reason: 'appeal', points: 15 },
     ]);
+    // Studios that mirror the score hear of the refund.
+    const { rows: events } = await api.pool.query(
+      `SELECT payload->'data' AS data FROM webhook_deliveries WHERE webhook_id = $1 AND event_type = 'trust.changed'`,
+      [hook.id],
+    );
+    expect(events.map((e: { data: Record<string, unknown> }) => e.data)).to.deep.include({
+      playerId: player.serviceId,
+      trustScoreBefore: 85,
+      trustScoreAfter: 100,
+      reason: 'appeal',
+      offenseId: report.body.report._id,
+    });
     // The studio of another game cannot appeal for a player not of its games.
     const other = await createTenant(api.pool, 'Other');
     const refused = await call(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
