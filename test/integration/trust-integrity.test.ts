@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES } from '../../common/queues/index.js';
-import { studiosOfPlayer } from '../../common/data/repos/webhooks.js';
+import { insertWebhook, studiosOfPlayer } from '../../common/data/repos/webhooks.js';
 import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
@@ -466,6 +466,13 @@ describe('trust integrity: limits, duplicates, budgets, credibility and the hist
     it('recovery: a point back per 7 clean days, idempotent, never above 100, recorded', async () => {
       const player = await createTestPlayer(api.pool);
       await created(player.serviceId, 'afk', { isAfk: true, severity: 'critical' }); // 5 points
+      await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: other.game.clientId });
+      const hook = await insertWebhook(api.pool, {
+        studioId: other.studioId,
+        url: 'https://hooks.example/recovery',
+        events: ['trust.changed'],
+        sealedSecret: Buffer.from('sealed'),
+      });
       const { rows } = await api.pool.query<{ from: Date }>(
         'SELECT recovery_from AS from FROM players WHERE service_id = $1',
         [player.serviceId],
@@ -495,7 +502,25 @@ describe('trust integrity: limits, duplicates, budgets, credibility and the hist
       expect(await recoverTrust(api.pool, { now: at(800), daysPerPoint: 0 })).to.deep.equal({
         players: 0,
         points: 0,
+        outbox: [],
       });
+      // The player's games' studios heard of each point earned back.
+      const { rows: told } = await api.pool.query(
+        `SELECT d.payload->'data' AS data FROM webhook_deliveries d
+          WHERE d.webhook_id = $1 AND d.event_type = 'trust.changed'
+            AND d.payload->'data'->>'reason' = 'recovery' ORDER BY d.created_at`,
+        [hook.id],
+      );
+      expect(
+        told.map((t: { data: { reason: string; trustScoreAfter: number } }) => [
+          t.data.reason,
+          t.data.trustScoreAfter,
+        ]),
+      ).to.deep.equal([
+        ['recovery', 97],
+        ['recovery', 98],
+        ['recovery', 100],
+      ]);
     });
   });
 

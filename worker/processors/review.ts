@@ -68,8 +68,10 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
         now: new Date(),
         daysPerPoint: deps.config.trustRecoveryDaysPerPoint,
       });
-      if (done.players > 0) deps.log.info(done, 'trust recovered for players with a clean record');
-      return done;
+      deps.dispatch(done.outbox);
+      const figures = { players: done.players, points: done.points };
+      if (done.players > 0) deps.log.info(figures, 'trust recovered for players with a clean record');
+      return figures;
     }
     return filings.load(parseOffenseJob(job).offenseId);
   };

@@ -113,8 +113,16 @@ export async function recoverBatch(
   now: Date,
   secondsPerPoint: number,
   batch: number,
-): Promise<{ players: number; points: number }> {
-  const { rows } = await db.query<{ players: number; points: number }>(
+): Promise<{
+  players: number;
+  points: number;
+  changed: { serviceId: string; before: number; after: number; studios: string[] }[];
+}> {
+  const { rows } = await db.query<{
+    players: number;
+    points: number;
+    changed: { serviceId: string; before: number; after: number; studios: string[] }[] | null;
+  }>(
     `WITH due AS (
        SELECT id, trust_score,
               floor(extract(epoch FROM ($1::timestamptz - recovery_from)) / $2)::int AS periods
@@ -129,8 +137,16 @@ export async function recoverBatch(
      h AS (
        INSERT INTO trust_history (player_id, points, score_before, score_after, reason)
        SELECT id, after - before, before, after, 'recovery' FROM upd WHERE after > before)
-     SELECT count(*)::int AS players, coalesce(sum(after - before), 0)::int AS points FROM upd`,
+     SELECT count(*)::int AS players, coalesce(sum(after - before), 0)::int AS points,
+            -- who to tell: each player's games' studios, for trust.changed
+            json_agg(json_build_object(
+              'serviceId', (SELECT service_id FROM players WHERE id = upd.id), 'before', before, 'after', after,
+              'studios', (SELECT coalesce(json_agg(DISTINCT g.studio_id), '[]') FROM player_games pg
+                            JOIN games g ON g.id = pg.game_id WHERE pg.player_id = upd.id)))
+              FILTER (WHERE after > before) AS changed
+       FROM upd`,
     [now, secondsPerPoint, batch],
   );
-  return rows[0]!;
+  const r = rows[0]!;
+  return { players: r.players, points: r.points, changed: r.changed ?? [] };
 }
