@@ -230,20 +230,3 @@ export async function lookupPlayers(
     })),
   }));
 }
-
-/** The sanctions active at `now` of these players (all scopes), for their profiles. */
-export async function activeSanctionsOf(
-  db: Queryable,
-  playerServiceIds: readonly string[],
-  now: Date,
-): Promise<Map<string, SanctionRecord[]>> {
-  const { rows } = await db.query<SanctionRow>(
-    `SELECT ${COLUMNS('$2::timestamptz')} FROM players p JOIN sanctions s ON s.player_id = p.id
-      WHERE p.service_id = ANY($1::text[]) AND ${ACTIVE('$2::timestamptz')}
-      ORDER BY s.created_at DESC, s.id DESC`,
-    [[...new Set(playerServiceIds)], now],
-  );
-  const map = new Map<string, SanctionRecord[]>();
-  for (const r of rows) map.set(r.service_id, [...(map.get(r.service_id) ?? []), fromRow(r)]);
-  return map;
-}
