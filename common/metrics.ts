@@ -6,6 +6,7 @@ import type { Queryable } from './data/db.js';
 import type { Queues } from './queues/index.js';
 import { ROUTE_GROUPS } from './domain/limits.js';
 import { countOverdue } from './data/repos/moderation.js';
+import { withTimeout } from './timeout.js';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const;
 /** How long a scrape waits for the queue depths from Redis. */
@@ -18,14 +19,6 @@ function sharedWhilePending<T>(fn: () => Promise<T>): () => Promise<T> {
     (pending ??= fn().finally(() => {
       pending = undefined;
     }));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Constant-time check of `Authorization: Bearer <METRICS_TOKEN>`; no token configured lets all in. */

@@ -9,6 +9,7 @@ import {
   type RouteGroup,
 } from '../../common/domain/limits.js';
 import { AppError } from '../../common/errors.js';
+import { withTimeout } from '../../common/timeout.js';
 import type { Logger } from '../../common/logger.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
@@ -106,12 +107,8 @@ export class RateLimits {
     key: string,
     points: number,
   ): Promise<{ allowed: boolean; res: RateLimiterRes } | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.deps.timeoutMs);
-    });
     try {
-      const res = await Promise.race([
+      return await withTimeout(
         limiter.consume(key, points).then(
           (res: RateLimiterRes) => ({ allowed: true, res }),
           (rejection: unknown) => {
@@ -120,14 +117,10 @@ export class RateLimits {
             throw rejection;
           },
         ),
-        timeout,
-      ]);
-      if (res !== 'timeout') return res;
-      this.unavailable(group, new Error(`no answer within ${this.deps.timeoutMs} ms`));
+        this.deps.timeoutMs,
+      );
     } catch (err) {
       this.unavailable(group, err as Error);
-    } finally {
-      clearTimeout(timer);
     }
     return undefined;
   }

@@ -1,13 +1,6 @@
 import { Router } from '@koa/router';
 import type { AppDeps } from '../../app.js';
-
-const withTimeout = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([
-    p,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref(),
-    ),
-  ]);
+import { withTimeout } from '../../../common/timeout.js';
 
 export function healthRoutes(deps: AppDeps): Router {
   const router = new Router();
