@@ -50,11 +50,13 @@ const BENCH_LIMITS = {
   reporterQuota: 100_000,
   studioBudget: 100,
 };
+// The service's own defaults for what the bench does not raise.
+const DEFAULTS = parseConfig({ NODE_ENV: 'test' });
 const BENCH_POLICY = {
   reporterQuota: BENCH_LIMITS.reporterQuota,
   studioBudget: BENCH_LIMITS.studioBudget,
-  credibilityThreshold: 0.3,
-  credibilityMinHistory: 5,
+  credibilityThreshold: DEFAULTS.credibilityThreshold,
+  credibilityMinHistory: DEFAULTS.credibilityMinHistory,
 };
 
 interface Figures {

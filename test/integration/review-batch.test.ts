@@ -16,6 +16,9 @@ import { testServices } from '../helpers/services.js';
 
 const CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
 
+/** The review deadlines the service runs with by default. */
+const DUE_HOURS = parseConfig({ NODE_ENV: 'test' }).caseDueHours;
+
 describe('review: offenses filed in batches', () => {
   let pool: Pool;
   let url: string;
@@ -79,7 +82,7 @@ describe('review: offenses filed in batches', () => {
     const [a, b] = [await createTestPlayer(pool), await createTestPlayer(pool)];
     const first = await report(a.serviceId, 'anticheat', { isCheatDetected: true, severity: 'low' });
     // Filed on its own first: the batch then adds to an existing case.
-    await withTransaction(pool, (c) => fileOffenses(c, [first]));
+    await withTransaction(pool, (c) => fileOffenses(c, [first], DUE_HOURS));
     const ids = [
       await report(a.serviceId, 'anticheat', {
         isCheatDetected: true,
@@ -110,7 +113,7 @@ describe('review: offenses filed in batches', () => {
     ];
     const missing = crypto.randomUUID();
     const { filed, outbox } = await withTransaction(pool, (c) =>
-      fileOffenses(c, [...ids, ids[0]!, first, missing]),
+      fileOffenses(c, [...ids, ids[0]!, first, missing], DUE_HOURS),
     );
     expect(filed.has(missing)).to.equal(false);
     expect(filed.get(first)?.filed).to.equal(false);
@@ -134,7 +137,7 @@ describe('review: offenses filed in batches', () => {
       confidence: 0.95,
     });
 
-    const again = await withTransaction(pool, (c) => fileOffenses(c, ids));
+    const again = await withTransaction(pool, (c) => fileOffenses(c, ids, DUE_HOURS));
     expect([...again.filed.values()].every((f) => !f.filed)).to.equal(true);
     expect(again.outbox).to.deep.equal([]);
     for (const caseId of cases) expect(await figures(caseId)).to.deep.equal(before.get(caseId));
@@ -156,7 +159,7 @@ describe('review: offenses filed in batches', () => {
       isCheatDetected: true,
       severity: 'high',
     });
-    const { outbox } = await withTransaction(pool, (c) => fileOffenses(c, [heard, unheard]));
+    const { outbox } = await withTransaction(pool, (c) => fileOffenses(c, [heard, unheard], DUE_HOURS));
     // offense.created for `heard` to the listener (the filer has no webhook; trust.changed has no
     // subscriber): one delivery; nothing for `unheard`.
     expect(outbox).to.have.length(1);

@@ -17,9 +17,6 @@ const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
 
 const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
 
-/** CASE_DUE_HOURS's default: low 7 days, medium 72 h, high 24 h, critical 4 h. */
-const DEFAULT_DUE_HOURS = [168, 72, 24, 4];
-
 /** Most offenses filed in one transaction. */
 export const FILING_BATCH_MAX = 50;
 
@@ -101,7 +98,7 @@ export async function fileOffenses(
   client: PoolClient,
   ids: readonly string[],
   /** Hours to review a case by its highest severity: low, medium, high, critical (CASE_DUE_HOURS). */
-  dueHours: readonly number[] = DEFAULT_DUE_HOURS,
+  dueHours: readonly number[],
 ): Promise<{ filed: Map<string, Filing>; outbox: OutboxRow[] }> {
   // Locks the offenses in id order, then opens or touches the open case of each (player, type) not
   // yet filed, in that order. The unique partial index makes concurrent openers converge on one open
