@@ -1,3 +1,4 @@
+import { SERVICE_ID } from '../common/domain/players.js';
 import { REPORT_KINDS } from '../common/domain/reports.js';
 
 /** Building blocks of the OpenAPI document, shared by its parts. */
@@ -74,3 +75,11 @@ export const page = (item: string) =>
 /** An operationId from a summary: "Claim a case" -> claimACase. */
 export const operationIdOf = (summary: string) =>
   summary.replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toLowerCase());
+
+/** The player's serviceId in a path. */
+export const serviceIdParam = {
+  name: 'serviceId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: SERVICE_ID.source },
+};

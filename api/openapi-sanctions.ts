@@ -11,11 +11,11 @@ import {
   rateLimited,
   rateLimitedResponse,
   ref,
+  serviceIdParam,
 } from './openapi-parts.js';
 
 /** Sanctions and the lobby check, in the OpenAPI document. */
 
-const serviceIdParam = { name: 'serviceId', in: 'path', required: true, schema: { type: 'string' } };
 const sanctionIdParam = {
   name: 'sanctionId',
   in: 'path',

@@ -1,4 +1,3 @@
-import { SERVICE_ID } from '../common/domain/players.js';
 import {
   EVIDENCE_TYPES,
   LIMITS,
@@ -20,6 +19,7 @@ import {
   rateLimited,
   rateLimitedResponse,
   ref,
+  serviceIdParam,
   tooMany,
 } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
@@ -53,12 +53,6 @@ const commonReportProps = {
   severity,
   evidence: { type: 'array', maxItems: LIMITS.evidenceItems, items: ref('EvidenceInput') },
   ...contextProps,
-};
-const serviceIdParam = {
-  name: 'serviceId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: SERVICE_ID.source },
 };
 
 function reportOperation(summary: string, bodySchema: string, cap: string) {

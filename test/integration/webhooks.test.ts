@@ -7,6 +7,7 @@ import { sealWebhookSecret, verifyWebhookSignature } from '../../common/security
 import { reviewProcessor } from '../../worker/processors/review.js';
 import { webhookProcessor } from '../../worker/processors/webhook.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { EVENT_TYPES } from '../../common/data/repos/webhooks.js';
 import { startWorker, type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
@@ -97,17 +98,7 @@ describe('webhooks', function () {
       expect(res.body.events).to.deep.equal(['case.resolved']);
       const all = await register(tenant, { url: 'https://hooks.example.com/all' });
       // Without events: every event the service sends.
-      expect(all.body.events).to.deep.equal([
-        'offense.created',
-        'case.resolved',
-        'trust.changed',
-        'sanction.applied',
-        'sanction.revoked',
-        'sanction.expired',
-        'report.outcome',
-        'appeal.filed',
-        'appeal.decided',
-      ]);
+      expect(all.body.events).to.deep.equal([...EVENT_TYPES]);
 
       const list = await call<{ items: { id: string; secret?: string }[] }>(api.url, 'GET', '/v1/webhooks', {
         headers: tenant.headers,
