@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { expect } from 'chai';
 
 export interface FormResult {
@@ -54,4 +55,27 @@ function decodeEntities(s: string): string {
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
+}
+
+/**
+ * The player signs in on the authorization page and approves the game, with PKCE (S256 of
+ * `verifier`): the consent form's answer, whose Location carries the code.
+ */
+export function approveWithPkce(
+  apiUrl: string,
+  clientId: string,
+  player: { gamerTag: string },
+  verifier: string,
+  password = 'correct horse battery',
+): Promise<FormResult> {
+  const url = new URL(`${apiUrl}/v1/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    state: 'state',
+    code_challenge: crypto.createHash('sha256').update(verifier, 'ascii').digest('base64url'),
+    code_challenge_method: 'S256',
+  }))
+    url.searchParams.set(k, v);
+  return submitConsent(url.toString(), { decision: 'approve', gamer_tag: player.gamerTag, password });
 }

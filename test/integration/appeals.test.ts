@@ -5,7 +5,6 @@ import { QUEUES } from '../../common/queues/index.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
 import { startWorker } from '../../worker/run.js';
 import { eventually } from '../helpers/http-server.js';
-import { pkceChallenge } from '../../common/usecases/oauth.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import {
@@ -19,7 +18,7 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
-import { submitConsent } from '../helpers/oauth.js';
+import { approveWithPkce } from '../helpers/oauth.js';
 
 interface AppealBody {
   id: string;
@@ -53,20 +52,7 @@ describe('appeals', function () {
   /** The player signs in to the game (OAuth with PKCE) and the game gets their access token. */
   async function playerToken(player: { gamerTag: string }): Promise<Record<string, string>> {
     const verifier = crypto.randomBytes(32).toString('base64url');
-    const url = new URL(`${api.url}/v1/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      response_type: 'code',
-      client_id: game.game.clientId,
-      state: 's',
-      code_challenge: pkceChallenge(verifier),
-      code_challenge_method: 'S256',
-    }))
-      url.searchParams.set(k, v);
-    const consent = await submitConsent(url.toString(), {
-      decision: 'approve',
-      gamer_tag: player.gamerTag,
-      password: 'correct horse battery',
-    });
+    const consent = await approveWithPkce(api.url, game.game.clientId, player, verifier);
     const code = new URL(consent.location!).searchParams.get('code')!;
     const token = await call<{ access_token: string }>(api.url, 'POST', '/v1/oauth/token', {
       spec: '/v1/oauth/token',

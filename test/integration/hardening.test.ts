@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pkceChallenge } from '../../common/usecases/oauth.js';
 import { DEMO_PKCE_VERIFIER } from '../../common/usecases/seed.js';
-import { submitConsent } from '../helpers/oauth.js';
+import { approveWithPkce } from '../helpers/oauth.js';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -276,20 +275,7 @@ describe('the demo callback of npm start', function () {
       });
       fs.writeFileSync(path.join(dataDir, 'demo-credentials.json'), JSON.stringify({ game }));
       const player = await createTestPlayer(api.pool);
-      const authorize = new URL(`${api.url}/v1/oauth/authorize`);
-      for (const [k, v] of Object.entries({
-        response_type: 'code',
-        client_id: game.clientId,
-        state: 'demo',
-        code_challenge: pkceChallenge(DEMO_PKCE_VERIFIER),
-        code_challenge_method: 'S256',
-      }))
-        authorize.searchParams.set(k, v);
-      const consent = await submitConsent(authorize.toString(), {
-        decision: 'approve',
-        gamer_tag: player.gamerTag,
-        password: 'correct horse battery',
-      });
+      const consent = await approveWithPkce(api.url, game.clientId, player, DEMO_PKCE_VERIFIER);
       expect(consent.status, consent.html).to.equal(303);
       const page = await (await fetch(consent.location!)).text();
       const command = /<pre>(curl [\s\S]*?)<\/pre>/
