@@ -184,7 +184,7 @@ export const sanctionPaths = {
               },
               notFound: { type: 'array', items: { type: 'string' } },
             }),
-            'The known players (with the sanctions the caller may see), and the ids not found.',
+            'The known players in the order asked (with the sanctions the caller may see), and the ids not found.',
           ),
         ),
         400: problem('No ids, or more than 100.'),

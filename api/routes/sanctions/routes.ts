@@ -126,17 +126,21 @@ export function sanctionRoutes(deps: RouteDeps): Router {
       (ctx.state.client as AuthenticatedClient).studioId,
       deps.clock(),
     );
-    const known = new Set(found.map((p) => p.serviceId));
+    const byId = new Map(found.map((p) => [p.serviceId, p]));
+    const asked = [...new Set(serviceIds)];
     ctx.body = {
-      players: found.map((p) => ({
-        serviceId: p.serviceId,
-        trustScore: p.trustScore,
-        activeSanctions: p.activeSanctions.map((s) => ({
-          type: s.type,
-          expiresAt: s.expiresAt?.toISOString() ?? null,
+      // In the order asked, so a matchmaker can zip the answer with its lobby.
+      players: asked
+        .flatMap((id) => byId.get(id) ?? [])
+        .map((p) => ({
+          serviceId: p.serviceId,
+          trustScore: p.trustScore,
+          activeSanctions: p.activeSanctions.map((s) => ({
+            type: s.type,
+            expiresAt: s.expiresAt?.toISOString() ?? null,
+          })),
         })),
-      })),
-      notFound: [...new Set(serviceIds)].filter((id) => !known.has(id)),
+      notFound: asked.filter((id) => !byId.has(id)),
     };
   });
 
