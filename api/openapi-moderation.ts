@@ -1,5 +1,9 @@
 import { MODERATOR_ROLES, OUTCOMES } from '../common/data/repos/moderation.js';
-import { EVENT_TYPES } from '../common/data/repos/webhooks.js';
+import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from '../common/data/repos/webhooks.js';
+import {
+  DEFAULT_ROTATION_OVERLAP_SECONDS,
+  MAX_ROTATION_OVERLAP_SECONDS,
+} from '../common/usecases/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
 import { NOTE_MAX } from '../common/usecases/moderation.js';
 import { sanctionRequest } from './openapi-sanctions.js';
@@ -28,6 +32,14 @@ const caseIdParam = {
   in: 'path',
   required: true,
   schema: { type: 'string', format: 'uuid' },
+};
+/** What any call on one webhook may answer besides its own outcomes. */
+const webhookErrors = {
+  429: rateLimitedResponse,
+  401: problem('Missing, unknown or wrong client credentials.'),
+  404: problem("No such webhook (or delivery) of the caller's studio."),
+  500: problem('Server error.'),
+  503: problem('A backing service is unavailable; retry.'),
 };
 const webhookIdParam = {
   name: 'webhookId',
@@ -315,6 +327,40 @@ export const moderationPaths = {
     },
   },
   '/v1/webhooks/{webhookId}': {
+    get: {
+      operationId: 'getWebhook',
+      tags: ['webhooks'],
+      summary: 'One webhook of the studio (without its secret)',
+      parameters: [webhookIdParam, ...clientHeaders],
+      responses: {
+        200: rateLimited(json(ref('Webhook'), 'The webhook.')),
+        ...webhookErrors,
+      },
+    },
+    patch: {
+      operationId: 'changeWebhook',
+      tags: ['webhooks'],
+      summary: "Change a webhook's URL, events or enabled state",
+      description:
+        'Only the fields given change. `enabled: false` stops its deliveries (pending ones are cancelled); `enabled: true` turns it back on after the studio or the automatic disable turned it off, and starts its failure count afresh.',
+      parameters: [webhookIdParam, ...clientHeaders],
+      requestBody: jsonBody({
+        type: 'object',
+        additionalProperties: false,
+        minProperties: 1,
+        properties: {
+          url: { type: 'string', format: 'uri', maxLength: 2048 },
+          events: { type: 'array', items: { enum: [...EVENT_TYPES] }, minItems: 1, uniqueItems: true },
+          enabled: { type: 'boolean' },
+        },
+      }),
+      responses: {
+        200: rateLimited(json(ref('Webhook'), 'The webhook as changed.')),
+        400: problem('No field, a bad URL or an unknown event.'),
+        415: problem('Body is not JSON.'),
+        ...webhookErrors,
+      },
+    },
     delete: {
       operationId: 'deleteWebhook',
       tags: ['webhooks'],
@@ -322,11 +368,55 @@ export const moderationPaths = {
       parameters: [webhookIdParam, ...clientHeaders],
       responses: {
         204: rateLimited({ description: 'Deleted.' }),
-        429: rateLimitedResponse,
-        401: problem('Missing, unknown or wrong client credentials.'),
-        404: problem("No such webhook of the caller's studio."),
-        500: problem('Server error.'),
-        503: problem('A backing service is unavailable; retry.'),
+        ...webhookErrors,
+      },
+    },
+  },
+  '/v1/webhooks/{webhookId}/rotate-secret': {
+    post: {
+      operationId: 'rotateWebhookSecret',
+      tags: ['webhooks'],
+      summary: 'Rotate the signing secret, keeping the old one in use for an overlap',
+      description:
+        'The new secret is in this answer only. Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (one per secret), so receivers can switch at their own pace. Rotating during an overlap ends the older secret at once.',
+      parameters: [webhookIdParam, ...clientHeaders],
+      requestBody: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                overlapSeconds: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: MAX_ROTATION_OVERLAP_SECONDS,
+                  default: DEFAULT_ROTATION_OVERLAP_SECONDS,
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: rateLimited(json(ref('WebhookWithSecret'), 'Rotated.')),
+        400: problem('A bad overlapSeconds.'),
+        ...webhookErrors,
+      },
+    },
+  },
+  '/v1/webhooks/{webhookId}/test': {
+    post: {
+      operationId: 'sendWebhookTestEvent',
+      tags: ['webhooks'],
+      summary: 'Send a webhook.test event to this webhook alone',
+      description: 'Delivered like any event (signed, retried), whatever events the webhook subscribes to.',
+      parameters: [webhookIdParam, ...clientHeaders],
+      responses: {
+        202: rateLimited(json(ref('WebhookDelivery'), 'Queued: the delivery log shows how it went.')),
+        409: problem('webhook_disabled: enable the webhook first.'),
+        ...webhookErrors,
       },
     },
   },
@@ -338,12 +428,27 @@ export const moderationPaths = {
       parameters: [webhookIdParam, ...clientHeaders, ...pageParams()],
       responses: {
         200: rateLimited(json(page('WebhookDelivery'), 'One page.')),
-        429: rateLimitedResponse,
         400: problem('Bad limit or cursor.'),
-        401: problem('Missing, unknown or wrong client credentials.'),
-        404: problem("No such webhook of the caller's studio."),
-        500: problem('Server error.'),
-        503: problem('A backing service is unavailable; retry.'),
+        ...webhookErrors,
+      },
+    },
+  },
+  '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': {
+    post: {
+      operationId: 'redeliverWebhookDelivery',
+      tags: ['webhooks'],
+      summary: 'Send a finished delivery again',
+      description:
+        'A new delivery (with its own attempts, redeliveryOf naming the first) of the same event id and payload: webhook-id is the same, so a receiver that de-duplicates handles it once.',
+      parameters: [
+        webhookIdParam,
+        { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string' } },
+        ...clientHeaders,
+      ],
+      responses: {
+        202: rateLimited(json(ref('WebhookDelivery'), 'Queued.')),
+        409: problem('delivery_pending (it is still being attempted) or webhook_disabled.'),
+        ...webhookErrors,
       },
     },
   },
@@ -419,7 +524,21 @@ const webhookProperties = {
   id: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
+  enabled: { type: 'boolean' },
+  disabledAt: { type: ['string', 'null'], format: 'date-time' },
+  disabledReason: {
+    enum: ['studio', 'failing', null],
+    description:
+      'studio: turned off with PATCH; failing: disabled automatically after WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed for the whole retry window.',
+  },
+  consecutiveFailures: { type: 'integer', description: 'Deliveries in a row that failed for good.' },
+  previousSecretExpiresAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'While a rotated-out secret is still signed with (the overlap), when it stops.',
+  },
   createdAt: dateTime,
+  updatedAt: dateTime,
 };
 
 export const moderationSchemas = {
@@ -494,21 +613,31 @@ export const moderationSchemas = {
     ...webhookProperties,
     secret: {
       type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
       description:
-        'Signing secret, shown once. Each delivery carries X-PlayerTrust-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>.',
+        'Signing secret (Standard Webhooks: whsec_<base64>), shown once. Each delivery carries webhook-id, webhook-timestamp and webhook-signature: v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<raw body>" keyed with the base64-decoded secret>.',
     },
   }),
   WebhookDelivery: closed({
     id: { type: 'string' },
     eventId: { type: 'string' },
-    eventType: { enum: [...EVENT_TYPES] },
+    eventType: { enum: [...DELIVERY_EVENT_TYPES] },
     status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
     attempts: { type: 'integer' },
     lastStatusCode: { type: ['integer', 'null'] },
     lastError: { type: ['string', 'null'] },
     createdAt: dateTime,
     lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    nextAttemptAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the next attempt is due, while the delivery is pending after a failed attempt.',
+    },
     deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+    redeliveryOf: {
+      type: ['string', 'null'],
+      description: 'The delivery this one sends again (a redelivery), or null.',
+    },
   }),
   Enrichment: {
     description: 'What the enrichment worker found, on each stored evidence item once it has run.',

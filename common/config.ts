@@ -55,6 +55,8 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookRetryMaxDelayMs: number;
   webhookRetryWindowMs: number;
+  /** Deliveries in a row that failed for the whole retry window before a webhook is disabled. */
+  webhookDisableAfterFailures: number;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -187,6 +189,7 @@ const schema = Joi.object({
     .min(10)
     .max(7 * 86_400_000)
     .default(86_400_000),
+  WEBHOOK_DISABLE_AFTER_FAILURES: Joi.number().integer().min(1).max(10_000).default(10),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -293,6 +296,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     webhookRetryMaxDelayMs: v.WEBHOOK_RETRY_MAX_DELAY_MS,
     webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
+    webhookDisableAfterFailures: v.WEBHOOK_DISABLE_AFTER_FAILURES,
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

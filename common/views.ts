@@ -127,7 +127,13 @@ export const presentWebhook = (w: WebhookRecord) => ({
   id: w.id,
   url: w.url,
   events: w.events,
+  enabled: w.enabled,
+  disabledAt: w.disabledAt?.toISOString() ?? null,
+  disabledReason: w.disabledReason,
+  consecutiveFailures: w.consecutiveFailures,
+  previousSecretExpiresAt: w.previousSecretExpiresAt?.toISOString() ?? null,
   createdAt: w.createdAt.toISOString(),
+  updatedAt: w.updatedAt.toISOString(),
 });
 
 export const presentDelivery = (d: DeliveryRecord) => ({
@@ -140,7 +146,9 @@ export const presentDelivery = (d: DeliveryRecord) => ({
   lastError: d.lastError,
   createdAt: d.createdAt.toISOString(),
   lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
   deliveredAt: d.deliveredAt?.toISOString() ?? null,
+  redeliveryOf: d.redeliveryOf,
 });
 
 /**

@@ -231,7 +231,7 @@ async function main(argv: string[]): Promise<number> {
         result = { moderators: await listModerators(pool) };
         break;
       case 'webhook create': {
-        result = await registerWebhook(
+        const { webhook, secret } = await registerWebhook(
           pool,
           pepper(),
           new AddressPolicy(config.outboundAllowlist),
@@ -241,6 +241,7 @@ async function main(argv: string[]): Promise<number> {
             ...(values.event ? { events: values.event } : {}),
           },
         );
+        result = { ...presentWebhook(webhook), secret };
         break;
       }
       case 'webhook list': {

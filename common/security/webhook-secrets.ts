@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 
 const INFO = 'player-trust webhook signing secrets v1';
 
-/** A webhook signing secret: 256 random bits, shown to the studio once. */
-export const generateWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64url')}`;
+/** A webhook signing secret: 256 random bits, `whsec_<base64>` as Standard Webhooks has it, shown once. */
+export const generateWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
 const keyOf = (pepper: string) => Buffer.from(crypto.hkdfSync('sha256', pepper, Buffer.alloc(0), INFO, 32));
 
@@ -21,29 +21,38 @@ export function openWebhookSecret(sealed: Buffer, pepper: string): string {
   return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString('utf8');
 }
 
-export const SIGNATURE_HEADER = 'X-PlayerTrust-Signature';
-
 /**
- * The signature header value: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. Signing the
- * timestamp with the body lets receivers refuse replays of old deliveries.
+ * Standard Webhooks (standardwebhooks.com) signing: the key is the secret's bytes (the base64 after
+ * `whsec_`; Node's decoder also takes the base64url of secrets issued before Standard Webhooks), the
+ * signed content is `<webhook-id>.<webhook-timestamp>.<raw body>`, and the header lists one
+ * `v1,<base64 HMAC-SHA256>` per secret in use, space-separated (two during a rotation's overlap).
  */
-export function signWebhook(secret: string, body: string, timestamp: number): string {
-  const mac = crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-  return `t=${timestamp},v1=${mac}`;
+export function signWebhook(
+  secrets: readonly string[],
+  messageId: string,
+  timestamp: number,
+  body: string,
+): string {
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+      const mac = crypto
+        .createHmac('sha256', key)
+        .update(`${messageId}.${timestamp}.${body}`)
+        .digest('base64');
+      return `v1,${mac}`;
+    })
+    .join(' ');
 }
 
-/** What a receiver does: recompute and compare in constant time, within a tolerance. */
-export function verifyWebhookSignature(
-  secret: string,
+/** The three Standard Webhooks headers of one delivery attempt. */
+export const standardWebhookHeaders = (
+  secrets: readonly string[],
+  messageId: string,
   body: string,
-  header: string,
-  nowSeconds: number,
-  toleranceSeconds = 300,
-): boolean {
-  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds || !parts.v1) return false;
-  const expected = Buffer.from(signWebhook(secret, body, t).split('v1=')[1]!, 'hex');
-  const given = Buffer.from(parts.v1, 'hex');
-  return given.length === expected.length && crypto.timingSafeEqual(given, expected);
-}
+  timestamp = Math.floor(Date.now() / 1000),
+) => ({
+  'webhook-id': messageId,
+  'webhook-timestamp': String(timestamp),
+  'webhook-signature': signWebhook(secrets, messageId, timestamp, body),
+});

@@ -1,7 +1,20 @@
 import net from 'node:net';
 import Joi from 'joi';
-import { withTransaction, type Pool } from '../data/db.js';
-import { countActiveWebhooks, EVENT_TYPES, insertWebhook, type EventType } from '../data/repos/webhooks.js';
+import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import {
+  countActiveWebhooks,
+  EVENT_TYPES,
+  findDelivery,
+  findWebhook,
+  insertDelivery,
+  insertWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+  type DeliveryRecord,
+  type EventType,
+  type WebhookRecord,
+} from '../data/repos/webhooks.js';
+import type { OutboxRow } from '../queues/outbox.js';
 import { isUuid } from '../data/repos/accounts.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { check } from '../validation.js';
@@ -13,16 +26,27 @@ export const MAX_WEBHOOKS_PER_STUDIO = 10;
 /** localhost, any name under .localhost, with or without the root's trailing dot, any case. */
 const LOCAL_ONLY_NAME = /(^|\.)localhost\.?$/i;
 
-const schema = Joi.object({
-  url: Joi.string()
-    .uri({ scheme: ['https', 'http'] })
-    .max(2048)
-    .required(),
-  events: Joi.array()
-    .items(Joi.string().valid(...EVENT_TYPES))
-    .min(1)
-    .unique()
-    .default([...EVENT_TYPES]),
+const url = Joi.string()
+  .uri({ scheme: ['https', 'http'] })
+  .max(2048);
+const events = Joi.array()
+  .items(Joi.string().valid(...EVENT_TYPES))
+  .min(1)
+  .unique();
+const schema = Joi.object({ url: url.required(), events: events.default([...EVENT_TYPES]) });
+const changeSchema = Joi.object({ url, events, enabled: Joi.boolean() })
+  .min(1)
+  .messages({ 'object.min': 'give at least one of url, events, enabled' });
+
+/** Longest overlap of a rotated secret: a week, enough for a slow deploy of the studio's receivers. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+const rotateSchema = Joi.object({
+  overlapSeconds: Joi.number()
+    .integer()
+    .min(0)
+    .max(MAX_ROTATION_OVERLAP_SECONDS)
+    .default(DEFAULT_ROTATION_OVERLAP_SECONDS),
 });
 
 /**
@@ -46,22 +70,13 @@ function urlProblem(text: string, policy: AddressPolicy): string | undefined {
   return undefined;
 }
 
-export interface RegisteredWebhook {
-  id: string;
-  url: string;
-  events: EventType[];
-  /** Shown once: the studio verifies signatures with it. */
-  secret: string;
-  createdAt: string;
-}
-
 export async function registerWebhook(
   pool: Pool,
   pepper: string,
   policy: AddressPolicy,
   studioId: string,
   input: unknown,
-): Promise<RegisteredWebhook> {
+): Promise<{ webhook: WebhookRecord; secret: string }> {
   const v = check<{ url: string; events: EventType[] }>(schema, input);
   const problem = urlProblem(v.url, policy);
   if (problem) throw validationError([{ field: 'url', message: problem }]);
@@ -85,5 +100,104 @@ export async function registerWebhook(
       sealedSecret: sealWebhookSecret(secret, pepper),
     });
   });
-  return { id: hook.id, url: hook.url, events: hook.events, secret, createdAt: hook.createdAt.toISOString() };
+  return { webhook: hook, secret };
+}
+
+/** The studio's webhook `id`, locked for a change, or 404 (another studio's webhook is not found either). */
+async function ownWebhookForUpdate(client: Queryable, studioId: string, id: string): Promise<WebhookRecord> {
+  const hook = isUuid(id) ? await findWebhook(client, studioId, id, true) : undefined;
+  if (!hook) throw notFound(`Webhook ${id}`);
+  return hook;
+}
+
+/**
+ * Changes a webhook's URL, events or enabled state. Enabling it again (after the studio or the
+ * automatic disable turned it off) starts the failure count afresh; deliveries cancelled while it
+ * was disabled stay cancelled (redeliver them one by one).
+ */
+export async function changeWebhook(
+  pool: Pool,
+  policy: AddressPolicy,
+  studioId: string,
+  id: string,
+  input: unknown,
+): Promise<WebhookRecord> {
+  const v = check<{ url?: string; events?: EventType[]; enabled?: boolean }>(changeSchema, input);
+  if (v.url !== undefined) {
+    const problem = urlProblem(v.url, policy);
+    if (problem) throw validationError([{ field: 'url', message: problem }]);
+  }
+  return withTransaction(pool, async (client) => {
+    const hook = await ownWebhookForUpdate(client, studioId, id);
+    return updateWebhook(client, hook.id, v);
+  });
+}
+
+/**
+ * A new signing secret, shown once. The old one stays in use for `overlapSeconds` (a day by
+ * default): every delivery meanwhile carries both signatures, so receivers switch at their own pace.
+ * A rotation during an overlap ends the older secret at once (at most two secrets are ever in use).
+ */
+export async function rotateSecret(
+  pool: Pool,
+  pepper: string,
+  studioId: string,
+  id: string,
+  input: unknown,
+): Promise<{ webhook: WebhookRecord; secret: string }> {
+  const v = check<{ overlapSeconds: number }>(rotateSchema, input);
+  const secret = generateWebhookSecret();
+  const webhook = await withTransaction(pool, async (client) => {
+    const hook = await ownWebhookForUpdate(client, studioId, id);
+    return rotateWebhookSecret(client, hook.id, sealWebhookSecret(secret, pepper), v.overlapSeconds);
+  });
+  return { webhook, secret };
+}
+
+const webhookDisabled = (hook: WebhookRecord) =>
+  new AppError(
+    409,
+    'webhook_disabled',
+    `Webhook ${hook.id} is disabled (${hook.disabledReason === 'failing' ? 'its deliveries kept failing' : 'by the studio'}); enable it with PATCH first.`,
+  );
+
+/** Sends `webhook.test` to this webhook alone, whatever it subscribes to. */
+export async function sendTestEvent(
+  pool: Pool,
+  studioId: string,
+  id: string,
+): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
+  return withTransaction(pool, async (client) => {
+    const hook = await ownWebhookForUpdate(client, studioId, id);
+    if (!hook.enabled) throw webhookDisabled(hook);
+    return insertDelivery(client, {
+      webhookId: hook.id,
+      test: { data: { webhookId: hook.id, message: 'A test event from player-trust.' }, now: new Date() },
+    });
+  });
+}
+
+/**
+ * Sends a finished delivery's event again, as a new delivery (with its own attempts) of the same
+ * event id and payload: a receiver that de-duplicates on `webhook-id` handles it once.
+ */
+export async function redeliver(
+  pool: Pool,
+  studioId: string,
+  id: string,
+  deliveryId: string,
+): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
+  return withTransaction(pool, async (client) => {
+    const hook = await ownWebhookForUpdate(client, studioId, id);
+    const original = isUuid(deliveryId) ? await findDelivery(client, hook.id, deliveryId) : undefined;
+    if (!original) throw notFound(`Delivery ${deliveryId}`);
+    if (!hook.enabled) throw webhookDisabled(hook);
+    if (original.status === 'pending')
+      throw new AppError(
+        409,
+        'delivery_pending',
+        `Delivery ${deliveryId} is still being attempted (next attempt ${original.nextAttemptAt?.toISOString() ?? 'soon'}).`,
+      );
+    return insertDelivery(client, { webhookId: hook.id, redeliveryOf: original.id });
+  });
 }

@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
+import sinon from 'sinon';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES, webhookAttempts, webhookRetryOf } from '../../common/queues/index.js';
-import { sealWebhookSecret, verifyWebhookSignature } from '../../common/security/webhook-secrets.js';
+import { sealWebhookSecret } from '../../common/security/webhook-secrets.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
 import { webhookProcessor } from '../../worker/processors/webhook.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
@@ -28,6 +30,10 @@ interface Delivery {
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
+  eventId: string;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  redeliveryOf: string | null;
 }
 
 describe('webhooks', function () {
@@ -46,6 +52,7 @@ describe('webhooks', function () {
       WEBHOOK_RETRY_MAX_DELAY_MS: '200',
       WEBHOOK_RETRY_WINDOW_MS: '700',
       WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_DISABLE_AFTER_FAILURES: '2',
     });
     const log = createLogger('silent', 'w');
     workers = await Promise.all([
@@ -81,20 +88,25 @@ describe('webhooks', function () {
       return list.length >= count ? list : undefined;
     });
 
-  const verify = (secret: string, r: Received) =>
-    verifyWebhookSignature(
-      secret,
-      r.body,
-      String(r.headers['x-playertrust-signature']),
-      Math.floor(Date.now() / 1000),
-    );
+  /** The official Standard Webhooks verifier, as a studio would run it: true, or the reason it refused. */
+  const verify = (secret: string, r: Received, body = r.body) => {
+    try {
+      new Webhook(secret).verify(body, r.headers as Record<string, string>);
+      return true;
+    } catch (err) {
+      if (err instanceof WebhookVerificationError) return err.message;
+      throw err;
+    }
+  };
 
   describe('registration', () => {
     it('registers a webhook once with its secret, lists it without, and deletes it', async () => {
       const tenant = await createTenant(api.pool);
       const res = await register(tenant, { url: 'https://hooks.example.com/pt', events: ['case.resolved'] });
       expect(res.status).to.equal(201);
-      expect(res.body.secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+      // Standard Webhooks: whsec_ and the base64 of 32 random bytes.
+      expect(res.body.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(res.headers.get('location')).to.equal(`/v1/webhooks/${res.body.id}`);
       expect(res.body.events).to.deep.equal(['case.resolved']);
       const all = await register(tenant, { url: 'https://hooks.example.com/all' });
       // Without events: every event the service sends.
@@ -185,7 +197,7 @@ describe('webhooks', function () {
       expect(results.filter((r) => r.status === 201)).to.have.length(10);
       expect(results.filter((r) => r.status === 409)).to.have.length(5);
       const { rows } = await api.pool.query(
-        'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND disabled_at IS NULL',
+        'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND deleted_at IS NULL',
         [tenant.studioId],
       );
       expect(rows[0].n).to.equal(10);
@@ -224,9 +236,12 @@ describe('webhooks', function () {
       }));
       for (const { r, body } of events) {
         expect(verify(filerHook.body.secret, r), 'signature').to.equal(true);
-        expect(verify('whsec_another', r)).to.equal(false);
+        expect(verify(`whsec_${crypto.randomBytes(32).toString('base64')}`, r)).to.equal(
+          'No matching signature found',
+        );
+        expect(r.headers['webhook-id']).to.equal(body.id);
+        expect(r.headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]{43}=$/);
         expect(r.headers['x-playertrust-event']).to.equal(body.type);
-        expect(r.headers['x-playertrust-event-id']).to.equal(body.id);
         expect(r.headers['content-type']).to.equal('application/json');
       }
       const created = events.find(
@@ -487,6 +502,271 @@ describe('webhooks', function () {
       expect(new Set(ids).size).to.equal(3);
       expect((await deliveries(tenant, hook.body.id, '?cursor=forged')).status).to.equal(400);
       expect((await deliveries(tenant, crypto.randomUUID())).status).to.equal(404);
+    });
+  });
+
+  describe('Standard Webhooks and the webhook API', () => {
+    interface Hook {
+      id: string;
+      url: string;
+      events: string[];
+      enabled: boolean;
+      disabledAt: string | null;
+      disabledReason: string | null;
+      consecutiveFailures: number;
+      previousSecretExpiresAt: string | null;
+      secret?: string;
+      code?: string;
+    }
+    interface FullDelivery extends Delivery {
+      code?: string;
+    }
+    const one = (tenant: Tenant, id: string) =>
+      call<Hook>(api.url, 'GET', `/v1/webhooks/${id}`, {
+        spec: '/v1/webhooks/{webhookId}',
+        headers: tenant.headers,
+      });
+    const patch = (tenant: Tenant, id: string, json: unknown) =>
+      call<Hook>(api.url, 'PATCH', `/v1/webhooks/${id}`, {
+        spec: '/v1/webhooks/{webhookId}',
+        headers: tenant.headers,
+        json,
+      });
+    const sendTest = (tenant: Tenant, id: string) =>
+      call<FullDelivery>(api.url, 'POST', `/v1/webhooks/${id}/test`, {
+        spec: '/v1/webhooks/{webhookId}/test',
+        headers: tenant.headers,
+      });
+    const rotate = (tenant: Tenant, id: string, json?: unknown) =>
+      call<Hook>(api.url, 'POST', `/v1/webhooks/${id}/rotate-secret`, {
+        spec: '/v1/webhooks/{webhookId}/rotate-secret',
+        headers: tenant.headers,
+        ...(json === undefined ? {} : { json }),
+      });
+    const redeliver = (tenant: Tenant, id: string, deliveryId: string) =>
+      call<FullDelivery>(api.url, 'POST', `/v1/webhooks/${id}/deliveries/${deliveryId}/redeliver`, {
+        spec: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+        headers: tenant.headers,
+      });
+    const log = (tenant: Tenant, id: string) => deliveries(tenant, id);
+    const report = (tenant: Tenant, serviceId: string) =>
+      call(api.url, 'POST', `/v1/afk/submitReport/${serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: { report: { isAfk: true } },
+      });
+
+    it('signs so the official verifier accepts it, and refuses a tampered body or an old timestamp', async () => {
+      receiver.handler = (_req, res) => res.writeHead(204).end();
+      const tenant = await createTenant(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/std'), events: ['trust.changed'] });
+      const sent = await sendTest(tenant, hook.body.id);
+      expect(sent.status).to.equal(202);
+      expect(sent.body).to.include({ eventType: 'webhook.test', status: 'pending', redeliveryOf: null });
+      const [r] = await received('/std', 1);
+      const body = JSON.parse(r!.body) as { id: string; type: string; data: { webhookId: string } };
+      expect(body).to.include({ id: sent.body.eventId, type: 'webhook.test' });
+      expect(body.data.webhookId).to.equal(hook.body.id);
+      expect(r!.headers['webhook-id']).to.equal(sent.body.eventId);
+      expect(Math.abs(Number(r!.headers['webhook-timestamp']) - Date.now() / 1000)).to.be.lessThan(30);
+      expect(verify(hook.body.secret, r!)).to.equal(true);
+      expect(verify(hook.body.secret, r!, r!.body.replace('webhook.test', 'webhook.tesT'))).to.equal(
+        'No matching signature found',
+      );
+      // Ten minutes later the same delivery is a replay: the verifier's 5-minute tolerance refuses it.
+      const clock = sinon.useFakeTimers({ now: Date.now() + 10 * 60_000, toFake: ['Date'] });
+      try {
+        expect(verify(hook.body.secret, r!)).to.equal('Message timestamp too old');
+      } finally {
+        clock.restore();
+      }
+      const done = await eventually('the test delivery delivered', async () => {
+        const res = await log(tenant, hook.body.id);
+        return res.body.items[0]?.status === 'delivered' ? res.body.items[0] : undefined;
+      });
+      expect(done).to.include({ id: sent.body.id, eventType: 'webhook.test', nextAttemptAt: null });
+    });
+
+    it('reads one webhook and changes its URL, events and enabled state; a disabled one is sent nothing', async () => {
+      receiver.handler = (_req, res) => res.writeHead(200).end();
+      const tenant = await createTenant(api.pool);
+      const stranger = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/patch-a'), events: ['case.resolved'] });
+      const got = await one(tenant, hook.body.id);
+      expect(got.status).to.equal(200);
+      expect(got.body).to.include({
+        id: hook.body.id,
+        enabled: true,
+        disabledReason: null,
+        consecutiveFailures: 0,
+        previousSecretExpiresAt: null,
+      });
+      expect(got.body).to.not.have.property('secret');
+      expect((await one(stranger, hook.body.id)).status).to.equal(404);
+      expect((await one(tenant, 'not-a-uuid')).status).to.equal(404);
+      expect((await patch(stranger, hook.body.id, { enabled: false })).status).to.equal(404);
+
+      for (const json of [
+        {},
+        { url: 'http://hooks.example.com/x' },
+        { events: ['nope'] },
+        { enabled: 'no' },
+        { id: 'x' },
+      ]) {
+        const bad = await patch(tenant, hook.body.id, json);
+        expect(bad.status, JSON.stringify(json)).to.equal(400);
+        expect(bad.body.code).to.equal('validation_failed');
+      }
+      expect((await one(tenant, hook.body.id)).body).to.deep.include({
+        url: receiver.url('/patch-a'),
+        events: ['case.resolved'],
+      });
+
+      const moved = await patch(tenant, hook.body.id, {
+        url: receiver.url('/patch-b'),
+        events: ['trust.changed'],
+      });
+      expect(moved.status).to.equal(200);
+      expect(moved.body).to.include({ url: receiver.url('/patch-b'), enabled: true });
+      expect(moved.body.events).to.deep.equal(['trust.changed']);
+      await report(tenant, player.serviceId);
+      await received('/patch-b', 1);
+
+      const off = await patch(tenant, hook.body.id, { enabled: false });
+      expect(off.body).to.include({ enabled: false, disabledReason: 'studio' });
+      expect(off.body.disabledAt).to.be.a('string');
+      expect((await sendTest(tenant, hook.body.id)).body.code).to.equal('webhook_disabled');
+      await report(tenant, player.serviceId);
+      const { rows } = await api.pool.query(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1',
+        [hook.body.id],
+      );
+      expect(rows[0].n, 'no delivery recorded while disabled').to.equal(1);
+
+      const on = await patch(tenant, hook.body.id, { enabled: true });
+      expect(on.body).to.include({ enabled: true, disabledReason: null, disabledAt: null });
+      await report(tenant, player.serviceId);
+      await received('/patch-b', 2);
+      expect(receiver.requestsTo('/patch-a')).to.have.length(0);
+    });
+
+    it('rotates the secret with an overlap: both signatures verify during it, only the new one after', async () => {
+      receiver.handler = (_req, res) => res.writeHead(200).end();
+      const tenant = await createTenant(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/rotate'), events: ['trust.changed'] });
+      const oldSecret = hook.body.secret;
+      for (const json of [
+        { overlapSeconds: -1 },
+        { overlapSeconds: 7 * 86_400 + 1 },
+        { overlapSeconds: 'x' },
+      ]) {
+        const bad = await rotate(tenant, hook.body.id, json);
+        expect(bad.status, JSON.stringify(json)).to.equal(400);
+      }
+      const rotated = await rotate(tenant, hook.body.id, { overlapSeconds: 3600 });
+      expect(rotated.status).to.equal(200);
+      const newSecret = rotated.body.secret!;
+      expect(newSecret)
+        .to.match(/^whsec_/)
+        .and.not.equal(oldSecret);
+      const expires = Date.parse(rotated.body.previousSecretExpiresAt!);
+      expect(expires - Date.now()).to.be.within(3590_000, 3610_000);
+      expect((await one(tenant, hook.body.id)).text).to.not.include(newSecret);
+
+      await sendTest(tenant, hook.body.id);
+      const [during] = await received('/rotate', 1);
+      expect(String(during!.headers['webhook-signature']).split(' ')).to.have.length(2);
+      expect(verify(newSecret, during!)).to.equal(true);
+      expect(verify(oldSecret, during!)).to.equal(true);
+
+      // A rotation without an overlap ends the old secret at once.
+      const now = await rotate(tenant, hook.body.id, { overlapSeconds: 0 });
+      expect(now.body.previousSecretExpiresAt).to.equal(null);
+      await sendTest(tenant, hook.body.id);
+      const after = (await received('/rotate', 2))[1]!;
+      expect(String(after.headers['webhook-signature']).split(' ')).to.have.length(1);
+      expect(verify(now.body.secret!, after)).to.equal(true);
+      expect(verify(newSecret, after)).to.equal('No matching signature found');
+      expect(verify(oldSecret, after)).to.equal('No matching signature found');
+    });
+
+    it('shows the next attempt of a failing delivery and redelivers a finished one under the same webhook-id', async () => {
+      let healthy = false;
+      receiver.handler = (req, res) => res.writeHead(req.path === '/redeliver' && !healthy ? 503 : 200).end();
+      const tenant = await createTenant(api.pool);
+      const hook = await register(tenant, { url: receiver.url('/redeliver'), events: ['trust.changed'] });
+      const sent = await sendTest(tenant, hook.body.id);
+      const retrying = await eventually('a retry scheduled', async () => {
+        const d = (await log(tenant, hook.body.id)).body.items[0];
+        return d?.status === 'pending' && d.attempts >= 1 ? d : undefined;
+      });
+      expect(Date.parse(retrying.nextAttemptAt!)).to.be.greaterThan(Date.parse(retrying.lastAttemptAt!));
+      expect((await redeliver(tenant, hook.body.id, sent.body.id)).body.code).to.equal('delivery_pending');
+      const failed = await eventually('failed for good', async () => {
+        const d = (await log(tenant, hook.body.id)).body.items[0];
+        return d?.status === 'failed' ? d : undefined;
+      });
+      expect(failed.nextAttemptAt).to.equal(null);
+
+      healthy = true;
+      const before = receiver.requestsTo('/redeliver').length;
+      const again = await redeliver(tenant, hook.body.id, sent.body.id);
+      expect(again.status).to.equal(202);
+      expect(again.body).to.include({ redeliveryOf: sent.body.id, eventId: sent.body.eventId, attempts: 0 });
+      expect(again.body.id).to.not.equal(sent.body.id);
+      const got = await received('/redeliver', before + 1);
+      const last = got[got.length - 1]!;
+      expect(last.headers['webhook-id']).to.equal(sent.body.eventId);
+      expect(last.body).to.equal(got[0]!.body);
+      expect(verify(hook.body.secret, last)).to.equal(true);
+      await eventually('the redelivery delivered', async () => {
+        const items = (await log(tenant, hook.body.id)).body.items;
+        return items.find((d) => d.id === again.body.id)?.status === 'delivered' || undefined;
+      });
+      expect((await redeliver(tenant, hook.body.id, crypto.randomUUID())).status).to.equal(404);
+      expect((await redeliver(tenant, hook.body.id, 'nope')).status).to.equal(404);
+      const stranger = await createTenant(api.pool);
+      expect((await redeliver(stranger, hook.body.id, sent.body.id)).status).to.equal(404);
+    });
+
+    it('disables a webhook whose deliveries failed for good twice in a row and tells the studio’s other webhooks', async () => {
+      receiver.handler = (req, res) => res.writeHead(req.path === '/dead' ? 500 : 200).end();
+      const tenant = await createTenant(api.pool);
+      const player = await createTestPlayer(api.pool);
+      const dead = await register(tenant, { url: receiver.url('/dead'), events: ['trust.changed'] });
+      const watcher = await register(tenant, { url: receiver.url('/watcher'), events: ['webhook.disabled'] });
+      await report(tenant, player.serviceId);
+      await eventually(
+        'the first failure counted',
+        async () => (await one(tenant, dead.body.id)).body.consecutiveFailures === 1 || undefined,
+      );
+      expect((await one(tenant, dead.body.id)).body.enabled).to.equal(true);
+      await report(tenant, player.serviceId);
+      const [notice] = await received('/watcher', 1);
+      const event = JSON.parse(notice!.body) as { type: string; data: Record<string, unknown> };
+      expect(event.type).to.equal('webhook.disabled');
+      expect(event.data).to.include({
+        webhookId: dead.body.id,
+        url: receiver.url('/dead'),
+        reason: 'failing',
+        consecutiveFailures: 2,
+      });
+      expect(verify(watcher.body.secret, notice!)).to.equal(true);
+      const off = (await one(tenant, dead.body.id)).body;
+      expect(off).to.include({
+        enabled: false,
+        disabledReason: 'failing',
+        disabledAt: event.data.disabledAt,
+      });
+
+      // Nothing more is recorded for it; enabling it again starts the count afresh.
+      const calls = receiver.requestsTo('/dead').length;
+      await report(tenant, player.serviceId);
+      const on = await patch(tenant, dead.body.id, { enabled: true });
+      expect(on.body).to.include({ enabled: true, consecutiveFailures: 0, disabledReason: null });
+      expect(receiver.requestsTo('/dead')).to.have.length(calls);
+      expect(receiver.requestsTo('/watcher')).to.have.length(1);
     });
   });
 });

@@ -1,9 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { withTransaction } from '../../common/data/db.js';
 import { isUuid } from '../../common/data/repos/accounts.js';
+import { emitEvents } from '../../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
-import type { WebhookJobData } from '../../common/queues/index.js';
-import { openWebhookSecret, SIGNATURE_HEADER, signWebhook } from '../../common/security/webhook-secrets.js';
+import { webhookRetryDelay, webhookRetryOf, type WebhookJobData } from '../../common/queues/index.js';
+import { openWebhookSecret, standardWebhookHeaders } from '../../common/security/webhook-secrets.js';
 import type { ProcessorDeps } from '../run.js';
 
 export function parseWebhookJob(job: Job): WebhookJobData {
@@ -13,45 +15,60 @@ export function parseWebhookJob(job: Job): WebhookJobData {
   return { deliveryId: data.deliveryId };
 }
 
+interface DeliveryTarget {
+  status: string;
+  event_id: string;
+  event_type: string;
+  payload: unknown;
+  webhook_id: string;
+  studio_id: string;
+  url: string;
+  secret_ciphertext: Buffer;
+  /** The secret before a rotation, while its overlap lasts. */
+  previous_secret_ciphertext: Buffer | null;
+  active: boolean;
+}
+
 /**
- * Delivers one webhook event: a JSON POST signed with the studio's secret (SIGNATURE_HEADER: an
- * HMAC-SHA256 over the timestamp and the body), through safeFetch (the same address checks as
- * evidence; redirects are not followed). A 2xx marks the delivery delivered. Anything else is
- * logged on the delivery and retried on the webhook schedule for the retry window; a refused
- * address or an unusable URL fails it at once. Deliveries are at least once: receivers de-duplicate
- * on the event id, which the payload and a header carry.
+ * Delivers one webhook event as Standard Webhooks has it: a JSON POST with `webhook-id` (the event
+ * id, the same on every attempt and redelivery), `webhook-timestamp` and `webhook-signature` (one
+ * `v1,<base64 HMAC-SHA256>` per secret in use: two during a rotation's overlap), through safeFetch
+ * (the same address checks as evidence; redirects are not followed). A 2xx marks the delivery
+ * delivered. Anything else is logged on the delivery with its next attempt and retried on the
+ * webhook schedule for the retry window; a refused address or an unusable URL fails it at once. A
+ * webhook whose deliveries failed for good WEBHOOK_DISABLE_AFTER_FAILURES times in a row is disabled,
+ * and the studio's other webhooks hear of it (`webhook.disabled`).
  */
 export const webhookProcessor = (deps: ProcessorDeps) => {
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
+  const retry = webhookRetryOf(deps.config);
   return async (job: Job) => {
     const { deliveryId } = parseWebhookJob(job);
-    const { rows } = await deps.pool.query<{
-      status: string;
-      event_id: string;
-      event_type: string;
-      payload: unknown;
-      url: string;
-      secret_ciphertext: Buffer;
-      disabled: boolean;
-    }>(
-      `SELECT d.status, d.event_id, d.event_type, d.payload, w.url, w.secret_ciphertext,
-              w.disabled_at IS NOT NULL AS disabled
+    const { rows } = await deps.pool.query<DeliveryTarget>(
+      `SELECT d.status, d.event_id, d.event_type, d.payload, w.id AS webhook_id, w.studio_id, w.url,
+              w.secret_ciphertext,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END
+                AS previous_secret_ciphertext,
+              w.deleted_at IS NULL AND w.enabled AS active
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`,
       [deliveryId],
     );
     const delivery = rows[0];
     if (!delivery) throw new UnrecoverableError(`delivery ${deliveryId} does not exist`);
     if (delivery.status !== 'pending') return { deliveryId, status: delivery.status };
-    if (delivery.disabled) {
+    if (!delivery.active) {
       await deps.pool.query(
-        `UPDATE webhook_deliveries SET status = 'cancelled' WHERE id = $1 AND status = 'pending'`,
+        `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL
+          WHERE id = $1 AND status = 'pending'`,
         [deliveryId],
       );
       return { deliveryId, status: 'cancelled' };
     }
 
     const body = JSON.stringify(delivery.payload);
-    const secret = openWebhookSecret(delivery.secret_ciphertext, deps.pepper);
+    const secrets = [delivery.secret_ciphertext, delivery.previous_secret_ciphertext]
+      .filter((s): s is Buffer => s !== null)
+      .map((sealed) => openWebhookSecret(sealed, deps.pepper));
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     let statusCode: number | null = null;
     let failure: OutboundError | undefined;
@@ -63,9 +80,8 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
         body,
         headers: {
           'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signWebhook(secret, body, Math.floor(Date.now() / 1000)),
+          ...standardWebhookHeaders(secrets, delivery.event_id, body),
           'X-PlayerTrust-Event': delivery.event_type,
-          'X-PlayerTrust-Event-Id': delivery.event_id,
           'X-PlayerTrust-Delivery': deliveryId,
         },
         timeoutMs: deps.config.webhookTimeoutMs,
@@ -82,12 +98,58 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     const permanent = failure !== undefined && !failure.transient;
     const status = ok ? 'delivered' : permanent || lastAttempt ? 'failed' : 'pending';
     const error = ok ? null : (failure?.message ?? `the endpoint answered ${statusCode}`);
-    await deps.pool.query(
-      `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, last_status_code = $3,
-              last_error = $4, last_attempt_at = now(), delivered_at = CASE WHEN $2 = 'delivered' THEN now() END
-        WHERE id = $1 AND status = 'pending'`,
-      [deliveryId, status, statusCode, error],
-    );
+    // BullMQ waits webhookRetryDelay(retry, attemptsMade) before the next attempt (worker/run.ts).
+    const nextAttemptAt =
+      status === 'pending' ? new Date(Date.now() + webhookRetryDelay(retry, job.attemptsMade + 1)) : null;
+    const outbox = await withTransaction(deps.pool, async (client) => {
+      const updated = await client.query(
+        `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, last_status_code = $3,
+                last_error = $4, last_attempt_at = now(), next_attempt_at = $5,
+                delivered_at = CASE WHEN $2 = 'delivered' THEN now() END
+          WHERE id = $1 AND status = 'pending'`,
+        [deliveryId, status, statusCode, error, nextAttemptAt],
+      );
+      if (!updated.rowCount || status === 'pending') return [];
+      if (status === 'delivered') {
+        await client.query(
+          'UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures > 0',
+          [delivery.webhook_id],
+        );
+        return [];
+      }
+      const { rows: counted } = await client.query<{
+        consecutive_failures: number;
+        disabled_at: Date;
+        just_disabled: boolean;
+      }>(
+        `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+                enabled = enabled AND consecutive_failures + 1 < $2,
+                disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= $2 THEN now() ELSE disabled_at END,
+                disabled_reason = CASE WHEN enabled AND consecutive_failures + 1 >= $2 THEN 'failing'
+                                       ELSE disabled_reason END
+          WHERE id = $1
+          RETURNING consecutive_failures, disabled_at,
+                    (disabled_reason = 'failing' AND disabled_at = now()) AS just_disabled`,
+        [delivery.webhook_id, deps.config.webhookDisableAfterFailures],
+      );
+      const row = counted[0];
+      if (!row?.just_disabled) return [];
+      deps.log.warn(
+        { webhookId: delivery.webhook_id, consecutiveFailures: row.consecutive_failures },
+        'webhook disabled: its deliveries kept failing',
+      );
+      const data = {
+        webhookId: delivery.webhook_id,
+        url: delivery.url,
+        reason: 'failing',
+        consecutiveFailures: row.consecutive_failures,
+        disabledAt: row.disabled_at.toISOString(),
+      };
+      return emitEvents(client, [
+        { type: 'webhook.disabled', dataByStudio: new Map([[delivery.studio_id, data]]) },
+      ]);
+    });
+    deps.dispatch(outbox);
     if (ok) return { deliveryId, status };
     if (permanent) throw new UnrecoverableError(`delivery ${deliveryId} cannot succeed: ${error}`);
     throw new Error(`delivery ${deliveryId} failed: ${error}`);

@@ -10,7 +10,13 @@ import {
 } from '../../../common/data/repos/webhooks.js';
 import { notFound } from '../../../common/errors.js';
 import { AddressPolicy } from '../../../common/net/addresses.js';
-import { registerWebhook } from '../../../common/usecases/webhooks.js';
+import {
+  changeWebhook,
+  redeliver,
+  registerWebhook,
+  rotateSecret,
+  sendTestEvent,
+} from '../../../common/usecases/webhooks.js';
 import { presentDelivery, presentWebhook } from '../../../common/views.js';
 import type { RouteDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
@@ -22,26 +28,63 @@ export function webhookRoutes(deps: RouteDeps): Router {
   const auth = [deps.clientAuth.middleware(), deps.rateLimits.middleware('webhooks')];
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const studioOf = (ctx: Context) => (ctx.state.client as AuthenticatedClient).studioId;
+  const webhookIdOf = (ctx: Context) => (ctx.params as { webhookId: string }).webhookId;
   async function ownWebhook(ctx: Context) {
-    const { webhookId } = ctx.params as { webhookId: string };
+    const webhookId = webhookIdOf(ctx);
     const hook = isUuid(webhookId) ? await findWebhook(deps.pool, studioOf(ctx), webhookId) : undefined;
     if (!hook) throw notFound(`Webhook ${webhookId}`);
     return hook;
   }
 
   router.post('/', ...auth, requireJsonBody(), async (ctx) => {
+    const { webhook, secret } = await registerWebhook(
+      deps.pool,
+      deps.pepper,
+      policy,
+      studioOf(ctx),
+      ctx.request.body ?? {},
+    );
     ctx.status = 201;
-    ctx.body = await registerWebhook(deps.pool, deps.pepper, policy, studioOf(ctx), ctx.request.body ?? {});
+    ctx.set('Location', `/v1/webhooks/${webhook.id}`);
+    ctx.body = { ...presentWebhook(webhook), secret };
   });
 
   router.get('/', ...auth, async (ctx) => {
     ctx.body = { items: (await listWebhooks(deps.pool, studioOf(ctx))).map(presentWebhook) };
   });
 
+  router.get('/:webhookId', ...auth, async (ctx) => {
+    ctx.body = presentWebhook(await ownWebhook(ctx));
+  });
+
+  router.patch('/:webhookId', ...auth, requireJsonBody(), async (ctx) => {
+    ctx.body = presentWebhook(
+      await changeWebhook(deps.pool, policy, studioOf(ctx), webhookIdOf(ctx), ctx.request.body ?? {}),
+    );
+  });
+
   router.delete('/:webhookId', ...auth, async (ctx) => {
     const hook = await ownWebhook(ctx);
     await disableWebhook(deps.pool, studioOf(ctx), hook.id);
     ctx.status = 204;
+  });
+
+  router.post('/:webhookId/rotate-secret', ...auth, async (ctx) => {
+    const { webhook, secret } = await rotateSecret(
+      deps.pool,
+      deps.pepper,
+      studioOf(ctx),
+      webhookIdOf(ctx),
+      ctx.request.body ?? {},
+    );
+    ctx.body = { ...presentWebhook(webhook), secret };
+  });
+
+  router.post('/:webhookId/test', ...auth, async (ctx) => {
+    const { delivery, outbox } = await sendTestEvent(deps.pool, studioOf(ctx), webhookIdOf(ctx));
+    deps.dispatcher.enqueue([outbox]);
+    ctx.status = 202;
+    ctx.body = presentDelivery(delivery);
   });
 
   router.get('/:webhookId/deliveries', ...auth, async (ctx) => {
@@ -52,6 +95,14 @@ export function webhookRoutes(deps: RouteDeps): Router {
       items: page.items.map(presentDelivery),
       nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
     };
+  });
+
+  router.post('/:webhookId/deliveries/:deliveryId/redeliver', ...auth, async (ctx) => {
+    const { deliveryId } = ctx.params as { deliveryId: string };
+    const { delivery, outbox } = await redeliver(deps.pool, studioOf(ctx), webhookIdOf(ctx), deliveryId);
+    deps.dispatcher.enqueue([outbox]);
+    ctx.status = 202;
+    ctx.body = presentDelivery(delivery);
   });
 
   return router;

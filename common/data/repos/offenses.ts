@@ -162,7 +162,7 @@ export async function findOffensesWithListeners(
                    WHERE pg.player_id = p.id) x) a
         WHERE o.id = ANY($1::uuid[])
           AND EXISTS (SELECT 1 FROM webhooks w
-                       WHERE w.disabled_at IS NULL AND w.events && $2::text[]
+                       WHERE w.deleted_at IS NULL AND w.enabled AND w.events && $2::text[]
                          AND w.studio_id::text = ANY (a.audience))
         ORDER BY o.created_at, o.id`,
     values: [ids, eventTypes],

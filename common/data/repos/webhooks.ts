@@ -13,91 +13,162 @@ export const EVENT_TYPES = [
   'report.outcome',
   'appeal.filed',
   'appeal.decided',
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** Sent only to the webhook a studio tests, whatever it subscribes to. */
+export const TEST_EVENT = 'webhook.test';
+export const DELIVERY_EVENT_TYPES = [...EVENT_TYPES, TEST_EVENT] as const;
+export type DeliveryEventType = (typeof DELIVERY_EVENT_TYPES)[number];
 
 export interface WebhookRecord {
   id: string;
   studioId: string;
   url: string;
   events: EventType[];
+  enabled: boolean;
+  disabledAt: Date | null;
+  disabledReason: 'studio' | 'failing' | null;
+  previousSecretExpiresAt: Date | null;
+  consecutiveFailures: number;
   createdAt: Date;
+  updatedAt: Date;
 }
 
 export interface DeliveryRecord {
   id: string;
   webhookId: string;
   eventId: string;
-  eventType: EventType;
+  eventType: DeliveryEventType;
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
   createdAt: Date;
   lastAttemptAt: Date | null;
+  nextAttemptAt: Date | null;
   deliveredAt: Date | null;
+  redeliveryOf: string | null;
 }
 
-const WEBHOOK_COLUMNS = 'id, studio_id, url, events, created_at';
-const webhookFromRow = (r: {
+const WEBHOOK_COLUMNS = `id, studio_id, url, events, enabled, disabled_at, disabled_reason, consecutive_failures,
+  created_at, updated_at, CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END
+  AS previous_secret_expires_at`;
+interface WebhookRow {
   id: string;
   studio_id: string;
   url: string;
   events: EventType[];
+  enabled: boolean;
+  disabled_at: Date | null;
+  disabled_reason: WebhookRecord['disabledReason'];
+  previous_secret_expires_at: Date | null;
+  consecutive_failures: number;
   created_at: Date;
-}): WebhookRecord => ({
+  updated_at: Date;
+}
+const webhookFromRow = (r: WebhookRow): WebhookRecord => ({
   id: r.id,
   studioId: r.studio_id,
   url: r.url,
   events: r.events,
+  enabled: r.enabled,
+  disabledAt: r.disabled_at,
+  disabledReason: r.disabled_reason,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
+  consecutiveFailures: r.consecutive_failures,
   createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 
 export async function insertWebhook(
   db: Queryable,
   input: { studioId: string; url: string; events: EventType[]; sealedSecret: Buffer },
 ): Promise<WebhookRecord> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<WebhookRow>(
     `INSERT INTO webhooks (studio_id, url, events, secret_ciphertext) VALUES ($1, $2, $3, $4)
      RETURNING ${WEBHOOK_COLUMNS}`,
     [input.studioId, input.url, input.events, input.sealedSecret],
   );
-  return webhookFromRow(rows[0]);
+  return webhookFromRow(rows[0]!);
 }
 
+/** The studio's webhooks that are not deleted (enabled or not): what the limit counts. */
 export async function countActiveWebhooks(db: Queryable, studioId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND disabled_at IS NULL',
+    'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND deleted_at IS NULL',
     [studioId],
   );
   return rows[0]!.n;
 }
 
 export async function listWebhooks(db: Queryable, studioId?: string): Promise<WebhookRecord[]> {
-  const { rows } = await db.query(
-    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE disabled_at IS NULL AND ($1::uuid IS NULL OR studio_id = $1)
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE deleted_at IS NULL AND ($1::uuid IS NULL OR studio_id = $1)
       ORDER BY created_at, id`,
     [studioId ?? null],
   );
   return rows.map(webhookFromRow);
 }
 
-/** Active webhook `id` of the studio, or undefined (another studio's webhook is not found either). */
-export async function findWebhook(db: Queryable, studioId: string, id: string) {
-  const { rows } = await db.query(
-    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND studio_id = $2 AND disabled_at IS NULL`,
+/**
+ * Webhook `id` of the studio unless deleted, or undefined (another studio's webhook is not found
+ * either). `forUpdate` locks the row for a change.
+ */
+export async function findWebhook(db: Queryable, studioId: string, id: string, forUpdate = false) {
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND studio_id = $2 AND deleted_at IS NULL
+     ${forUpdate ? 'FOR UPDATE' : ''}`,
     [id, studioId],
   );
   return rows[0] ? webhookFromRow(rows[0]) : undefined;
 }
 
+/** A studio's change to a webhook: only the fields given change. */
+export async function updateWebhook(
+  db: Queryable,
+  id: string,
+  change: { url?: string; events?: EventType[]; enabled?: boolean },
+): Promise<WebhookRecord> {
+  const { rows } = await db.query<WebhookRow>(
+    `UPDATE webhooks SET url = coalesce($2, url), events = coalesce($3, events),
+            enabled = coalesce($4, enabled),
+            disabled_at = CASE WHEN $4 IS NULL THEN disabled_at WHEN $4 THEN NULL
+                               ELSE coalesce(disabled_at, now()) END,
+            disabled_reason = CASE WHEN $4 IS NULL THEN disabled_reason WHEN $4 THEN NULL
+                                   WHEN enabled THEN 'studio' ELSE disabled_reason END,
+            consecutive_failures = CASE WHEN $4 THEN 0 ELSE consecutive_failures END,
+            updated_at = now()
+      WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
+    [id, change.url ?? null, change.events ?? null, change.enabled ?? null],
+  );
+  return webhookFromRow(rows[0]!);
+}
+
+/** A new secret; the current one stays valid (signed with too) for `overlapSeconds`. */
+export async function rotateWebhookSecret(
+  db: Queryable,
+  id: string,
+  sealedSecret: Buffer,
+  overlapSeconds: number,
+): Promise<WebhookRecord> {
+  const { rows } = await db.query<WebhookRow>(
+    `UPDATE webhooks SET previous_secret_ciphertext = secret_ciphertext,
+            previous_secret_expires_at = now() + make_interval(secs => $3),
+            secret_ciphertext = $2, updated_at = now()
+      WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
+    [id, sealedSecret, overlapSeconds],
+  );
+  return webhookFromRow(rows[0]!);
+}
+
 /**
- * Disables the webhook: no new deliveries, pending ones are cancelled by the worker. The row and its
+ * Deletes the webhook: no new deliveries, pending ones are cancelled by the worker. The row and its
  * delivery log stay, for the record.
  */
 export async function disableWebhook(db: Queryable, studioId: string, id: string): Promise<boolean> {
   const res = await db.query(
-    'UPDATE webhooks SET disabled_at = now() WHERE id = $1 AND studio_id = $2 AND disabled_at IS NULL',
+    'UPDATE webhooks SET deleted_at = now() WHERE id = $1 AND studio_id = $2 AND deleted_at IS NULL',
     [id, studioId],
   );
   return (res.rowCount ?? 0) > 0;
@@ -107,14 +178,16 @@ interface DeliveryRow {
   id: string;
   webhook_id: string;
   event_id: string;
-  event_type: EventType;
+  event_type: DeliveryEventType;
   status: DeliveryRecord['status'];
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
   created_at: Date;
   last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
   delivered_at: Date | null;
+  redelivery_of: string | null;
   cursor_ts: string;
 }
 
@@ -129,8 +202,60 @@ const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
   lastError: r.last_error,
   createdAt: r.created_at,
   lastAttemptAt: r.last_attempt_at,
+  nextAttemptAt: r.next_attempt_at,
   deliveredAt: r.delivered_at,
+  redeliveryOf: r.redelivery_of,
 });
+
+const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_type, status, attempts, last_status_code, last_error,
+  created_at, last_attempt_at, next_attempt_at, delivered_at, redelivery_of,
+  to_json(created_at)#>>'{}' AS cursor_ts`;
+
+export async function findDelivery(db: Queryable, webhookId: string, id: string) {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`,
+    [id, webhookId],
+  );
+  return rows[0] ? deliveryFromRow(rows[0]) : undefined;
+}
+
+/**
+ * A delivery outside the studio's subscriptions, with its outbox row, in the caller's transaction: a
+ * test event (a new event id and payload), or a redelivery of an earlier delivery (its event id and
+ * payload, so a receiver that de-duplicates on webhook-id sees it once).
+ */
+export async function insertDelivery(
+  db: Queryable,
+  input:
+    { webhookId: string; test: { data: unknown; now: Date } } | { webhookId: string; redeliveryOf: string },
+): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
+  const { rows } = await db.query<DeliveryRow & { outbox: OutboxRow }>(
+    `WITH d AS (
+       INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, redelivery_of)
+       SELECT $1, e.event_id, e.event_type, e.payload, $2::uuid FROM (
+         SELECT event_id, event_type, payload FROM webhook_deliveries WHERE $2::uuid IS NOT NULL AND id = $2
+         UNION ALL
+         SELECT x.id, '${TEST_EVENT}', jsonb_build_object('id', x.id, 'type', '${TEST_EVENT}', 'createdAt', $3::text, 'data', $4::jsonb)
+           FROM (SELECT gen_random_uuid() AS id) x WHERE $2::uuid IS NULL) e
+       RETURNING ${DELIVERY_COLUMNS}
+     ), o AS (
+       INSERT INTO outbox (queue, job_name, job_id, payload)
+       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id) FROM d
+       RETURNING id::text, queue, job_name, job_id, payload
+     )
+     SELECT d.*, to_jsonb(o) AS outbox FROM d, o`,
+    [
+      input.webhookId,
+      'redeliveryOf' in input ? input.redeliveryOf : null,
+      'test' in input ? input.test.now.toISOString() : null,
+      'test' in input ? JSON.stringify(input.test.data) : null,
+      QUEUES.webhooks,
+      JOB_NAMES.deliverWebhook,
+    ],
+  );
+  const row = rows[0]!;
+  return { delivery: deliveryFromRow(row), outbox: row.outbox };
+}
 
 /** The delivery log of one webhook, newest first, keyset-paginated on (created_at, id). */
 export async function listDeliveries(
@@ -140,8 +265,7 @@ export async function listDeliveries(
   after?: { ts: string; id: string },
 ): Promise<{ items: DeliveryRecord[]; next: { ts: string; id: string } | null }> {
   const { rows } = await db.query<DeliveryRow>(
-    `SELECT id, webhook_id, event_id, event_type, status, attempts, last_status_code, last_error,
-            created_at, last_attempt_at, delivered_at, to_json(created_at)#>>'{}' AS cursor_ts
+    `SELECT ${DELIVERY_COLUMNS}
        FROM webhook_deliveries
       WHERE webhook_id = $1 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
       ORDER BY created_at DESC, id DESC LIMIT $2`,
@@ -190,7 +314,7 @@ export async function emitEvents(
        SELECT w.id, i.event_id, i.type,
               jsonb_build_object('id', i.event_id, 'type', i.type, 'createdAt', $2::text, 'data', i.data)
          FROM webhooks w JOIN input i ON i.studio_id = w.studio_id
-        WHERE w.disabled_at IS NULL AND i.type = ANY (w.events)
+        WHERE w.deleted_at IS NULL AND w.enabled AND i.type = ANY (w.events)
        RETURNING id
      )
      INSERT INTO outbox (queue, job_name, job_id, payload)
