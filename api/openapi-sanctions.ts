@@ -1,4 +1,5 @@
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
+import { playerSecurity } from './openapi-security.js';
 import {
   clientHeaders,
   closed,
@@ -254,8 +255,7 @@ export const appealPaths = {
       tags: ['appeals'],
       summary: 'The signed-in player appeals a sanction or an offense',
       description: 'Authorization: Bearer <access token> and the client_secret header, as GET /v1/player/me.',
-      security: [{ bearer: [] }],
-      parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+      security: playerSecurity,
       requestBody: appealBody,
       responses: {
         ...fileResponses,
@@ -266,8 +266,7 @@ export const appealPaths = {
       operationId: 'listOwnAppeals',
       tags: ['appeals'],
       summary: "The signed-in player's appeals and their state, newest first",
-      security: [{ bearer: [] }],
-      parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+      security: playerSecurity,
       responses: {
         200: rateLimited(json(closed({ items: { type: 'array', items: ref('Appeal') } }), 'The appeals.')),
         401: problem('Missing or invalid token, or a client_secret of another client.'),

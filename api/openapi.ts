@@ -23,6 +23,7 @@ import {
   tooMany,
 } from './openapi-parts.js';
 import { moderationPaths, moderationSchemas } from './openapi-moderation.js';
+import { finishDocument, playerSecurity, securitySchemes } from './openapi-security.js';
 import { appealPaths, appealSchemas, sanctionPaths, sanctionSchemas } from './openapi-sanctions.js';
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 
@@ -106,28 +107,60 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
   };
 }
 
-export const openApiDocument = {
+const draft = {
   openapi: '3.1.0',
   info: {
     title: 'player-trust',
     version: '1.0.0',
     description:
       'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code.',
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   servers: [{ url: '/' }],
   tags: [
-    { name: 'oauth' },
-    { name: 'players' },
-    { name: 'reports' },
-    { name: 'moderation' },
-    { name: 'webhooks' },
-    { name: 'sanctions' },
-    { name: 'appeals' },
-    { name: 'operations' },
+    { name: 'oauth', description: 'Players sign in to a game (authorization code with PKCE, refresh tokens).' },
+    { name: 'players', description: "Players' trust profiles, offenses and trust history, and creating players." },
+    { name: 'reports', description: 'Reporting misbehaviour, one at a time or in bulk.' },
+    { name: 'moderation', description: 'The review queue for moderators.' },
+    { name: 'webhooks', description: "A studio's webhooks (Standard Webhooks) and their delivery log." },
+    { name: 'sanctions', description: 'Bans, suspensions, mutes and warnings.' },
+    { name: 'appeals', description: 'Appeals of sanctions and offenses.' },
+    { name: 'operations', description: 'Health, readiness, metrics, this document and the queue board.' },
   ],
   paths: {
+    '/v1/openapi.json': {
+      get: {
+        operationId: 'openApiDocument',
+        tags: ['operations'],
+        summary: 'This document (OpenAPI 3.1)',
+        responses: {
+          200: json(
+            {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+            },
+            'The document (Cache-Control: public, max-age=300).',
+          ),
+        },
+      },
+    },
+    '/admin/queues': {
+      get: {
+        operationId: 'queueBoard',
+        tags: ['operations'],
+        summary: 'The read-only queue board (Bull Board), for admin moderators',
+        description:
+          'A browser page: HTTP Basic with an admin moderator\'s username and password. Its assets and API live under /admin/queues/.',
+        responses: {
+          200: { description: 'The board.', content: { 'text/html': { schema: { type: 'string' } } } },
+          401: problem('No or wrong credentials (WWW-Authenticate: Basic), or not an admin.'),
+        },
+      },
+    },
     '/healthz': {
       get: {
+        operationId: 'healthz',
         tags: ['operations'],
         summary: 'The process is up',
         responses: {
@@ -137,6 +170,7 @@ export const openApiDocument = {
     },
     '/readyz': {
       get: {
+        operationId: 'readyz',
         tags: ['operations'],
         summary: 'PostgreSQL and Redis answer',
         responses: {
@@ -198,6 +232,13 @@ export const openApiDocument = {
                   password: { type: 'string' },
                   full_name: { type: 'string' },
                   csrf: { type: 'string' },
+                  client_id: { type: 'string' },
+                  response_type: { const: 'code' },
+                  redirect_uri: { type: 'string' },
+                  state: { type: 'string' },
+                  scope: { type: 'string' },
+                  code_challenge: { type: 'string' },
+                  code_challenge_method: { const: 'S256' },
                 },
               },
             },
@@ -255,6 +296,7 @@ export const openApiDocument = {
     },
     '/v1/oauth/jwks.json': {
       get: {
+        operationId: 'jwks',
         tags: ['oauth'],
         summary: 'Public keys that sign access tokens (current and previous)',
         responses: {
@@ -262,7 +304,24 @@ export const openApiDocument = {
             {
               type: 'object',
               required: ['keys'],
-              properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid'] } } },
+              properties: {
+                keys: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['kty', 'kid'],
+                    properties: {
+                      kty: { type: 'string' },
+                      kid: { type: 'string' },
+                      alg: { type: 'string' },
+                      use: { type: 'string' },
+                      crv: { type: 'string' },
+                      x: { type: 'string' },
+                      y: { type: 'string' },
+                    },
+                  },
+                },
+              },
             },
             'JWKS.',
           ),
@@ -271,6 +330,7 @@ export const openApiDocument = {
     },
     '/.well-known/oauth-authorization-server': {
       get: {
+        operationId: 'authorizationServerMetadata',
         tags: ['oauth'],
         summary: 'Authorization server metadata (RFC 8414)',
         responses: {
@@ -285,6 +345,14 @@ export const openApiDocument = {
                 'response_types_supported',
                 'code_challenge_methods_supported',
               ],
+              properties: {
+                issuer: { type: 'string' },
+                authorization_endpoint: { type: 'string' },
+                token_endpoint: { type: 'string' },
+                jwks_uri: { type: 'string' },
+                response_types_supported: { type: 'array', items: { type: 'string' } },
+                code_challenge_methods_supported: { type: 'array', items: { type: 'string' } },
+              },
             },
             'Metadata.',
           ),
@@ -298,8 +366,7 @@ export const openApiDocument = {
         summary: 'Fetch logged-in player profile',
         description:
           'Authorization: Bearer <access token> and the client_secret header of the game the token was issued to.',
-        security: [{ bearer: [] }],
-        parameters: [{ name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } }],
+        security: playerSecurity,
         responses: {
           200: rateLimited(
             json(
@@ -461,13 +528,13 @@ export const openApiDocument = {
     ...appealPaths,
   },
   components: {
-    securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-      moderatorBearer: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'A moderator session token from POST /v1/admin/session.',
+    securitySchemes,
+    responses: {
+      MethodNotAllowed: {
+        description:
+          'method_not_allowed: this path does not take that method; Allow lists the methods it takes (those documented here).',
+        headers: { Allow: { schema: { type: 'string' } } },
+        content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
       },
     },
     schemas: {
@@ -836,3 +903,5 @@ export const openApiDocument = {
     },
   },
 } as const;
+
+export const openApiDocument = finishDocument(draft);

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,6 +8,7 @@ import { approveWithPkce } from '../helpers/oauth.js';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { openApiDocument } from '../../api/openapi.js';
 import { provisionGame, provisionStudio, rotateSecret } from '../../common/usecases/provisioning.js';
 import {
   createTenant,
@@ -171,6 +173,27 @@ describe('hardening: hostile and careless input', function () {
     expect(await res.json()).to.include({ code: 'method_not_allowed' });
     const missing = await fetch(`${api.url}/v1/nothing-here`);
     expect(await missing.json()).to.include({ code: 'route_not_found', title: 'Not Found' });
+  });
+
+  it('every path of the OpenAPI document answers 405 with Allow = its documented methods to any other method', async () => {
+    const paths = openApiDocument.paths as Record<string, Record<string, unknown>>;
+    const checked: string[] = [];
+    for (const [template, item] of Object.entries(paths)) {
+      // The board is Bull Board's own app, mounted only when the API runs with queues.
+      if (template.startsWith('/admin/queues')) continue;
+      const documented = Object.keys(item).map((m) => m.toUpperCase());
+      const other = ['PUT', 'PATCH', 'DELETE', 'POST', 'GET'].find((m) => !documented.includes(m))!;
+      const url = template.replace(/\{[^}]+\}/g, (name) =>
+        name === '{serviceId}' ? 'PLR-AAAA-BBBB' : crypto.randomUUID(),
+      );
+      const res = await fetch(`${api.url}${url}`, { method: other, headers: tenant.headers });
+      expect(res.status, `${other} ${template}`).to.equal(405);
+      const allow = (res.headers.get('allow') ?? '').split(/,\s*/).filter((m) => m !== 'HEAD');
+      expect(allow.sort(), `Allow of ${template}`).to.deep.equal(documented.sort());
+      expect(await res.json()).to.include({ code: 'method_not_allowed', status: 405 });
+      checked.push(template);
+    }
+    expect(checked.length).to.be.greaterThan(40);
   });
 
   it('after a secret rotation the new secret works at once, and the old one stops in this process', async () => {

@@ -1,0 +1,106 @@
+/**
+ * Who may call what, in the OpenAPI document: the security schemes, and the last step of building
+ * the document, which gives every operation its `security` and its 405 answer.
+ */
+export const securitySchemes = {
+  clientId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'client_id',
+    description: "The game's client_id; always sent together with client_secret (a game's credentials).",
+  },
+  clientSecret: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'client_secret',
+    description: "The game's client_secret (from the admin tool; shown once).",
+  },
+  playerBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A player access token from POST /v1/oauth/token, sent with the client_secret of the game it was issued to.',
+  },
+  moderatorBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A moderator session token from POST /v1/admin/session.',
+  },
+  metricsBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'METRICS_TOKEN, when the operator set one (required in production).',
+  },
+  boardBasic: {
+    type: 'http',
+    scheme: 'basic',
+    description: "An admin moderator's username and password (a browser cannot send a bearer token).",
+  },
+  oauthClientBasic: {
+    type: 'http',
+    scheme: 'basic',
+    description:
+      'client_secret_basic (RFC 6749 2.3.1): client_id:client_secret. A public client, or client_secret_post, sends client_id (and client_secret) in the body instead.',
+  },
+} as const;
+
+/** A game's credentials: both headers. */
+export const studioSecurity = [{ clientId: [], clientSecret: [] }];
+/** A player's access token with the client_secret of its game. */
+export const playerSecurity = [{ playerBearer: [], clientSecret: [] }];
+
+/** Operations that take no game credentials: what they take instead ([] is public). */
+const OTHER_SECURITY: Record<string, readonly object[]> = {
+  'GET /healthz': [],
+  'GET /readyz': [],
+  'GET /v1/openapi.json': [],
+  'GET /.well-known/oauth-authorization-server': [],
+  'GET /v1/oauth/jwks.json': [],
+  // The sign-in page: the player signs in on it.
+  'GET /v1/oauth/authorize': [],
+  'POST /v1/oauth/authorize': [],
+  'POST /v1/oauth/token': [{ oauthClientBasic: [] }, {}],
+  'POST /v1/oauth/revoke': [{ oauthClientBasic: [] }, {}],
+  'POST /v1/admin/session': [],
+  'GET /metrics': [{ metricsBearer: [] }, {}],
+  'GET /admin/queues': [{ boardBasic: [] }],
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const CLIENT_HEADERS = new Set(['client_id', 'client_secret']);
+
+interface Operation {
+  security?: readonly object[];
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, unknown>;
+}
+
+/**
+ * The finished document: the client_id/client_secret header parameters become the studio's security
+ * requirement (the clientId and clientSecret apiKey schemes together); every other operation must
+ * declare its security or be listed above (so a new route cannot go out undeclared: building the
+ * document throws); and every operation lists 405, the answer to any method its path does not take.
+ */
+export function finishDocument<T extends { paths: object }>(draft: T): T {
+  const doc = structuredClone(draft);
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const params = op.parameters ?? [];
+      const credentials = params.filter((p) => p.in === 'header' && CLIENT_HEADERS.has(p.name));
+      if (credentials.length > 0) {
+        op.parameters = params.filter((p) => !credentials.includes(p));
+        if (op.parameters.length === 0) delete op.parameters;
+        op.security ??= studioSecurity;
+      }
+      const key = `${method.toUpperCase()} ${path}`;
+      op.security ??= OTHER_SECURITY[key];
+      if (!op.security) throw new Error(`OpenAPI: ${key} declares no security`);
+      op.responses['405'] ??= { $ref: '#/components/responses/MethodNotAllowed' };
+    }
+  }
+  return doc;
+}
