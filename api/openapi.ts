@@ -118,8 +118,14 @@ const draft = {
   },
   servers: [{ url: '/' }],
   tags: [
-    { name: 'oauth', description: 'Players sign in to a game (authorization code with PKCE, refresh tokens).' },
-    { name: 'players', description: "Players' trust profiles, offenses and trust history, and creating players." },
+    {
+      name: 'oauth',
+      description: 'Players sign in to a game (authorization code with PKCE, refresh tokens).',
+    },
+    {
+      name: 'players',
+      description: "Players' trust profiles, offenses and trust history, and creating players.",
+    },
     { name: 'reports', description: 'Reporting misbehaviour, one at a time or in bulk.' },
     { name: 'moderation', description: 'The review queue for moderators.' },
     { name: 'webhooks', description: "A studio's webhooks (Standard Webhooks) and their delivery log." },
@@ -138,7 +144,11 @@ const draft = {
             {
               type: 'object',
               required: ['openapi', 'info', 'paths'],
-              properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+              properties: {
+                openapi: { type: 'string' },
+                info: { type: 'object' },
+                paths: { type: 'object' },
+              },
             },
             'The document (Cache-Control: public, max-age=300).',
           ),
@@ -151,7 +161,7 @@ const draft = {
         tags: ['operations'],
         summary: 'The read-only queue board (Bull Board), for admin moderators',
         description:
-          'A browser page: HTTP Basic with an admin moderator\'s username and password. Its assets and API live under /admin/queues/.',
+          "A browser page: HTTP Basic with an admin moderator's username and password. Its assets and API live under /admin/queues/.",
         responses: {
           200: { description: 'The board.', content: { 'text/html': { schema: { type: 'string' } } } },
           401: problem('No or wrong credentials (WWW-Authenticate: Basic), or not an admin.'),
