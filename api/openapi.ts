@@ -284,7 +284,7 @@ const draft = {
       post: {
         operationId: 'token',
         tags: ['oauth'],
-        summary: 'Exchange authorization code for access token',
+        summary: 'Exchange authorization code (or a refresh token) for access token',
         description:
           'Client authentication by client_id/client_secret in the body (the spec) or HTTP Basic (RFC 6749 2.3.1). Errors are RFC 6749 5.2 (error, error_description) inside the common error body, sent as application/json as OAuth requires.',
         requestBody: {
@@ -296,7 +296,34 @@ const draft = {
         },
         responses: {
           200: json(ref('TokenResponse'), 'The access token (Cache-Control: no-store).'),
-          400: json(ref('ErrorResponse'), 'invalid_request, invalid_grant or unsupported_grant_type.'),
+          400: json(
+            ref('ErrorResponse'),
+            'invalid_request, invalid_grant, invalid_scope or unsupported_grant_type.',
+          ),
+          401: json(ref('ErrorResponse'), 'invalid_client.'),
+          413: problem('Body too large.'),
+          415: problem('Body is neither JSON nor form-encoded.'),
+          500: problem('Server error.'),
+        },
+      },
+    },
+    '/v1/oauth/revoke': {
+      post: {
+        operationId: 'revokeToken',
+        tags: ['oauth'],
+        summary: 'Token revocation (RFC 7009)',
+        description:
+          'The client the token was issued to revokes it: a refresh token ends its whole sign-in (every refresh and access token of that grant), an access token ends itself. An unknown, invalid or expired token, or one issued to another client, gets the same 200 and revokes nothing. Client authentication as at the token endpoint.',
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': { schema: ref('RevocationRequest') },
+            'application/json': { schema: ref('RevocationRequest') },
+          },
+        },
+        responses: {
+          200: json({ type: 'object', additionalProperties: false }, 'Revoked, or nothing to revoke.'),
+          400: json(ref('ErrorResponse'), 'invalid_request (no token) or unsupported_token_type.'),
           401: json(ref('ErrorResponse'), 'invalid_client.'),
           413: problem('Body too large.'),
           415: problem('Body is neither JSON nor form-encoded.'),
@@ -551,12 +578,26 @@ const draft = {
       ...moderationSchemas,
       ...sanctionSchemas,
       ...appealSchemas,
+      RevocationRequest: {
+        type: 'object',
+        required: ['token'],
+        properties: {
+          token: { type: 'string' },
+          token_type_hint: { enum: ['access_token', 'refresh_token'] },
+          client_id: { type: 'string' },
+          client_secret: { type: 'string' },
+        },
+      },
       TokenRequest: {
         type: 'object',
-        required: ['grant_type', 'code'],
+        required: ['grant_type'],
+        description:
+          'authorization_code: code (and redirect_uri, code_verifier as the authorization request had them). refresh_token: refresh_token, and optionally scope (part of the granted scope).',
         properties: {
-          grant_type: { const: 'authorization_code' },
+          grant_type: { enum: ['authorization_code', 'refresh_token'] },
           code: { type: 'string' },
+          refresh_token: { type: 'string' },
+          scope: { type: 'string' },
           client_id: { type: 'string' },
           client_secret: { type: 'string' },
           redirect_uri: { type: 'string', description: 'Required when the authorization request named one.' },
@@ -579,6 +620,11 @@ const draft = {
           token_type: { const: 'Bearer' },
           expires_in: { type: 'integer' },
           scope: { type: 'string' },
+          refresh_token: {
+            type: 'string',
+            description:
+              'With the offline_access scope: a single-use refresh token (each refresh returns a new one; presenting a used one revokes the whole sign-in).',
+          },
         },
       },
       ErrorResponse: {

@@ -30,6 +30,9 @@ export interface Config {
   clientSecretPepper: string | undefined;
   clientAuthCacheSeconds: number;
   tokenTtlSeconds: number;
+  /** Refresh tokens: each one unused, and a sign-in's family however often it rotates. */
+  refreshTokenTtlSeconds: number;
+  refreshTokenMaxAgeSeconds: number;
   jwtSigningKey: string | undefined;
   jwtPreviousKeys: string | undefined;
   penaltyCaps: { cheating: number; griefing: number; toxicity: number; afk: number };
@@ -130,6 +133,16 @@ const schema = Joi.object({
   CLIENT_SECRET_PEPPER: Joi.string().min(32),
   CLIENT_AUTH_CACHE_SECONDS: Joi.number().integer().min(0).max(300).default(30),
   TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(365 * 86400)
+    .default(30 * 86400),
+  REFRESH_TOKEN_MAX_AGE_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(365 * 86400)
+    .default(90 * 86400),
   JWT_SIGNING_KEY: Joi.string(),
   JWT_PREVIOUS_KEYS: Joi.string().custom((value: string, helpers) => {
     try {
@@ -267,6 +280,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     clientSecretPepper: v.CLIENT_SECRET_PEPPER,
     clientAuthCacheSeconds: v.CLIENT_AUTH_CACHE_SECONDS,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,
+    refreshTokenMaxAgeSeconds: v.REFRESH_TOKEN_MAX_AGE_SECONDS,
     jwtSigningKey: v.JWT_SIGNING_KEY,
     jwtPreviousKeys: v.JWT_PREVIOUS_KEYS,
     penaltyCaps: Object.freeze({

@@ -18,6 +18,9 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     idempotencyKeys: 'DELETE FROM idempotency_keys WHERE expires_at < now()',
     authorizationCodes: `DELETE FROM authorization_codes WHERE expires_at < now() - interval '1 day'`,
     accessTokens: 'DELETE FROM access_tokens WHERE expires_at < now()',
+    // A family's spent refresh tokens stay while it lives: a replay of one must still be recognised.
+    tokenFamilies: 'DELETE FROM token_families WHERE expires_at < now()',
+    refreshTokens: 'DELETE FROM refresh_tokens WHERE used_at IS NULL AND expires_at < now()',
     signInFailures: `DELETE FROM sign_in_failures WHERE updated_at < now() - interval '15 minutes'
                        AND (locked_until IS NULL OR locked_until < now())`,
     outbox: `DELETE FROM outbox WHERE sent_at < now() - interval '7 days'`,

@@ -55,8 +55,27 @@ export class TokenService {
     return { token, jti, expiresAt: new Date((now + this.ttlSeconds) * 1000) };
   }
 
+  /** The claims of a token this service signed and that has not expired, revoked or not; else undefined. */
+  async claimsOf(token: string): Promise<AccessTokenClaims | undefined> {
+    try {
+      return await this.verifySignature(token);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The claims of a valid, unrevoked token, or TokenRejected saying why not (for logs, not clients). */
   async verify(token: string): Promise<AccessTokenClaims> {
+    const payload = await this.verifySignature(token);
+    const { rows } = await this.db.query<{ revoked: boolean }>(
+      'SELECT revoked_at IS NOT NULL AS revoked FROM access_tokens WHERE jti = $1',
+      [payload.jti],
+    );
+    if (!rows[0] || rows[0].revoked) throw new TokenRejected('the access token was revoked');
+    return payload;
+  }
+
+  private async verifySignature(token: string): Promise<AccessTokenClaims> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.jwks, {
@@ -72,11 +91,6 @@ export class TokenService {
     }
     if (typeof payload.aud !== 'string' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string')
       throw new TokenRejected('the access token is invalid');
-    const { rows } = await this.db.query<{ revoked: boolean }>(
-      'SELECT revoked_at IS NOT NULL AS revoked FROM access_tokens WHERE jti = $1',
-      [payload.jti],
-    );
-    if (!rows[0] || rows[0].revoked) throw new TokenRejected('the access token was revoked');
     return payload as AccessTokenClaims;
   }
 }

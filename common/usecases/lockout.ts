@@ -71,3 +71,17 @@ export async function passwordSignIn<T>(
   await recordFailure(db, keys, input.now);
   return { ok: false, reason: 'invalid' };
 }
+
+/**
+ * Sign-up answers whether a gamer tag is taken (gamer tags are public), so guessing tags there is
+ * behind the address's lockout too: a sign-up is refused while the address is locked, and one that
+ * finds the tag taken counts as a failure of the address (never of the account, which is not the
+ * caller's).
+ */
+export async function addressLockedForSeconds(db: Queryable, address: string, now: Date) {
+  return lockedForSeconds(db, [`ip:${address}`], now);
+}
+
+export async function recordAddressFailure(db: Queryable, address: string, now: Date): Promise<void> {
+  await recordFailure(db, [`ip:${address}`], now);
+}

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT } from 'jose';
 import * as oauth from 'oauth4webapi';
+import * as client from 'openid-client';
 import { issueAuthorizationCode } from '../../common/usecases/oauth.js';
 import { provisionGame } from '../../common/usecases/provisioning.js';
 import {
@@ -99,6 +100,19 @@ describe('OAuth 2.0', () => {
       code_verifier: verifier,
       ...extra,
     });
+
+  const expectOAuthError = (
+    res: { status: number; body: Record<string, string>; headers: Headers },
+    status: number,
+    error: string,
+  ) => {
+    expect(res.status).to.equal(status);
+    expect(res.body.error).to.equal(error);
+    expect(res.body.error_description).to.be.a('string');
+    expect(res.body.code).to.equal(error);
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+  };
 
   const me = (token: string, secret = tenant.game.clientSecret) =>
     call(api.url, 'GET', '/v1/player/me', {
@@ -206,19 +220,6 @@ describe('OAuth 2.0', () => {
   });
 
   describe('token endpoint errors (RFC 6749 5.2)', () => {
-    const expectOAuthError = (
-      res: { status: number; body: Record<string, string>; headers: Headers },
-      status: number,
-      error: string,
-    ) => {
-      expect(res.status).to.equal(status);
-      expect(res.body.error).to.equal(error);
-      expect(res.body.error_description).to.be.a('string');
-      expect(res.body.code).to.equal(error);
-      expect(res.headers.get('content-type')).to.match(/^application\/json/);
-      expect(res.headers.get('cache-control')).to.equal('no-store');
-    };
-
     it('a replayed code is refused and every token issued from it stops working', async () => {
       const { code, verifier } = await getCode();
       const first = await redeem(code, verifier);
@@ -588,6 +589,268 @@ describe('OAuth 2.0', () => {
         password: PASSWORD,
       });
       expect(after.status).to.equal(303);
+    });
+  });
+
+  describe('refresh tokens and revocation, through openid-client', () => {
+    let config: client.Configuration;
+    before(async () => {
+      config = await client.discovery(
+        new URL(api.url),
+        tenant.game.clientId,
+        tenant.game.clientSecret,
+        undefined,
+        { algorithm: 'oauth2', execute: [client.allowInsecureRequests] },
+      );
+    });
+
+    /** The whole sign-in as a game runs it with openid-client: PKCE, state, the page, the exchange. */
+    async function signInWith(scope: string, cfg = config) {
+      const player = await createTestPlayer(api.pool);
+      const verifier = client.randomPKCECodeVerifier();
+      const state = client.randomState();
+      const url = client.buildAuthorizationUrl(cfg, {
+        redirect_uri: REDIRECT,
+        scope,
+        state,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const res = await submitConsent(url.toString(), {
+        decision: 'approve',
+        gamer_tag: player.gamerTag,
+        password: PASSWORD,
+      });
+      expect(res.status, res.html).to.equal(303);
+      const tokens = await client.authorizationCodeGrant(cfg, new URL(res.location!), {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      return { tokens, player };
+    }
+
+    /** The OAuth error code openid-client raised, or 'ok'. */
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (err: unknown) => (err as { error?: string }).error ?? String(err),
+      );
+
+    it('publishes the revocation endpoint and the refresh grant in the metadata', () => {
+      const meta = config.serverMetadata();
+      expect(meta.revocation_endpoint).to.equal(`${api.url}/v1/oauth/revoke`);
+      expect(meta.grant_types_supported).to.include.members(['authorization_code', 'refresh_token']);
+      expect(meta.scopes_supported).to.include('offline_access');
+    });
+
+    it('issues a refresh token for offline_access only, and rotates it on every use', async () => {
+      const online = await signInWith('profile');
+      expect(online.tokens.refresh_token).to.equal(undefined);
+
+      const { tokens, player } = await signInWith('profile offline_access');
+      expect(tokens.refresh_token).to.be.a('string');
+      expect(tokens.scope).to.equal('profile offline_access');
+      const first = await client.refreshTokenGrant(config, tokens.refresh_token!);
+      expect(first.refresh_token).to.be.a('string').and.not.equal(tokens.refresh_token);
+      expect(first.access_token).to.not.equal(tokens.access_token);
+      expect(first.expires_in).to.equal(3600);
+      const profile = await me(first.access_token);
+      expect(profile.status).to.equal(200);
+      expect(profile.body).to.include({ gamerTag: player.gamerTag });
+      const second = await client.refreshTokenGrant(config, first.refresh_token!);
+      expect((await me(second.access_token)).status).to.equal(200);
+      // Narrowing the scope of one access token; asking for more than was granted is refused.
+      const narrow = await client.refreshTokenGrant(config, second.refresh_token!, { scope: 'profile' });
+      expect(narrow.scope).to.equal('profile');
+      expect(decodeJwt(narrow.access_token).scope).to.equal('profile');
+      expect(
+        await outcome(client.refreshTokenGrant(config, narrow.refresh_token!, { scope: 'admin' })),
+      ).to.equal('invalid_scope');
+    });
+
+    it('a spent refresh token presented again revokes the whole family: refresh and access tokens', async () => {
+      const { tokens } = await signInWith('profile offline_access');
+      const rotated = await client.refreshTokenGrant(config, tokens.refresh_token!);
+      expect((await me(rotated.access_token)).status).to.equal(200);
+      // The replay (a thief, or a copy): refused, and everything of this sign-in stops working.
+      expect(await outcome(client.refreshTokenGrant(config, tokens.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+      expect(await outcome(client.refreshTokenGrant(config, rotated.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+      expect((await me(rotated.access_token)).status).to.equal(401);
+      expect((await me(tokens.access_token)).status).to.equal(401);
+      const { rows } = await api.pool.query<{ revoked_reason: string }>(
+        `SELECT f.revoked_reason FROM token_families f JOIN refresh_tokens r ON r.family_id = f.id
+          WHERE r.token_hash = sha256($1::bytea)`,
+        [Buffer.from(tokens.refresh_token!)],
+      );
+      expect(rows[0]?.revoked_reason).to.equal('reuse');
+    });
+
+    it('two simultaneous refreshes with one token: at most one succeeds, and the family is revoked', async () => {
+      const { tokens } = await signInWith('profile offline_access');
+      const results = await Promise.all([
+        outcome(client.refreshTokenGrant(config, tokens.refresh_token!)),
+        outcome(client.refreshTokenGrant(config, tokens.refresh_token!)),
+      ]);
+      expect(results.sort()).to.deep.equal(['invalid_grant', 'ok']);
+      const { rows } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM token_families f JOIN refresh_tokens r ON r.family_id = f.id
+          WHERE r.token_hash = sha256($1::bytea) AND f.revoked_reason = 'reuse'`,
+        [Buffer.from(tokens.refresh_token!)],
+      );
+      expect(rows[0]!.n).to.equal(1);
+    });
+
+    it("another client cannot use a game's refresh token, which stays good for its own game", async () => {
+      const { tokens } = await signInWith('profile offline_access');
+      const other = await createTenant(api.pool, 'Other');
+      const otherConfig = await client.discovery(
+        new URL(api.url),
+        other.game.clientId,
+        other.game.clientSecret,
+        undefined,
+        { algorithm: 'oauth2', execute: [client.allowInsecureRequests] },
+      );
+      expect(await outcome(client.refreshTokenGrant(otherConfig, tokens.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+      expect(await outcome(client.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('ok');
+    });
+
+    it('an unused refresh token expires (30 days, on a controlled clock)', async () => {
+      const { tokens } = await signInWith('profile offline_access');
+      now += 31 * 86_400_000;
+      expect(await outcome(client.refreshTokenGrant(config, tokens.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+    });
+
+    it('revocation (RFC 7009): a refresh token ends its family, an access token ends itself', async () => {
+      const a = await signInWith('profile offline_access');
+      await client.tokenRevocation(config, a.tokens.access_token, { token_type_hint: 'access_token' });
+      expect((await me(a.tokens.access_token)).status).to.equal(401);
+      const refreshed = await client.refreshTokenGrant(config, a.tokens.refresh_token!);
+      expect((await me(refreshed.access_token)).status, 'the refresh token survives').to.equal(200);
+
+      await client.tokenRevocation(config, refreshed.refresh_token!);
+      expect((await me(refreshed.access_token)).status).to.equal(401);
+      expect(await outcome(client.refreshTokenGrant(config, refreshed.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+
+      // Unknown or garbage tokens are no error (2.2), and revoke nothing.
+      await client.tokenRevocation(config, 'never-issued');
+      await client.tokenRevocation(config, 'a.b.c');
+    });
+
+    it('revocation by another client answers 200 and revokes nothing; bad requests get RFC 6749 errors', async () => {
+      const { tokens } = await signInWith('profile offline_access');
+      const other = await createTenant(api.pool, 'Revoker');
+      const revoke = (body: Record<string, string>) =>
+        call<Record<string, string>>(api.url, 'POST', '/v1/oauth/revoke', {
+          json: body,
+          spec: '/v1/oauth/revoke',
+        });
+      const byOther = await revoke({
+        token: tokens.refresh_token!,
+        client_id: other.game.clientId,
+        client_secret: other.game.clientSecret,
+      });
+      expect(byOther.status).to.equal(200);
+      expect(
+        (
+          await revoke({
+            token: tokens.access_token,
+            client_id: other.game.clientId,
+            client_secret: other.game.clientSecret,
+          })
+        ).status,
+      ).to.equal(200);
+      expect((await me(tokens.access_token)).status).to.equal(200);
+      expect(await outcome(client.refreshTokenGrant(config, tokens.refresh_token!))).to.equal('ok');
+
+      expectOAuthError(
+        await revoke({ client_id: tenant.game.clientId, client_secret: tenant.game.clientSecret }),
+        400,
+        'invalid_request',
+      );
+      expectOAuthError(
+        await revoke({
+          token: 'x',
+          token_type_hint: 'id_token',
+          client_id: tenant.game.clientId,
+          client_secret: tenant.game.clientSecret,
+        }),
+        400,
+        'unsupported_token_type',
+      );
+      expectOAuthError(
+        await revoke({ token: 'x', client_id: tenant.game.clientId, client_secret: 'wrong' }),
+        401,
+        'invalid_client',
+      );
+    });
+
+    it('a replayed authorization code also revokes the refresh family it started', async () => {
+      const { code, verifier } = await getCode();
+      const first = await redeem(code, verifier, { scope: 'ignored' });
+      expect(first.status).to.equal(200);
+      expect(first.body.refresh_token, 'profile only: no refresh token').to.equal(undefined);
+      const player = await createTestPlayer(api.pool);
+      const v = oauth.generateRandomCodeVerifier();
+      const res = await submitConsent(
+        authorizeUrl({
+          scope: 'profile offline_access',
+          code_challenge: await oauth.calculatePKCECodeChallenge(v),
+          code_challenge_method: 'S256',
+        }),
+        { decision: 'approve', gamer_tag: player.gamerTag, password: PASSWORD },
+      );
+      const offlineCode = new URL(res.location!).searchParams.get('code')!;
+      const granted = await redeem(offlineCode, v);
+      expect(granted.body.refresh_token).to.be.a('string');
+      expectOAuthError(await redeem(offlineCode, v), 400, 'invalid_grant');
+      expect(await outcome(client.refreshTokenGrant(config, granted.body.refresh_token!))).to.equal(
+        'invalid_grant',
+      );
+    });
+  });
+
+  describe('sign-up behind the address lockout', () => {
+    it('a sign-up that finds the tag taken counts against the address; a locked address cannot sign up', async () => {
+      const taken = await createTestPlayer(api.pool);
+      await api.pool.query("DELETE FROM sign_in_failures WHERE key LIKE 'ip:%'");
+      const signUp = (tag: string) =>
+        submitConsent(
+          authorizeUrl({}),
+          { decision: 'signup', full_name: 'Someone', gamer_tag: tag, password: 'a new password' },
+          { form: 'signup' },
+        );
+      try {
+        const first = await signUp(taken.gamerTag);
+        expect(first.status).to.equal(400);
+        expect(first.html).to.include('That gamer tag is taken.');
+        const { rows } = await api.pool.query<{ key: string; failures: number }>(
+          "SELECT key, failures FROM sign_in_failures WHERE key LIKE 'ip:%'",
+        );
+        expect(rows).to.have.length(1);
+        expect(rows[0]!.failures).to.equal(1);
+        // As if the address had already guessed 50 tags in this window: the next taken one locks it.
+        await api.pool.query('UPDATE sign_in_failures SET failures = 50 WHERE key = $1', [rows[0]!.key]);
+        expect((await signUp(taken.gamerTag)).status).to.equal(400);
+        const fresh = `fresh-${crypto.randomBytes(4).toString('hex')}`;
+        const locked = await signUp(fresh);
+        expect(locked.status).to.equal(429);
+        expect(Number(locked.headers.get('retry-after'))).to.be.greaterThan(0);
+        expect(locked.html).to.include('Too many attempts');
+        const created = await api.pool.query('SELECT 1 FROM players WHERE gamer_tag = $1', [fresh]);
+        expect(created.rowCount, 'no account while locked').to.equal(0);
+      } finally {
+        await api.pool.query("DELETE FROM sign_in_failures WHERE key LIKE 'ip:%'");
+      }
     });
   });
 

@@ -48,6 +48,8 @@ export interface ConsentPageInput {
 
 const SCOPE_TEXT: Record<string, string> = {
   profile: 'Read your player profile: gamer tag, name, trust score, verification status, games and offenses.',
+  offline_access:
+    'Keep this access while you are away, without signing in again, until you or the game revoke it.',
 };
 
 export function consentPage(input: ConsentPageInput): string {

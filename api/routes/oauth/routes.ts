@@ -14,9 +14,12 @@ import {
   oauthError,
   PKCE_CHALLENGE,
   redeemAuthorizationCode,
+  refreshAccessToken,
+  revokeToken,
   SUPPORTED_SCOPES,
 } from '../../../common/usecases/oauth.js';
 import { provisionPlayer } from '../../../common/usecases/provisioning.js';
+import { addressLockedForSeconds, recordAddressFailure } from '../../../common/usecases/lockout.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
@@ -211,6 +214,11 @@ export function oauthRoutes(deps: AppDeps): Router {
     const password = str(body.password) ?? '';
     let playerId: string;
     if (decision === 'signup') {
+      const wait = await addressLockedForSeconds(deps.pool, ctx.ip, deps.clock());
+      if (wait) {
+        ctx.set('Retry-After', String(wait));
+        return renderConsent(ctx, params, 429, `Too many attempts. Try again in ${wait} seconds.`);
+      }
       try {
         const created = await provisionPlayer(deps.pool, {
           fullName: str(body.full_name) ?? '',
@@ -220,6 +228,7 @@ export function oauthRoutes(deps: AppDeps): Router {
         playerId = (await findPlayer(deps.pool, created.serviceId))!.id;
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
+        if (err.code === 'already_exists') await recordAddressFailure(deps.pool, ctx.ip, deps.clock());
         const message =
           err.code === 'already_exists'
             ? 'That gamer tag is taken.'
@@ -262,15 +271,17 @@ export function oauthRoutes(deps: AppDeps): Router {
     redirectTo(ctx, params.redirectUri, { code, state: params.state });
   });
 
-  router.post('/v1/oauth/token', requireJsonBody(true), async (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+  const refreshPolicy = {
+    ttlSeconds: deps.config.refreshTokenTtlSeconds,
+    maxAgeSeconds: deps.config.refreshTokenMaxAgeSeconds,
+  };
+
+  /**
+   * Client authentication at the token and revocation endpoints: client_secret_basic (RFC 6749
+   * 2.3.1) or client_id/client_secret in the body (client_secret_post), never both.
+   */
+  async function authenticateClient(ctx: Context, body: Record<string, unknown>) {
     const basic = /^Basic\s+(.+)$/i.exec(ctx.get('authorization'))?.[1];
-    const grantType = str(body.grant_type);
-    if (!grantType) throw oauthError(400, 'invalid_request', 'grant_type is required.');
-    if (grantType !== 'authorization_code')
-      throw oauthError(400, 'unsupported_grant_type', 'Only authorization_code is supported.');
     let clientId = str(body.client_id);
     let clientSecret = str(body.client_secret);
     if (basic) {
@@ -284,9 +295,8 @@ export function oauthRoutes(deps: AppDeps): Router {
       clientId = basicId;
       clientSecret = colon < 0 ? '' : decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
     }
-    let client;
     try {
-      client = await deps.clientAuth.authenticate(clientId, clientSecret);
+      return await deps.clientAuth.authenticate(clientId, clientSecret);
     } catch (err) {
       if (err instanceof AppError && err.status === 401)
         throw oauthError(
@@ -297,13 +307,38 @@ export function oauthRoutes(deps: AppDeps): Router {
         );
       throw err;
     }
-    const code = str(body.code);
-    if (!code) throw oauthError(400, 'invalid_request', 'code is required.');
-    for (const name of ['redirect_uri', 'code_verifier']) {
+  }
+
+  const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+
+  router.post('/v1/oauth/token', requireJsonBody(true), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const grantType = str(body.grant_type);
+    if (!grantType) throw oauthError(400, 'invalid_request', 'grant_type is required.');
+    if (!GRANT_TYPES.includes(grantType))
+      throw oauthError(400, 'unsupported_grant_type', `grant_type must be one of ${GRANT_TYPES.join(', ')}.`);
+    const client = await authenticateClient(ctx, body);
+    for (const name of ['code', 'refresh_token', 'redirect_uri', 'code_verifier', 'scope']) {
       if (body[name] !== undefined && typeof body[name] !== 'string')
         throw oauthError(400, 'invalid_request', `${name} must be a string.`);
     }
-    ctx.body = await redeemAuthorizationCode(deps.pool, deps.tokens, {
+    if (grantType === 'refresh_token') {
+      const refreshToken = str(body.refresh_token);
+      if (!refreshToken) throw oauthError(400, 'invalid_request', 'refresh_token is required.');
+      ctx.body = await refreshAccessToken(deps.pool, deps.tokens, refreshPolicy, {
+        gameId: client.gameId,
+        clientId: client.clientId,
+        refreshToken,
+        scope: str(body.scope),
+        now: deps.clock(),
+      });
+      return;
+    }
+    const code = str(body.code);
+    if (!code) throw oauthError(400, 'invalid_request', 'code is required.');
+    ctx.body = await redeemAuthorizationCode(deps.pool, deps.tokens, refreshPolicy, {
       gameId: client.gameId,
       clientId: client.clientId,
       code,
@@ -311,6 +346,22 @@ export function oauthRoutes(deps: AppDeps): Router {
       codeVerifier: str(body.code_verifier),
       now: deps.clock(),
     });
+  });
+
+  // RFC 7009: 200 whether or not the token existed (invalid tokens are no error, 2.2).
+  router.post('/v1/oauth/revoke', requireJsonBody(true), async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const client = await authenticateClient(ctx, body);
+    const token = body.token;
+    if (typeof token !== 'string' || token === '')
+      throw oauthError(400, 'invalid_request', 'token is required.');
+    const hint = body.token_type_hint;
+    if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token')
+      throw oauthError(400, 'unsupported_token_type', 'token_type_hint must be access_token or refresh_token.');
+    await revokeToken(deps.pool, deps.tokens, { gameId: client.gameId, clientId: client.clientId, token });
+    ctx.status = 200;
+    ctx.body = {};
   });
 
   router.get('/v1/oauth/jwks.json', (ctx) => {
@@ -324,10 +375,12 @@ export function oauthRoutes(deps: AppDeps): Router {
       issuer,
       authorization_endpoint: `${issuer}/v1/oauth/authorize`,
       token_endpoint: `${issuer}/v1/oauth/token`,
+      revocation_endpoint: `${issuer}/v1/oauth/revoke`,
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       jwks_uri: `${issuer}/v1/oauth/jwks.json`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code'],
+      grant_types_supported: GRANT_TYPES,
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       scopes_supported: [...SUPPORTED_SCOPES],
