@@ -358,7 +358,11 @@ export function oauthRoutes(deps: AppDeps): Router {
       throw oauthError(400, 'invalid_request', 'token is required.');
     const hint = body.token_type_hint;
     if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token')
-      throw oauthError(400, 'unsupported_token_type', 'token_type_hint must be access_token or refresh_token.');
+      throw oauthError(
+        400,
+        'unsupported_token_type',
+        'token_type_hint must be access_token or refresh_token.',
+      );
     await revokeToken(deps.pool, deps.tokens, { gameId: client.gameId, clientId: client.clientId, token });
     ctx.status = 200;
     ctx.body = {};
