@@ -420,6 +420,47 @@ const draft = {
         },
       },
     },
+    '/v1/players': {
+      post: {
+        operationId: 'createPlayer',
+        tags: ['players'],
+        summary: 'Create a player for the calling game (or get back the one created before)',
+        description:
+          "The new player is linked to the calling game and has no password (they sign in here only once they create an account of their own). The same serviceId again, for a player already linked to the game, returns that player with 200 (a safe retry). A serviceId of a player not linked to the game, or a gamer tag another player holds, is 409 already_exists: a player links a game only by signing in to it. Counts against the client's reports rate.",
+        parameters: [...clientHeaders],
+        requestBody: jsonBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['gamerTag', 'fullName'],
+          properties: {
+            serviceId: {
+              type: 'string',
+              pattern: '^[A-Za-z0-9_-]{1,64}$',
+              description:
+                'The id the studio knows the player by; generated when left out. "me" is reserved.',
+            },
+            gamerTag: { type: 'string', minLength: 1, maxLength: 64 },
+            fullName: { type: 'string', minLength: 1, maxLength: 200 },
+          },
+        }),
+        responses: {
+          201: rateLimited(json(ref('PlayerDetailed'), 'Created (Location: /v1/player/{serviceId}).')),
+          200: rateLimited(
+            json(ref('PlayerDetailed'), 'Already created for this game: the player as it is.'),
+          ),
+          400: problem('Invalid body; nothing was created.'),
+          401: problem('Missing, unknown or wrong client credentials.'),
+          409: problem(
+            'already_exists: the serviceId belongs to a player not linked to this game, or the gamer tag is taken.',
+          ),
+          413: problem('Body too large.'),
+          415: problem('Body is not JSON.'),
+          429: rateLimitedResponse,
+          500: problem('Server error.'),
+          503: problem('A backing service is unavailable; retry.'),
+        },
+      },
+    },
     '/v1/player/{serviceId}': {
       get: {
         operationId: 'getPlayer',

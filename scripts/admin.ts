@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
-import { listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
+import { findGameByClientId, listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
+import { importPlayers } from './player-import.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
 import { isUuid } from '../common/data/repos/accounts.js';
@@ -37,6 +39,11 @@ Usage: npm run -s admin -- <command> [options] [--json]
   player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password <pw> [--kyc]
   player link --service-id <id> --client-id <clientId>
   player list
+  player import --file <players.jsonl|players.csv> [--client-id <clientId>] [--format jsonl|csv]
+      one player a line: {"serviceId": "...", "gamerTag": "...", "fullName": "..."}, or CSV with
+      the header serviceId,gamerTag,fullName. Creates new players and links every one to the game;
+      a serviceId that exists is "already present" (so it is safe to run again after an
+      interruption); invalid lines are listed with their numbers and the command exits 1.
   moderator create --username <name> --display-name <name> --role moderator|admin --password <pw>
   moderator disable --username <name>  |  moderator enable --username <name>
   moderator list
@@ -91,6 +98,8 @@ const OPTIONS = {
   event: { type: 'string', multiple: true },
   limit: { type: 'string', multiple: true },
   id: { type: 'string' },
+  file: { type: 'string' },
+  format: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -129,6 +138,7 @@ async function main(argv: string[]): Promise<number> {
     'player create',
     'player link',
     'player list',
+    'player import',
     'moderator create',
     'moderator disable',
     'moderator enable',
@@ -151,6 +161,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const pepper = () => resolvePepper(config);
     let result: unknown;
+    let exitCode = 0;
     switch (command) {
       case 'migrate':
         result = { migrated: true };
@@ -212,6 +223,39 @@ async function main(argv: string[]): Promise<number> {
       case 'player list':
         result = { players: await listPlayers(pool) };
         break;
+      case 'player import': {
+        const file = need(values, 'file');
+        const format = values.format;
+        if (format !== undefined && format !== 'jsonl' && format !== 'csv')
+          throw new UsageError('--format is jsonl or csv');
+        if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+        let gameId: string | undefined;
+        if (values['client-id']) {
+          const game = await findGameByClientId(pool, values['client-id']);
+          if (!game) throw notFound(`Game with client id ${values['client-id']}`);
+          gameId = game.id;
+        }
+        const summary = await importPlayers(pool, {
+          file,
+          ...(format ? { format } : {}),
+          ...(gameId ? { gameId } : {}),
+          progress: process.stderr,
+        });
+        result = values.json
+          ? summary
+          : {
+              ...summary,
+              invalidLines:
+                summary.invalidLines.length > 50
+                  ? [
+                      ...summary.invalidLines.slice(0, 50).map((l) => `line ${l.line}: ${l.message}`),
+                      `... and ${summary.invalidLines.length - 50} more (--json lists them all)`,
+                    ]
+                  : summary.invalidLines.map((l) => `line ${l.line}: ${l.message}`),
+            };
+        exitCode = summary.invalid > 0 ? 1 : 0;
+        break;
+      }
       case 'moderator create':
         result = await createModerator(pool, {
           username: need(values, 'username'),
@@ -265,7 +309,7 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
-    return 0;
+    return exitCode;
   } finally {
     await pool.end();
     await backends.stop();

@@ -10,13 +10,34 @@ import { presentOffense, presentProfile, presentTrustChange } from '../../../com
 import type { RouteDeps } from '../../app.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { createPlayerForGame } from '../../../common/usecases/players.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 
 export function playerRoutes(deps: RouteDeps): Router {
-  const router = new Router({ prefix: '/v1/player' });
+  const router = new Router();
   const reads = deps.rateLimits.middleware('reads');
   const auth = [deps.clientAuth.middleware(), reads];
   const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit, deps.clock);
+
+  // A studio creates a player (linked to its game), or gets back the one it created before.
+  router.post(
+    '/v1/players',
+    deps.clientAuth.middleware(),
+    deps.rateLimits.middleware('reports'),
+    requireJsonBody(),
+    async (ctx) => {
+      const client = ctx.state.client as AuthenticatedClient;
+      const { created, serviceId } = await createPlayerForGame(
+        deps.pool,
+        client.gameId,
+        ctx.request.body ?? {},
+      );
+      ctx.status = created ? 201 : 200;
+      ctx.set('Location', `/v1/player/${serviceId}`);
+      ctx.body = await profileBody(serviceId, client.studioId);
+    },
+  );
 
   async function profileBody(serviceId: string, viewerStudioId: string) {
     const profile = SERVICE_ID.test(serviceId) ? await profiles.read(serviceId) : undefined;
@@ -28,17 +49,17 @@ export function playerRoutes(deps: RouteDeps): Router {
   }
 
   // Registered before /:serviceId, and "me" is reserved so no player can be called that.
-  router.get('/me', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
+  router.get('/v1/player/me', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
     const bearer = ctx.state.bearer as { serviceId: string; client: AuthenticatedClient };
     ctx.body = await profileBody(bearer.serviceId, bearer.client.studioId);
   });
 
-  router.get('/:serviceId', ...auth, async (ctx) => {
+  router.get('/v1/player/:serviceId', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     ctx.body = await profileBody(serviceId, (ctx.state.client as AuthenticatedClient).studioId);
   });
 
-  router.get('/:serviceId/offenses', ...auth, async (ctx) => {
+  router.get('/v1/player/:serviceId/offenses', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, after } = readPage(ctx.query);
@@ -52,7 +73,7 @@ export function playerRoutes(deps: RouteDeps): Router {
     };
   });
 
-  router.get('/:serviceId/trust-history', ...auth, async (ctx) => {
+  router.get('/v1/player/:serviceId/trust-history', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, cursor } = check<{ limit: number; cursor?: string }>(historyQuery, ctx.query, 'query');
