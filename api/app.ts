@@ -17,6 +17,7 @@ import { requestContext } from './middleware/request-context.js';
 import { RateLimits } from './middleware/rate-limit.js';
 import { adminRoutes } from './routes/admin/routes.js';
 import { demoRoutes } from './routes/demo/routes.js';
+import { consoleSessionRoutes, consoleStatic, docsPages } from './routes/console/routes.js';
 import { docsRoutes } from './routes/docs/routes.js';
 import { healthRoutes } from './routes/health/routes.js';
 import { oauthRoutes } from './routes/oauth/routes.js';
@@ -97,7 +98,10 @@ export function createApp(deps: AppDeps): Koa {
     sanctionRoutes(routeDeps),
     appealRoutes(routeDeps),
     docsRoutes(),
+    docsPages(),
+    consoleSessionRoutes(deps),
   ];
+  for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));
   if (deps.queues) for (const middleware of queueBoard(deps, deps.queues)) app.use(middleware);
   if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer, deps.config.dataDir));

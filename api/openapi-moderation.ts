@@ -1,3 +1,4 @@
+import { moderatorSecurity } from './openapi-security.js';
 import { MODERATOR_ROLES, OUTCOMES } from '../common/data/repos/moderation.js';
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from '../common/data/repos/webhooks.js';
 import {
@@ -22,11 +23,12 @@ import {
   rateLimited,
   rateLimitedResponse,
   ref,
+  serviceIdParam,
 } from './openapi-parts.js';
 
 /** The moderator API, studio webhooks and operator views of the OpenAPI document. */
 
-const bearer = [{ moderatorBearer: [] }];
+const bearer = moderatorSecurity;
 const caseIdParam = {
   name: 'caseId',
   in: 'path',
@@ -155,6 +157,12 @@ export const moderationPaths = {
           schema: { type: 'boolean', default: false },
           description: 'Only open cases past their dueAt.',
         },
+        {
+          name: 'sort',
+          in: 'query',
+          schema: { enum: ['priority', 'age'], default: 'priority' },
+          description: 'Open cases by priority (highest first, then oldest) or by age (oldest first).',
+        },
         ...pageParams(),
       ],
       responses: {
@@ -213,6 +221,154 @@ export const moderationPaths = {
     'Unmute a reporter',
     'Its later reports count again. Audited.',
   ),
+  '/v1/admin/console-session': {
+    post: {
+      operationId: 'consoleSignIn',
+      tags: ['moderation'],
+      summary: 'Sign in to the moderator console: an HttpOnly session cookie',
+      description:
+        'Sets pt_console (HttpOnly, SameSite=Strict, Secure over https). Writes with the cookie must send the csrfToken of this answer in X-CSRF-Token. The session ends after CONSOLE_IDLE_TIMEOUT_SECONDS without a request, or CONSOLE_SESSION_MAX_SECONDS after sign-in. The same lockout as POST /v1/admin/session.',
+      requestBody: jsonBody(
+        closed({ username: { type: 'string', maxLength: 64 }, password: { type: 'string', maxLength: 256 } }),
+      ),
+      responses: {
+        201: json(ref('ConsoleSession'), 'Signed in.'),
+        400: problem('No username or password.'),
+        401: problem('invalid_credentials.'),
+        415: problem('Body is not JSON.'),
+        429: {
+          ...problem('too_many_attempts: the account or address is locked; Retry-After says when.'),
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        },
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+    get: {
+      operationId: 'consoleSession',
+      tags: ['moderation'],
+      summary: "The console session's moderator and CSRF token",
+      security: [{ consoleSession: [] }],
+      responses: {
+        200: json(ref('ConsoleSession'), 'Signed in.'),
+        401: problem('not_signed_in, or the session expired (idle or absolute) or was signed out.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+    delete: {
+      operationId: 'consoleSignOut',
+      tags: ['moderation'],
+      summary: 'Sign out of the console (X-CSRF-Token required)',
+      security: [{ consoleSession: [] }],
+      responses: {
+        204: { description: 'Signed out; the cookie is cleared.' },
+        401: problem('No live session.'),
+        403: problem('csrf_failed: no or a wrong X-CSRF-Token.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/console': {
+    get: {
+      operationId: 'console',
+      tags: ['moderation'],
+      summary: 'The moderator console (a single-page app; every /console/... path serves it)',
+      responses: {
+        200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+        503: problem('console_not_built: run npm run build.'),
+      },
+    },
+  },
+  '/docs': {
+    get: {
+      operationId: 'apiReference',
+      tags: ['operations'],
+      summary: 'This document rendered for reading (Swagger UI, served from here)',
+      responses: {
+        200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+  },
+  '/': {
+    get: {
+      operationId: 'landing',
+      tags: ['operations'],
+      summary: 'Where to go: the API reference, the console and this document',
+      responses: {
+        200: {
+          description: 'A small page for a browser (Accept: text/html), JSON otherwise.',
+          content: {
+            'application/json': {
+              schema: closed({
+                name: { type: 'string' },
+                docs: { type: 'string' },
+                console: { type: 'string' },
+                openapi: { type: 'string' },
+              }),
+            },
+            'text/html': { schema: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+  '/v1/admin/queue-counts': {
+    get: {
+      operationId: 'queueCounts',
+      tags: ['moderation'],
+      summary: "The counts on the queue's tabs: open and overdue cases, open appeals, cases resolved in 24 h",
+      security: bearer,
+      responses: {
+        200: json(
+          closed({
+            open: { type: 'integer' },
+            overdue: { type: 'integer' },
+            appeals: { type: 'integer' },
+            resolved24h: { type: 'integer' },
+          }),
+          'The counts.',
+        ),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}': {
+    get: {
+      operationId: 'moderatorPlayerView',
+      tags: ['moderation'],
+      summary:
+        'A player as a moderator sees them: score, strikes, trust history, offenses, cases, sanctions and appeals',
+      description:
+        'Each list holds the newest 50 (the trust history the newest 200), newest first; offenses in full whichever studio filed them.',
+      security: bearer,
+      parameters: [serviceIdParam],
+      responses: {
+        200: json(
+          closed({
+            player: closed({
+              serviceId: { type: 'string' },
+              gamerTag: { type: 'string' },
+              fullName: { type: 'string' },
+              trustScore: { type: 'integer' },
+              isKycVerified: { type: 'boolean' },
+              createdAt: dateTime,
+            }),
+            activeStrikes: { type: 'integer' },
+            trustHistory: { type: 'array', items: ref('TrustChange') },
+            offenses: { type: 'array', items: ref('Reportoffense') },
+            cases: { type: 'array', items: ref('ReviewCase'), description: 'Open ones first.' },
+            sanctions: { type: 'array', items: ref('Sanction') },
+            appeals: { type: 'array', items: ref('Appeal') },
+          }),
+          'The player.',
+        ),
+        404: problem('Unknown player.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/admin/stats': {
     get: {
       operationId: 'reviewStats',
@@ -552,6 +708,16 @@ export const moderationSchemas = {
       displayName: { type: 'string' },
       role: { enum: [...MODERATOR_ROLES] },
     }),
+  }),
+  ConsoleSession: closed({
+    moderator: closed({
+      id: { type: 'string' },
+      username: { type: 'string' },
+      displayName: { type: 'string' },
+      role: { enum: [...MODERATOR_ROLES] },
+    }),
+    csrfToken: { type: 'string', description: 'Send it in X-CSRF-Token with every write.' },
+    idleTimeoutSeconds: { type: 'integer' },
   }),
   ReviewCase: closed(caseProperties),
   ReviewCaseDetail: closed({

@@ -1,5 +1,5 @@
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
-import { playerSecurity } from './openapi-security.js';
+import { moderatorSecurity, playerSecurity } from './openapi-security.js';
 import {
   clientHeaders,
   closed,
@@ -23,7 +23,7 @@ const sanctionIdParam = {
   required: true,
   schema: { type: 'string', format: 'uuid' },
 };
-const moderator = [{ moderatorBearer: [] }];
+const moderator = moderatorSecurity;
 const common = {
   500: problem('Server error.'),
   503: problem('A backing service is unavailable; retry.'),

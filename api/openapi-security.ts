@@ -28,6 +28,13 @@ export const securitySchemes = {
     bearerFormat: 'JWT',
     description: 'A moderator session token from POST /v1/admin/session.',
   },
+  consoleSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'pt_console',
+    description:
+      "The moderator console's HttpOnly session cookie (POST /v1/admin/console-session); writes also send its CSRF token in X-CSRF-Token.",
+  },
   metricsBearer: {
     type: 'http',
     scheme: 'bearer',
@@ -48,6 +55,8 @@ export const securitySchemes = {
 
 /** A game's credentials: both headers. */
 export const studioSecurity = [{ clientId: [], clientSecret: [] }];
+/** A moderator: a bearer session token, or the console's session cookie. */
+export const moderatorSecurity = [{ moderatorBearer: [] }, { consoleSession: [] }];
 /** A player's access token with the client_secret of its game. */
 export const playerSecurity = [{ playerBearer: [], clientSecret: [] }];
 
@@ -64,6 +73,10 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   'POST /v1/oauth/token': [{ oauthClientBasic: [] }, {}],
   'POST /v1/oauth/revoke': [{ oauthClientBasic: [] }, {}],
   'POST /v1/admin/session': [],
+  'POST /v1/admin/console-session': [],
+  'GET /': [],
+  'GET /docs': [],
+  'GET /console': [],
   'GET /metrics': [{ metricsBearer: [] }, {}],
   'GET /admin/queues': [{ boardBasic: [] }],
 };

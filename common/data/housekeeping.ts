@@ -27,6 +27,8 @@ export async function purgeExpired(db: Queryable): Promise<Record<string, number
     webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending'
                           AND coalesce(delivered_at, last_attempt_at, created_at) < now() - interval '30 days'`,
     reportDedup: 'DELETE FROM report_dedup WHERE expires_at < now()',
+    // Idle ones are dead too, but cheap to keep until their absolute end (at most a day by default).
+    consoleSessions: 'DELETE FROM console_sessions WHERE expires_at < now()',
     reporterQuota: `DELETE FROM reporter_quota WHERE window_start < now() - interval '24 hours'`,
     studioBudget: `DELETE FROM studio_player_budget WHERE window_start < now() - interval '24 hours'`,
   };

@@ -25,6 +25,7 @@ import {
 import { presentAudit, presentCase, presentOffense, presentReporter } from '../../../common/views.js';
 import { findCaseReporters } from '../../../common/data/repos/reporters.js';
 import type { AppDeps } from '../../app.js';
+import { moderatorPlayerView, queueCounts } from '../../../common/usecases/player-view.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -40,6 +41,7 @@ const caseQuery = Joi.object({
   claimed: Joi.string().valid('any', 'mine', 'unclaimed').default('any'),
   serviceId: Joi.string().max(64),
   overdue: Joi.boolean().default(false),
+  sort: Joi.string().valid('priority', 'age').default('priority'),
   limit: Joi.number().integer().min(1).max(100).default(20),
   cursor: Joi.string().max(512),
 });
@@ -58,14 +60,18 @@ const REPORTER_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
 const isTimestamp = (s: string) => !Number.isNaN(Date.parse(s));
 
 /** A case cursor carries the status it pages, so it cannot be replayed against the other ordering. */
-function decodeCaseCursor(cursor: string, status: string): string[] | undefined {
+function decodeCaseCursor(cursor: string, ordering: string): string[] | undefined {
   const keys = decodeKeys(cursor, (k) =>
     k[0] === 'open'
       ? k.length === 4 && /^-?\d+(\.\d+)?$/.test(k[1]!) && isTimestamp(k[2]!) && isUuid(k[3]!)
-      : k[0] === 'resolved' && k.length === 3 && isTimestamp(k[1]!) && isUuid(k[2]!),
+      : (k[0] === 'resolved' || k[0] === 'open-age') && k.length === 3 && isTimestamp(k[1]!) && isUuid(k[2]!),
   );
-  return keys && keys[0] === status ? keys.slice(1) : undefined;
+  return keys && keys[0] === ordering ? keys.slice(1) : undefined;
 }
+
+/** What a case cursor pages: open by priority, open by age, or resolved. */
+const orderingOf = (q: { status: string; sort?: string }) =>
+  q.status === 'open' && q.sort === 'age' ? 'open-age' : q.status;
 
 function caseId(ctx: Context): string {
   const { caseId: id } = ctx.params as { caseId: string };
@@ -76,7 +82,7 @@ function caseId(ctx: Context): string {
 /** The moderator API: sign-in, the review queue, case actions, and (admins) the audit log. */
 export function adminRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
-  const auth = moderatorAuth(deps.moderatorTokens, deps.pool);
+  const auth = moderatorAuth(deps);
   const actorOf = (ctx: Context) => ctx.state.actor as Actor;
 
   router.post('/session', requireJsonBody(), async (ctx) => {
@@ -112,12 +118,12 @@ export function adminRoutes(deps: AppDeps): Router {
       ctx.query,
       'query',
     );
-    const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, q.status);
+    const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, orderingOf(q));
     if (q.cursor !== undefined && !after) throw invalidCursor();
     const page = await listCases(deps.pool, { ...q, moderatorId: actorOf(ctx).id }, q.limit, after);
     ctx.body = {
       items: page.items.map(presentCase),
-      nextCursor: page.next && encodeKeys([q.status, ...page.next]),
+      nextCursor: page.next && encodeKeys([orderingOf(q), ...page.next]),
     };
   });
 
@@ -184,6 +190,15 @@ export function adminRoutes(deps: AppDeps): Router {
     );
   }
 
+  router.get('/queue-counts', auth, async (ctx) => {
+    ctx.body = await queueCounts(deps.pool);
+  });
+
+  router.get('/players/:serviceId', auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    ctx.body = await moderatorPlayerView(deps.pool, serviceId, deps.clock());
+  });
+
   router.get('/stats', auth, async (ctx) => {
     const { days } = check<{ days: number }>(
       Joi.object({ days: Joi.number().integer().min(1).max(90).default(14) }),
@@ -193,7 +208,7 @@ export function adminRoutes(deps: AppDeps): Router {
     ctx.body = await reviewStats(deps.pool, days);
   });
 
-  router.get('/audit', moderatorAuth(deps.moderatorTokens, deps.pool, { role: 'admin' }), async (ctx) => {
+  router.get('/audit', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
     const q = check<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(
       auditQuery,
       ctx.query,

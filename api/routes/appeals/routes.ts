@@ -33,7 +33,7 @@ export function appealRoutes(deps: RouteDeps): Router {
   const client = deps.clientAuth.middleware();
   const writes = deps.rateLimits.middleware('reports');
   const reads = deps.rateLimits.middleware('reads');
-  const moderator = moderatorAuth(deps.moderatorTokens, deps.pool);
+  const moderator = moderatorAuth(deps);
   const file = async (
     ctx: Context,
     serviceId: string,

@@ -47,7 +47,7 @@ export function sanctionRoutes(deps: RouteDeps): Router {
     kind: 'moderator',
     id: (ctx.state.actor as Actor).id,
   });
-  const moderator = moderatorAuth(deps.moderatorTokens, deps.pool);
+  const moderator = moderatorAuth(deps);
 
   async function list(ctx: Context, viewerStudioId: string | null) {
     const serviceId = serviceIdOf(ctx);

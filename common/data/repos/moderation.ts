@@ -211,6 +211,8 @@ export interface CaseFilter {
   serviceId?: string;
   /** Only open cases past their due time. */
   overdue?: boolean;
+  /** Open cases: by priority (the default) or by age, oldest first. */
+  sort?: 'priority' | 'age';
   moderatorId: string;
 }
 
@@ -225,12 +227,19 @@ export async function listCases(
   after?: string[],
 ): Promise<{ items: CaseRecord[]; next: string[] | null }> {
   const open = filter.status === 'open';
+  const byAge = open && filter.sort === 'age';
   const keyset = !after
     ? 'true'
+    : byAge
+      ? `(c.opened_at, c.id) > ($8::timestamptz, $9::uuid)`
+      : open
+        ? `(c.priority < $8::numeric OR (c.priority = $8::numeric AND (c.opened_at, c.id) > ($9::timestamptz, $10::uuid)))`
+        : `(c.resolved_at, c.id) < ($8::timestamptz, $9::uuid)`;
+  const order = byAge
+    ? 'c.opened_at, c.id'
     : open
-      ? `(c.priority < $8::numeric OR (c.priority = $8::numeric AND (c.opened_at, c.id) > ($9::timestamptz, $10::uuid)))`
-      : `(c.resolved_at, c.id) < ($8::timestamptz, $9::uuid)`;
-  const order = open ? 'c.priority DESC, c.opened_at, c.id' : 'c.resolved_at DESC, c.id DESC';
+      ? 'c.priority DESC, c.opened_at, c.id'
+      : 'c.resolved_at DESC, c.id DESC';
   const { rows } = await db.query<CaseRow>(
     `SELECT ${CASE_SELECT}
       WHERE c.status = $1 AND ($2::text IS NULL OR c.type = $2) AND ($3::text IS NULL OR c.highest_severity = $3)
@@ -255,7 +264,8 @@ export async function listCases(
   );
   const items = rows.slice(0, limit).map(caseFromRow);
   const last = items[items.length - 1];
-  return { items, next: rows.length > limit && last ? last.cursorKeys : null };
+  const keys = last && (byAge ? last.cursorKeys.slice(1) : last.cursorKeys);
+  return { items, next: rows.length > limit && keys ? keys : null };
 }
 
 export async function setClaim(

@@ -1,0 +1,266 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { Router } from '@koa/router';
+import Joi from 'joi';
+import type { Context, Middleware, Next } from 'koa';
+import mount from 'koa-mount';
+import serve from 'koa-static';
+import { findActiveModerator } from '../../../common/data/repos/moderation.js';
+import { AppError } from '../../../common/errors.js';
+import {
+  closeConsoleSession,
+  CONSOLE_COOKIE,
+  openConsoleSession,
+} from '../../../common/usecases/console-sessions.js';
+import { moderatorSignIn, type Actor } from '../../../common/usecases/moderation.js';
+import { check } from '../../../common/validation.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/**
+ * The console's pages: only its own scripts and styles, nothing inline, nothing from elsewhere, no
+ * framing. Attacker-controlled text it shows can therefore never run, even if it were ever put into
+ * the page as markup.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+/** The API reference: Swagger UI's bundle and our start-up script, served from here. */
+const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const YEAR = 365 * 24 * 3600;
+
+function pageHeaders(ctx: Context, csp: string) {
+  ctx.set('Content-Security-Policy', csp);
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+}
+
+const sessionBody = Joi.object({
+  username: Joi.string().max(64).required(),
+  password: Joi.string().max(256).required(),
+});
+
+/**
+ * The console's sign-in (an HttpOnly, SameSite=Strict session cookie, Secure over https; the CSRF
+ * token in the answer, for the X-CSRF-Token header of writes), who is signed in, and sign-out.
+ */
+export function consoleSessionRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin/console-session' });
+  const policy = {
+    idleSeconds: deps.config.consoleIdleTimeoutSeconds,
+    maxAgeSeconds: deps.config.consoleSessionMaxSeconds,
+  };
+  const secure = (ctx: Context) => ctx.protocol === 'https' || deps.issuer.startsWith('https:');
+  const auth = moderatorAuth(deps);
+
+  router.post('/', requireJsonBody(), async (ctx) => {
+    const { username, password } = check<{ username: string; password: string }>(
+      sessionBody,
+      ctx.request.body ?? {},
+    );
+    const result = await moderatorSignIn(deps.pool, {
+      username,
+      password,
+      address: ctx.ip,
+      now: deps.clock(),
+    });
+    if (!result.ok) {
+      if (result.reason === 'locked')
+        throw new AppError(429, 'too_many_attempts', 'Too many failed sign-ins; try again later.', {
+          headers: { 'Retry-After': String(result.retryAfterSeconds) },
+        });
+      throw new AppError(401, 'invalid_credentials', 'The username or password is not right.');
+    }
+    const m = result.account;
+    const { sessionId, csrfToken } = await openConsoleSession(deps.pool, m.id, policy, deps.clock());
+    ctx.cookies.set(CONSOLE_COOKIE, sessionId, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: secure(ctx),
+      path: '/',
+      overwrite: true,
+    });
+    ctx.status = 201;
+    ctx.body = {
+      moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
+      csrfToken,
+      idleTimeoutSeconds: policy.idleSeconds,
+    };
+  });
+
+  router.get('/', async (ctx, next: Next) => {
+    // Only the cookie counts here (a bearer token has no console session to describe).
+    if (!ctx.cookies.get(CONSOLE_COOKIE))
+      throw new AppError(401, 'not_signed_in', 'No console session: sign in first.');
+    ctx.request.headers.authorization = '';
+    await auth(ctx, next);
+  });
+  router.get('/', async (ctx) => {
+    const actor = ctx.state.actor as Actor;
+    const m = (await findActiveModerator(deps.pool, actor.id))!;
+    const { rows } = await deps.pool.query<{ csrf_token: string }>(
+      `SELECT csrf_token FROM console_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8'))`,
+      [ctx.cookies.get(CONSOLE_COOKIE)],
+    );
+    ctx.body = {
+      moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
+      csrfToken: rows[0]!.csrf_token,
+      idleTimeoutSeconds: policy.idleSeconds,
+    };
+  });
+
+  router.delete('/', auth, async (ctx) => {
+    const cookie = ctx.cookies.get(CONSOLE_COOKIE);
+    if (cookie) await closeConsoleSession(deps.pool, cookie);
+    ctx.cookies.set(CONSOLE_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 });
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+/**
+ * The built console (CONSOLE_DIR): /console/assets/* are content-hashed, so cached for a year; any
+ * other /console path is the single page (no-cache), which routes itself. Without a build, /console
+ * says how to make one.
+ */
+export function consoleStatic(deps: AppDeps): Middleware[] {
+  const dir = path.resolve(deps.config.consoleDir);
+  const assets = mount(
+    '/console/assets',
+    serve(path.join(dir, 'assets'), {
+      index: false,
+      maxage: YEAR * 1000,
+      immutable: true,
+      setHeaders: (res) => res.setHeader('Content-Security-Policy', CONSOLE_CSP),
+    }),
+  );
+  const page: Middleware = async (ctx, next) => {
+    if (ctx.path !== '/console' && !ctx.path.startsWith('/console/')) return next();
+    if (ctx.path.startsWith('/console/assets/')) return next(); // not found above: a 404
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed here.`, {
+        headers: { Allow: 'GET, HEAD' },
+      });
+    }
+    const index = path.join(dir, 'index.html');
+    if (!fs.existsSync(index))
+      throw new AppError(
+        503,
+        'console_not_built',
+        'The console is not built: run npm run build (npm start builds it when it is missing).',
+      );
+    pageHeaders(ctx, CONSOLE_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = fs.createReadStream(index);
+  };
+  return [assets, page];
+}
+
+const require = createRequire(import.meta.url);
+const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const SWAGGER_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js']);
+const DOCS_INIT = `window.addEventListener('DOMContentLoaded', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#reference',
+    deepLinking: true,
+    validatorUrl: null,
+    tryItOutEnabled: false,
+    defaultModelsExpandDepth: 0,
+  });
+});
+`;
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>player-trust API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<main id="reference" aria-label="player-trust API reference"><noscript>The reference needs JavaScript; the document itself is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript></main>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+const LANDING_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>player-trust</title></head>
+<body>
+<main>
+<h1>player-trust</h1>
+<p>Trust profiles and misbehaviour reports for game studios.</p>
+<ul>
+<li><a href="/docs">API reference</a> (for studios)</li>
+<li><a href="/console">Moderator console</a></li>
+<li><a href="/v1/openapi.json">OpenAPI document</a></li>
+</ul>
+</main>
+</body>
+</html>
+`;
+
+/** /docs (Swagger UI from npm, served here) and / (where to go: a page for browsers, JSON otherwise). */
+export function docsPages(): Router {
+  const router = new Router();
+  router.get('/', (ctx) => {
+    if (ctx.accepts('json', 'html') === 'html') {
+      pageHeaders(ctx, "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = LANDING_PAGE;
+      return;
+    }
+    ctx.body = {
+      name: 'player-trust',
+      docs: '/docs',
+      console: '/console',
+      openapi: '/v1/openapi.json',
+    };
+  });
+  router.get('/docs', (ctx) => {
+    pageHeaders(ctx, DOCS_CSP);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = DOCS_PAGE;
+  });
+  router.get('/docs/assets/:file', (ctx) => {
+    const { file } = ctx.params as { file: string };
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    if (file === 'init.js') {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = DOCS_INIT;
+      return;
+    }
+    if (!SWAGGER_FILES.has(file)) throw new AppError(404, 'not_found', `No asset ${file}.`);
+    ctx.type = file.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+    ctx.body = fs.createReadStream(path.join(SWAGGER_DIR, file));
+  });
+  return router;
+}

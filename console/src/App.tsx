@@ -1,0 +1,225 @@
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { NavLink, Route, Routes, useNavigate } from 'react-router';
+import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
+import { AppealScreen, AppealsScreen } from './screens/Appeals';
+import { AuditScreen } from './screens/Audit';
+import { CaseScreen } from './screens/Case';
+import { PlayerScreen } from './screens/Player';
+import { QueueScreen } from './screens/Queue';
+import { StatsScreen } from './screens/Stats';
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [notice, setNotice] = useState<string>();
+  useEffect(() => {
+    onSignedOut(() => {
+      setSession(null);
+      setNotice('Your session ended (signed out, or idle too long). Sign in again.');
+    });
+    getSession().then(
+      (s) => {
+        setCsrfToken(s.csrfToken);
+        setSession(s);
+      },
+      () => setSession(null),
+    );
+  }, []);
+  if (session === undefined) return <p role="status">Loading…</p>;
+  if (session === null)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={(s) => {
+          setCsrfToken(s.csrfToken);
+          setNotice(undefined);
+          setSession(s);
+        }}
+      />
+    );
+  return (
+    <Layout session={session} onSignedOut={() => setSession(null)}>
+      <Routes>
+        <Route path="/" element={<QueueScreen session={session} />} />
+        <Route path="/cases/:caseId" element={<CaseScreen session={session} />} />
+        <Route path="/players/:serviceId" element={<PlayerScreen />} />
+        <Route path="/appeals" element={<AppealsScreen />} />
+        <Route path="/appeals/:appealId" element={<AppealScreen />} />
+        <Route path="/stats" element={<StatsScreen />} />
+        {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
+        <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
+      </Routes>
+    </Layout>
+  );
+}
+
+function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice?: string | undefined }) {
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setBusy(true);
+    try {
+      onSignedIn(await signIn(String(form.get('username')), String(form.get('password'))));
+    } catch (err) {
+      setError(
+        err instanceof ApiError && err.status === 429
+          ? 'Too many failed sign-ins. Wait a moment and try again.'
+          : err instanceof ApiError && err.status === 401
+            ? 'The username or password is not right.'
+            : `Could not sign in: ${(err as Error).message}`,
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <main className="signin">
+      <h1>player-trust moderation</h1>
+      {notice && <p role="status">{notice}</p>}
+      <form onSubmit={submit} aria-labelledby="signin-title">
+        <h2 id="signin-title">Sign in</h2>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <label htmlFor="username">Username</label>
+        <input id="username" name="username" autoComplete="username" required autoFocus />
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required />
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}
+
+const SHORTCUTS: [string, string][] = [
+  ['j / k', 'next / previous case in the queue'],
+  ['Enter', 'open the selected case'],
+  ['x', 'select the case for a bulk action'],
+  ['c', 'claim the case'],
+  ['u', 'uphold: choose it and write the note'],
+  ['d', 'dismiss: choose it and write the note'],
+  ['n', 'submit and open the next case (Ctrl+Enter in the note too)'],
+  ['/', 'focus the filter'],
+  ['g then q', 'back to the queue'],
+  ['?', 'show these shortcuts'],
+];
+
+function Layout({
+  session,
+  children,
+  onSignedOut,
+}: {
+  session: Session;
+  children: ReactNode;
+  onSignedOut: () => void;
+}) {
+  const [help, setHelp] = useState(false);
+  const navigate = useNavigate();
+  const pendingG = useRef(false);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
+        if (e.key === 'Escape') el.blur();
+        return;
+      }
+      if (e.key === '?') {
+        e.preventDefault();
+        setHelp(true);
+      } else if (e.key === '/') {
+        const filter = document.getElementById('filter');
+        if (filter) {
+          e.preventDefault();
+          filter.focus();
+        }
+      } else if (e.key === 'g') pendingG.current = true;
+      else if (e.key === 'q' && pendingG.current) navigate('/');
+      if (e.key !== 'g') pendingG.current = false;
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [navigate]);
+  const isAdmin = session.moderator.role === 'admin';
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">player-trust moderation</span>
+        <nav aria-label="Main">
+          <NavLink to="/" end>
+            Queue
+          </NavLink>
+          <NavLink to="/appeals">Appeals</NavLink>
+          <NavLink to="/stats">Stats</NavLink>
+          {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
+        </nav>
+        <span className="who">
+          {session.moderator.displayName} ({session.moderator.role})
+        </span>
+        <button type="button" className="link" onClick={() => setHelp(true)}>
+          Shortcuts (?)
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            void signOut().finally(onSignedOut);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+    </>
+  );
+}
+
+function ShortcutHelp({ onClose }: { onClose: () => void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    close.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onClose();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
+  return (
+    <div className="backdrop">
+      <div role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" className="dialog">
+        <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Does</th>
+            </tr>
+          </thead>
+          <tbody>
+            {SHORTCUTS.map(([key, does]) => (
+              <tr key={key}>
+                <td>
+                  <kbd>{key}</kbd>
+                </td>
+                <td>{does}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <button type="button" ref={close} onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </div>
+  );
+}

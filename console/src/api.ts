@@ -1,0 +1,125 @@
+import type { components, paths } from './generated/openapi';
+
+/** Types of the moderator API, from the server's OpenAPI document (src/generated, never by hand). */
+export type Schemas = components['schemas'];
+export type Case = Schemas['ReviewCase'];
+export type CaseDetail = Schemas['ReviewCaseDetail'];
+export type Offense = Schemas['Reportoffense'];
+export type Appeal = Schemas['Appeal'];
+export type Sanction = Schemas['Sanction'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type TrustChange = Schemas['TrustChange'];
+export type Session = Schemas['ConsoleSession'];
+
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+type Method = 'get' | 'post' | 'delete';
+/** The JSON body a path and method answer with a status. */
+export type Res<P extends keyof paths, M extends Method, S extends number> = paths[P][M] extends {
+  responses: infer Rs;
+}
+  ? S extends keyof Rs
+    ? JsonOf<Rs[S]>
+    : never
+  : never;
+/** The JSON body a path and method take. */
+export type Req<P extends keyof paths, M extends Method> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+export type PlayerView = Res<'/v1/admin/players/{serviceId}', 'get', 200>;
+export type QueueCounts = Res<'/v1/admin/queue-counts', 'get', 200>;
+export type Stats = Res<'/v1/admin/stats', 'get', 200>;
+export type CasePage = Res<'/v1/admin/cases', 'get', 200>;
+export type AppealPage = Res<'/v1/admin/appeals', 'get', 200>;
+export type AuditPage = Res<'/v1/admin/audit', 'get', 200>;
+export type Resolution = Req<'/v1/admin/cases/{caseId}/resolve', 'post'>;
+export type SanctionRequest = Req<'/v1/admin/players/{serviceId}/sanctions', 'post'>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = '';
+let signedOut: () => void = () => undefined;
+export const setCsrfToken = (token: string) => (csrfToken = token);
+export const onSignedOut = (fn: () => void) => (signedOut = fn);
+
+/**
+ * One call to the moderator API with the session cookie (the browser sends it; no token is ever kept
+ * where a script could read it), the CSRF token on writes, and errors as ApiError (code and message
+ * from the problem document).
+ */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (res.status === 204) return undefined as T;
+  const data = (await res.json().catch(() => ({}))) as { code?: string; detail?: string };
+  if (!res.ok) {
+    if (res.status === 401 && !path.endsWith('/console-session')) signedOut();
+    throw new ApiError(res.status, data.code ?? 'error', data.detail ?? res.statusText);
+  }
+  return data as T;
+}
+
+const q = (params: Record<string, string | number | boolean | undefined>) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') s.set(k, String(v));
+  return s.toString();
+};
+const enc = encodeURIComponent;
+
+export const getSession = () => api<Session>('GET', '/v1/admin/console-session');
+export const signIn = (username: string, password: string) =>
+  api<Session>('POST', '/v1/admin/console-session', { username, password });
+export const signOut = () => api<void>('DELETE', '/v1/admin/console-session');
+
+export const listCases = (params: {
+  status: 'open' | 'resolved';
+  type?: string;
+  severity?: string;
+  claimed?: string;
+  serviceId?: string;
+  overdue?: boolean;
+  sort?: string;
+  limit?: number;
+  cursor?: string;
+}) => api<CasePage>('GET', `/v1/admin/cases?${q(params)}`);
+export const queueCounts = () => api<QueueCounts>('GET', '/v1/admin/queue-counts');
+export const getCase = (id: string) => api<CaseDetail>('GET', `/v1/admin/cases/${enc(id)}`);
+export const claimCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/claim`);
+export const releaseCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/release`);
+export const resolveCase = (id: string, body: Resolution) =>
+  api<Case>('POST', `/v1/admin/cases/${enc(id)}/resolve`, body);
+export const getPlayer = (serviceId: string) => api<PlayerView>('GET', `/v1/admin/players/${enc(serviceId)}`);
+export const placeSanction = (serviceId: string, body: SanctionRequest) =>
+  api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions`, body);
+export const revokeSanction = (serviceId: string, id: string, reason: string) =>
+  api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions/${enc(id)}/revoke`, { reason });
+export const listAppeals = (params: { status: string; limit?: number; cursor?: string }) =>
+  api<AppealPage>('GET', `/v1/admin/appeals?${q(params)}`);
+export const getAppeal = (id: string) => api<Appeal>('GET', `/v1/admin/appeals/${enc(id)}`);
+export const claimAppeal = (id: string) => api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/claim`);
+export const decideAppeal = (id: string, decision: 'granted' | 'denied', note: string) =>
+  api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, { decision, note });
+export const listAudit = (params: {
+  caseId?: string;
+  moderatorId?: string;
+  limit?: number;
+  cursor?: string;
+}) => api<AuditPage>('GET', `/v1/admin/audit?${q(params)}`);
+export const getStats = (days = 14) => api<Stats>('GET', `/v1/admin/stats?days=${days}`);

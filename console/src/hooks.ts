@@ -1,0 +1,54 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError } from './api';
+
+/** Data loaded from the API, reloaded every `pollMs` (so claims made elsewhere show within seconds). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: number) {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiError | Error | undefined>(undefined);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const reload = useCallback(async () => {
+    try {
+      setData(await loadRef.current());
+      setError(undefined);
+    } catch (err) {
+      setError(err as Error);
+    }
+  }, []);
+  useEffect(() => {
+    setData(undefined);
+    void reload();
+    if (!pollMs) return undefined;
+    const timer = setInterval(() => void reload(), pollMs);
+    return () => clearInterval(timer);
+  }, deps);
+  return { data, error, reload };
+}
+
+const typing = (target: EventTarget | null) => {
+  const el = target as HTMLElement | null;
+  if (!el) return false;
+  const tag = el.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.isContentEditable;
+};
+
+/**
+ * Single-key shortcuts (j, k, c, ...) while the focus is not in a field, so typing a note never
+ * triggers one. Keys with Ctrl, Alt or Meta are left to the browser.
+ */
+export function useShortcuts(keys: Record<string, () => void>, enabled = true) {
+  const ref = useRef(keys);
+  ref.current = keys;
+  useEffect(() => {
+    if (!enabled) return undefined;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.altKey || e.metaKey || typing(e.target)) return;
+      const action = ref.current[e.key];
+      if (!action) return;
+      e.preventDefault();
+      action();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [enabled]);
+}

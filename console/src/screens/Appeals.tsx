@@ -1,0 +1,190 @@
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { ApiError, claimAppeal, decideAppeal, getAppeal, listAppeals } from '../api';
+import { when } from '../format';
+import { useLoad } from '../hooks';
+
+/** The open appeals, oldest first (also the queue's Appeals tab). */
+export function AppealList() {
+  const [status, setStatus] = useState<'open' | 'granted' | 'denied'>('open');
+  const page = useLoad(() => listAppeals({ status, limit: 50 }), [status], 3000);
+  return (
+    <section aria-label="Appeals">
+      <label>
+        Show
+        <select value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+          <option value="open">open</option>
+          <option value="granted">granted</option>
+          <option value="denied">denied</option>
+        </select>
+      </label>
+      {page.error && (
+        <p className="error" role="alert">
+          {page.error.message}
+        </p>
+      )}
+      {page.data && page.data.items.length === 0 ? (
+        <p>No appeals here.</p>
+      ) : (
+        <table aria-label="Appeals" aria-busy={!page.data}>
+          <thead>
+            <tr>
+              <th scope="col">Player</th>
+              <th scope="col">Appeals</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Filed</th>
+              <th scope="col">Claim</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data?.items.map((a) => (
+              <tr key={a.id}>
+                <td>
+                  <Link to={`/appeals/${a.id}`}>{a.playerId}</Link>
+                </td>
+                <td>{a.subject.kind}</td>
+                <td>{a.reason}</td>
+                <td>{when(a.createdAt)}</td>
+                <td>{a.claim ? 'claimed' : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function AppealsScreen() {
+  return (
+    <section aria-labelledby="appeals-title">
+      <h1 id="appeals-title">Appeals</h1>
+      <AppealList />
+    </section>
+  );
+}
+
+/** One appeal: what it is against, the player's statement (as text), claim and decision. */
+export function AppealScreen() {
+  const { appealId = '' } = useParams();
+  const appeal = useLoad(() => getAppeal(appealId), [appealId], 5000);
+  const [decision, setDecision] = useState<'granted' | 'denied' | ''>('');
+  const [note, setNote] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string }>();
+  const [busy, setBusy] = useState(false);
+  async function run(what: () => Promise<unknown>, done: string) {
+    setBusy(true);
+    try {
+      await what();
+      setMessage({ kind: 'ok', text: done });
+      await appeal.reload();
+    } catch (err) {
+      setMessage({
+        kind: 'error',
+        text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
+      });
+    } finally {
+      setBusy(false);
+    }
+  }
+  if (appeal.error)
+    return (
+      <p className="error" role="alert">
+        {appeal.error instanceof ApiError && appeal.error.status === 404
+          ? 'No such appeal.'
+          : appeal.error.message}
+      </p>
+    );
+  const a = appeal.data;
+  if (!a) return <p role="status">Loading the appeal…</p>;
+  return (
+    <article aria-labelledby="appeal-title">
+      <p>
+        <Link to="/appeals">← Appeals</Link>
+      </p>
+      <h1 id="appeal-title">
+        Appeal of a {a.subject.kind}, {a.status}
+      </h1>
+      <dl className="figures">
+        <div>
+          <dt>Player</dt>
+          <dd>
+            <Link to={`/players/${encodeURIComponent(a.playerId)}`}>{a.playerId}</Link>
+          </dd>
+        </div>
+        <div>
+          <dt>Reason</dt>
+          <dd>{a.reason}</dd>
+        </div>
+        <div>
+          <dt>Filed</dt>
+          <dd>{when(a.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Subject</dt>
+          <dd className="muted">{a.subject.id}</dd>
+        </div>
+      </dl>
+      <h2>Statement</h2>
+      <p className="report-text">{a.statement}</p>
+      {message && (
+        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      {a.status === 'open' ? (
+        <section className="decide" aria-labelledby="decide-appeal">
+          <h2 id="decide-appeal">Decision</h2>
+          <button type="button" disabled={busy} onClick={() => void run(() => claimAppeal(a.id), 'Claimed.')}>
+            {a.claim ? 'Renew claim' : 'Claim'}
+          </button>
+          <fieldset>
+            <legend>Decision</legend>
+            <label>
+              <input
+                type="radio"
+                name="decision"
+                checked={decision === 'granted'}
+                onChange={() => setDecision('granted')}
+              />
+              Grant: lift the sanction or give the points back
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="decision"
+                checked={decision === 'denied'}
+                onChange={() => setDecision('denied')}
+              />
+              Deny
+            </label>
+          </fieldset>
+          <label htmlFor="appeal-note">Note (required)</label>
+          <textarea id="appeal-note" rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
+          <button
+            type="button"
+            className="primary"
+            disabled={busy || !decision || !note.trim()}
+            onClick={() =>
+              decision &&
+              void run(async () => {
+                if (!a.claim) await claimAppeal(a.id);
+                await decideAppeal(a.id, decision, note.trim());
+              }, `Appeal ${decision}.`)
+            }
+          >
+            Decide
+          </button>
+        </section>
+      ) : (
+        <section aria-label="Decision">
+          <h2>Decision</h2>
+          <p>
+            {a.status} on {when(a.decision?.decidedAt)}
+          </p>
+          {a.decision?.note && <p className="report-text">{a.decision.note}</p>}
+        </section>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,328 @@
+import { useRef, useState, type KeyboardEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import {
+  ApiError,
+  claimCase,
+  getCase,
+  getPlayer,
+  listCases,
+  releaseCase,
+  resolveCase,
+  type Resolution,
+  type Session,
+} from '../api';
+import { OffenseCard, asText } from '../components/Evidence';
+import { PlayerHeader } from '../components/PlayerHeader';
+import { when } from '../format';
+import { useLoad, useShortcuts } from '../hooks';
+
+export const SANCTION_TYPES = [
+  ['', 'no sanction'],
+  ['warning', 'warning'],
+  ['chat_restriction', 'chat restriction'],
+  ['matchmaking_restriction', 'matchmaking restriction'],
+  ['temporary_ban', 'temporary ban'],
+  ['permanent_ban', 'permanent ban'],
+] as const;
+/** The sanctions that need a period (a warning may have one, a permanent ban may not). */
+export const NEEDS_PERIOD = ['chat_restriction', 'matchmaking_restriction', 'temporary_ban'];
+
+/** One case: the player, every offense with its evidence, the reporters, and the decision. */
+export function CaseScreen({ session }: { session: Session }) {
+  const { caseId = '' } = useParams();
+  const navigate = useNavigate();
+  const kase = useLoad(() => getCase(caseId), [caseId], 3000);
+  const player = useLoad(
+    () => (kase.data ? getPlayer(kase.data.player.serviceId) : Promise.resolve(undefined)),
+    [kase.data?.player.serviceId, kase.data?.status],
+  );
+  const [outcome, setOutcome] = useState<'upheld' | 'dismissed' | ''>('');
+  const [note, setNote] = useState('');
+  const [sanctionType, setSanctionType] = useState('');
+  const [days, setDays] = useState('7');
+  const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string }>();
+  const [busy, setBusy] = useState(false);
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const c = kase.data;
+  const mine = c?.claim?.moderatorId === session.moderator.id;
+  const open = c?.status === 'open';
+
+  const fail = (err: unknown) =>
+    setMessage({
+      kind: 'error',
+      text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
+    });
+  async function act(what: () => Promise<unknown>, done: string) {
+    setBusy(true);
+    try {
+      await what();
+      setMessage({ kind: 'ok', text: done });
+      await kase.reload();
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const choose = (o: 'upheld' | 'dismissed') => {
+    setOutcome(o);
+    noteRef.current?.focus();
+  };
+
+  async function submit(next: boolean) {
+    if (!c || !open) return;
+    if (!outcome) return setMessage({ kind: 'error', text: 'Choose uphold (u) or dismiss (d) first.' });
+    if (!note.trim()) {
+      noteRef.current?.focus();
+      return setMessage({ kind: 'error', text: 'Write a note: it goes into the audit log.' });
+    }
+    const body: Resolution = { outcome, note: note.trim() };
+    if (outcome === 'upheld' && sanctionType) {
+      body.sanction = {
+        type: sanctionType as NonNullable<Resolution['sanction']>['type'],
+        reason: note.trim(),
+        ...(NEEDS_PERIOD.includes(sanctionType) ? { durationSeconds: Math.round(Number(days) * 86400) } : {}),
+      };
+    }
+    setBusy(true);
+    try {
+      if (!mine) await claimCase(c.id);
+      await resolveCase(c.id, body);
+      setOutcome('');
+      setNote('');
+      setSanctionType('');
+      if (next) {
+        const page = await listCases({ status: 'open', claimed: 'unclaimed', limit: 5 });
+        const following = page.items.find((x) => x.id !== c.id);
+        if (following) navigate(`/cases/${following.id}`);
+        else navigate('/', { state: { message: 'The queue is empty.' } });
+      } else {
+        setMessage({ kind: 'ok', text: `Case ${outcome}.` });
+        await kase.reload();
+      }
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  useShortcuts({
+    c: () => c && open && !mine && void act(() => claimCase(c.id), 'Claimed.'),
+    u: () => open && choose('upheld'),
+    d: () => open && choose('dismissed'),
+    n: () => void submit(true),
+  });
+  const onNoteKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void submit(true);
+    }
+  };
+
+  if (kase.error)
+    return (
+      <p className="error" role="alert">
+        {kase.error instanceof ApiError && kase.error.status === 404 ? 'No such case.' : kase.error.message}
+      </p>
+    );
+  if (!c) return <p role="status">Loading the case…</p>;
+  return (
+    <article aria-labelledby="case-title">
+      <p>
+        <Link to="/">← Queue</Link>
+      </p>
+      <h1 id="case-title">
+        {c.type} case, {c.status}
+      </h1>
+      {player.data && <PlayerHeader view={player.data} />}
+      <dl className="figures">
+        <div>
+          <dt>Priority</dt>
+          <dd>{c.priority}</dd>
+        </div>
+        <div>
+          <dt>Reports</dt>
+          <dd>{c.reportsCount}</dd>
+        </div>
+        <div>
+          <dt>Highest severity</dt>
+          <dd>{c.highestSeverity}</dd>
+        </div>
+        <div>
+          <dt>Points applied / held</dt>
+          <dd>
+            {c.totalPenalty} / {c.heldPoints}
+          </dd>
+        </div>
+        <div>
+          <dt>Due</dt>
+          <dd>
+            {when(c.dueAt)}
+            {c.overdue ? ' (overdue)' : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Claim</dt>
+          <dd data-testid="claim">
+            {c.claim ? `${mine ? 'you' : c.claim.username} until ${when(c.claim.expiresAt)}` : 'unclaimed'}
+          </dd>
+        </div>
+      </dl>
+      {message && (
+        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      {open ? (
+        <section className="decide" aria-labelledby="decide-title">
+          <h2 id="decide-title">Decision</h2>
+          <div className="row">
+            {!mine && (
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => void act(() => claimCase(c.id), 'Claimed.')}
+              >
+                Claim (c)
+              </button>
+            )}
+            {c.claim && (mine || session.moderator.role === 'admin') && (
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => void act(() => releaseCase(c.id), 'Released.')}
+              >
+                Release
+              </button>
+            )}
+          </div>
+          <fieldset>
+            <legend>Outcome</legend>
+            <label>
+              <input
+                type="radio"
+                name="outcome"
+                value="upheld"
+                checked={outcome === 'upheld'}
+                onChange={() => setOutcome('upheld')}
+              />
+              Uphold (u)
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="outcome"
+                value="dismissed"
+                checked={outcome === 'dismissed'}
+                onChange={() => setOutcome('dismissed')}
+              />
+              Dismiss (d): give the points back
+            </label>
+          </fieldset>
+          <label htmlFor="note">Note (required; Ctrl+Enter submits and opens the next case)</label>
+          <textarea
+            id="note"
+            ref={noteRef}
+            rows={3}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            onKeyDown={onNoteKey}
+          />
+          {outcome === 'upheld' && (
+            <div className="row">
+              <label>
+                Sanction
+                <select value={sanctionType} onChange={(e) => setSanctionType(e.target.value)}>
+                  {SANCTION_TYPES.map(([value, label]) => (
+                    <option key={value} value={value}>
+                      {label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              {NEEDS_PERIOD.includes(sanctionType) && (
+                <label>
+                  Days
+                  <input
+                    type="number"
+                    min="1"
+                    max="3650"
+                    value={days}
+                    onChange={(e) => setDays(e.target.value)}
+                  />
+                </label>
+              )}
+            </div>
+          )}
+          <div className="row">
+            <button type="button" disabled={busy} onClick={() => void submit(false)}>
+              Submit
+            </button>
+            <button type="button" className="primary" disabled={busy} onClick={() => void submit(true)}>
+              Submit and next (n)
+            </button>
+          </div>
+        </section>
+      ) : (
+        <section aria-label="Resolution">
+          <h2>Resolution</h2>
+          <p>
+            {c.resolution?.outcome} by {c.resolution?.username ?? '—'} on {when(c.resolution?.resolvedAt)}
+            {c.resolution ? `, ${c.resolution.pointsRestored} points restored` : ''}
+          </p>
+          {c.resolution?.note && <p className="report-text">{c.resolution.note}</p>}
+        </section>
+      )}
+      <section aria-labelledby="offenses-title">
+        <h2 id="offenses-title">Offenses ({c.offenses.length})</h2>
+        {c.offenses.map((o) => (
+          <OffenseCard key={o._id} offense={o} />
+        ))}
+      </section>
+      <section aria-labelledby="reporters-title">
+        <h2 id="reporters-title">Reporters</h2>
+        {c.reporters.length === 0 ? (
+          <p>No named reporters (system reports).</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Reporter</th>
+                <th scope="col">Studio</th>
+                <th scope="col">Credibility</th>
+                <th scope="col">Upheld / dismissed</th>
+                <th scope="col">Muted</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.reporters.map((r) => (
+                <tr key={`${r.studioId}:${r.reporterId}`}>
+                  <td className="report-text">{asText(r.reporterId)}</td>
+                  <td className="muted">{r.studioId}</td>
+                  <td>{Math.round(r.credibility * 100)}%</td>
+                  <td>
+                    {r.upheld} / {r.dismissed}
+                  </td>
+                  <td>{r.muted ? 'yes' : 'no'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="audit-title">
+        <h2 id="audit-title">History</h2>
+        <ul>
+          {c.audit.map((a) => (
+            <li key={a.id}>
+              {when(a.createdAt)}: {a.action}
+              {a.outcome ? ` (${a.outcome})` : ''} by {a.moderator?.username ?? 'a studio'}
+              {a.note ? <span className="report-text"> — {a.note}</span> : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,205 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { ApiError, getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
+import { OffenseCard } from '../components/Evidence';
+import { PlayerHeader } from '../components/PlayerHeader';
+import { TrustChart } from '../components/TrustChart';
+import { when } from '../format';
+import { useLoad } from '../hooks';
+import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
+
+/** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
+export function PlayerScreen() {
+  const { serviceId = '' } = useParams();
+  const view = useLoad(() => getPlayer(serviceId), [serviceId]);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string }>();
+  const report = (err: unknown) =>
+    setMessage({
+      kind: 'error',
+      text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
+    });
+
+  async function place(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const formEl = e.currentTarget;
+    const form = new FormData(formEl);
+    const type = String(form.get('type'));
+    const days = Number(form.get('days'));
+    const body: SanctionRequest = {
+      type: type as SanctionRequest['type'],
+      reason: String(form.get('reason')).trim(),
+      ...(NEEDS_PERIOD.includes(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
+    };
+    try {
+      await placeSanction(serviceId, body);
+      setMessage({ kind: 'ok', text: `${type} placed.` });
+      formEl.reset();
+      await view.reload();
+    } catch (err) {
+      report(err);
+    }
+  }
+  async function revoke(id: string) {
+    const reason = window.prompt('Why is this sanction revoked? (goes into the audit log)');
+    if (!reason?.trim()) return;
+    try {
+      await revokeSanction(serviceId, id, reason.trim());
+      setMessage({ kind: 'ok', text: 'Sanction revoked.' });
+      await view.reload();
+    } catch (err) {
+      report(err);
+    }
+  }
+
+  if (view.error)
+    return (
+      <p className="error" role="alert">
+        {view.error instanceof ApiError && view.error.status === 404 ? 'No such player.' : view.error.message}
+      </p>
+    );
+  const v = view.data;
+  if (!v) return <p role="status">Loading the player…</p>;
+  return (
+    <article aria-labelledby="player-title">
+      <h1 id="player-title">Player {v.player.gamerTag}</h1>
+      <PlayerHeader view={v} link={false} />
+      {message && (
+        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Trust score history</h2>
+        <TrustChart history={v.trustHistory} current={v.player.trustScore} />
+        <details>
+          <summary>Every change ({v.trustHistory.length})</summary>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Change</th>
+                <th scope="col">Score</th>
+              </tr>
+            </thead>
+            <tbody>
+              {v.trustHistory.map((h, i) => (
+                <tr key={h.id ?? i}>
+                  <td>{when(h.createdAt)}</td>
+                  <td>{h.reason}</td>
+                  <td>{h.scoreAfter - h.scoreBefore}</td>
+                  <td>
+                    {h.scoreBefore} → {h.scoreAfter}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </section>
+      <section aria-labelledby="cases-title">
+        <h2 id="cases-title">Cases</h2>
+        {v.cases.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <ul>
+            {v.cases.map((c) => (
+              <li key={c.id}>
+                <Link to={`/cases/${c.id}`}>
+                  {c.type} case, {c.status}
+                  {c.resolution ? ` (${c.resolution.outcome})` : ''}
+                </Link>{' '}
+                <span className="muted">opened {when(c.openedAt)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="sanctions-title">
+        <h2 id="sanctions-title">Sanctions</h2>
+        {v.sanctions.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Scope</th>
+                <th scope="col">From – until</th>
+                <th scope="col">State</th>
+                <th scope="col">Reason</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {v.sanctions.map((s) => (
+                <tr key={s.id}>
+                  <td>{s.type}</td>
+                  <td>{s.scope}</td>
+                  <td>
+                    {when(s.startsAt)} – {s.expiresAt ? when(s.expiresAt) : 'no end'}
+                  </td>
+                  <td>{s.revokedAt ? 'revoked' : s.active ? 'active' : 'ended'}</td>
+                  <td className="report-text">{s.reason}</td>
+                  <td>
+                    {!s.revokedAt && (s.active || !s.expiresAt || Date.parse(s.expiresAt) > Date.now()) && (
+                      <button type="button" onClick={() => void revoke(s.id)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form className="row" onSubmit={(e) => void place(e)} aria-label="Place a sanction">
+          <label>
+            Type
+            <select name="type" defaultValue="warning">
+              {SANCTION_TYPES.filter(([value]) => value).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Days (restrictions and temporary bans)
+            <input name="days" type="number" min="1" max="3650" defaultValue="7" />
+          </label>
+          <label>
+            Reason
+            <input name="reason" required maxLength={2000} />
+          </label>
+          <button type="submit">Place sanction</button>
+        </form>
+      </section>
+      <section aria-labelledby="appeals-title">
+        <h2 id="appeals-title">Appeals</h2>
+        {v.appeals.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <ul>
+            {v.appeals.map((a) => (
+              <li key={a.id}>
+                <Link to={`/appeals/${a.id}`}>
+                  {a.reason} appeal of a {a.subject.kind}, {a.status}
+                </Link>{' '}
+                <span className="muted">{when(a.createdAt)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="offenses-title">
+        <h2 id="offenses-title">Offenses (newest {v.offenses.length})</h2>
+        {v.offenses.map((o) => (
+          <OffenseCard key={o._id} offense={o} />
+        ))}
+      </section>
+    </article>
+  );
+}

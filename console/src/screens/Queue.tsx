@@ -1,0 +1,346 @@
+import { useEffect, useRef, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { ApiError, claimCase, listCases, queueCounts, resolveCase, type Case, type Session } from '../api';
+import { age, when } from '../format';
+import { useLoad, useShortcuts } from '../hooks';
+import { AppealList } from './Appeals';
+
+const TABS = [
+  ['open', 'Open'],
+  ['overdue', 'Overdue'],
+  ['appeals', 'Appeals'],
+  ['resolved', 'Resolved'],
+] as const;
+type Tab = (typeof TABS)[number][0];
+const TYPES = ['anticheat', 'toxicity', 'afk', 'griefing'];
+const SEVERITIES = ['low', 'medium', 'high', 'critical'];
+
+/** The review queue: tabs, filters, sorting, keyboard selection, live claims and bulk actions. */
+export function QueueScreen({ session }: { session: Session }) {
+  const [params, setParams] = useSearchParams();
+  const tab = (TABS.find(([t]) => t === params.get('tab'))?.[0] ?? 'open') as Tab;
+  const filter = {
+    type: params.get('type') ?? '',
+    severity: params.get('severity') ?? '',
+    claimed: params.get('claimed') ?? 'any',
+    serviceId: params.get('player') ?? '',
+    sort: params.get('sort') ?? 'priority',
+  };
+  const set = (name: string, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    setParams(next, { replace: true });
+  };
+  const counts = useLoad(queueCounts, [], 2000);
+  const cases = useLoad(
+    () =>
+      tab === 'appeals'
+        ? Promise.resolve(undefined)
+        : listCases({
+            status: tab === 'resolved' ? 'resolved' : 'open',
+            overdue: tab === 'overdue' ? true : undefined,
+            type: filter.type || undefined,
+            severity: filter.severity || undefined,
+            claimed: filter.claimed,
+            serviceId: filter.serviceId || undefined,
+            sort: tab === 'resolved' ? undefined : filter.sort,
+            limit: 50,
+          }),
+    [tab, filter.type, filter.severity, filter.claimed, filter.serviceId, filter.sort],
+    2000,
+  );
+  const items: Case[] = cases.data?.items ?? [];
+  const [cursor, setCursor] = useState(0);
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [bulkResults, setBulkResults] = useState<Outcome[]>();
+  const navigate = useNavigate();
+  const rows = useRef<(HTMLTableRowElement | null)[]>([]);
+  useEffect(() => setCursor((c) => Math.min(c, Math.max(items.length - 1, 0))), [items.length]);
+  useEffect(() => rows.current[cursor]?.scrollIntoView?.({ block: 'nearest' }), [cursor]);
+  const current = items[cursor];
+  const toggle = (id: string) =>
+    setPicked((p) => {
+      const next = new Set(p);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  useShortcuts(
+    {
+      j: () => setCursor((c) => Math.min(c + 1, items.length - 1)),
+      k: () => setCursor((c) => Math.max(c - 1, 0)),
+      Enter: () => current && navigate(`/cases/${current.id}`),
+      x: () => current && toggle(current.id),
+    },
+    tab !== 'appeals',
+  );
+  const count = (t: Tab) => {
+    const c = counts.data;
+    if (!c) return '';
+    return String(
+      t === 'open' ? c.open : t === 'overdue' ? c.overdue : t === 'appeals' ? c.appeals : c.resolved24h,
+    );
+  };
+
+  return (
+    <section aria-labelledby="queue-title">
+      <h1 id="queue-title">Review queue</h1>
+      <div role="tablist" aria-label="Queue" className="tabs">
+        {TABS.map(([t, label]) => (
+          <button
+            key={t}
+            role="tab"
+            type="button"
+            aria-selected={tab === t}
+            onClick={() => {
+              set('tab', t === 'open' ? '' : t);
+              setPicked(new Set());
+              setCursor(0);
+            }}
+          >
+            {label} <span className="count">{count(t)}</span>
+            {t === 'resolved' && <span className="sr-only"> in the last 24 hours</span>}
+          </button>
+        ))}
+      </div>
+      {tab === 'appeals' ? (
+        <AppealList />
+      ) : (
+        <>
+          <form
+            className="filters"
+            role="search"
+            aria-label="Filter cases"
+            onSubmit={(e) => e.preventDefault()}
+          >
+            <label>
+              Player
+              <input
+                id="filter"
+                value={filter.serviceId}
+                placeholder="serviceId"
+                onChange={(e) => set('player', e.target.value.trim())}
+              />
+            </label>
+            <label>
+              Type
+              <select value={filter.type} onChange={(e) => set('type', e.target.value)}>
+                <option value="">any</option>
+                {TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Severity
+              <select value={filter.severity} onChange={(e) => set('severity', e.target.value)}>
+                <option value="">any</option>
+                {SEVERITIES.map((s) => (
+                  <option key={s}>{s}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Claimed
+              <select
+                value={filter.claimed}
+                onChange={(e) => set('claimed', e.target.value === 'any' ? '' : e.target.value)}
+              >
+                <option value="any">any</option>
+                <option value="mine">by me</option>
+                <option value="unclaimed">unclaimed</option>
+              </select>
+            </label>
+            {tab !== 'resolved' && (
+              <label>
+                Sort
+                <select
+                  value={filter.sort}
+                  onChange={(e) => set('sort', e.target.value === 'priority' ? '' : e.target.value)}
+                >
+                  <option value="priority">priority</option>
+                  <option value="age">age (oldest first)</option>
+                </select>
+              </label>
+            )}
+          </form>
+          {cases.error && (
+            <p className="error" role="alert">
+              Could not load the queue: {cases.error.message}
+            </p>
+          )}
+          {tab !== 'resolved' && picked.size > 0 && (
+            <BulkBar
+              ids={[...picked]}
+              me={session.moderator.id}
+              cases={items}
+              onDone={(results) => {
+                setBulkResults(results);
+                setPicked(new Set());
+                void cases.reload();
+                void counts.reload();
+              }}
+            />
+          )}
+          {bulkResults && (
+            <div role="status" className="summary">
+              <p>
+                Bulk action: {bulkResults.filter((r) => r.ok).length} of {bulkResults.length} done.
+              </p>
+              <ul>
+                {bulkResults.map((r) => (
+                  <li key={r.id} className={r.ok ? 'ok' : 'error'}>
+                    {r.name}: {r.ok ? r.message : `failed (${r.message})`}
+                  </li>
+                ))}
+              </ul>
+              <button type="button" onClick={() => setBulkResults(undefined)}>
+                Dismiss this summary
+              </button>
+            </div>
+          )}
+          {cases.data && items.length === 0 ? (
+            <p>No cases here.</p>
+          ) : (
+            <table className="queue" aria-label="Cases" aria-busy={!cases.data}>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="sr-only">Select</span>
+                  </th>
+                  <th scope="col">Player</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Severity</th>
+                  <th scope="col">Priority</th>
+                  <th scope="col">Reports</th>
+                  <th scope="col">Held</th>
+                  <th scope="col">{tab === 'resolved' ? 'Outcome' : 'Age / due'}</th>
+                  <th scope="col">Claim</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((c, i) => (
+                  <tr
+                    key={c.id}
+                    ref={(el) => {
+                      rows.current[i] = el;
+                    }}
+                    className={i === cursor ? 'current' : undefined}
+                    aria-current={i === cursor ? 'true' : undefined}
+                    data-case-id={c.id}
+                    onClick={() => setCursor(i)}
+                  >
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select case of ${c.player.gamerTag}`}
+                        checked={picked.has(c.id)}
+                        disabled={tab === 'resolved'}
+                        onChange={() => toggle(c.id)}
+                      />
+                    </td>
+                    <td>
+                      <Link to={`/cases/${c.id}`}>{c.player.gamerTag}</Link>
+                      <div className="muted">{c.player.serviceId}</div>
+                    </td>
+                    <td>{c.type}</td>
+                    <td>
+                      <span className={`sev sev-${c.highestSeverity}`}>{c.highestSeverity}</span>
+                    </td>
+                    <td>{c.priority}</td>
+                    <td>{c.reportsCount}</td>
+                    <td>{c.heldPoints}</td>
+                    <td>
+                      {tab === 'resolved' ? (
+                        `${c.resolution?.outcome ?? ''} ${when(c.resolution?.resolvedAt)}`
+                      ) : (
+                        <>
+                          {age(c.openedAt)}
+                          {c.overdue ? <span className="badge overdue"> overdue</span> : null}
+                        </>
+                      )}
+                    </td>
+                    <td className="claim">
+                      {c.claim
+                        ? c.claim.moderatorId === session.moderator.id
+                          ? 'you'
+                          : c.claim.username
+                        : '—'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+interface Outcome {
+  id: string;
+  name: string;
+  ok: boolean;
+  message: string;
+}
+
+/**
+ * Dismiss or uphold several cases with one note: each is claimed (when not held already) and
+ * resolved on its own, in its own transaction with its own audit row; the summary says which went
+ * through and why any did not.
+ */
+function BulkBar({
+  ids,
+  me,
+  cases,
+  onDone,
+}: {
+  ids: string[];
+  me: string;
+  cases: Case[];
+  onDone: (results: Outcome[]) => void;
+}) {
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const name = (id: string) => cases.find((c) => c.id === id)?.player.gamerTag ?? id;
+  async function run(outcome: 'dismissed' | 'upheld') {
+    if (!note.trim()) return;
+    setBusy(true);
+    const out: Outcome[] = [];
+    for (const id of ids) {
+      try {
+        const c = cases.find((x) => x.id === id);
+        if (!c?.claim || c.claim.moderatorId !== me) await claimCase(id);
+        await resolveCase(id, { outcome, note: note.trim() });
+        out.push({ id, name: name(id), ok: true, message: outcome });
+      } catch (err) {
+        out.push({
+          id,
+          name: name(id),
+          ok: false,
+          message: err instanceof ApiError ? `${err.code}: ${err.message}` : String(err),
+        });
+      }
+    }
+    setBusy(false);
+    setNote('');
+    onDone(out);
+  }
+  return (
+    <div className="bulk" role="region" aria-label="Bulk action">
+      <p>
+        {ids.length} case{ids.length === 1 ? '' : 's'} selected
+      </p>
+      <label htmlFor="bulk-note">Note for all (required)</label>
+      <textarea id="bulk-note" value={note} onChange={(e) => setNote(e.target.value)} rows={2} />
+      <button type="button" disabled={busy || !note.trim()} onClick={() => void run('dismissed')}>
+        Dismiss selected
+      </button>
+      <button type="button" disabled={busy || !note.trim()} onClick={() => void run('upheld')}>
+        Uphold selected
+      </button>
+    </div>
+  );
+}
