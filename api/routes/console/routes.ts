@@ -154,7 +154,11 @@ export function consoleStatic(deps: AppDeps): Middleware[] {
       index: false,
       maxage: YEAR * 1000,
       immutable: true,
-      setHeaders: (res) => res.setHeader('Content-Security-Policy', CONSOLE_CSP),
+      // koa-send keeps a Cache-Control already set (the app's no-store), so it is set here.
+      setHeaders: (res) => {
+        res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+        res.setHeader('Cache-Control', `public, max-age=${YEAR}, immutable`);
+      },
     }),
   );
   const page: Middleware = async (ctx, next) => {

@@ -12,8 +12,8 @@ const TABS = [
   ['resolved', 'Resolved'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
-const TYPES = ['anticheat', 'toxicity', 'afk', 'griefing'];
-const SEVERITIES = ['low', 'medium', 'high', 'critical'];
+const TYPES: Case['type'][] = ['cheating', 'toxicity', 'afk', 'griefing'];
+const SEVERITIES: Case['highestSeverity'][] = ['low', 'medium', 'high', 'critical'];
 
 /** The review queue: tabs, filters, sorting, keyboard selection, live claims and bulk actions. */
 export function QueueScreen({ session }: { session: Session }) {
@@ -56,8 +56,12 @@ export function QueueScreen({ session }: { session: Session }) {
   const [bulkResults, setBulkResults] = useState<Outcome[]>();
   const navigate = useNavigate();
   const rows = useRef<(HTMLTableRowElement | null)[]>([]);
-  useEffect(() => setCursor((c) => Math.min(c, Math.max(items.length - 1, 0))), [items.length]);
-  useEffect(() => rows.current[cursor]?.scrollIntoView?.({ block: 'nearest' }), [cursor]);
+  useEffect(() => {
+    setCursor((c) => Math.min(c, Math.max(items.length - 1, 0)));
+  }, [items.length]);
+  useEffect(() => {
+    rows.current[cursor]?.scrollIntoView?.({ block: 'nearest' });
+  }, [cursor]);
   const current = items[cursor];
   const toggle = (id: string) =>
     setPicked((p) => {
@@ -170,7 +174,7 @@ export function QueueScreen({ session }: { session: Session }) {
               Could not load the queue: {cases.error.message}
             </p>
           )}
-          {tab !== 'resolved' && picked.size > 0 && (
+          {tab !== 'resolved' && items.length > 0 && (
             <BulkBar
               ids={[...picked]}
               me={session.moderator.id}
@@ -331,14 +335,22 @@ function BulkBar({
   return (
     <div className="bulk" role="region" aria-label="Bulk action">
       <p>
-        {ids.length} case{ids.length === 1 ? '' : 's'} selected
+        {ids.length} case{ids.length === 1 ? '' : 's'} selected (x selects the current one)
       </p>
       <label htmlFor="bulk-note">Note for all (required)</label>
       <textarea id="bulk-note" value={note} onChange={(e) => setNote(e.target.value)} rows={2} />
-      <button type="button" disabled={busy || !note.trim()} onClick={() => void run('dismissed')}>
+      <button
+        type="button"
+        disabled={busy || !note.trim() || ids.length === 0}
+        onClick={() => void run('dismissed')}
+      >
         Dismiss selected
       </button>
-      <button type="button" disabled={busy || !note.trim()} onClick={() => void run('upheld')}>
+      <button
+        type="button"
+        disabled={busy || !note.trim() || ids.length === 0}
+        onClick={() => void run('upheld')}
+      >
         Uphold selected
       </button>
     </div>
