@@ -113,6 +113,20 @@ export function finishDocument<T extends { paths: object }>(draft: T): T {
       op.security ??= OTHER_SECURITY[key];
       if (!op.security) throw new Error(`OpenAPI: ${key} declares no security`);
       op.responses['405'] ??= { $ref: '#/components/responses/MethodNotAllowed' };
+      // A write with the console's cookie must carry its CSRF token.
+      if (method !== 'get' && op.security.some((req) => 'consoleSession' in req)) {
+        const csrf = "csrf_failed: a write with the console's session cookie without its X-CSRF-Token.";
+        const existing = op.responses['403'] as { description: string } | undefined;
+        if (existing && !existing.description.includes('csrf_failed'))
+          op.responses['403'] = { ...existing, description: `${existing.description} ${csrf}` };
+        else
+          op.responses['403'] ??= {
+            description: csrf,
+            content: {
+              'application/problem+json': { schema: { $ref: '#/components/schemas/ErrorResponse' } },
+            },
+          };
+      }
     }
   }
   return doc;
