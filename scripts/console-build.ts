@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 const SOURCES = ['console/src', 'console/index.html', 'console/vite.config.ts'];
 
@@ -19,11 +22,25 @@ export async function ensureConsoleBuilt(outDir = 'dist/console'): Promise<boole
   const index = path.join(outDir, 'index.html');
   const built = fs.existsSync(index) ? fs.statSync(index).mtimeMs : 0;
   if (built >= Math.max(...SOURCES.map(newestMtime))) return false;
-  const { build } = await import('vite');
-  await build({
-    configFile: 'console/vite.config.ts',
-    logLevel: 'warn',
-    build: { outDir: path.resolve(outDir), emptyOutDir: true },
-  });
+  // In a child process: Vite sets NODE_ENV=production in the process it builds in, which would leak
+  // into the caller (the tests, npm start) and everything they start.
+  const vite = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('vite/package.json')),
+    'bin/vite.js',
+  );
+  await promisify(execFile)(
+    process.execPath,
+    [
+      vite,
+      'build',
+      '--config',
+      'console/vite.config.ts',
+      '--logLevel',
+      'warn',
+      '--outDir',
+      path.resolve(outDir),
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
   return true;
 }

@@ -13,27 +13,56 @@ import type { Queryable } from './db.js';
  * - duplicate-report keys past their window, and reporter-quota and studio-budget windows over 24 h
  *   old (a new window starts from nothing either way).
  */
-export async function purgeExpired(db: Queryable): Promise<Record<string, number>> {
-  const statements: Record<string, string> = {
-    idempotencyKeys: 'DELETE FROM idempotency_keys WHERE expires_at < now()',
-    authorizationCodes: `DELETE FROM authorization_codes WHERE expires_at < now() - interval '1 day'`,
-    accessTokens: 'DELETE FROM access_tokens WHERE expires_at < now()',
-    // A family's spent refresh tokens stay while it lives: a replay of one must still be recognised.
-    tokenFamilies: 'DELETE FROM token_families WHERE expires_at < now()',
-    refreshTokens: 'DELETE FROM refresh_tokens WHERE used_at IS NULL AND expires_at < now()',
-    signInFailures: `DELETE FROM sign_in_failures WHERE updated_at < now() - interval '15 minutes'
-                       AND (locked_until IS NULL OR locked_until < now())`,
-    outbox: `DELETE FROM outbox WHERE sent_at < now() - interval '7 days'`,
-    webhookDeliveries: `DELETE FROM webhook_deliveries WHERE status <> 'pending'
-                          AND coalesce(delivered_at, last_attempt_at, created_at) < now() - interval '30 days'`,
-    reportDedup: 'DELETE FROM report_dedup WHERE expires_at < now()',
-    // Idle ones are dead too, but cheap to keep until their absolute end (at most a day by default).
-    consoleSessions: 'DELETE FROM console_sessions WHERE expires_at < now()',
-    reporterQuota: `DELETE FROM reporter_quota WHERE window_start < now() - interval '24 hours'`,
-    studioBudget: `DELETE FROM studio_player_budget WHERE window_start < now() - interval '24 hours'`,
-  };
+/** What each purge deletes: the table and the condition of its expired rows (each index-backed). */
+export const PURGES: Record<string, { table: string; where: string }> = {
+  idempotencyKeys: { table: 'idempotency_keys', where: 'expires_at < now()' },
+  authorizationCodes: { table: 'authorization_codes', where: `expires_at < now() - interval '1 day'` },
+  accessTokens: { table: 'access_tokens', where: 'expires_at < now()' },
+  // A family's spent refresh tokens stay while it lives: a replay of one must still be recognised.
+  tokenFamilies: { table: 'token_families', where: 'expires_at < now()' },
+  refreshTokens: { table: 'refresh_tokens', where: 'used_at IS NULL AND expires_at < now()' },
+  signInFailures: {
+    table: 'sign_in_failures',
+    where: `updated_at < now() - interval '15 minutes' AND (locked_until IS NULL OR locked_until < now())`,
+  },
+  outbox: { table: 'outbox', where: `sent_at < now() - interval '7 days'` },
+  webhookDeliveries: {
+    table: 'webhook_deliveries',
+    where: `status <> 'pending' AND coalesce(delivered_at, last_attempt_at, created_at) < now() - interval '30 days'`,
+  },
+  reportDedup: { table: 'report_dedup', where: 'expires_at < now()' },
+  // Idle ones are dead too, but cheap to keep until their absolute end (at most a day by default).
+  consoleSessions: { table: 'console_sessions', where: 'expires_at < now()' },
+  reporterQuota: { table: 'reporter_quota', where: `window_start < now() - interval '24 hours'` },
+  studioBudget: { table: 'studio_player_budget', where: `window_start < now() - interval '24 hours'` },
+};
+
+/** One bounded delete: at most `limit` expired rows of a purge, found by its index (a TID scan deletes them). */
+export const purgeStatement = (p: { table: string; where: string }) =>
+  `DELETE FROM ${p.table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${p.table} WHERE ${p.where} LIMIT $1))`;
+
+/**
+ * Runs every purge in batches of `batchSize` rows (each its own short statement, so no long lock and
+ * no huge transaction however far behind it is), up to `maxBatches` a purge per run; what is left
+ * goes at the next run.
+ */
+export async function purgeExpired(
+  db: Queryable,
+  opts: { batchSize?: number; maxBatches?: number } = {},
+): Promise<Record<string, number>> {
+  const batchSize = opts.batchSize ?? 5000;
+  const maxBatches = opts.maxBatches ?? 200;
   const deleted: Record<string, number> = {};
-  for (const [name, sql] of Object.entries(statements)) deleted[name] = (await db.query(sql)).rowCount ?? 0;
+  for (const [name, purge] of Object.entries(PURGES)) {
+    const sql = purgeStatement(purge);
+    let total = 0;
+    for (let batch = 0; batch < maxBatches; batch++) {
+      const n = (await db.query(sql, [batchSize])).rowCount ?? 0;
+      total += n;
+      if (n < batchSize) break;
+    }
+    deleted[name] = total;
+  }
   return deleted;
 }
 

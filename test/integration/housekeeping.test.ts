@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
-import { purgeExpired } from '../../common/data/housekeeping.js';
+import { PURGES, purgeExpired, purgeStatement } from '../../common/data/housekeeping.js';
 import { createTenant, createTestPlayer } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
 
@@ -106,5 +106,46 @@ describe('housekeeping', () => {
     ).to.deep.equal(['delivered:true', 'failed:false', 'pending:false']);
     // The database is shared by the whole run: leave no unsent row for another test's relay.
     await pool.query('DELETE FROM outbox WHERE job_id LIKE $1', [`${tag}-%`]);
+  });
+
+  it('finds the rows of every purge through an index, never by reading the whole table', async () => {
+    const client = await pool.connect();
+    try {
+      // With sequential scans priced out, a plan still shows one only where no index can serve.
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      for (const [name, purge] of Object.entries(PURGES)) {
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN ${purgeStatement(purge).replace('$1', '5000')}`,
+        );
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(plan, `${name}:\n${plan}`).to.not.match(/Seq Scan/);
+        expect(plan, `${name}:\n${plan}`).to.match(/Tid Scan/);
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
+  it('deletes in bounded batches until nothing expired is left, and stops at maxBatches', async () => {
+    const tenant = await createTenant(pool);
+    const tag = crypto.randomBytes(6).toString('hex');
+    await pool.query(
+      `INSERT INTO idempotency_keys (game_id, key, request_hash, state, expires_at)
+       SELECT $1, $2 || '-' || i, '\\x00', 'done', now() - interval '1 second' FROM generate_series(1, 7) AS i`,
+      [tenant.game.id, tag],
+    );
+    const count = async () =>
+      (
+        await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE $1', [
+          `${tag}-%`,
+        ])
+      ).rows[0]!.n;
+    const first = await purgeExpired(pool, { batchSize: 2, maxBatches: 2 });
+    expect(first.idempotencyKeys).to.be.at.least(4);
+    expect(await count()).to.equal(3);
+    await purgeExpired(pool, { batchSize: 2 });
+    expect(await count()).to.equal(0);
   });
 });
