@@ -18,6 +18,8 @@ import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
 import { providePostgres, provideRedis } from '../common/services/index.js';
 import { provisionGame, provisionStudio, setGameLimits } from '../common/usecases/provisioning.js';
+import { createModerator } from '../common/usecases/moderation.js';
+import { explainLarge, seedLarge } from './large.js';
 
 /**
  * npm run bench: every scenario in one run on this machine, interleaved, each measured three times
@@ -25,6 +27,15 @@ import { provisionGame, provisionStudio, setGameLimits } from '../common/usecase
  * Load goes to loopback only, every loop is bounded in time, and everything started is stopped.
  */
 const args = process.argv.slice(2);
+const plansOut = args.includes('--plans') ? args[args.indexOf('--plans') + 1] : undefined;
+/** The large data set (BENCH_LARGE=0 skips it): sizes and the time its seeding may take. */
+const LARGE = {
+  enabled: process.env.BENCH_LARGE !== '0',
+  players: Number(process.env.BENCH_LARGE_PLAYERS ?? 1_000_000),
+  offensesPerPlayer: Number(process.env.BENCH_LARGE_OFFENSES_PER_PLAYER ?? 10),
+  openCaseEvery: 10,
+  seconds: Number(process.env.BENCH_LARGE_SECONDS ?? 900),
+};
 const jsonOut = args.includes('--json')
   ? (args[args.indexOf('--json') + 1] ?? 'bench-results.json')
   : undefined;
@@ -378,6 +389,8 @@ async function main() {
       // older than 2 s) it would send B1's rows while B1 is measured. Once a minute keeps it out of
       // the figures; R's rows are still sent at once by the dispatcher.
       OUTBOX_RELAY_INTERVAL_MS: '60000',
+      // One moderator session lasts the whole run.
+      MODERATOR_TOKEN_TTL_SECONDS: '86400',
     };
     const { generateKeyPair, exportJWK } = await import('jose');
     const key = await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey);
@@ -409,7 +422,31 @@ async function main() {
       [codes, game.id, playerIds.map((p) => p.id)],
     );
     let nextCode = 0;
-    const randomPlayer = () => serviceIds[Math.floor(Math.random() * serviceIds.length)]!;
+    let randomPlayer = () => serviceIds[Math.floor(Math.random() * serviceIds.length)]!;
+
+    // The moderator queue (Q): a moderator's first page of open cases, 2,000 of them on the small set.
+    const moderator = await createModerator(pool, {
+      username: `bench-${runId}`,
+      displayName: 'Bench moderator',
+      role: 'moderator',
+      password: 'bench moderator password',
+    });
+    const session = (await (
+      await fetch(`${apiUrl}/v1/admin/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: `bench-${runId}`, password: 'bench moderator password' }),
+      })
+    ).json()) as { access_token: string };
+    await pool.query(
+      `INSERT INTO review_cases (player_id, type, reports_count, highest_severity, total_penalty, distinct_games,
+                                 distinct_reporters, priority, opened_at, due_at)
+       SELECT id, 'toxicity', 3, 'medium', 9, 1, 2, (random() * 100)::numeric(8, 2),
+              now() - make_interval(secs => (random() * 86400)::int), now() + interval '1 day'
+         FROM players WHERE service_id LIKE $1 LIMIT 2000`,
+      [`b${runId}-%`],
+    );
+    await pool.query('ANALYZE');
     const reportBody = JSON.stringify({
       report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
     });
@@ -508,6 +545,18 @@ async function main() {
             { method: 'POST', headers, body: reportBody, path: `/v1/anticheat/submitReport/${hot}` },
           ],
         }),
+      Q: (s) =>
+        run({
+          url: apiUrl,
+          duration: s,
+          requests: [
+            {
+              method: 'GET',
+              path: '/v1/admin/cases?status=open&limit=20',
+              headers: { authorization: `Bearer ${session.access_token}` },
+            },
+          ],
+        }),
     };
 
     // BENCH_ONLY=P,B0 measures a subset (for profiling one path); the ratios need their references.
@@ -537,6 +586,31 @@ async function main() {
       );
     if (open.length) m['R@50%'] = median(open);
 
+    // The same scenarios on the large data set: cost must stay flat as the data grows.
+    let large: Awaited<ReturnType<typeof seedLarge>> | undefined;
+    let plans = '';
+    if (LARGE.enabled && (!only || ['P', 'R', 'LK', 'Q'].some((n) => only.includes(n)))) {
+      process.stdout.write(
+        `seeding the large set: ${LARGE.players.toLocaleString('en')} players x ${LARGE.offensesPerPlayer} offenses (at most ${LARGE.seconds} s)\n`,
+      );
+      large = await seedLarge(
+        pool,
+        { gameId: game.id, studioId: studio.id, runId },
+        { ...LARGE, deadline: Date.now() + LARGE.seconds * 1000 },
+        (line) => process.stdout.write(`${line}\n`),
+      );
+      const set = large;
+      randomPlayer = () => set.serviceIdOf(1 + Math.floor(Math.random() * set.players));
+      const onLarge = (['P', 'R', 'LK', 'Q'] as const).filter((n) => scenarios[n]);
+      for (const name of onLarge) await scenarios[name]!(WARMUP_SECONDS);
+      const largeResults: Record<string, Figures[]> = {};
+      for (let round = 0; round < 3; round++)
+        for (const name of onLarge) (largeResults[`${name}@L`] ??= []).push(await scenarios[name]!(SECONDS));
+      for (const [k, v] of Object.entries(largeResults)) m[k] = median(v);
+      plans = await explainLarge(pool, set, { studioId: studio.id, moderatorId: moderator.id });
+      if (plansOut) fs.writeFileSync(plansOut, plans);
+    }
+
     // The hot player's final score must be exactly 100 minus what its offenses took.
     const check = await pool.query<{ trust_score: number; taken: number }>(
       `SELECT p.trust_score, coalesce(sum(o.penalty_points), 0)::int AS taken FROM players p LEFT JOIN offenses o ON o.player_id = p.id WHERE p.service_id = $1 GROUP BY p.trust_score`,
@@ -554,6 +628,10 @@ async function main() {
       ['BK', 'R'],
       ['LK', 'P'],
       ['W1', 'W0'],
+      ['P@L', 'P'],
+      ['R@L', 'R'],
+      ['LK@L', 'LK'],
+      ['Q@L', 'Q'],
     ] as const)
       if (m[a] && m[b]) ratios[`${a}/${b}`] = m[a].rps / m[b].rps;
     const targets: Record<string, number> = {
@@ -564,6 +642,10 @@ async function main() {
       'W1/W0': 0.3,
       'BK/R': 5,
       'LK/P': 10,
+      'P@L/P': 0.8,
+      'R@L/R': 0.8,
+      'LK@L/LK': 0.8,
+      'Q@L/Q': 0.8,
     };
     const lines = [
       '',
@@ -574,10 +656,15 @@ async function main() {
       lines.push(
         `${name.padEnd(9)}  ${f.rps.toFixed(0).padStart(8)}  ${f.p50.toFixed(1).padStart(6)}  ${f.p99.toFixed(1).padStart(6)}  ${String(f.errors).padStart(6)}`,
       );
-    lines.push('', 'ratio   value  target');
+    if (large)
+      lines.push(
+        '',
+        `large set: ${large.players.toLocaleString('en')} players, ${large.offenses.toLocaleString('en')} offenses, ${large.cases.toLocaleString('en')} cases (${large.openCases.toLocaleString('en')} open), seeded in ${large.seconds.toFixed(0)} s; X@L is scenario X on it`,
+      );
+    lines.push('', 'ratio     value  target');
     for (const [name, v] of Object.entries(ratios))
       lines.push(
-        `${name.padEnd(6)}  ${v.toFixed(2).padStart(5)}  ${targets[name] !== undefined ? `>= ${targets[name]} ${v >= targets[name]! ? 'met' : 'MISSED'}` : ''}`,
+        `${name.padEnd(8)}  ${v.toFixed(2).padStart(5)}  ${targets[name] !== undefined ? `>= ${targets[name]} ${v >= targets[name]! ? 'met' : 'MISSED'}` : ''}`,
       );
     if (m['R@50%'])
       lines.push(
@@ -601,6 +688,8 @@ async function main() {
             ratios,
             openLoopRate: rate,
             hotExact,
+            large: large && { ...large, serviceIdOf: undefined },
+            plans,
           },
           null,
           2,
