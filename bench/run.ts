@@ -368,6 +368,17 @@ async function main() {
       [PLAYERS],
     );
     const serviceIds = rows.map((r) => r.service_id);
+    // Each player has 10 offenses already, as on the large set (1M players, 10M offenses): the two
+    // sets differ in size, not in what one profile holds.
+    await pool.query(
+      `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, description,
+                             created_at, updated_at)
+       SELECT p.id, $2, $3, (ARRAY['cheating','toxicity','afk','griefing'])[1 + (k % 4)],
+              (ARRAY['low','medium','high','critical'])[1 + (k % 4)], true, 1 + (k % 5), 'seeded',
+              now() - make_interval(days => 90) + make_interval(secs => (random() * 90 * 86400)::int), now()
+         FROM players p CROSS JOIN generate_series(1, 10) AS k WHERE p.service_id LIKE $1`,
+      [`b${runId}-%`, game.id, studio.id],
+    );
     const hot = serviceIds[0]!;
     const headers = {
       client_id: game.clientId,
@@ -613,7 +624,7 @@ async function main() {
 
     // The hot player's final score must be exactly 100 minus what its offenses took.
     const check = await pool.query<{ trust_score: number; taken: number }>(
-      `SELECT p.trust_score, coalesce(sum(o.penalty_points), 0)::int AS taken FROM players p LEFT JOIN offenses o ON o.player_id = p.id WHERE p.service_id = $1 GROUP BY p.trust_score`,
+      `SELECT p.trust_score, coalesce(sum(o.penalty_points), 0)::int AS taken FROM players p LEFT JOIN offenses o ON o.player_id = p.id AND o.description <> 'seeded' WHERE p.service_id = $1 GROUP BY p.trust_score`,
       [hot],
     );
     const hotExact = check.rows[0]!.trust_score === 100 - check.rows[0]!.taken;
