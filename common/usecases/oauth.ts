@@ -181,19 +181,35 @@ export async function redeemAuthorizationCode(
   // The statement's WHERE clause and refusalOf say the same thing; if they ever disagree, fail
   // rather than hand out a token that was not recorded (and so could not be revoked).
   if (!code.issued) throw new Error('the code passed every check but its token was not recorded');
-  const signed = await tokens.sign({
+  return grant(tokens, {
     serviceId: code.service_id,
     clientId: input.clientId,
     scope: code.scope,
     jti,
     issuedAt: input.now,
+    refreshToken: code.refreshable ? refreshToken : undefined,
   });
+}
+
+/** Signs the access token a grant recorded (its jti and expiry) and answers as RFC 6749 5.1. */
+async function grant(
+  tokens: TokenService,
+  g: {
+    serviceId: string;
+    clientId: string;
+    scope: string;
+    jti: string;
+    issuedAt: Date;
+    refreshToken?: string | undefined;
+  },
+): Promise<TokenGrant> {
+  const signed = await tokens.sign(g);
   return {
     access_token: signed.token,
     token_type: 'Bearer',
     expires_in: tokens.lifetime,
-    scope: code.scope,
-    ...(code.refreshable ? { refresh_token: refreshToken } : {}),
+    scope: g.scope,
+    ...(g.refreshToken ? { refresh_token: g.refreshToken } : {}),
   };
 }
 
@@ -286,20 +302,14 @@ export async function refreshAccessToken(
   });
   if (outcome.kind === 'refused') throw invalid(outcome.why);
   if (outcome.kind === 'scope') throw oauthError(400, 'invalid_scope', outcome.why);
-  const signed = await tokens.sign({
+  return grant(tokens, {
     serviceId: outcome.serviceId,
     clientId: input.clientId,
     scope: outcome.scope,
     jti,
     issuedAt: input.now,
+    refreshToken: next,
   });
-  return {
-    access_token: signed.token,
-    token_type: 'Bearer',
-    expires_in: tokens.lifetime,
-    scope: outcome.scope,
-    refresh_token: next,
-  };
 }
 
 /**

@@ -1,13 +1,11 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { provisionGame, provisionStudio } from '../../common/usecases/provisioning.js';
 import { createTestPlayer, startTestApi, TEST_PEPPER, type TestApi } from '../helpers/app.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
 
 describe('OAuth through the real page in headless Chromium', function () {
   this.timeout(60_000);
@@ -17,14 +15,7 @@ describe('OAuth through the real page in headless Chromium', function () {
   let received: URL[];
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      // CI installs Debian's chromium (.ci/run); a developer machine without it skips, saying why.
-      if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}`);
-      console.warn(
-        `    skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
-      );
-      this.skip();
-    }
+    chromiumOrSkip(this);
     api = await startTestApi();
     received = [];
     callback = http.createServer((req, res) => {
@@ -34,18 +25,7 @@ describe('OAuth through the real page in headless Chromium', function () {
       res.end('<!doctype html><title>Game</title><p>Signed in; you can close this window.</p>');
     });
     await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

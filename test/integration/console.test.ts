@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES } from '../../common/queues/index.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
@@ -18,8 +18,8 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
+import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of every screen, kept as test artefacts (git-ignored). */
 const ARTIFACTS = path.resolve('test-artifacts/console');
 const XSS = '<img src=x onerror="window.__xss=1">';
@@ -34,13 +34,7 @@ describe('moderator console in headless Chromium', function () {
   let moderator: TestModerator;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`Chromium not found at ${CHROMIUM}`);
-      console.warn(
-        `    skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
-      );
-      this.skip();
-    }
+    chromiumOrSkip(this);
     await ensureConsoleBuilt();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     api = await startTestApi();
@@ -48,18 +42,7 @@ describe('moderator console in headless Chromium', function () {
     tenant = await createTenant(api.pool, 'Console Studio');
     admin = await createTestModerator(api, 'admin');
     moderator = await createTestModerator(api, 'moderator');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

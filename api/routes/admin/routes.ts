@@ -13,10 +13,9 @@ import {
 } from '../../../common/data/repos/moderation.js';
 import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
 import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
-import { AppError, notFound } from '../../../common/errors.js';
+import { notFound } from '../../../common/errors.js';
 import {
   claimCase,
-  moderatorSignIn,
   releaseCase,
   resolveCase,
   setReporterMute,
@@ -25,14 +24,10 @@ import {
 import { presentAudit, presentCase, presentOffense, presentReporter } from '../../../common/views.js';
 import { findCaseReporters } from '../../../common/data/repos/reporters.js';
 import type { AppDeps } from '../../app.js';
+import { signInModerator } from './sign-in.js';
 import { moderatorPlayerView, queueCounts } from '../../../common/usecases/player-view.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
-
-const sessionBody = Joi.object({
-  username: Joi.string().max(64).required(),
-  password: Joi.string().max(256).required(),
-});
 
 const caseQuery = Joi.object({
   status: Joi.string().valid('open', 'resolved').default('open'),
@@ -86,24 +81,7 @@ export function adminRoutes(deps: AppDeps): Router {
   const actorOf = (ctx: Context) => ctx.state.actor as Actor;
 
   router.post('/session', requireJsonBody(), async (ctx) => {
-    const { username, password } = check<{ username: string; password: string }>(
-      sessionBody,
-      ctx.request.body ?? {},
-    );
-    const result = await moderatorSignIn(deps.pool, {
-      username,
-      password,
-      address: ctx.ip,
-      now: deps.clock(),
-    });
-    if (!result.ok) {
-      if (result.reason === 'locked')
-        throw new AppError(429, 'too_many_attempts', 'Too many failed sign-ins; try again later.', {
-          headers: { 'Retry-After': String(result.retryAfterSeconds) },
-        });
-      throw new AppError(401, 'invalid_credentials', 'The username or password is not right.');
-    }
-    const m = result.account;
+    const m = await signInModerator(deps, ctx);
     ctx.body = {
       access_token: await deps.moderatorTokens.sign(m.id),
       token_type: 'Bearer',

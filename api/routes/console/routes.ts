@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Router } from '@koa/router';
-import Joi from 'joi';
 import type { Context, Middleware, Next } from 'koa';
 import mount from 'koa-mount';
 import serve from 'koa-static';
@@ -13,11 +12,11 @@ import {
   CONSOLE_COOKIE,
   openConsoleSession,
 } from '../../../common/usecases/console-sessions.js';
-import { moderatorSignIn, type Actor } from '../../../common/usecases/moderation.js';
-import { check } from '../../../common/validation.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { signInModerator } from '../admin/sign-in.js';
 
 /**
  * The console's pages: only its own scripts and styles, nothing inline, nothing from elsewhere, no
@@ -57,11 +56,6 @@ function pageHeaders(ctx: Context, csp: string) {
   ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
 }
 
-const sessionBody = Joi.object({
-  username: Joi.string().max(64).required(),
-  password: Joi.string().max(256).required(),
-});
-
 /**
  * The console's sign-in (an HttpOnly, SameSite=Strict session cookie, Secure over https; the CSRF
  * token in the answer, for the X-CSRF-Token header of writes), who is signed in, and sign-out.
@@ -76,24 +70,7 @@ export function consoleSessionRoutes(deps: AppDeps): Router {
   const auth = moderatorAuth(deps);
 
   router.post('/', requireJsonBody(), async (ctx) => {
-    const { username, password } = check<{ username: string; password: string }>(
-      sessionBody,
-      ctx.request.body ?? {},
-    );
-    const result = await moderatorSignIn(deps.pool, {
-      username,
-      password,
-      address: ctx.ip,
-      now: deps.clock(),
-    });
-    if (!result.ok) {
-      if (result.reason === 'locked')
-        throw new AppError(429, 'too_many_attempts', 'Too many failed sign-ins; try again later.', {
-          headers: { 'Retry-After': String(result.retryAfterSeconds) },
-        });
-      throw new AppError(401, 'invalid_credentials', 'The username or password is not right.');
-    }
-    const m = result.account;
+    const m = await signInModerator(deps, ctx);
     const { sessionId, csrfToken } = await openConsoleSession(deps.pool, m.id, policy, deps.clock());
     ctx.cookies.set(CONSOLE_COOKIE, sessionId, {
       httpOnly: true,
