@@ -1,5 +1,5 @@
 import type { Queryable } from '../data/db.js';
-import { listAppeals } from '../data/repos/appeals.js';
+import { listPlayerAppeals } from '../data/repos/appeals.js';
 import { listCases } from '../data/repos/moderation.js';
 import { listOffenses } from '../data/repos/offenses.js';
 import { listSanctions } from '../data/repos/sanctions.js';
@@ -37,23 +37,20 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
   const p = rows[0];
   if (!p) throw notFound(`Player ${serviceId}`);
   const moderatorId = '00000000-0000-0000-0000-000000000000';
-  const [history, offenses, open, resolved, sanctions, appealsOpen, appealsGranted, appealsDenied] =
-    await Promise.all([
-      listTrustHistory(db, serviceId, PLAYER_VIEW_HISTORY),
-      listOffenses(db, serviceId, PLAYER_VIEW_LIMIT),
-      listCases(db, { status: 'open', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
-      listCases(db, { status: 'resolved', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
-      listSanctions(db, {
-        serviceId,
-        viewerStudioId: null,
-        activeOnly: false,
-        limit: PLAYER_VIEW_LIMIT,
-        now,
-      }),
-      listAppeals(db, { status: 'open', serviceId }, PLAYER_VIEW_LIMIT),
-      listAppeals(db, { status: 'granted', serviceId }, PLAYER_VIEW_LIMIT),
-      listAppeals(db, { status: 'denied', serviceId }, PLAYER_VIEW_LIMIT),
-    ]);
+  const [history, offenses, open, resolved, sanctions, appeals] = await Promise.all([
+    listTrustHistory(db, serviceId, PLAYER_VIEW_HISTORY),
+    listOffenses(db, serviceId, PLAYER_VIEW_LIMIT),
+    listCases(db, { status: 'open', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
+    listCases(db, { status: 'resolved', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
+    listSanctions(db, {
+      serviceId,
+      viewerStudioId: null,
+      activeOnly: false,
+      limit: PLAYER_VIEW_LIMIT,
+      now,
+    }),
+    listPlayerAppeals(db, serviceId),
+  ]);
   return {
     player: {
       serviceId: p.service_id,
@@ -68,9 +65,7 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
     offenses: (offenses?.items ?? []).map((o) => presentOffense(o, null)),
     cases: [...open.items, ...resolved.items].map(presentCase),
     sanctions: (sanctions?.items ?? []).map(presentSanction),
-    appeals: [...appealsOpen.items, ...appealsGranted.items, ...appealsDenied.items]
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-      .map(presentAppeal),
+    appeals: appeals.slice(0, PLAYER_VIEW_LIMIT).map(presentAppeal),
   };
 }
 
