@@ -37,13 +37,16 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * the session's CSRF token in X-CSRF-Token (403 csrf_failed otherwise), so no other site can make a
  * signed-in moderator's browser act.
  */
-export function moderatorAuth(deps: ModeratorAuthDeps, opts: { role?: ModeratorRole } = {}) {
+export function moderatorAuth(
+  deps: ModeratorAuthDeps,
+  opts: { role?: ModeratorRole; cookieOnly?: boolean } = {},
+) {
   const policy = {
     idleSeconds: deps.config.consoleIdleTimeoutSeconds,
     maxAgeSeconds: deps.config.consoleSessionMaxSeconds,
   };
   return async (ctx: Context, next: Next) => {
-    const header = ctx.get('authorization');
+    const header = opts.cookieOnly ? '' : ctx.get('authorization');
     const cookie = header ? undefined : ctx.cookies.get(CONSOLE_COOKIE);
     let id: string;
     if (cookie) {
@@ -52,6 +55,7 @@ export function moderatorAuth(deps: ModeratorAuthDeps, opts: { role?: ModeratorR
       if (!SAFE_METHODS.has(ctx.method) && !csrfMatches(ctx.get(CSRF_HEADER) || undefined, session.csrfToken))
         throw new AppError(403, 'csrf_failed', "This write needs the console session's X-CSRF-Token header.");
       id = session.moderatorId;
+      ctx.state.consoleSession = { csrfToken: session.csrfToken };
     } else {
       if (!header) throw challenge();
       const match = BEARER.exec(header);
@@ -70,6 +74,7 @@ export function moderatorAuth(deps: ModeratorAuthDeps, opts: { role?: ModeratorR
       throw new AppError(403, 'forbidden', 'This needs the admin role.');
     const actor: Actor = { id: moderator.id, username: moderator.username, role: moderator.role };
     ctx.state.actor = actor;
+    ctx.state.moderator = moderator;
     await next();
   };
 }

@@ -28,9 +28,14 @@ export async function openConsoleSession(
   return { sessionId, csrfToken };
 }
 
+/** How stale last_seen_at may get before a request writes it again (idle expiry is that coarse). */
+export const TOUCH_EVERY_SECONDS = 60;
+
 /**
- * The live session of a cookie, touched (one statement): undefined once it has been idle for
- * `idleSeconds`, is past its absolute end, or was signed out.
+ * The live session of a cookie: undefined once it has been idle for `idleSeconds`, is past its
+ * absolute end, or was signed out. One statement; it writes last_seen_at only when that is over a
+ * minute old, so a console polling every few seconds reads its session instead of rewriting the row
+ * on every request.
  */
 export async function touchConsoleSession(
   db: Queryable,
@@ -39,10 +44,14 @@ export async function touchConsoleSession(
   now: Date,
 ): Promise<{ moderatorId: string; csrfToken: string } | undefined> {
   const { rows } = await db.query<{ moderator_id: string; csrf_token: string }>(
-    `UPDATE console_sessions SET last_seen_at = $2
-      WHERE id_hash = $1 AND expires_at > $2 AND last_seen_at > $2::timestamptz - make_interval(secs => $3)
-      RETURNING moderator_id, csrf_token`,
-    [sha256(sessionId), now, policy.idleSeconds],
+    `WITH live AS (
+       SELECT id_hash, moderator_id, csrf_token, last_seen_at FROM console_sessions
+        WHERE id_hash = $1 AND expires_at > $2 AND last_seen_at > $2::timestamptz - make_interval(secs => $3)),
+     touched AS (
+       UPDATE console_sessions c SET last_seen_at = $2 FROM live
+        WHERE c.id_hash = live.id_hash AND live.last_seen_at < $2::timestamptz - make_interval(secs => $4))
+     SELECT moderator_id, csrf_token FROM live`,
+    [sha256(sessionId), now, policy.idleSeconds, TOUCH_EVERY_SECONDS],
   );
   return rows[0] && { moderatorId: rows[0].moderator_id, csrfToken: rows[0].csrf_token };
 }

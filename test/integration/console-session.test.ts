@@ -152,6 +152,27 @@ describe('console sessions (cookie, CSRF, idle expiry, lockout)', function () {
     );
   });
 
+  it('a console polling every few seconds reads its session: last_seen_at is written at most once a minute', async () => {
+    const s = await signIn(moderator);
+    const seen = async () =>
+      (
+        await api.pool.query<{ t: Date }>(
+          `SELECT last_seen_at AS t FROM console_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8'))`,
+          [s.cookie],
+        )
+      ).rows[0]!.t.getTime();
+    const who = () => call(api.url, 'GET', '/v1/admin/console-session', { headers: s.headers });
+    const signedInAt = await seen();
+    for (let i = 0; i < 5; i++) {
+      now += 10_000;
+      expect((await who()).status).to.equal(200);
+    }
+    expect(await seen(), 'not rewritten within the minute').to.equal(signedInAt);
+    now += 20_000;
+    expect((await who()).status).to.equal(200);
+    expect(await seen()).to.equal(now);
+  });
+
   it('ends 12 hours after sign-in however busy', async () => {
     const s = await signIn(moderator);
     for (let i = 0; i < 25; i++) {

@@ -5,14 +5,13 @@ import { Router } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import mount from 'koa-mount';
 import serve from 'koa-static';
-import { findActiveModerator } from '../../../common/data/repos/moderation.js';
+import type { Moderator } from '../../../common/data/repos/moderation.js';
 import { AppError } from '../../../common/errors.js';
 import {
   closeConsoleSession,
   CONSOLE_COOKIE,
   openConsoleSession,
 } from '../../../common/usecases/console-sessions.js';
-import type { Actor } from '../../../common/usecases/moderation.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
@@ -87,26 +86,24 @@ export function consoleSessionRoutes(deps: AppDeps): Router {
     };
   });
 
-  router.get('/', async (ctx, next: Next) => {
-    // Only the cookie counts here (a bearer token has no console session to describe).
-    if (!ctx.cookies.get(CONSOLE_COOKIE))
-      throw new AppError(401, 'not_signed_in', 'No console session: sign in first.');
-    ctx.request.headers.authorization = '';
-    await auth(ctx, next);
-  });
-  router.get('/', async (ctx) => {
-    const actor = ctx.state.actor as Actor;
-    const m = (await findActiveModerator(deps.pool, actor.id))!;
-    const { rows } = await deps.pool.query<{ csrf_token: string }>(
-      `SELECT csrf_token FROM console_sessions WHERE id_hash = sha256(convert_to($1, 'UTF8'))`,
-      [ctx.cookies.get(CONSOLE_COOKIE)],
-    );
-    ctx.body = {
-      moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
-      csrfToken: rows[0]!.csrf_token,
-      idleTimeoutSeconds: policy.idleSeconds,
-    };
-  });
+  // Only the cookie counts here: a bearer token has no console session to describe.
+  router.get(
+    '/',
+    async (ctx, next: Next) => {
+      if (!ctx.cookies.get(CONSOLE_COOKIE))
+        throw new AppError(401, 'not_signed_in', 'No console session: sign in first.');
+      await next();
+    },
+    moderatorAuth(deps, { cookieOnly: true }),
+    (ctx) => {
+      const m = ctx.state.moderator as Moderator;
+      ctx.body = {
+        moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
+        csrfToken: (ctx.state.consoleSession as { csrfToken: string }).csrfToken,
+        idleTimeoutSeconds: policy.idleSeconds,
+      };
+    },
+  );
 
   router.delete('/', auth, async (ctx) => {
     const cookie = ctx.cookies.get(CONSOLE_COOKIE);
