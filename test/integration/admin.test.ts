@@ -1,12 +1,9 @@
 import crypto from 'node:crypto';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { TEST_PEPPER } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
-
-const run = promisify(execFile);
+import { runAdmin } from '../helpers/admin.js';
 
 describe('admin tool (npm run -s admin -- ...)', function () {
   this.timeout(60_000);
@@ -26,19 +23,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
   });
   after(() => pool.end());
 
-  const admin = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/admin.ts', ...args],
-        { env },
-      );
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const admin = (...args: string[]) => runAdmin(env, ...args);
 
   it('provisions a studio, a game, a player and a link, printing exactly one JSON object each', async () => {
     const studio = await admin('studio', 'create', '--name', 'CLI Studio', '--json');

@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import {
   createTenant,
@@ -14,8 +12,8 @@ import {
   type TestApi,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
+import { runAdmin } from '../helpers/admin.js';
 
-const run = promisify(execFile);
 const uid = () => crypto.randomBytes(5).toString('hex');
 
 describe('players in bulk: POST /v1/players and admin player import', function () {
@@ -158,28 +156,18 @@ describe('players in bulk: POST /v1/players and admin player import', function (
     before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-import-'))));
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    const admin = async (...args: string[]) => {
-      try {
-        const { stdout, stderr } = await run(
-          process.execPath,
-          ['--import', 'tsx', 'scripts/admin.ts', ...args],
-          {
-            env: {
-              ...process.env,
-              DATABASE_URL: api.config.databaseUrl,
-              REDIS_URL: api.config.redisUrl,
-              CLIENT_SECRET_PEPPER: TEST_PEPPER,
-              LOG_LEVEL: 'warn',
-            },
-            maxBuffer: 64 * 1024 * 1024,
-          },
-        );
-        return { code: 0, stdout, stderr };
-      } catch (err) {
-        const e = err as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    };
+    const admin = (...args: string[]) =>
+      runAdmin(
+        {
+          ...process.env,
+          DATABASE_URL: api.config.databaseUrl,
+          REDIS_URL: api.config.redisUrl,
+          CLIENT_SECRET_PEPPER: TEST_PEPPER,
+          LOG_LEVEL: 'warn',
+        },
+        ...args,
+      );
+
     interface Summary {
       lines: number;
       created: number;
