@@ -52,3 +52,35 @@ export function useShortcuts(keys: Record<string, () => void>, enabled = true) {
     return () => window.removeEventListener('keydown', onKey);
   }, [enabled]);
 }
+
+export interface Notice {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/** An API error as a moderator reads it: the message and its code. */
+export const describeError = (err: unknown) =>
+  err instanceof ApiError ? `${err.message} (${err.code})` : String(err);
+
+/**
+ * One action at a time on a screen: `run` marks it busy, shows `done` or the error as a notice, and
+ * reloads the screen's data after a success.
+ */
+export function useAction(reload: () => Promise<unknown>) {
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState<Notice>();
+  const fail = (err: unknown) => setNotice({ kind: 'error', text: describeError(err) });
+  async function run(what: () => Promise<unknown>, done: string) {
+    setBusy(true);
+    try {
+      await what();
+      setNotice({ kind: 'ok', text: done });
+      await reload();
+    } catch (err) {
+      fail(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, setBusy, notice, setNotice, fail, run };
+}

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, claimAppeal, decideAppeal, getAppeal, listAppeals } from '../api';
 import { when } from '../format';
-import { useLoad } from '../hooks';
+import { useAction, useLoad } from '../hooks';
+import { NoticeLine } from '../components/NoticeLine';
 
 /** The open appeals, oldest first (also the queue's Appeals tab). */
 export function AppealList() {
@@ -70,23 +71,7 @@ export function AppealScreen() {
   const appeal = useLoad(() => getAppeal(appealId), [appealId], 5000);
   const [decision, setDecision] = useState<'granted' | 'denied' | ''>('');
   const [note, setNote] = useState('');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string }>();
-  const [busy, setBusy] = useState(false);
-  async function run(what: () => Promise<unknown>, done: string) {
-    setBusy(true);
-    try {
-      await what();
-      setMessage({ kind: 'ok', text: done });
-      await appeal.reload();
-    } catch (err) {
-      setMessage({
-        kind: 'error',
-        text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
-      });
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, notice, run } = useAction(appeal.reload);
   if (appeal.error)
     return (
       <p className="error" role="alert">
@@ -127,11 +112,7 @@ export function AppealScreen() {
       </dl>
       <h2>Statement</h2>
       <p className="report-text">{a.statement}</p>
-      {message && (
-        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <NoticeLine notice={notice} />
       {a.status === 'open' ? (
         <section className="decide" aria-labelledby="decide-appeal">
           <h2 id="decide-appeal">Decision</h2>

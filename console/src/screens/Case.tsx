@@ -14,7 +14,8 @@ import {
 import { OffenseCard, asText } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { when } from '../format';
-import { useLoad, useShortcuts } from '../hooks';
+import { useAction, useLoad, useShortcuts } from '../hooks';
+import { NoticeLine } from '../components/NoticeLine';
 
 export const SANCTION_TYPES = [
   ['', 'no sanction'],
@@ -40,30 +41,12 @@ export function CaseScreen({ session }: { session: Session }) {
   const [note, setNote] = useState('');
   const [sanctionType, setSanctionType] = useState('');
   const [days, setDays] = useState('7');
-  const [message, setMessage] = useState<{ kind: 'error' | 'ok'; text: string }>();
-  const [busy, setBusy] = useState(false);
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const c = kase.data;
   const mine = c?.claim?.moderatorId === session.moderator.id;
   const open = c?.status === 'open';
 
-  const fail = (err: unknown) =>
-    setMessage({
-      kind: 'error',
-      text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
-    });
-  async function act(what: () => Promise<unknown>, done: string) {
-    setBusy(true);
-    try {
-      await what();
-      setMessage({ kind: 'ok', text: done });
-      await kase.reload();
-    } catch (err) {
-      fail(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, setBusy, notice, setNotice: setMessage, fail, run: act } = useAction(kase.reload);
   const choose = (o: 'upheld' | 'dismissed') => {
     setOutcome(o);
     noteRef.current?.focus();
@@ -169,11 +152,7 @@ export function CaseScreen({ session }: { session: Session }) {
           </dd>
         </div>
       </dl>
-      {message && (
-        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <NoticeLine notice={notice} />
       {open ? (
         <section className="decide" aria-labelledby="decide-title">
           <h2 id="decide-title">Decision</h2>

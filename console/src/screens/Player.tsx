@@ -1,23 +1,19 @@
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError, getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
 import { OffenseCard } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { TrustChart } from '../components/TrustChart';
 import { when } from '../format';
-import { useLoad } from '../hooks';
+import { useAction, useLoad } from '../hooks';
+import { NoticeLine } from '../components/NoticeLine';
 import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
 export function PlayerScreen() {
   const { serviceId = '' } = useParams();
   const view = useLoad(() => getPlayer(serviceId), [serviceId]);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string }>();
-  const report = (err: unknown) =>
-    setMessage({
-      kind: 'error',
-      text: err instanceof ApiError ? `${err.message} (${err.code})` : String(err),
-    });
+  const { notice, setNotice: setMessage, fail: report } = useAction(view.reload);
 
   async function place(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -63,11 +59,7 @@ export function PlayerScreen() {
     <article aria-labelledby="player-title">
       <h1 id="player-title">Player {v.player.gamerTag}</h1>
       <PlayerHeader view={v} link={false} />
-      {message && (
-        <p className={message.kind} role={message.kind === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </p>
-      )}
+      <NoticeLine notice={notice} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Trust score history</h2>
         <TrustChart history={v.trustHistory} current={v.player.trustScore} />

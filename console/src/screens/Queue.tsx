@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, claimCase, listCases, queueCounts, resolveCase, type Case, type Session } from '../api';
+import { claimCase, listCases, queueCounts, resolveCase, type Case, type Session } from '../api';
 import { age, when } from '../format';
-import { useLoad, useShortcuts } from '../hooks';
+import { describeError, useLoad, useShortcuts } from '../hooks';
 import { AppealList } from './Appeals';
 
 const TABS = [
@@ -324,7 +324,7 @@ function BulkBar({
           id,
           name: name(id),
           ok: false,
-          message: err instanceof ApiError ? `${err.code}: ${err.message}` : String(err),
+          message: describeError(err),
         });
       }
     }
