@@ -8,7 +8,7 @@ import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
 import { isUuid } from '../common/data/repos/accounts.js';
 import { listModerators, setModeratorDisabled } from '../common/data/repos/moderation.js';
-import { disableWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
+import { deleteWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../common/net/addresses.js';
 import { createModerator } from '../common/usecases/moderation.js';
 import { registerWebhook } from '../common/usecases/webhooks.js';
@@ -302,7 +302,7 @@ async function main(argv: string[]): Promise<number> {
       case 'webhook delete': {
         const studio = need(values, 'studio');
         const id = need(values, 'id');
-        if (!isUuid(studio) || !isUuid(id) || !(await disableWebhook(pool, studio, id)))
+        if (!isUuid(studio) || !isUuid(id) || !(await deleteWebhook(pool, studio, id)))
           throw notFound(`Webhook ${id} of studio ${studio}`);
         result = { id, deleted: true };
         break;

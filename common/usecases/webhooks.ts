@@ -2,7 +2,7 @@ import net from 'node:net';
 import Joi from 'joi';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
 import {
-  countActiveWebhooks,
+  countWebhooks,
   EVENT_TYPES,
   findDelivery,
   findWebhook,
@@ -87,7 +87,7 @@ export async function registerWebhook(
       ? await client.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [studioId])
       : undefined;
     if (!studio?.rowCount) throw notFound(`Studio ${studioId}`);
-    if ((await countActiveWebhooks(client, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
+    if ((await countWebhooks(client, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
       throw new AppError(
         409,
         'webhook_limit_reached',
@@ -103,9 +103,17 @@ export async function registerWebhook(
   return { webhook: hook, secret };
 }
 
-/** The studio's webhook `id`, locked for a change, or 404 (another studio's webhook is not found either). */
-async function ownWebhookForUpdate(client: Queryable, studioId: string, id: string): Promise<WebhookRecord> {
-  const hook = isUuid(id) ? await findWebhook(client, studioId, id, true) : undefined;
+/**
+ * The studio's webhook `id` (locked for a change with `forUpdate`), or 404: a malformed id, a
+ * deleted webhook and another studio's webhook are all not found.
+ */
+export async function ownWebhook(
+  db: Queryable,
+  studioId: string,
+  id: string,
+  forUpdate = false,
+): Promise<WebhookRecord> {
+  const hook = isUuid(id) ? await findWebhook(db, studioId, id, forUpdate) : undefined;
   if (!hook) throw notFound(`Webhook ${id}`);
   return hook;
 }
@@ -128,7 +136,7 @@ export async function changeWebhook(
     if (problem) throw validationError([{ field: 'url', message: problem }]);
   }
   return withTransaction(pool, async (client) => {
-    const hook = await ownWebhookForUpdate(client, studioId, id);
+    const hook = await ownWebhook(client, studioId, id, true);
     return updateWebhook(client, hook.id, v);
   });
 }
@@ -148,7 +156,7 @@ export async function rotateSecret(
   const v = check<{ overlapSeconds: number }>(rotateSchema, input);
   const secret = generateWebhookSecret();
   const webhook = await withTransaction(pool, async (client) => {
-    const hook = await ownWebhookForUpdate(client, studioId, id);
+    const hook = await ownWebhook(client, studioId, id, true);
     return rotateWebhookSecret(client, hook.id, sealWebhookSecret(secret, pepper), v.overlapSeconds);
   });
   return { webhook, secret };
@@ -168,7 +176,7 @@ export async function sendTestEvent(
   id: string,
 ): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
   return withTransaction(pool, async (client) => {
-    const hook = await ownWebhookForUpdate(client, studioId, id);
+    const hook = await ownWebhook(client, studioId, id, true);
     if (!hook.enabled) throw webhookDisabled(hook);
     return insertDelivery(client, {
       webhookId: hook.id,
@@ -188,7 +196,7 @@ export async function redeliver(
   deliveryId: string,
 ): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
   return withTransaction(pool, async (client) => {
-    const hook = await ownWebhookForUpdate(client, studioId, id);
+    const hook = await ownWebhook(client, studioId, id, true);
     const original = isUuid(deliveryId) ? await findDelivery(client, hook.id, deliveryId) : undefined;
     if (!original) throw notFound(`Delivery ${deliveryId}`);
     if (!hook.enabled) throw webhookDisabled(hook);

@@ -1,17 +1,11 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isUuid } from '../../../common/data/repos/accounts.js';
 import { encodeCursor, readPage } from '../../../common/cursor.js';
-import {
-  disableWebhook,
-  findWebhook,
-  listDeliveries,
-  listWebhooks,
-} from '../../../common/data/repos/webhooks.js';
-import { notFound } from '../../../common/errors.js';
+import { deleteWebhook, listDeliveries, listWebhooks } from '../../../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../../../common/net/addresses.js';
 import {
   changeWebhook,
+  ownWebhook,
   redeliver,
   registerWebhook,
   rotateSecret,
@@ -29,12 +23,7 @@ export function webhookRoutes(deps: RouteDeps): Router {
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const studioOf = (ctx: Context) => (ctx.state.client as AuthenticatedClient).studioId;
   const webhookIdOf = (ctx: Context) => (ctx.params as { webhookId: string }).webhookId;
-  async function ownWebhook(ctx: Context) {
-    const webhookId = webhookIdOf(ctx);
-    const hook = isUuid(webhookId) ? await findWebhook(deps.pool, studioOf(ctx), webhookId) : undefined;
-    if (!hook) throw notFound(`Webhook ${webhookId}`);
-    return hook;
-  }
+  const own = (ctx: Context) => ownWebhook(deps.pool, studioOf(ctx), webhookIdOf(ctx));
 
   router.post('/', ...auth, requireJsonBody(), async (ctx) => {
     const { webhook, secret } = await registerWebhook(
@@ -54,7 +43,7 @@ export function webhookRoutes(deps: RouteDeps): Router {
   });
 
   router.get('/:webhookId', ...auth, async (ctx) => {
-    ctx.body = presentWebhook(await ownWebhook(ctx));
+    ctx.body = presentWebhook(await own(ctx));
   });
 
   router.patch('/:webhookId', ...auth, requireJsonBody(), async (ctx) => {
@@ -64,8 +53,8 @@ export function webhookRoutes(deps: RouteDeps): Router {
   });
 
   router.delete('/:webhookId', ...auth, async (ctx) => {
-    const hook = await ownWebhook(ctx);
-    await disableWebhook(deps.pool, studioOf(ctx), hook.id);
+    const hook = await own(ctx);
+    await deleteWebhook(deps.pool, studioOf(ctx), hook.id);
     ctx.status = 204;
   });
 
@@ -88,7 +77,7 @@ export function webhookRoutes(deps: RouteDeps): Router {
   });
 
   router.get('/:webhookId/deliveries', ...auth, async (ctx) => {
-    const hook = await ownWebhook(ctx);
+    const hook = await own(ctx);
     const { limit, after } = readPage(ctx.query);
     const page = await listDeliveries(deps.pool, hook.id, limit, after);
     ctx.body = {

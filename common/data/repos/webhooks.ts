@@ -94,7 +94,7 @@ export async function insertWebhook(
 }
 
 /** The studio's webhooks that are not deleted (enabled or not): what the limit counts. */
-export async function countActiveWebhooks(db: Queryable, studioId: string): Promise<number> {
+export async function countWebhooks(db: Queryable, studioId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM webhooks WHERE studio_id = $1 AND deleted_at IS NULL',
     [studioId],
@@ -166,7 +166,7 @@ export async function rotateWebhookSecret(
  * Deletes the webhook: no new deliveries, pending ones are cancelled by the worker. The row and its
  * delivery log stay, for the record.
  */
-export async function disableWebhook(db: Queryable, studioId: string, id: string): Promise<boolean> {
+export async function deleteWebhook(db: Queryable, studioId: string, id: string): Promise<boolean> {
   const res = await db.query(
     'UPDATE webhooks SET deleted_at = now() WHERE id = $1 AND studio_id = $2 AND deleted_at IS NULL',
     [id, studioId],
