@@ -81,9 +81,7 @@ export function presentProfile(p: PlayerProfile, viewerStudioId: string | null, 
     offensesNextCursor: nextCursor,
     // What a matchmaker needs: the sanctions in force now that this studio may see.
     activeSanctions: p.activeSanctions
-      .filter(
-        (s) => viewerStudioId === null || s.scopeStudioId === null || s.scopeStudioId === viewerStudioId,
-      )
+      .filter((s) => visibleTo(s, viewerStudioId))
       .map((s) => ({
         id: s.id,
         type: s.type,
