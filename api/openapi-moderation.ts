@@ -341,7 +341,7 @@ export const moderationPaths = {
       summary:
         'A player as a moderator sees them: score, strikes, trust history, offenses, cases, sanctions and appeals',
       description:
-        'Each list holds the newest 50 (the trust history the newest 200), newest first; offenses in full whichever studio filed them.',
+        'The trust history holds the newest 200 changes, offenses, sanctions and appeals the newest 50 each, newest first; cases are the open ones by priority (at most 50), then the newest 50 resolved. Offenses are in full whichever studio filed them.',
       security: bearer,
       parameters: [serviceIdParam],
       responses: {
@@ -358,7 +358,11 @@ export const moderationPaths = {
             activeStrikes: { type: 'integer' },
             trustHistory: { type: 'array', items: ref('TrustChange') },
             offenses: { type: 'array', items: ref('Reportoffense') },
-            cases: { type: 'array', items: ref('ReviewCase'), description: 'Open ones first.' },
+            cases: {
+              type: 'array',
+              items: ref('ReviewCase'),
+              description: 'Open ones by priority, then resolved ones, newest first.',
+            },
             sanctions: { type: 'array', items: ref('Sanction') },
             appeals: { type: 'array', items: ref('Appeal') },
           }),

@@ -613,7 +613,7 @@ export interface paths {
         };
         /**
          * A player as a moderator sees them: score, strikes, trust history, offenses, cases, sanctions and appeals
-         * @description Each list holds the newest 50 (the trust history the newest 200), newest first; offenses in full whichever studio filed them.
+         * @description The trust history holds the newest 200 changes, offenses, sanctions and appeals the newest 50 each, newest first; cases are the open ones by priority (at most 50), then the newest 50 resolved. Offenses are in full whichever studio filed them.
          */
         get: operations["moderatorPlayerView"];
         put?: never;
@@ -4206,7 +4206,7 @@ export interface operations {
                         activeStrikes: number;
                         trustHistory: components["schemas"]["TrustChange"][];
                         offenses: components["schemas"]["Reportoffense"][];
-                        /** @description Open ones first. */
+                        /** @description Open ones by priority, then resolved ones, newest first. */
                         cases: components["schemas"]["ReviewCase"][];
                         sanctions: components["schemas"]["Sanction"][];
                         appeals: components["schemas"]["Appeal"][];
