@@ -36,12 +36,11 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
   );
   const p = rows[0];
   if (!p) throw notFound(`Player ${serviceId}`);
-  const moderatorId = '00000000-0000-0000-0000-000000000000';
   const [history, offenses, open, resolved, sanctions, appeals] = await Promise.all([
     listTrustHistory(db, serviceId, PLAYER_VIEW_HISTORY),
     listOffenses(db, serviceId, PLAYER_VIEW_LIMIT),
-    listCases(db, { status: 'open', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
-    listCases(db, { status: 'resolved', claimed: 'any', serviceId, moderatorId }, PLAYER_VIEW_LIMIT),
+    listCases(db, { status: 'open', claimed: 'any', serviceId }, PLAYER_VIEW_LIMIT),
+    listCases(db, { status: 'resolved', claimed: 'any', serviceId }, PLAYER_VIEW_LIMIT),
     listSanctions(db, {
       serviceId,
       viewerStudioId: null,

@@ -206,14 +206,14 @@ export interface CaseFilter {
   status: 'open' | 'resolved';
   type?: OffenseType;
   severity?: Severity;
-  /** any, mine (claimed by `moderatorId`), unclaimed (no live claim) */
+  /** any, mine (claimed by `moderatorId`; none without one), unclaimed (no live claim) */
   claimed: 'any' | 'mine' | 'unclaimed';
   serviceId?: string;
   /** Only open cases past their due time. */
   overdue?: boolean;
   /** Open cases: by priority (the default) or by age, oldest first. */
   sort?: 'priority' | 'age';
-  moderatorId: string;
+  moderatorId?: string;
 }
 
 /**
@@ -257,7 +257,7 @@ export async function listCases(
       filter.severity ?? null,
       filter.serviceId ?? null,
       filter.claimed,
-      filter.moderatorId,
+      filter.moderatorId ?? null,
       limit + 1,
       ...(after ?? []),
     ],
