@@ -61,7 +61,7 @@ function canonical(value: unknown): string {
 
 /**
  * Validates a report, then in one transaction stores the offense, lowers the trust score by the
- * capped penalty (or holds it, or refuses a duplicate or a reporter over quota: pt_record_reports) and
+ * capped penalty (or holds it, or refuses a duplicate or a reporter over quota: pt_file_reports) and
  * writes the outbox rows; the jobs go to the queues after commit.
  */
 export async function submitReport(

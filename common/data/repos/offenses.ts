@@ -210,18 +210,9 @@ type OutcomeRow =
     }
   | Exclude<RecordOutcome, { status: 'created' }>;
 
-/**
- * Files reports in order, in one statement (so one round trip, and one implicit transaction unless
- * the caller holds one): pt_record_reports (migration 006) locks each player's row, refuses a
- * duplicate or a reporter over quota, holds points beyond the studio's budget or from a reporter of
- * low credibility, lowers the score (floored at 0), inserts the offense, its history row and its
- * outbox rows. One outcome per report, in the same order; nothing is written for a refused one.
- */
-export async function recordReports(
-  db: Queryable,
-  items: readonly ReportToRecord[],
-): Promise<RecordOutcome[]> {
-  const payload = items.map((i) => {
+/** The items pt_file_reports takes (one JSON object a report, with its policy and its outbox jobs). */
+export function filingItems(items: readonly ReportToRecord[]) {
+  return items.map((i) => {
     const r = i.report;
     return {
       offenseId: i.offenseId,
@@ -245,10 +236,24 @@ export async function recordReports(
       jobs: offenseJobs(i.offenseId).map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId })),
     };
   });
+}
+
+/**
+ * Files reports in order, in one statement (so one round trip, and one implicit transaction unless
+ * the caller holds one): pt_file_reports (migration 016) locks each player's row, refuses a
+ * duplicate or a reporter over quota, holds points beyond the studio's budget or from a reporter of
+ * low credibility, lowers the score (floored at 0), inserts the offense, its history row and its
+ * outbox rows. One outcome per report, in the same order; nothing is written for a refused one.
+ */
+export async function recordReports(
+  db: Queryable,
+  items: readonly ReportToRecord[],
+): Promise<RecordOutcome[]> {
+  const payload = filingItems(items);
   // Named: PostgreSQL parses and plans it once per connection instead of on every call.
   const { rows } = await db.query<{ r: OutcomeRow }>({
-    name: 'record-reports',
-    text: 'SELECT r FROM pt_record_reports($1::jsonb) AS r',
+    name: 'file-reports',
+    text: 'SELECT r FROM pt_file_reports($1::jsonb) AS r',
     values: [JSON.stringify(payload)],
   });
   return rows.map(({ r }) => (r.status === 'created' ? { ...r, offense: offenseFromRow(r.offense) } : r));
