@@ -54,20 +54,23 @@ export class GroupCommit<I, O> {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       // In submission order; an item whose key is in flight, or was passed over in this round, waits
       // (so no item of a key overtakes an earlier one).
+      // The scan stops once the batch is full: a long queue (bulk requests) costs what is taken from
+      // it, not its whole length on every batch.
       const batch: typeof this.queue = [];
       const rest: typeof this.queue = [];
       const passed = new Set<string>();
-      for (const entry of this.queue) {
+      let i = 0;
+      for (; i < this.queue.length && batch.length < this.options.maxBatch; i++) {
+        const entry = this.queue[i]!;
         const key = keyOf(entry.item);
-        if (batch.length < this.options.maxBatch && !this.busy.has(key) && !passed.has(key))
-          batch.push(entry);
+        if (!this.busy.has(key) && !passed.has(key)) batch.push(entry);
         else {
           rest.push(entry);
           passed.add(key);
         }
       }
       if (batch.length === 0) return;
-      this.queue = rest;
+      this.queue = i < this.queue.length ? rest.concat(this.queue.slice(i)) : rest;
       const keys = batch.map((b) => keyOf(b.item));
       for (const k of keys) this.busy.set(k, (this.busy.get(k) ?? 0) + 1);
       this.inFlight++;
