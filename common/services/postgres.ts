@@ -22,6 +22,8 @@ export interface PostgresOptions {
   database?: string;
   /** Trade durability for speed: for throw-away test servers only. */
   ephemeral?: boolean;
+  /** Server settings (`-c name=value`) for an embedded server this call starts, e.g. shared_buffers. */
+  settings?: Record<string, string>;
   log?: (msg: string) => void;
 }
 
@@ -84,6 +86,7 @@ export async function providePostgres(options: PostgresOptions): Promise<Service
       ...(options.ephemeral
         ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
         : []),
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (m: unknown) => log(String(m).trim()),
     onError: (m: unknown) => log(String(m).trim()),
