@@ -14,6 +14,15 @@ const TYP = 'mod+jwt';
  */
 export class ModeratorTokens {
   private readonly jwks;
+  /**
+   * Tokens whose signature and claims were verified, with their subject and expiry: a console or a
+   * moderator tool sends the same token on every request, and an ES256 verification costs more than
+   * the rest of a queue page's work in the API. Nothing else about a token can change before it
+   * expires (who may act is read from the database on every request), so a hit only checks the
+   * expiry. Bounded: the oldest entry goes first.
+   */
+  private readonly verified = new Map<string, { sub: string; exp: number }>();
+  static readonly CACHE_SIZE = 10_000;
 
   constructor(
     private readonly keys: SigningKeys,
@@ -39,6 +48,12 @@ export class ModeratorTokens {
 
   /** The moderator id of a valid token, or TokenRejected. */
   async verify(token: string): Promise<string> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > this.clock().getTime()) return known.sub;
+      this.verified.delete(token);
+      throw new TokenRejected('the session token expired');
+    }
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
         algorithms: [JWT_ALG],
@@ -48,6 +63,9 @@ export class ModeratorTokens {
         currentDate: this.clock(),
         requiredClaims: ['sub', 'exp', 'iat'],
       });
+      if (this.verified.size >= ModeratorTokens.CACHE_SIZE)
+        this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { sub: payload.sub!, exp: payload.exp! });
       return payload.sub!;
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new TokenRejected('the session token expired');
