@@ -137,10 +137,12 @@ function capture(): { db: Pool; statements: { text: string; values: unknown[] }[
 export async function explainLarge(
   pool: Pool,
   set: LargeSet,
-  ctx: { studioId: string; moderatorId: string },
+  ctx: { studioId: string; moderatorId: string; smallSet?: readonly string[] },
 ): Promise<string> {
   const out: string[] = [];
   const pick = () => set.serviceIdOf(1 + Math.floor(Math.random() * set.players));
+  const small = ctx.smallSet ?? [];
+  const pickSmall = () => small[Math.floor(Math.random() * small.length)]!;
   const plans: [string, (db: Pool) => Promise<unknown>][] = [
     ['profile read (P: one player, 20 newest offenses)', (db) => findProfiles(db, [pick()], 20)],
     [
@@ -153,6 +155,20 @@ export async function explainLarge(
           new Date(),
         ),
     ],
+    ...(small.length
+      ? ([
+          [
+            "lobby check of 100 of the small set's players, now in the same table (for comparison)",
+            (db: Pool) =>
+              lookupPlayers(
+                db,
+                Array.from({ length: 100 }, () => pickSmall()),
+                ctx.studioId,
+                new Date(),
+              ),
+          ],
+        ] as [string, (db: Pool) => Promise<unknown>][])
+      : []),
     [
       "moderator queue's first page (Q: open cases by priority)",
       (db) => listCases(db, { status: 'open', claimed: 'any', moderatorId: ctx.moderatorId }, 20),

@@ -717,7 +717,11 @@ async function main() {
       for (let round = 0; round < 3; round++)
         for (const name of onLarge) (largeResults[`${name}@L`] ??= []).push(await scenarios[name]!(SECONDS));
       for (const [k, v] of Object.entries(largeResults)) m[k] = median(v);
-      plans = await explainLarge(pool, set, { studioId: studio.id, moderatorId: moderator.id });
+      plans = await explainLarge(pool, set, {
+        studioId: studio.id,
+        moderatorId: moderator.id,
+        smallSet: serviceIds,
+      });
       if (plansOut) fs.writeFileSync(plansOut, plans);
     }
 
