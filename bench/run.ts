@@ -13,7 +13,7 @@ import { reviewProcessor } from '../worker/processors/review.js';
 import { concurrencyOf } from '../worker/run.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
-import { recordReports } from '../common/data/repos/offenses.js';
+import { recordReports, type ReportToRecord } from '../common/data/repos/offenses.js';
 import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
 import { providePostgres, provideRedis } from '../common/services/index.js';
@@ -128,13 +128,43 @@ function run(opts: autocannon.Options): Promise<Figures> {
 }
 
 /**
- * Open loop: POSTs leave at an even pace (one every 1/rate s, whether or not earlier ones were
- * answered), each timed from the moment it was due, so a slow answer cannot hold the next ones back
+ * Open loop: operations start at an even pace (one every 1/rate s, whether or not earlier ones
+ * finished), each timed from the moment it was due, so a slow answer cannot hold the next ones back
  * and hide its cost (coordinated omission). autocannon's overallRate is not that: each connection
  * sends its share of a second back to back at the start of the second and then waits, which is a
  * closed loop at full speed for part of every second. Hand-written for that reason; bounded by
- * `seconds` and a 10 s timeout per request.
+ * `seconds`, and each `op` by its own timeout. `op` resolves whether it succeeded.
  */
+async function paced(rate: number, seconds: number, op: () => Promise<boolean>): Promise<Figures> {
+  const latencies: number[] = [];
+  const total = Math.round(rate * seconds);
+  let errors = 0;
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
+    for (; sent < due; sent++) {
+      const dueAt = start + (sent * 1000) / rate;
+      pending.push(
+        op().then(
+          (ok) => {
+            if (ok) latencies.push(performance.now() - dueAt);
+            else errors++;
+          },
+          () => {
+            errors++;
+          },
+        ),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(pending);
+  return figures(latencies, latencies.length / seconds, errors);
+}
+
+/** R@50%: POSTs to the API at `rate` per second (see paced), a 10 s timeout each. */
 async function openLoop(
   url: string,
   rate: number,
@@ -144,57 +174,37 @@ async function openLoop(
 ): Promise<Figures> {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const latencies: number[] = [];
-  const total = Math.round(rate * seconds);
-  let errors = 0;
-  let sent = 0;
-  let open = 0;
-  const start = performance.now();
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      if (--open === 0 && sent >= total) resolve();
-    };
-    const fire = (due: number) => {
-      open++;
-      const { path, body } = next();
-      let settled = false;
-      const settle = (ok: boolean) => {
-        if (settled) return;
-        settled = true;
-        if (ok) latencies.push(performance.now() - due);
-        else errors++;
-        done();
-      };
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: 'POST',
-          path,
-          agent,
-          timeout: 10_000,
-          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => settle(res.statusCode! >= 200 && res.statusCode! < 300));
-          res.on('error', () => settle(false));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', () => settle(false));
-      req.end(body);
-    };
-    const tick = () => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-      for (; sent < due; sent++) fire(start + (sent * 1000) / rate);
-      if (sent < total) setTimeout(tick, 1);
-      else if (open === 0) resolve();
-    };
-    tick();
-  });
-  agent.destroy();
-  return figures(latencies, latencies.length / seconds, errors);
+  try {
+    return await paced(
+      rate,
+      seconds,
+      () =>
+        new Promise<boolean>((resolve) => {
+          const { path, body } = next();
+          const req = http.request(
+            {
+              host: target.hostname,
+              port: target.port,
+              method: 'POST',
+              path,
+              agent,
+              timeout: 10_000,
+              headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode! >= 200 && res.statusCode! < 300));
+              res.on('error', () => resolve(false));
+            },
+          );
+          req.on('timeout', () => req.destroy(new Error('timeout')));
+          req.on('error', () => resolve(false));
+          req.end(body);
+        }),
+    );
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** Figures from per-operation times in ms (sorted here) and a rate measured by the caller. */
@@ -210,6 +220,31 @@ const median = (list: Figures[]): Figures => {
 };
 
 /**
+ * What B1, B100 and B1@50% file: the bench's anti-cheat report on a random player of the small set,
+ * as the API would hand it to recordReports.
+ */
+function benchReports(
+  serviceIds: string[],
+  tenant: { gameId: string; studioId: string },
+): () => ReportToRecord {
+  const parsed = parseReport('anticheat', {
+    report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
+  });
+  if (!parsed.ok) throw new Error('bad bench report');
+  const penalty = computePenalty(parsed.report, CAPS);
+  return () => ({
+    offenseId: crypto.randomUUID(),
+    serviceId: serviceIds[Math.floor(Math.random() * serviceIds.length)]!,
+    gameId: tenant.gameId,
+    studioId: tenant.studioId,
+    report: parsed.report,
+    penalty,
+    playerSourced: false,
+    policy: BENCH_POLICY,
+  });
+}
+
+/**
  * B1: the report statement the service sends, driven directly with pg by 50 concurrent loops, one
  * report a statement. B100: the same statement at its batched form, 100 reports on random players a
  * statement and commit, by as many loops as the API keeps statements in flight (GROUP_IN_FLIGHT);
@@ -217,17 +252,11 @@ const median = (list: Figures[]): Figures => {
  */
 async function rawSql(
   pool: Pool,
-  serviceIds: string[],
-  tenant: { gameId: string; studioId: string },
+  next: () => ReportToRecord,
   seconds: number,
   batch = 1,
   loops = CONNECTIONS,
 ): Promise<Figures> {
-  const parsed = parseReport('anticheat', {
-    report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
-  });
-  if (!parsed.ok) throw new Error('bad bench report');
-  const penalty = computePenalty(parsed.report, CAPS);
   const latencies: number[] = [];
   let errors = 0;
   let reports = 0;
@@ -238,19 +267,7 @@ async function rawSql(
       while (Date.now() < until) {
         const started = process.hrtime.bigint();
         try {
-          const outcomes = await recordReports(
-            pool,
-            Array.from({ length: batch }, () => ({
-              offenseId: crypto.randomUUID(),
-              serviceId: serviceIds[Math.floor(Math.random() * serviceIds.length)]!,
-              gameId: tenant.gameId,
-              studioId: tenant.studioId,
-              report: parsed.report,
-              penalty,
-              playerSourced: false,
-              policy: BENCH_POLICY,
-            })),
-          );
+          const outcomes = await recordReports(pool, Array.from({ length: batch }, next));
           errors += outcomes.filter((o) => o.status !== 'created').length;
           reports += outcomes.length;
         } catch {
@@ -262,60 +279,6 @@ async function rawSql(
   );
   const elapsed = (Date.now() - started0) / 1000;
   return figures(latencies, reports / elapsed, errors);
-}
-
-/**
- * B1@50%: the report statement driven directly in an open loop at `rate` per second (one report a
- * statement, paced evenly, each timed from when it was due), the reference for R@50%.
- */
-async function openLoopSql(
-  pool: Pool,
-  serviceIds: string[],
-  tenant: { gameId: string; studioId: string },
-  rate: number,
-  seconds: number,
-): Promise<Figures> {
-  const parsed = parseReport('anticheat', {
-    report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
-  });
-  if (!parsed.ok) throw new Error('bad bench report');
-  const penalty = computePenalty(parsed.report, CAPS);
-  const latencies: number[] = [];
-  const total = Math.round(rate * seconds);
-  let errors = 0;
-  const pending: Promise<void>[] = [];
-  const start = performance.now();
-  for (let sent = 0; sent < total;) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-    for (; sent < due; sent++) {
-      const dueAt = start + (sent * 1000) / rate;
-      pending.push(
-        recordReports(pool, [
-          {
-            offenseId: crypto.randomUUID(),
-            serviceId: serviceIds[Math.floor(Math.random() * serviceIds.length)]!,
-            gameId: tenant.gameId,
-            studioId: tenant.studioId,
-            report: parsed.report,
-            penalty,
-            playerSourced: false,
-            policy: BENCH_POLICY,
-          },
-        ]).then(
-          ([o]) => {
-            if (o?.status === 'created') latencies.push(performance.now() - dueAt);
-            else errors++;
-          },
-          () => {
-            errors++;
-          },
-        ),
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(pending);
-  return figures(latencies, latencies.length / seconds, errors);
 }
 
 const DRAIN_JOBS = 20_000;
@@ -556,27 +519,18 @@ async function main() {
       });
       return { ...f, rps: f.rps * items };
     };
+    const nextReport = benchReports(serviceIds, { gameId: game.id, studioId: studio.id });
+    // B1, B100 and B1@50% measure the database alone: their outbox rows have no dispatcher, and left
+    // unsent they would make the API's relay send them during the next scenario.
+    const direct = async (measuring: Promise<Figures>) => {
+      const f = await measuring;
+      await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
+      return f;
+    };
     const scenarios: Record<string, (seconds: number) => Promise<Figures>> = {
       B0: (s) => run({ url: `${bareUrl}/hello`, duration: s }),
-      B1: async (s) => {
-        const figures = await rawSql(pool, serviceIds, { gameId: game.id, studioId: studio.id }, s);
-        // B1 measures the database alone: its outbox rows have no dispatcher, and left unsent they
-        // would make the API's relay send them during the next scenario.
-        await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
-        return figures;
-      },
-      B100: async (s) => {
-        const figures = await rawSql(
-          pool,
-          serviceIds,
-          { gameId: game.id, studioId: studio.id },
-          s,
-          BULK,
-          GROUP_IN_FLIGHT,
-        );
-        await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
-        return figures;
-      },
+      B1: (s) => direct(rawSql(pool, nextReport, s)),
+      B100: (s) => direct(rawSql(pool, nextReport, s, BULK, GROUP_IN_FLIGHT)),
       P: (s) =>
         run({
           url: apiUrl,
@@ -689,12 +643,15 @@ async function main() {
     const openSql: Figures[] = [];
     for (let i = 0; i < (m.R ? 3 : 0); i++)
       openSql.push(
-        await openLoopSql(pool, serviceIds, { gameId: game.id, studioId: studio.id }, rate, SECONDS),
+        await direct(
+          paced(
+            rate,
+            SECONDS,
+            async () => (await recordReports(pool, [nextReport()]))[0]?.status === 'created',
+          ),
+        ),
       );
-    if (openSql.length) {
-      m['B1@50%'] = median(openSql);
-      await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
-    }
+    if (openSql.length) m['B1@50%'] = median(openSql);
 
     // The same scenarios on the large data set: cost must stay flat as the data grows.
     let large: Awaited<ReturnType<typeof seedLarge>> | undefined;
@@ -785,8 +742,15 @@ async function main() {
       );
     if (m['R@50%'] && m['B1@50%']) {
       const limit = 2 * m['B1@50%'].p99;
+      // Past B1's own maximum its statements queue, and its p99 is a queue's: no reference at all.
+      const verdict =
+        m.B1 && m.B1.rps < rate
+          ? `not measured: B1's maximum, ${m.B1.rps.toFixed(0)}/s, is below this pace`
+          : m['R@50%'].p99 <= limit
+            ? 'met'
+            : 'MISSED';
       lines.push(
-        `open-loop p99 at ${rate} req/s: R ${m['R@50%'].p99.toFixed(1)} ms, B1 ${m['B1@50%'].p99.toFixed(1)} ms (target R <= 2x B1 = ${limit.toFixed(1)} ms ${m['R@50%'].p99 <= limit ? 'met' : 'MISSED'})`,
+        `open-loop p99 at ${rate} req/s: R ${m['R@50%'].p99.toFixed(1)} ms, B1 ${m['B1@50%'].p99.toFixed(1)} ms (target R <= 2x B1 = ${limit.toFixed(1)} ms ${verdict})`,
       );
     }
     lines.push(
