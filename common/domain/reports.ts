@@ -53,6 +53,13 @@ export interface ReportContext {
   source?: (typeof SOURCES)[number];
 }
 
+/**
+ * A player's report (its source is a player, or it names a reporter and no source): the reporter's
+ * credibility decides whether its points apply or wait for a moderator.
+ */
+export const isPlayerSourced = (context: ReportContext): boolean =>
+  context.source === 'player' || (context.source === undefined && context.reporterId !== undefined);
+
 /** A report after normalisation: everything the penalty rule and the offense record need. */
 export interface NormalisedReport {
   kind: ReportKind;

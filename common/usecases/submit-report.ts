@@ -8,7 +8,7 @@ import {
 import { recordReports, type RecordOutcome, type ReportToRecord } from '../data/repos/offenses.js';
 import type { Limits } from '../domain/limits.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
-import { parseReport, type ReportKind } from '../domain/reports.js';
+import { isPlayerSourced, parseReport, type ReportKind } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { presentOffense } from '../views.js';
@@ -81,7 +81,6 @@ export async function submitReport(
   const penalty = computePenalty(report, deps.caps);
   const offenseId = crypto.randomUUID();
   const { tenant, idempotencyKey } = input;
-  const context = report.context;
   const item: ReportToRecord = {
     offenseId,
     serviceId: input.serviceId,
@@ -89,8 +88,7 @@ export async function submitReport(
     studioId: tenant.studioId,
     report,
     penalty,
-    playerSourced:
-      context.source === 'player' || (context.source === undefined && context.reporterId !== undefined),
+    playerSourced: isPlayerSourced(report.context),
     policy: {
       reporterQuota: tenant.limits.reporterQuota,
       studioBudget: tenant.limits.studioBudget,

@@ -1,3 +1,6 @@
+import crypto from 'node:crypto';
+import { computePenalty } from '../../common/domain/penalty.js';
+import { isPlayerSourced, parseReport, type ReportKind } from '../../common/domain/reports.js';
 import { parseConfig } from '../../common/config.js';
 import type { Queryable } from '../../common/data/db.js';
 import { recordReports, type ReportToRecord } from '../../common/data/repos/offenses.js';
@@ -26,4 +29,32 @@ export async function recordOne(
   ]);
   if (outcome?.status !== 'created') throw new Error(`report not created: ${JSON.stringify(outcome)}`);
   return outcome;
+}
+
+/** The penalty caps the repository-level tests file with. */
+export const TEST_CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
+
+/**
+ * A report as submitReport hands it to recordReports: parsed (a test's own invalid body fails it),
+ * its penalty capped with TEST_CAPS, a player's report or not as the API decides, under `policy`.
+ */
+export function reportItem(
+  tenant: { game: { id: string }; studioId: string },
+  serviceId: string,
+  kind: ReportKind,
+  body: object,
+  policy: Partial<ReportToRecord['policy']> = {},
+): ReportToRecord {
+  const parsed = parseReport(kind, { report: body });
+  if (!parsed.ok) throw new Error(`bad report ${JSON.stringify(body)}: ${JSON.stringify(parsed.errors)}`);
+  return {
+    offenseId: crypto.randomUUID(),
+    serviceId,
+    gameId: tenant.game.id,
+    studioId: tenant.studioId,
+    report: parsed.report,
+    penalty: computePenalty(parsed.report, TEST_CAPS),
+    playerSourced: isPlayerSourced(parsed.report.context),
+    policy: { ...DEFAULT_POLICY, ...policy },
+  };
 }

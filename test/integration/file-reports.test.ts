@@ -1,14 +1,10 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { filingItems, type ReportToRecord } from '../../common/data/repos/offenses.js';
-import { computePenalty } from '../../common/domain/penalty.js';
-import { parseReport, type ReportKind } from '../../common/domain/reports.js';
+import type { ReportKind } from '../../common/domain/reports.js';
 import { createTenant, createTestPlayer, type Tenant } from '../helpers/app.js';
-import { DEFAULT_POLICY } from '../helpers/reports.js';
+import { reportItem } from '../helpers/reports.js';
 import { testServices } from '../helpers/services.js';
-
-const CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
 
 /** A small deterministic generator (mulberry32), so a failing seed can be replayed. */
 function rng(seed: number) {
@@ -81,21 +77,8 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
     if (reporter) body.reporterId = reporter;
     if (r.next() < 0.5) body.matchId = r.pick(['m1', 'm2']);
     if (reporter && r.next() < 0.3) body.source = r.pick(['player', 'game_server']);
-    const parsed = parseReport(kind, { report: body });
-    if (!parsed.ok) throw new Error(`bad report ${JSON.stringify(body)}: ${JSON.stringify(parsed)}`);
     const serviceId = r.next() < 0.08 ? `unknown-${Math.floor(r.next() * 3)}` : r.pick(players);
-    return {
-      offenseId: crypto.randomUUID(),
-      serviceId,
-      gameId: tenant.game.id,
-      studioId: tenant.studioId,
-      report: parsed.report,
-      penalty: computePenalty(parsed.report, CAPS),
-      playerSourced:
-        parsed.report.context.source === 'player' ||
-        (parsed.report.context.source === undefined && parsed.report.context.reporterId !== undefined),
-      policy: { ...DEFAULT_POLICY, reporterQuota: 6, studioBudget: 45 },
-    };
+    return reportItem(tenant, serviceId, kind, body, { reporterQuota: 6, studioBudget: 45 });
   }
 
   /** What one function answered and left, with what differs by run (times, sequence ids) taken out. */

@@ -1,10 +1,7 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, withRetries, type Pool } from '../../common/data/db.js';
 import { GroupCommit } from '../../common/data/group-commit.js';
 import { recordReports, type RecordOutcome, type ReportToRecord } from '../../common/data/repos/offenses.js';
-import { computePenalty } from '../../common/domain/penalty.js';
-import { parseReport } from '../../common/domain/reports.js';
 import {
   createTenant,
   createTestPlayer,
@@ -15,10 +12,8 @@ import {
   type TestApi,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
-import { DEFAULT_POLICY } from '../helpers/reports.js';
+import { reportItem } from '../helpers/reports.js';
 import { testServices } from '../helpers/services.js';
-
-const CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
 
 describe('group commit of reports', function () {
   this.timeout(60_000);
@@ -31,20 +26,8 @@ describe('group commit of reports', function () {
   });
   after(() => pool.end());
 
-  const item = (serviceId: string, severity: 'low' | 'medium' | 'high' | 'critical'): ReportToRecord => {
-    const parsed = parseReport('griefing', { report: { isGriefing: true, severity } });
-    if (!parsed.ok) throw new Error('bad report');
-    return {
-      offenseId: crypto.randomUUID(),
-      serviceId,
-      gameId: tenant.game.id,
-      studioId: tenant.studioId,
-      report: parsed.report,
-      penalty: computePenalty(parsed.report, CAPS),
-      playerSourced: false,
-      policy: { ...DEFAULT_POLICY, studioBudget: 100 },
-    };
-  };
+  const item = (serviceId: string, severity: 'low' | 'medium' | 'high' | 'critical'): ReportToRecord =>
+    reportItem(tenant, serviceId, 'griefing', { isGriefing: true, severity }, { studioBudget: 100 });
 
   it('reports submitted together share statements, and each player sees its reports in arrival order', async () => {
     const players = await Promise.all(Array.from({ length: 3 }, () => createTestPlayer(pool)));
