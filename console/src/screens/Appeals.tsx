@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, claimAppeal, decideAppeal, getAppeal, listAppeals } from '../api';
+import { claimAppeal, decideAppeal, getAppeal, listAppeals } from '../api';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
+import { ErrorLine } from '../components/ErrorLine';
 
 /** The open appeals, oldest first (also the queue's Appeals tab). */
 export function AppealList() {
@@ -19,11 +20,7 @@ export function AppealList() {
           <option value="denied">denied</option>
         </select>
       </label>
-      {page.error && (
-        <p className="error" role="alert">
-          {page.error.message}
-        </p>
-      )}
+      <ErrorLine error={page.error} />
       {page.data && page.data.items.length === 0 ? (
         <p>No appeals here.</p>
       ) : (
@@ -72,14 +69,7 @@ export function AppealScreen() {
   const [decision, setDecision] = useState<'granted' | 'denied' | ''>('');
   const [note, setNote] = useState('');
   const { busy, notice, run } = useAction(appeal.reload);
-  if (appeal.error)
-    return (
-      <p className="error" role="alert">
-        {appeal.error instanceof ApiError && appeal.error.status === 404
-          ? 'No such appeal.'
-          : appeal.error.message}
-      </p>
-    );
+  if (appeal.error) return <ErrorLine error={appeal.error} notFound="No such appeal." />;
   const a = appeal.data;
   if (!a) return <p role="status">Loading the appeal…</p>;
   return (

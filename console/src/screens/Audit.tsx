@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { listAudit, type AuditEntry } from '../api';
 import { when } from '../format';
 import { useLoad } from '../hooks';
+import { ErrorLine } from '../components/ErrorLine';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -59,11 +60,7 @@ export function AuditScreen() {
           </p>
         )}
       </form>
-      {page.error && (
-        <p className="error" role="alert">
-          {page.error.message}
-        </p>
-      )}
+      <ErrorLine error={page.error} />
       <table aria-label="Audit entries" aria-busy={!page.data}>
         <thead>
           <tr>

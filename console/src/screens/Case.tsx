@@ -1,7 +1,6 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import {
-  ApiError,
   claimCase,
   getCase,
   getPlayer,
@@ -16,6 +15,7 @@ import { PlayerHeader } from '../components/PlayerHeader';
 import { when } from '../format';
 import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
+import { ErrorLine } from '../components/ErrorLine';
 
 export const SANCTION_TYPES = [
   ['', 'no sanction'],
@@ -103,12 +103,7 @@ export function CaseScreen({ session }: { session: Session }) {
     }
   };
 
-  if (kase.error)
-    return (
-      <p className="error" role="alert">
-        {kase.error instanceof ApiError && kase.error.status === 404 ? 'No such case.' : kase.error.message}
-      </p>
-    );
+  if (kase.error) return <ErrorLine error={kase.error} notFound="No such case." />;
   if (!c) return <p role="status">Loading the case…</p>;
   return (
     <article aria-labelledby="case-title">

@@ -1,6 +1,6 @@
 import type { FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
+import { getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
 import { OffenseCard } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { TrustChart } from '../components/TrustChart';
@@ -8,6 +8,7 @@ import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
+import { ErrorLine } from '../components/ErrorLine';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
 export function PlayerScreen() {
@@ -47,12 +48,7 @@ export function PlayerScreen() {
     }
   }
 
-  if (view.error)
-    return (
-      <p className="error" role="alert">
-        {view.error instanceof ApiError && view.error.status === 404 ? 'No such player.' : view.error.message}
-      </p>
-    );
+  if (view.error) return <ErrorLine error={view.error} notFound="No such player." />;
   const v = view.data;
   if (!v) return <p role="status">Loading the player…</p>;
   return (

@@ -4,6 +4,7 @@ import { claimCase, listCases, queueCounts, resolveCase, type Case, type Session
 import { age, when } from '../format';
 import { describeError, useLoad, useShortcuts } from '../hooks';
 import { AppealList } from './Appeals';
+import { ErrorLine } from '../components/ErrorLine';
 
 const TABS = [
   ['open', 'Open'],
@@ -169,11 +170,7 @@ export function QueueScreen({ session }: { session: Session }) {
               </label>
             )}
           </form>
-          {cases.error && (
-            <p className="error" role="alert">
-              Could not load the queue: {cases.error.message}
-            </p>
-          )}
+          <ErrorLine error={cases.error} prefix="Could not load the queue: " />
           {tab !== 'resolved' && items.length > 0 && (
             <BulkBar
               ids={[...picked]}

@@ -1,16 +1,12 @@
 import { getStats } from '../api';
 import { duration } from '../format';
 import { useLoad } from '../hooks';
+import { ErrorLine } from '../components/ErrorLine';
 
 /** The team's figures: open and overdue now; per day inbound, resolved and median handling time. */
 export function StatsScreen() {
   const stats = useLoad(() => getStats(14), [], 10000);
-  if (stats.error)
-    return (
-      <p className="error" role="alert">
-        {stats.error.message}
-      </p>
-    );
+  if (stats.error) return <ErrorLine error={stats.error} />;
   const s = stats.data;
   if (!s) return <p role="status">Loading the figures…</p>;
   const max = Math.max(1, ...s.days.map((d) => Math.max(d.inbound, d.resolved)));
