@@ -15,6 +15,11 @@ export async function consoleTypes(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  fs.writeFileSync(CONSOLE_TYPES, await consoleTypes());
-  process.stdout.write(`wrote ${CONSOLE_TYPES}\n`);
+  // Written only when it changed: a new mtime alone would make the console look older than its
+  // sources and be built again (scripts/console-build.ts).
+  const types = await consoleTypes();
+  if (!fs.existsSync(CONSOLE_TYPES) || fs.readFileSync(CONSOLE_TYPES, 'utf8') !== types) {
+    fs.writeFileSync(CONSOLE_TYPES, types);
+    process.stdout.write(`wrote ${CONSOLE_TYPES}\n`);
+  }
 }
