@@ -10,6 +10,7 @@ import type { Queryable } from './db.js';
  * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids);
  * - webhook deliveries finished (delivered, failed or cancelled) more than 30 days ago: the delivery
  *   log studios read covers the last 30 days;
+ * - console sessions past their absolute end;
  * - duplicate-report keys past their window, and reporter-quota and studio-budget windows over 24 h
  *   old (a new window starts from nothing either way).
  */
