@@ -7,11 +7,13 @@ import { check } from '../validation.js';
 
 /** No control characters in a name a moderator or another studio will read. */
 const PRINTABLE = /^[^\p{Cc}]*$/u;
-const serviceId = Joi.string()
+/** A serviceId a client or an operator chooses (the players table checks the same pattern). */
+export const serviceId = Joi.string()
   .pattern(SERVICE_ID)
   .message('must be 1 to 64 letters, digits, _ or -')
   .invalid(...RESERVED_SERVICE_IDS);
-const playerFields = {
+/** A player's names, wherever a player is created (the API, an import, the admin tool). */
+export const playerFields = {
   gamerTag: Joi.string()
     .trim()
     .min(1)

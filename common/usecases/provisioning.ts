@@ -15,7 +15,7 @@ import {
   type Game,
 } from '../data/repos/accounts.js';
 import { isUniqueViolation } from '../data/db.js';
-import { RESERVED_SERVICE_IDS, SERVICE_ID } from '../domain/players.js';
+import { playerFields, serviceId } from './players.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import {
   generateClientId,
@@ -136,12 +136,8 @@ export async function provisionPlayer(
 ) {
   const v = check<typeof input>(
     Joi.object({
-      serviceId: Joi.string()
-        .pattern(SERVICE_ID)
-        .message('must be 1 to 64 letters, digits, _ or -')
-        .invalid(...RESERVED_SERVICE_IDS),
-      fullName: Joi.string().trim().min(1).max(200).required(),
-      gamerTag: Joi.string().trim().min(1).max(64).required(),
+      serviceId,
+      ...playerFields,
       password: Joi.string().min(8).max(256).required(),
       kyc: Joi.boolean(),
     }),

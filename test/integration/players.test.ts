@@ -12,6 +12,8 @@ import {
   type TestApi,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
+import type { AppError } from '../../common/errors.js';
+import { provisionPlayer } from '../../common/usecases/provisioning.js';
 import { runAdmin } from '../helpers/admin.js';
 
 const uid = () => crypto.randomBytes(5).toString('hex');
@@ -128,6 +130,21 @@ describe('players in bulk: POST /v1/players and admin player import', function (
         const res = await create(json);
         expect(res.status, JSON.stringify(json)).to.equal(400);
         expect(res.body.code).to.equal('validation_failed');
+      }
+      expect(await countPlayers('gamer_tag LIKE $1', [`${tag}%`])).to.equal(0);
+    });
+
+    it("holds an operator's player (admin player create) to the same name rules", async () => {
+      const tag = `Op${uid()}`;
+      for (const names of [
+        { gamerTag: `${tag}\u0007`, fullName: 'x' },
+        { gamerTag: tag, fullName: 'Bell\u0007' },
+      ]) {
+        const err = await provisionPlayer(api.pool, { ...names, password: 'correct horse battery' }).then(
+          () => undefined,
+          (e: AppError) => e,
+        );
+        expect(err?.code, JSON.stringify(names)).to.equal('validation_failed');
       }
       expect(await countPlayers('gamer_tag LIKE $1', [`${tag}%`])).to.equal(0);
     });
