@@ -335,6 +335,21 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('says so, as an alert, when a case, a player or an appeal does not exist', async () => {
+    const { context, page } = await signedIn(moderator);
+    for (const [route, words] of [
+      [`/console/cases/${crypto.randomUUID()}`, 'No such case.'],
+      [`/console/players/nobody-${uid()}`, 'No such player.'],
+      [`/console/appeals/${crypto.randomUUID()}`, 'No such appeal.'],
+    ]) {
+      await page.goto(`${api.url}${route!}`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect((await alert.textContent())?.trim(), route).to.equal(words);
+    }
+    await context.close();
+  });
+
   it('a moderator (not an admin) sees no audit screen, and the API refuses it if forced', async () => {
     const { context, page } = await signedIn(moderator);
     expect(await page.getByRole('link', { name: 'Audit log' }).count()).to.equal(0);
