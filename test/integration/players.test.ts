@@ -216,29 +216,15 @@ describe('players in bulk: POST /v1/players and admin player import', function (
       lines.splice(50, 0, ''); // line 51: blank, skipped
       const file = path.join(dir, 'players.jsonl');
       // Interrupted after the first 3,000 lines: the first run saw only those.
+      const importForGame = (f: string) =>
+        admin('player', 'import', '--file', f, '--client-id', tenant.game.clientId, '--json');
       fs.writeFileSync(file, `${lines.slice(0, 3000).join('\n')}\n`);
-      const first = await admin(
-        'player',
-        'import',
-        '--file',
-        file,
-        '--client-id',
-        tenant.game.clientId,
-        '--json',
-      );
+      const first = await importForGame(file);
       const firstSummary = JSON.parse(first.stdout) as Summary;
       expect(firstSummary.created).to.equal(2995);
 
       fs.writeFileSync(file, `${lines.join('\n')}\n`);
-      const res = await admin(
-        'player',
-        'import',
-        '--file',
-        file,
-        '--client-id',
-        tenant.game.clientId,
-        '--json',
-      );
+      const res = await importForGame(file);
       expect(res.code, res.stderr).to.equal(1); // some lines invalid
       const summary = JSON.parse(res.stdout) as Summary;
       expect(summary).to.include({ lines: 5004, created: 2005, alreadyPresent: 2996, invalid: 3 });
