@@ -754,6 +754,7 @@ export const moderationSchemas = {
         'revoke_sanction',
         'claim_appeal',
         'decide_appeal',
+        'release_appeal',
       ],
     },
     outcome: { enum: [...OUTCOMES, null] },

@@ -500,7 +500,7 @@ const draft = {
         tags: ['players'],
         summary: "Every change of a player's trust score, newest first",
         description:
-          'One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes caused by the calling studio\'s own reports.',
+          'One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal or a granted appeal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes about the calling studio\'s own reports (the offense itself, and a dismissal, appeal or release of it).',
         parameters: [serviceIdParam, ...clientHeaders, ...pageParams()],
         responses: {
           200: rateLimited(json(page('TrustChange'), 'One page.')),
@@ -835,6 +835,9 @@ const draft = {
           'penaltyPoints',
           'penaltyHeld',
           'status',
+          'penaltyRestored',
+          'restoredBy',
+          'restoredAt',
           'reviewedByAdmin',
           'resolved',
           'resolvedAt',
@@ -853,7 +856,8 @@ const draft = {
           penaltyPoints: {
             type: 'integer',
             minimum: 0,
-            description: 'Points this offense took off the trust score.',
+            description:
+              'Points this offense took off the trust score (at filing, or when its held points were released); still shown once they were given back (see penaltyRestored).',
           },
           penaltyHeld: {
             type: 'integer',
@@ -861,10 +865,22 @@ const draft = {
             description: 'Points held for a moderator instead of applied (0 when none were).',
           },
           status: {
-            enum: ['applied', 'held', 'released', 'dropped', 'recorded'],
+            enum: ['applied', 'held', 'released', 'dropped', 'recorded', 'restored'],
             description:
-              'applied: its points were taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (dismissed); recorded: stored without points (the flag was false, or the reporter is muted).',
+              'What became of its points. applied: taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (the case was dismissed, or an appeal granted); recorded: stored without points (the flag was false, or the reporter is muted); restored: a dismissal or a granted appeal gave its points back (applied or released before). restored, dropped and recorded are final: points come back at most once, whichever decision comes first.',
           },
+          penaltyRestored: {
+            type: 'integer',
+            minimum: 0,
+            description:
+              'Points given back to the score (status restored): what it took, less any the 100 cap left no room for. For every player, trustScore = 100 - sum(penaltyPoints) + sum(penaltyRestored) + the recovery points of the trust history.',
+          },
+          restoredBy: {
+            enum: ['dismissal', 'appeal', null],
+            description:
+              'The decision that gave the points back (restored) or let the held points go (dropped); null otherwise.',
+          },
+          restoredAt: { type: ['string', 'null'], format: 'date-time', description: 'When it did.' },
           statusReason: {
             type: ['string', 'null'],
             enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding', null],

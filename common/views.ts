@@ -16,6 +16,9 @@ export interface OffenseView {
   penaltyPoints: number;
   penaltyHeld: number;
   status: string;
+  penaltyRestored: number;
+  restoredBy: string | null;
+  restoredAt: string | null;
   reviewedByAdmin: boolean;
   resolved: boolean;
   resolvedAt: string | null;
@@ -45,6 +48,9 @@ export function presentOffense(o: OffenseRecord, viewerStudioId: string | null):
     penaltyPoints: o.penaltyPoints,
     penaltyHeld: o.penaltyHeld,
     status: o.status,
+    penaltyRestored: o.penaltyRestored,
+    restoredBy: o.restoredBy,
+    restoredAt: o.restoredAt ? o.restoredAt.toISOString() : null,
     reviewedByAdmin: o.reviewedByAdmin,
     resolved: o.resolved,
     resolvedAt: o.resolvedAt ? o.resolvedAt.toISOString() : null,
@@ -150,8 +156,9 @@ export const presentDelivery = (d: DeliveryRecord) => ({
 });
 
 /**
- * One change of a player's score. Every studio sees every change (the score is global); which studio's
- * report caused it is shown only to that studio (`visibility: "full"`), as for offenses.
+ * One change of a player's score. Every studio sees every change (the score is global); a change
+ * about a studio's own reports (the offense, or a dismissal, appeal or release of them) is marked
+ * `visibility: "full"` for that studio, as its offenses are.
  */
 export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null) => ({
   id: h.id,
@@ -162,7 +169,7 @@ export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null
   offenseId: h.offenseId,
   caseId: h.caseId,
   createdAt: h.createdAt.toISOString(),
-  visibility: h.studioId !== null && h.studioId === viewerStudioId ? 'full' : 'summary',
+  visibility: viewerStudioId !== null && h.studioIds.includes(viewerStudioId) ? 'full' : 'summary',
 });
 
 export const presentReporter = (r: ReporterRecord) => ({

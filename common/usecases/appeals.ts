@@ -3,7 +3,8 @@ import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '
 import { APPEAL_REASONS, findAppeal, type AppealReason, type AppealRecord } from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findSanctionForUpdate } from '../data/repos/sanctions.js';
-import { changeScore } from '../data/repos/trust.js';
+import { moveOffenses } from '../data/repos/offense-lifecycle.js';
+import { isAppealable, type OffenseStatus } from '../domain/offense-lifecycle.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
@@ -41,7 +42,8 @@ interface Subject {
   /** Studios concerned besides the player's: the offense's filer, the sanction's studio. */
   studios: string[];
   revoked: boolean;
-  points: number;
+  /** An offense's status (its life cycle decides whether an appeal can still change anything). */
+  offenseStatus: OffenseStatus | null;
 }
 
 async function lockSubject(
@@ -77,7 +79,7 @@ async function lockSubject(
       caseId: s.case_id,
       studios: [s.scope_studio_id, s.issued_by_studio].filter((x): x is string => x !== null),
       revoked: s.revoked,
-      points: 0,
+      offenseStatus: null,
     };
   }
   const { rows } = await client.query<{
@@ -87,9 +89,9 @@ async function lockSubject(
     studio_id: string;
     case_id: string | null;
     resolved_by: string | null;
-    penalty_points: number;
+    status: OffenseStatus;
   }>(
-    `SELECT o.id, o.created_at, o.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.penalty_points
+    `SELECT o.id, o.created_at, o.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.status
        FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
        LEFT JOIN review_cases c ON c.id = co.case_id
       WHERE o.id = $1 AND o.player_id = $2 FOR UPDATE OF o`,
@@ -105,7 +107,7 @@ async function lockSubject(
     caseId: o.case_id,
     studios: [o.studio_id],
     revoked: false,
-    points: o.penalty_points,
+    offenseStatus: o.status,
   };
 }
 
@@ -159,6 +161,14 @@ export async function fileAppeal(
         'not_appealable',
         'This was already revoked or granted on appeal: there is nothing to appeal.',
       );
+    if (subject.offenseStatus && !isAppealable(subject.offenseStatus))
+      throw conflict(
+        'not_appealable',
+        subject.offenseStatus === 'recorded'
+          ? 'This offense took no points: there is nothing to appeal.'
+          : `This offense's points were already ${subject.offenseStatus === 'dropped' ? 'dropped' : 'given back'}: there is nothing to appeal.`,
+        { offenseStatus: subject.offenseStatus },
+      );
     if (input.now.getTime() > subject.decidedAt.getTime() + input.windowDays * 86_400_000)
       throw conflict(
         'appeal_window_closed',
@@ -198,14 +208,39 @@ async function lockOpenAppeal(client: PoolClient, id: string): Promise<AppealRec
   return appeal;
 }
 
-/** Claims an appeal for `leaseSeconds`, like a case (again: renews); a live claim of another: 409. */
+/** The appeal's subject, locked, for the rules that depend on who decided it. */
+async function lockSubjectOf(client: PoolClient, appeal: AppealRecord): Promise<Subject> {
+  return (await lockSubject(
+    client,
+    appeal.playerRowId,
+    appeal.subject.kind === 'sanction' ? { sanctionId: appeal.subject.id } : { offenseId: appeal.subject.id },
+    null,
+  ))!;
+}
+
+const ownDecision = () =>
+  new AppError(
+    403,
+    'own_decision',
+    'This appeal is against your own decision: another moderator (or an admin) must decide it.',
+  );
+
+/**
+ * Claims an appeal for `leaseSeconds`, like a case (again: renews). A moderator may not claim an
+ * appeal against their own decision (403 own_decision, so it never sits claimed by someone who cannot
+ * decide it); an admin may. A live claim of another moderator: 409 appeal_claimed, except for an
+ * admin, who takes it over (audited with the previous holder).
+ */
 export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSeconds: number) {
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
-    if (appeal.claim && appeal.claim.moderatorId !== actor.id)
+    const takeover = appeal.claim && appeal.claim.moderatorId !== actor.id ? appeal.claim : null;
+    if (takeover && actor.role !== 'admin')
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.', {
-        claimExpiresAt: appeal.claim.expiresAt.toISOString(),
+        claimExpiresAt: takeover.expiresAt.toISOString(),
       });
+    const subject = await lockSubjectOf(client, appeal);
+    if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
     await client.query(
       // On the database's clock, as case claims are: a lease is a lease however the API's clock runs.
       `UPDATE appeals SET claimed_by = $2, claim_expires_at = now() + make_interval(secs => $3) WHERE id = $1`,
@@ -219,7 +254,34 @@ export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSec
       note: null,
       trustScoreBefore: null,
       trustScoreAfter: null,
-      details: { appealId: id },
+      details: { appealId: id, ...(takeover ? { takenOverFrom: takeover.moderatorId } : {}) },
+    });
+    return (await findAppeal(client, id))!;
+  });
+}
+
+/**
+ * Gives a claim up: its holder, or an admin for anyone's (a live claim left by a moderator who is
+ * away). 409 appeal_not_claimed when there is none, appeal_claimed for another's claim.
+ */
+export async function releaseAppeal(pool: Pool, actor: Actor, id: string) {
+  return withTransaction(pool, async (client) => {
+    const appeal = await lockOpenAppeal(client, id);
+    if (!appeal.claim) throw conflict('appeal_not_claimed', 'The appeal is not claimed.');
+    if (appeal.claim.moderatorId !== actor.id && actor.role !== 'admin')
+      throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.', {
+        claimExpiresAt: appeal.claim.expiresAt.toISOString(),
+      });
+    await client.query('UPDATE appeals SET claimed_by = NULL, claim_expires_at = NULL WHERE id = $1', [id]);
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId: null,
+      action: 'release_appeal',
+      outcome: null,
+      note: null,
+      trustScoreBefore: null,
+      trustScoreAfter: null,
+      details: { appealId: id, releasedClaimOf: appeal.claim.moderatorId },
     });
     return (await findAppeal(client, id))!;
   });
@@ -245,20 +307,8 @@ export async function decideAppeal(
     if (appeal.claim.moderatorId !== actor.id)
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.');
     await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [appeal.playerRowId]);
-    const subject = (await lockSubject(
-      client,
-      appeal.playerRowId,
-      appeal.subject.kind === 'sanction'
-        ? { sanctionId: appeal.subject.id }
-        : { offenseId: appeal.subject.id },
-      null,
-    ))!;
-    if (subject.deciderId === actor.id && actor.role !== 'admin')
-      throw new AppError(
-        403,
-        'own_decision',
-        'This appeal is against your own decision: another moderator (or an admin) must decide it.',
-      );
+    const subject = await lockSubjectOf(client, appeal);
+    if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
     const outbox: OutboxRow[] = [];
     let refunded = 0;
     if (decision === 'granted') {
@@ -274,15 +324,16 @@ export async function decideAppeal(
           )),
         );
       }
-      if (subject.kind === 'offense' && subject.points > 0) {
-        const moved = await changeScore(client, {
+      if (subject.kind === 'offense') {
+        // Through the life cycle: points a dismissal already gave back are not given again.
+        const moved = await moveOffenses(client, {
           playerRowId: appeal.playerRowId,
-          points: subject.points,
-          reason: 'appeal',
-          offenseId: subject.id,
+          offenseIds: [subject.id],
+          event: 'appeal',
           caseId: subject.caseId,
+          now,
         });
-        refunded = moved.after - moved.before;
+        refunded = moved.points;
         if (refunded > 0) {
           const change = {
             playerId: appeal.serviceId,

@@ -21,7 +21,7 @@ import {
   type Outcome,
 } from '../data/repos/moderation.js';
 import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
-import { changeScore } from '../data/repos/trust.js';
+import { moveOffenses } from '../data/repos/offense-lifecycle.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
 import type { SanctionRecord } from '../data/repos/sanctions.js';
@@ -186,7 +186,7 @@ export async function resolveCase(
     if (!c.claim)
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
     await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [c.playerRowId]);
-    const effects = await applyOutcome(client, c, outcome);
+    const effects = await applyOutcome(client, c, outcome, now);
     await client.query(
       `UPDATE review_cases SET status = 'resolved', outcome = $2, resolution_note = $3, resolved_by = $4,
               resolved_at = now(), points_restored = $5, claim_expires_at = NULL, updated_at = now()
@@ -255,94 +255,48 @@ interface OutcomeEffects {
 
 /**
  * What an outcome does to the player and the reporters, in the caller's transaction (which holds the
- * case's and the player's row locks): every offense of the case is marked reviewed and resolved;
- * upholding applies the points held for the case, offense by offense in the order they came, each
- * floored at 0 (`held_released`); dismissing gives back the points the case's offenses took (never
- * above 100, `dismissal`) and drops the held ones. Each offense's reporter (per studio) gets the
- * outcome counted for its credibility.
+ * case's and the player's row locks): every offense of the case is marked reviewed and resolved, then
+ * moved by the offense life cycle (repos/offense-lifecycle.ts): upholding takes the held points, in
+ * the order the reports came, each floored at 0 (`held_released`); dismissing gives back the points
+ * the offenses took and that no granted appeal gave back already (never above 100, `dismissal`) and
+ * drops the held ones. Each offense's reporter (per studio) gets the outcome counted for its
+ * credibility.
  */
-async function applyOutcome(client: PoolClient, c: CaseRecord, outcome: Outcome): Promise<OutcomeEffects> {
+async function applyOutcome(
+  client: PoolClient,
+  c: CaseRecord,
+  outcome: Outcome,
+  now: Date,
+): Promise<OutcomeEffects> {
   const { rows: offenses } = await client.query<{
     id: string;
     studio_id: string;
     penalty_points: number;
-    penalty_held: number;
-    status: string;
     reporter_id: string | null;
     match_id: string | null;
-    created_at: Date;
   }>(
     `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
        FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
-     RETURNING o.id, o.studio_id, o.penalty_points, o.penalty_held, o.status, o.reporter_id, o.match_id,
-               o.created_at`,
+     RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id`,
     [c.id],
   );
-  // In the order the reports came.
-  const held = offenses
-    .filter((o) => o.status === 'held')
-    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
-  const deducted = offenses.reduce((sum, o) => sum + o.penalty_points, 0);
-  const heldTotal = held.reduce((sum, o) => sum + o.penalty_held, 0);
+  const moved = await moveOffenses(client, {
+    playerRowId: c.playerRowId,
+    offenseIds: offenses.map((o) => o.id),
+    event: outcome === 'upheld' ? 'uphold' : 'dismiss',
+    caseId: c.id,
+    now,
+  });
   const effects: OutcomeEffects = {
     offenses,
-    before: c.player.trustScore,
-    after: c.player.trustScore,
-    deducted,
-    pointsRestored: 0,
-    heldApplied: 0,
-    heldDropped: 0,
-    reason: null,
+    before: moved.before,
+    after: moved.after,
+    deducted: offenses.reduce((sum, o) => sum + o.penalty_points, 0),
+    pointsRestored: moved.points > 0 ? moved.points : 0,
+    heldApplied: moved.points < 0 ? -moved.points : 0,
+    heldDropped: moved.moves.reduce((sum, m) => sum + m.heldDropped, 0),
+    reason: moved.reason === 'dismissal' || moved.reason === 'held_released' ? moved.reason : null,
   };
-  const { rows: current } = await client.query<{ trust_score: number }>(
-    'SELECT trust_score FROM players WHERE id = $1',
-    [c.playerRowId],
-  );
-  effects.before = effects.after = current[0]!.trust_score;
-  if (outcome === 'upheld' && held.length > 0) {
-    // Each held penalty floored at the score its predecessors left.
-    let score = effects.before;
-    const applied = held.map((o) => {
-      const points = Math.min(o.penalty_held, score);
-      score -= points;
-      return { id: o.id, points };
-    });
-    await client.query(
-      `UPDATE offenses o SET status = 'released', penalty_points = o.penalty_points + a.points,
-              updated_at = now()
-         FROM unnest($1::uuid[], $2::int[]) AS a(id, points) WHERE o.id = a.id`,
-      [applied.map((a) => a.id), applied.map((a) => a.points)],
-    );
-    effects.heldApplied = effects.before - score;
-    if (effects.heldApplied > 0) {
-      const moved = await changeScore(client, {
-        playerRowId: c.playerRowId,
-        points: -effects.heldApplied,
-        reason: 'held_released',
-        caseId: c.id,
-      });
-      effects.after = moved.after;
-      effects.reason = 'held_released';
-    }
-  } else if (outcome === 'dismissed') {
-    if (held.length > 0)
-      await client.query(
-        `UPDATE offenses SET status = 'dropped', updated_at = now() WHERE id = ANY($1::uuid[])`,
-        [held.map((o) => o.id)],
-      );
-    effects.heldDropped = heldTotal;
-    if (deducted > 0) {
-      const moved = await changeScore(client, {
-        playerRowId: c.playerRowId,
-        points: deducted,
-        reason: 'dismissal',
-        caseId: c.id,
-      });
-      effects.after = moved.after;
-      effects.pointsRestored = moved.after - moved.before;
-      if (effects.pointsRestored > 0) effects.reason = 'dismissal';
-    }
-  }
   await countReporterOutcomes(client, offenses, outcome);
   return effects;
 }

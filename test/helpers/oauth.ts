@@ -79,3 +79,31 @@ export function approveWithPkce(
     url.searchParams.set(k, v);
   return submitConsent(url.toString(), { decision: 'approve', gamer_tag: player.gamerTag, password });
 }
+
+/**
+ * The player signs in to the game (OAuth with PKCE, which also links them to it) and the game gets
+ * their access token: the headers a game sends on the player's behalf.
+ */
+export async function playerBearer(
+  apiUrl: string,
+  game: { clientId: string; clientSecret: string },
+  player: { gamerTag: string },
+): Promise<Record<string, string>> {
+  const verifier = crypto.randomBytes(32).toString('base64url');
+  const consent = await approveWithPkce(apiUrl, game.clientId, player, verifier);
+  const code = new URL(consent.location!).searchParams.get('code')!;
+  const res = await fetch(`${apiUrl}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'authorization_code',
+      code,
+      client_id: game.clientId,
+      client_secret: game.clientSecret,
+      code_verifier: verifier,
+    }),
+  });
+  const token = (await res.json()) as { access_token: string };
+  expect(res.status, JSON.stringify(token)).to.equal(200);
+  return { authorization: `Bearer ${token.access_token}`, client_secret: game.clientSecret };
+}

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createLogger } from '../../common/logger.js';
 import { QUEUES } from '../../common/queues/index.js';
@@ -18,7 +17,7 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
-import { approveWithPkce } from '../helpers/oauth.js';
+import { playerBearer } from '../helpers/oauth.js';
 
 interface AppealBody {
   id: string;
@@ -49,23 +48,7 @@ describe('appeals', function () {
   });
   after(() => api.close());
 
-  /** The player signs in to the game (OAuth with PKCE) and the game gets their access token. */
-  async function playerToken(player: { gamerTag: string }): Promise<Record<string, string>> {
-    const verifier = crypto.randomBytes(32).toString('base64url');
-    const consent = await approveWithPkce(api.url, game.game.clientId, player, verifier);
-    const code = new URL(consent.location!).searchParams.get('code')!;
-    const token = await call<{ access_token: string }>(api.url, 'POST', '/v1/oauth/token', {
-      spec: '/v1/oauth/token',
-      json: {
-        grant_type: 'authorization_code',
-        code,
-        client_id: game.game.clientId,
-        client_secret: game.game.clientSecret,
-        code_verifier: verifier,
-      },
-    });
-    return { authorization: `Bearer ${token.body.access_token}`, client_secret: game.game.clientSecret };
-  }
+  const playerToken = (player: { gamerTag: string }) => playerBearer(api.url, game.game, player);
 
   const sanction = (serviceId: string, by: TestModerator, json: object) =>
     call<{ id: string }>(api.url, 'POST', `/v1/admin/players/${serviceId}/sanctions`, {
@@ -79,7 +62,7 @@ describe('appeals', function () {
       headers,
       json,
     });
-  const act = (by: TestModerator, id: string, action: 'claim' | 'decide', json?: object) =>
+  const act = (by: TestModerator, id: string, action: 'claim' | 'release' | 'decide', json?: object) =>
     call<AppealBody>(api.url, 'POST', `/v1/admin/appeals/${id}/${action}`, {
       spec: `/v1/admin/appeals/{appealId}/${action}` as never,
       headers: by.headers,
@@ -115,20 +98,42 @@ describe('appeals', function () {
     });
     expect(queue.body.items.map((a) => a.id)).to.include(filed.body.id);
 
-    // modA placed the sanction: not theirs to decide.
-    expect((await act(modA, filed.body.id, 'claim')).status).to.equal(200);
-    const own = await act(modA, filed.body.id, 'decide', { decision: 'granted', note: 'mine' });
+    // modA placed the sanction: not theirs to decide, so not theirs to claim either (a claim they could
+    // not use would hold the appeal for the whole lease).
+    const own = await act(modA, filed.body.id, 'claim');
     expect(own.status).to.equal(403);
     expect(own.body.code).to.equal('own_decision');
-    expect((await act(modB, filed.body.id, 'claim')).status).to.equal(409); // modA's claim is live
-    await call(api.url, 'POST', `/v1/admin/appeals/${filed.body.id}/claim`, {
-      spec: '/v1/admin/appeals/{appealId}/claim',
-      headers: modA.headers,
-    });
-    // modA's claim runs out (leases are on the database's clock).
-    await api.pool.query(`UPDATE appeals SET claim_expires_at = now() - interval '1 second' WHERE id = $1`, [
-      filed.body.id,
+    expect(
+      (await api.pool.query('SELECT claimed_by FROM appeals WHERE id = $1', [filed.body.id])).rows,
+    ).to.deep.equal([{ claimed_by: null }]);
+    // modB claims and gives it up; claims again; an admin takes the live claim over.
+    expect((await act(modB, filed.body.id, 'claim')).status).to.equal(200);
+    const released = await act(modB, filed.body.id, 'release');
+    expect(released.status, released.text).to.equal(200);
+    expect(released.body).to.include({ claim: null, status: 'open' });
+    expect((await act(modB, filed.body.id, 'release')).body.code).to.equal('appeal_not_claimed');
+    expect((await act(modB, filed.body.id, 'claim')).status).to.equal(200);
+    const takeover = await act(admin, filed.body.id, 'claim');
+    expect(takeover.status, takeover.text).to.equal(200);
+    expect((takeover.body as unknown as { claim: { moderatorId: string } }).claim.moderatorId).to.equal(
+      admin.id,
+    );
+    expect((await act(modB, filed.body.id, 'decide', { decision: 'granted', note: 'x' })).body.code).to.equal(
+      'appeal_claimed',
+    );
+    expect((await act(modB, filed.body.id, 'release')).body.code).to.equal('appeal_claimed');
+    const audit = await api.pool.query<{ action: string; details: Record<string, unknown> }>(
+      `SELECT action, details FROM moderation_audit WHERE details->>'appealId' = $1 ORDER BY id`,
+      [filed.body.id],
+    );
+    expect(audit.rows.map((r) => r.action)).to.deep.equal([
+      'claim_appeal',
+      'release_appeal',
+      'claim_appeal',
+      'claim_appeal',
     ]);
+    expect(audit.rows[3]!.details).to.include({ takenOverFrom: modB.id });
+    expect((await act(admin, filed.body.id, 'release')).status).to.equal(200);
     {
       expect((await act(modB, filed.body.id, 'claim')).status).to.equal(200);
       const granted = await act(modB, filed.body.id, 'decide', {
@@ -309,14 +314,8 @@ describe('appeals', function () {
           statement: 'It was banter between friends.',
         },
       });
-      await act(modA, filed.body.id, 'claim');
-      expect(
-        (await act(modA, filed.body.id, 'decide', { decision: 'granted', note: 'x' })).body.code,
-      ).to.equal('own_decision');
-      await api.pool.query(
-        `UPDATE appeals SET claim_expires_at = now() - interval '1 second' WHERE id = $1`,
-        [filed.body.id],
-      );
+      // modA upheld the case: the claim itself is refused, so the appeal is never stuck with them.
+      expect((await act(modA, filed.body.id, 'claim')).body.code).to.equal('own_decision');
       await act(modB, filed.body.id, 'claim');
       const granted = await act(modB, filed.body.id, 'decide', {
         decision: 'granted',

@@ -253,6 +253,11 @@ describe('moderator console in headless Chromium', function () {
     await page.getByRole('heading', { name: /^Player / }).waitFor();
     await page.getByTestId('trust-score').filter({ hasText: '100' }).waitFor();
     expect(await page.locator('svg circle').count()).to.equal(2); // the offense, then the dismissal
+    // The offense says what became of it, not only the score.
+    await page
+      .locator('.offense .outcome')
+      .filter({ hasText: /^Restored: (\d+) of \1 points given back by a dismissal on / })
+      .waitFor();
     await checkScreen(page, 'player');
     await context.close();
   });

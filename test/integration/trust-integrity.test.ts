@@ -314,9 +314,10 @@ describe('trust integrity: limits, duplicates, budgets, credibility and the hist
           WHERE p.service_id = $1 GROUP BY o.status ORDER BY o.status`,
         [player.serviceId],
       );
+      // The applied ones' points came back (restored); the held one's were never taken (dropped).
       expect(rows).to.deep.equal([
-        { status: 'applied', n: 2 },
         { status: 'dropped', n: 1 },
+        { status: 'restored', n: 2 },
       ]);
       const items = await expectHistoryMatchesScore(player.serviceId);
       expect(items.map((h) => h.reason)).to.deep.equal(['offense', 'offense', 'dismissal']);

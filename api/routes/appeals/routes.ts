@@ -6,7 +6,7 @@ import { isUuid } from '../../../common/data/repos/accounts.js';
 import { findAppeal, listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { notFound } from '../../../common/errors.js';
-import { claimAppeal, decideAppeal, fileAppeal } from '../../../common/usecases/appeals.js';
+import { claimAppeal, decideAppeal, fileAppeal, releaseAppeal } from '../../../common/usecases/appeals.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import { presentAppeal } from '../../../common/views.js';
@@ -93,6 +93,9 @@ export function appealRoutes(deps: RouteDeps): Router {
     ctx.body = presentAppeal(
       await claimAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx), deps.config.caseLeaseSeconds),
     );
+  });
+  router.post('/v1/admin/appeals/:appealId/release', moderator, async (ctx) => {
+    ctx.body = presentAppeal(await releaseAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx)));
   });
   router.post('/v1/admin/appeals/:appealId/decide', moderator, requireJsonBody(), async (ctx) => {
     const { appeal, outbox } = await decideAppeal(

@@ -299,7 +299,8 @@ export interface AuditEntry {
     | 'place_sanction'
     | 'revoke_sanction'
     | 'claim_appeal'
-    | 'decide_appeal';
+    | 'decide_appeal'
+    | 'release_appeal';
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;

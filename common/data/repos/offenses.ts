@@ -1,3 +1,4 @@
+import type { OffenseStatus, RestoredBy } from '../../domain/offense-lifecycle.js';
 import type {
   EvidenceItem,
   NormalisedReport,
@@ -34,15 +35,17 @@ export interface OffenseRecord {
   penaltyHeld: number;
   status: OffenseStatus;
   statusReason: StatusReason | null;
+  /** Points given back by a dismissal or a granted appeal (status restored; never above 100). */
+  penaltyRestored: number;
+  /** The decision that gave the points back (restored) or let the held ones go (dropped). */
+  restoredBy: RestoredBy | null;
+  restoredAt: Date | null;
   /** The full-precision sort key of keyset cursors (a Date keeps only milliseconds). */
   cursorTs: string;
 }
 
-/**
- * What became of an offense's points: applied when filed; held for a moderator, then released
- * (upheld) or dropped (dismissed); recorded without any (flag false, or a muted reporter).
- */
-export type OffenseStatus = 'applied' | 'held' | 'released' | 'dropped' | 'recorded';
+/** What became of an offense's points: the life cycle in domain/offense-lifecycle.ts. */
+export type { OffenseStatus };
 export type StatusReason = 'studio_budget' | 'reporter_credibility' | 'reporter_muted' | 'no_finding';
 
 export interface GameLink {
@@ -75,7 +78,8 @@ export interface ActiveSanction {
 /** Column list shared by every offense read; `cursor` is the full-precision sort key. */
 const OFFENSE_SELECT = `o.id, p.service_id, o.game_id, o.studio_id, o.type, o.description, o.severity, o.penalty_points,
   o.evidence, o.details, o.context, o.reviewed_by_admin, o.resolved, o.resolved_at, o.created_at, o.updated_at,
-  o.trust_score_after, o.penalty_held, o.status, o.status_reason, to_json(o.created_at)#>>'{}' AS cursor_ts`;
+  o.trust_score_after, o.penalty_held, o.status, o.status_reason, o.penalty_restored, o.restored_by, o.restored_at,
+  to_json(o.created_at)#>>'{}' AS cursor_ts`;
 
 interface OffenseRow {
   id: string;
@@ -98,6 +102,9 @@ interface OffenseRow {
   penalty_held: number;
   status: OffenseStatus;
   status_reason: StatusReason | null;
+  penalty_restored: number;
+  restored_by: RestoredBy | null;
+  restored_at: Date | string | null;
   cursor_ts: string;
 }
 
@@ -125,6 +132,9 @@ function offenseFromRow(r: OffenseRow): OffenseRecord {
     penaltyHeld: r.penalty_held,
     status: r.status,
     statusReason: r.status_reason,
+    penaltyRestored: r.penalty_restored,
+    restoredBy: r.restored_by,
+    restoredAt: r.restored_at === null ? null : toDate(r.restored_at),
     cursorTs: r.cursor_ts,
   };
 }

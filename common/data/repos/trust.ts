@@ -11,7 +11,8 @@ export interface TrustChange {
   reason: TrustChangeReason;
   offenseId: string | null;
   caseId: string | null;
-  studioId: string | null;
+  /** The studios whose reports it was about: the offense's filer, or every filer of the case's. */
+  studioIds: string[];
   createdAt: Date;
 }
 
@@ -69,10 +70,19 @@ export async function listTrustHistory(
     reason: TrustChangeReason;
     offense_id: string | null;
     case_id: string | null;
-    studio_id: string | null;
+    studio_ids: string[];
     created_at: Date;
   }>(
-    `SELECT h.id::text, h.points, h.score_before, h.score_after, h.reason, h.offense_id, h.case_id, h.studio_id,
+    // A decision's row (dismissal, appeal, held points released) names its case or offense, not a
+    // studio: the filers are read from those, at most one page of rows.
+    `SELECT h.id::text, h.points, h.score_before, h.score_after, h.reason, h.offense_id, h.case_id,
+            CASE WHEN h.studio_id IS NOT NULL THEN ARRAY[h.studio_id::text]
+                 WHEN h.case_id IS NOT NULL THEN ARRAY(
+                   SELECT DISTINCT o.studio_id::text FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+                    WHERE co.case_id = h.case_id)
+                 WHEN h.offense_id IS NOT NULL THEN ARRAY(
+                   SELECT o.studio_id::text FROM offenses o WHERE o.id = h.offense_id)
+                 ELSE '{}'::text[] END AS studio_ids,
             h.created_at
        FROM players p LEFT JOIN LATERAL (
          SELECT * FROM trust_history h WHERE h.player_id = p.id AND ($3::bigint IS NULL OR h.id < $3)
@@ -93,7 +103,7 @@ export async function listTrustHistory(
       reason: r.reason,
       offenseId: r.offense_id,
       caseId: r.case_id,
-      studioId: r.studio_id,
+      studioIds: r.studio_ids ?? [],
       createdAt: r.created_at,
     }));
   return { items, next: rows.length > limit ? items[items.length - 1]!.id : null };

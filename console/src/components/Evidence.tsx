@@ -1,6 +1,26 @@
 import type { Offense } from '../api';
 import { safeHttpUrl, when } from '../format';
 
+/** What became of the offense's points, in words: given back, dropped, or still standing. */
+export function OffenseOutcome({ offense: o }: { offense: Offense }) {
+  const by = o.restoredBy === 'appeal' ? 'a granted appeal' : 'a dismissal';
+  if (o.status === 'restored')
+    return (
+      <p className="outcome">
+        Restored: {o.penaltyRestored} of {o.penaltyPoints} points given back by {by}
+        {o.restoredAt ? ` on ${when(o.restoredAt)}` : ''}.
+      </p>
+    );
+  if (o.status === 'dropped')
+    return (
+      <p className="outcome">
+        Dropped: the {o.penaltyHeld} held points were never taken ({by}
+        {o.restoredAt ? `, ${when(o.restoredAt)}` : ''}).
+      </p>
+    );
+  return null;
+}
+
 interface EvidenceItem {
   type?: unknown;
   url?: unknown;
@@ -35,6 +55,7 @@ export function OffenseCard({ offense }: { offense: Offense }) {
           {o.status} · {when(o.createdAt)}
         </span>
       </header>
+      <OffenseOutcome offense={o} />
       {o.description !== undefined && o.description !== null && o.description !== '' && (
         <p className="report-text">{asText(o.description)}</p>
       )}

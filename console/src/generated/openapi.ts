@@ -246,7 +246,7 @@ export interface paths {
         };
         /**
          * Every change of a player's trust score, newest first
-         * @description One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes caused by the calling studio's own reports.
+         * @description One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal or a granted appeal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes about the calling studio's own reports (the offense itself, and a dismissal, appeal or release of it).
          */
         get: operations["listTrustHistory"];
         put?: never;
@@ -877,7 +877,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The lobby check: score and sanctions in force of up to 100 players, in one round trip */
+        /**
+         * The lobby check: score and sanctions in force of up to 100 players, in one round trip
+         * @description Answers what it can: each id is answered once (a repeated id at its first place), in the order asked. A well-formed id of a known player is in players, one of no player in notFound, and a malformed one (not 1 to 64 letters, digits, underscores or hyphens, such as an empty string) in invalid, so one bad entry never fails a lobby.
+         */
         post: operations["lookupPlayers"];
         delete?: never;
         options?: never;
@@ -966,8 +969,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Claim an appeal (CASE_LEASE_SECONDS; again renews) */
+        /**
+         * Claim an appeal (CASE_LEASE_SECONDS; again renews)
+         * @description A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal, and takes over another moderator's live claim (audited with the previous holder).
+         */
         post: operations["claimAppeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/appeals/{appealId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give up a claim on an appeal (yours; an admin: anyone's) */
+        post: operations["releaseAppeal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1141,7 +1164,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal";
             /** @enum {unknown} */
             outcome: "upheld" | "dismissed" | null;
             note: string | null;
@@ -1517,15 +1540,27 @@ export interface components {
             description?: string;
             /** @enum {unknown} */
             severity: "low" | "medium" | "high" | "critical";
-            /** @description Points this offense took off the trust score. */
+            /** @description Points this offense took off the trust score (at filing, or when its held points were released); still shown once they were given back (see penaltyRestored). */
             penaltyPoints: number;
             /** @description Points held for a moderator instead of applied (0 when none were). */
             penaltyHeld: number;
             /**
-             * @description applied: its points were taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (dismissed); recorded: stored without points (the flag was false, or the reporter is muted).
+             * @description What became of its points. applied: taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (the case was dismissed, or an appeal granted); recorded: stored without points (the flag was false, or the reporter is muted); restored: a dismissal or a granted appeal gave its points back (applied or released before). restored, dropped and recorded are final: points come back at most once, whichever decision comes first.
              * @enum {unknown}
              */
-            status: "applied" | "held" | "released" | "dropped" | "recorded";
+            status: "applied" | "held" | "released" | "dropped" | "recorded" | "restored";
+            /** @description Points given back to the score (status restored): what it took, less any the 100 cap left no room for. For every player, trustScore = 100 - sum(penaltyPoints) + sum(penaltyRestored) + the recovery points of the trust history. */
+            penaltyRestored: number;
+            /**
+             * @description The decision that gave the points back (restored) or let the held points go (dropped); null otherwise.
+             * @enum {unknown}
+             */
+            restoredBy: "dismissal" | "appeal" | null;
+            /**
+             * Format: date-time
+             * @description When it did.
+             */
+            restoredAt: string | null;
             /**
              * @description Why the points were held or not taken (the filing studio only).
              * @enum {string|null}
@@ -3572,14 +3607,14 @@ export interface operations {
                         reason: string;
                         /**
                          * Format: date-time
-                         * @description Default: now.
+                         * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
                          */
                         startsAt?: string;
-                        /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. */
+                        /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years. */
                         durationSeconds?: number;
                         /**
                          * Format: date-time
-                         * @description Or durationSeconds; after startsAt and in the future.
+                         * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                          */
                         expiresAt?: string;
                         /** @description "global" (default) or the id of the one studio it applies to. */
@@ -5326,14 +5361,14 @@ export interface operations {
                     reason: string;
                     /**
                      * Format: date-time
-                     * @description Default: now.
+                     * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
                      */
                     startsAt?: string;
-                    /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. */
+                    /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years. */
                     durationSeconds?: number;
                     /**
                      * Format: date-time
-                     * @description Or durationSeconds; after startsAt and in the future.
+                     * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                      */
                     expiresAt?: string;
                 };
@@ -5619,14 +5654,14 @@ export interface operations {
                     reason: string;
                     /**
                      * Format: date-time
-                     * @description Default: now.
+                     * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
                      */
                     startsAt?: string;
-                    /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. */
+                    /** @description Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years. */
                     durationSeconds?: number;
                     /**
                      * Format: date-time
-                     * @description Or durationSeconds; after startsAt and in the future.
+                     * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                      */
                     expiresAt?: string;
                     /** @description "global" (default) or the id of the one studio it applies to. */
@@ -5818,7 +5853,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The known players in the order asked (with the sanctions the caller may see), and the ids not found. */
+            /** @description The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones. */
             200: {
                 headers: {
                     /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
@@ -5833,17 +5868,22 @@ export interface operations {
                             serviceId: string;
                             trustScore: number;
                             activeSanctions: {
+                                id: string;
                                 /** @enum {unknown} */
                                 type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                                /** @description "global" or the studio id it is limited to. */
+                                scope: string;
                                 /** Format: date-time */
                                 expiresAt: string | null;
                             }[];
                         }[];
                         notFound: string[];
+                        /** @description The ids that cannot be a serviceId, as sent. */
+                        invalid: string[];
                     };
                 };
             };
-            /** @description No ids, or more than 100. */
+            /** @description No ids, more than 100, or an entry that is not a string. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6035,7 +6075,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (revoked, or already granted). */
+            /** @description appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (a revoked sanction; anything already granted; an offense whose points were already given back or dropped (status restored or dropped), or that took none (recorded); offenseStatus names its status). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6151,7 +6191,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (revoked, or already granted). */
+            /** @description appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (a revoked sanction; anything already granted; an offense whose points were already given back or dropped (status restored or dropped), or that took none (recorded); offenseStatus names its status). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6357,7 +6397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description own_decision: the appeal is against your own decision. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6377,6 +6417,83 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             /** @description appeal_claimed (another moderator holds a live claim) or appeal_decided. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    releaseAppeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appealId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released: the appeal is open and unclaimed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appeal"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such appeal. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description appeal_not_claimed, appeal_claimed (another moderator holds it) or appeal_decided. */
             409: {
                 headers: {
                     [name: string]: unknown;
