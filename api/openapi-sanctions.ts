@@ -1,3 +1,4 @@
+import { SANCTION_LIMITS } from '../common/usecases/sanctions.js';
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 import { moderatorSecurity, playerSecurity } from './openapi-security.js';
 import {
@@ -41,14 +42,22 @@ const moderatorErrors = {
 const sanctionFields = {
   type: { enum: [...SANCTION_TYPES] },
   reason: { type: 'string', minLength: 1, maxLength: 2000 },
-  startsAt: { ...dateTime, description: 'Default: now.' },
+  startsAt: {
+    ...dateTime,
+    description: `Default: now. Not in the past (${SANCTION_LIMITS.pastSkewSeconds} s of clock skew allowed) and at most ${SANCTION_LIMITS.maxStartDays} days ahead.`,
+  },
   durationSeconds: {
     type: 'integer',
-    minimum: 60,
+    minimum: SANCTION_LIMITS.minSeconds,
+    maximum: SANCTION_LIMITS.maxSeconds,
     description:
-      'Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban.',
+      'Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years.',
   },
-  expiresAt: { ...dateTime, description: 'Or durationSeconds; after startsAt and in the future.' },
+  expiresAt: {
+    ...dateTime,
+    description:
+      'Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).',
+  },
 };
 /** What a moderator sends to place a sanction (also `sanction` when resolving a case as upheld). */
 export const sanctionRequest = {
@@ -161,6 +170,8 @@ export const sanctionPaths = {
       operationId: 'lookupPlayers',
       tags: ['sanctions'],
       summary: 'The lobby check: score and sanctions in force of up to 100 players, in one round trip',
+      description:
+        'Answers what it can: each id is answered once (a repeated id at its first place), in the order asked. A well-formed id of a known player is in players, one of no player in notFound, and a malformed one (not 1 to 64 letters, digits, underscores or hyphens, such as an empty string) in invalid, so one bad entry never fails a lobby.',
       parameters: clientHeaders,
       requestBody: jsonBody(
         closed({ serviceIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } } }),
@@ -177,18 +188,25 @@ export const sanctionPaths = {
                   activeSanctions: {
                     type: 'array',
                     items: closed({
+                      id: { type: 'string' },
                       type: { enum: [...SANCTION_TYPES] },
+                      scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
                       expiresAt: { type: ['string', 'null'], format: 'date-time' },
                     }),
                   },
                 }),
               },
               notFound: { type: 'array', items: { type: 'string' } },
+              invalid: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'The ids that cannot be a serviceId, as sent.',
+              },
             }),
-            'The known players in the order asked (with the sanctions the caller may see), and the ids not found.',
+            'The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones.',
           ),
         ),
-        400: problem('No ids, or more than 100.'),
+        400: problem('No ids, more than 100, or an entry that is not a string.'),
         415: problem('Body is not JSON.'),
         ...studioErrors,
       },
@@ -241,7 +259,7 @@ const fileResponses = {
   400: problem('A bad subject, reason or statement.'),
   404: problem('No such sanction or offense of this player (or player of the studio).'),
   409: problem(
-    'appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (revoked, or already granted).',
+    'appeal_open (openAppealId names the open one), appeal_window_closed (APPEAL_WINDOW_DAYS after the decision), or not_appealable (a revoked sanction; anything already granted; an offense whose points were already given back or dropped (status restored or dropped), or that took none (recorded); offenseStatus names its status).',
   ),
   415: problem('Body is not JSON.'),
   429: rateLimitedResponse,
@@ -322,12 +340,30 @@ export const appealPaths = {
       operationId: 'claimAppeal',
       tags: ['appeals'],
       summary: 'Claim an appeal (CASE_LEASE_SECONDS; again renews)',
+      description:
+        "A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal, and takes over another moderator's live claim (audited with the previous holder).",
       security: moderator,
       parameters: [appealId],
       responses: {
         200: json(ref('Appeal'), 'Claimed.'),
+        403: problem('own_decision: the appeal is against your own decision.'),
         404: problem('No such appeal.'),
         409: problem('appeal_claimed (another moderator holds a live claim) or appeal_decided.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/appeals/{appealId}/release': {
+    post: {
+      operationId: 'releaseAppeal',
+      tags: ['appeals'],
+      summary: "Give up a claim on an appeal (yours; an admin: anyone's)",
+      security: moderator,
+      parameters: [appealId],
+      responses: {
+        200: json(ref('Appeal'), 'Released: the appeal is open and unclaimed.'),
+        404: problem('No such appeal.'),
+        409: problem('appeal_not_claimed, appeal_claimed (another moderator holds it) or appeal_decided.'),
         ...moderatorErrors,
       },
     },

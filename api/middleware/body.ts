@@ -10,6 +10,30 @@ const LINGER_BYTES = 16 * 1024 * 1024;
 
 const invalidJson = (detail: string) => new AppError(400, 'invalid_json', detail);
 
+/** How deep objects and arrays may nest in a JSON body (a report nests about 5 levels). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The deepest nesting of objects and arrays in JSON text, stopping as soon as it passes `max`: one
+ * pass over the characters, outside strings, with no recursion, so a body nested 10,000 deep costs
+ * what its length costs and never reaches a recursive walk.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \\ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
 /**
  * The one place a JSON body is read: raw-body reads it (up to `limit`, inflating gzip/deflate),
  * strict UTF-8 decoding refuses bytes that are not UTF-8 (instead of storing U+FFFD), and
@@ -43,6 +67,12 @@ export function jsonBody(limit: string) {
       throw invalidJson('The request body is not valid UTF-8.');
     }
     let body: unknown = {};
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH))
+      throw new AppError(
+        400,
+        'json_too_deep',
+        `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
+      );
     if (text.trim() !== '') {
       try {
         body = bourne.parse(text, { protoAction: 'error' });
@@ -89,22 +119,25 @@ export async function refuseNul(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
-/** The dotted path of the first string (or key) holding a NUL, as validation errors name fields. */
-function findNul(value: unknown, path: string): string | undefined {
-  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
-  if (typeof value === 'string') return NUL.test(value) ? path || 'body' : undefined;
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const hit = findNul(v, at(i));
-      if (hit) return hit;
+/**
+ * The dotted path of the first string (or key) holding a NUL, as validation errors name fields. A
+ * walk with its own stack, depth first in document order: no recursion for a body to overflow.
+ */
+function findNul(root: unknown, rootPath: string): string | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: root, path: rootPath }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
+    if (typeof value === 'string') {
+      if (NUL.test(value)) return path || 'body';
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: at(i) });
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (const [k] of entries) if (NUL.test(k)) return at(k.replaceAll('\u0000', '\\0'));
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i]![1], path: at(entries[i]![0]) });
     }
-    return undefined;
   }
-  if (value && typeof value === 'object')
-    for (const [k, v] of Object.entries(value)) {
-      if (NUL.test(k)) return at(k.replaceAll('\u0000', '\\0'));
-      const hit = findNul(v, at(k));
-      if (hit) return hit;
-    }
   return undefined;
 }

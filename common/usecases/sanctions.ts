@@ -21,7 +21,17 @@ import { presentSanction } from '../views.js';
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
 
-const MAX_SECONDS = 10 * 365 * 86_400;
+/**
+ * One set of limits for a sanction's timing, however it is given: it lasts from 60 s to 10 years
+ * (durationSeconds, or expiresAt - startsAt), starts no earlier than now (a minute's clock skew
+ * allowed) and no later than a year from now.
+ */
+export const SANCTION_LIMITS = {
+  minSeconds: 60,
+  maxSeconds: 10 * 365 * 86_400,
+  pastSkewSeconds: 60,
+  maxStartDays: 365,
+} as const;
 const reason = Joi.string().trim().min(1).max(2000);
 
 /** A sanction as a moderator asks for it (on a player, or with an upheld case). */
@@ -32,7 +42,7 @@ export const sanctionSchema = Joi.object({
   scope: Joi.alternatives(Joi.string().valid('global'), Joi.string().guid()).default('global'),
   reason: reason.required(),
   startsAt: Joi.date().iso(),
-  durationSeconds: Joi.number().integer().min(60).max(MAX_SECONDS),
+  durationSeconds: Joi.number().integer().min(SANCTION_LIMITS.minSeconds).max(SANCTION_LIMITS.maxSeconds),
   expiresAt: Joi.date().iso(),
 }).oxor('durationSeconds', 'expiresAt');
 
@@ -59,10 +69,20 @@ function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date 
     throw validationError([
       { field: 'durationSeconds', message: `a ${v.type} needs durationSeconds or expiresAt` },
     ]);
-  if (expiresAt && expiresAt <= startsAt)
-    throw validationError([{ field: 'expiresAt', message: 'must be after startsAt' }]);
-  if (expiresAt && expiresAt <= now)
-    throw validationError([{ field: 'expiresAt', message: 'must be in the future' }]);
+  const L = SANCTION_LIMITS;
+  if (startsAt.getTime() < now.getTime() - L.pastSkewSeconds * 1000)
+    throw validationError([{ field: 'startsAt', message: 'must not be in the past' }]);
+  if (startsAt.getTime() > now.getTime() + L.maxStartDays * 86_400_000)
+    throw validationError([{ field: 'startsAt', message: `must be within ${L.maxStartDays} days from now` }]);
+  if (expiresAt) {
+    const seconds = (expiresAt.getTime() - startsAt.getTime()) / 1000;
+    if (seconds < L.minSeconds)
+      throw validationError([
+        { field: 'expiresAt', message: `must be at least ${L.minSeconds} seconds after startsAt` },
+      ]);
+    if (seconds > L.maxSeconds)
+      throw validationError([{ field: 'expiresAt', message: 'must be at most 10 years after startsAt' }]);
+  }
   return { startsAt, expiresAt };
 }
 

@@ -239,9 +239,11 @@ describe('sanctions', function () {
     const found = await lookupPlayers(counted, ids, a.studioId, new Date(now));
     expect(statements).to.equal(1);
     expect(found).to.have.length(60);
-    expect(found.find((p) => p.serviceId === players[0]!.serviceId)!.activeSanctions).to.deep.equal([
-      { type: 'permanent_ban', expiresAt: null },
-    ]);
+    expect(
+      found
+        .find((p) => p.serviceId === players[0]!.serviceId)!
+        .activeSanctions.map((s) => ({ ...s, id: '-' })),
+    ).to.deep.equal([{ id: '-', type: 'permanent_ban', scopeStudioId: null, expiresAt: null }]);
     const res = await lookup(ids, a);
     expect(res.players.map((p) => p.serviceId)).to.deep.equal(ids.slice(0, 60)); // in the order asked
     expect(res.notFound.sort()).to.deep.equal(ids.slice(60).sort());

@@ -22,8 +22,9 @@ const listQuery = Joi.object({
   cursor: Joi.string().max(512),
 });
 
+// Any string is taken: one malformed id is answered as invalid, never fails the whole lobby.
 const lookupBody = Joi.object({
-  serviceIds: Joi.array().items(Joi.string().max(64)).min(1).max(LOOKUP_MAX).required(),
+  serviceIds: Joi.array().items(Joi.string().allow('')).min(1).max(LOOKUP_MAX).required(),
 });
 
 function serviceIdOf(ctx: Context): string {
@@ -120,27 +121,35 @@ export function sanctionRoutes(deps: RouteDeps): Router {
   // The lobby check: built to be called on every match start, so one statement for the whole list.
   router.post('/v1/players/lookup', client, reads, requireJsonBody(), async (ctx) => {
     const { serviceIds } = check<{ serviceIds: string[] }>(lookupBody, ctx.request.body);
-    const found = await lookupPlayers(
-      deps.pool,
-      serviceIds.filter((id) => SERVICE_ID.test(id)),
-      (ctx.state.client as AuthenticatedClient).studioId,
-      deps.clock(),
-    );
-    const byId = new Map(found.map((p) => [p.serviceId, p]));
+    // Each id answered once, at its first place in the list.
     const asked = [...new Set(serviceIds)];
+    const wellFormed = asked.filter((id) => SERVICE_ID.test(id));
+    const found =
+      wellFormed.length === 0
+        ? []
+        : await lookupPlayers(
+            deps.pool,
+            wellFormed,
+            (ctx.state.client as AuthenticatedClient).studioId,
+            deps.clock(),
+          );
+    const byId = new Map(found.map((p) => [p.serviceId, p]));
     ctx.body = {
       // In the order asked, so a matchmaker can zip the answer with its lobby.
-      players: asked
+      players: wellFormed
         .flatMap((id) => byId.get(id) ?? [])
         .map((p) => ({
           serviceId: p.serviceId,
           trustScore: p.trustScore,
           activeSanctions: p.activeSanctions.map((s) => ({
+            id: s.id,
             type: s.type,
+            scope: s.scopeStudioId ?? 'global',
             expiresAt: s.expiresAt?.toISOString() ?? null,
           })),
         })),
-      notFound: asked.filter((id) => !byId.has(id)),
+      notFound: wellFormed.filter((id) => !byId.has(id)),
+      invalid: asked.filter((id) => !SERVICE_ID.test(id)),
     };
   });
 

@@ -192,7 +192,7 @@ export async function listSanctions(
 export interface LookupEntry {
   serviceId: string;
   trustScore: number;
-  activeSanctions: { type: SanctionType; expiresAt: Date | null }[];
+  activeSanctions: { id: string; type: SanctionType; scopeStudioId: string | null; expiresAt: Date | null }[];
 }
 
 /**
@@ -208,11 +208,12 @@ export async function lookupPlayers(
   const { rows } = await db.query<{
     service_id: string;
     trust_score: number;
-    sanctions: { type: SanctionType; expiresAt: string | null }[];
+    sanctions: { id: string; type: SanctionType; scope: string | null; expiresAt: string | null }[];
   }>({
     name: 'lookup-players',
     text: `SELECT p.service_id, p.trust_score,
-              coalesce((SELECT json_agg(json_build_object('type', s.type, 'expiresAt', s.expires_at)
+              coalesce((SELECT json_agg(json_build_object('id', s.id, 'type', s.type, 'scope', s.scope_studio_id,
+                                                          'expiresAt', s.expires_at)
                                         ORDER BY s.expires_at NULLS FIRST, s.id)
                           FROM sanctions s
                          WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $3
@@ -225,7 +226,9 @@ export async function lookupPlayers(
     serviceId: r.service_id,
     trustScore: r.trust_score,
     activeSanctions: r.sanctions.map((s) => ({
+      id: s.id,
       type: s.type,
+      scopeStudioId: s.scope,
       expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
     })),
   }));
