@@ -7,9 +7,9 @@ import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { closeQueues } from '../common/queues/index.js';
 import { startHousekeeping } from '../common/data/housekeeping.js';
-import { OutboxDispatcher, startRelayLoop } from '../common/queues/outbox.js';
+import { OutboxDispatcher } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
-import { closeQuietly, openQueues, provideBackends } from '../common/runtime.js';
+import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
 import { createApp } from './app.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
 import { loadSigningKeys } from '../common/security/keys.js';
@@ -42,7 +42,7 @@ export async function start(
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const pepper = resolvePepper(config);
   const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);
-  const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
+  const stopRelay = startOutboxLoops(config, pool, queues, redis, log);
   const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs);
 
   // Listen first: with PORT=0 the issuer URL is known only once the port is.

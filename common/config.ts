@@ -39,6 +39,9 @@ export interface Config {
   profileOffensesLimit: number;
   idempotencyTtlHours: number;
   outboxRelayIntervalMs: number;
+  /** The outbox reconciler's periodic pass (0: off); see queues/reconcile.ts. */
+  outboxReconcileIntervalMs: number;
+  outboxReconcileRestartWindowSeconds: number;
   housekeepingIntervalMs: number;
   shutdownGraceMs: number;
   workerConcurrency: number;
@@ -170,6 +173,13 @@ const schema = Joi.object({
     .max(24 * 30)
     .default(24),
   OUTBOX_RELAY_INTERVAL_MS: Joi.number().integer().min(50).max(60000).default(1000),
+  // 0 turns the reconciler off (tests that share one database among many queue prefixes).
+  OUTBOX_RECONCILE_INTERVAL_MS: Joi.number().integer().min(0).max(3_600_000).default(60_000),
+  OUTBOX_RECONCILE_RESTART_WINDOW_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .max(7 * 86_400)
+    .default(86_400),
   HOUSEKEEPING_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
@@ -305,6 +315,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     profileOffensesLimit: v.PROFILE_OFFENSES_LIMIT,
     idempotencyTtlHours: v.IDEMPOTENCY_TTL_HOURS,
     outboxRelayIntervalMs: v.OUTBOX_RELAY_INTERVAL_MS,
+    outboxReconcileIntervalMs: v.OUTBOX_RECONCILE_INTERVAL_MS,
+    outboxReconcileRestartWindowSeconds: v.OUTBOX_RECONCILE_RESTART_WINDOW_SECONDS,
     housekeepingIntervalMs: v.HOUSEKEEPING_INTERVAL_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     workerConcurrency: v.WORKER_CONCURRENCY,

@@ -2,6 +2,9 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { migrate } from './data/migrate.js';
 import { createQueues, webhookRetryOf, type Queues } from './queues/index.js';
+import { startRelayLoop } from './queues/outbox.js';
+import { startReconciler } from './queues/reconcile.js';
+import type { Pool } from './data/db.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
 
@@ -79,4 +82,26 @@ export function openQueues(config: Config, redisUrl: string, log: Logger): { red
 
 export async function closeQuietly(...closers: (() => Promise<unknown>)[]): Promise<void> {
   await Promise.allSettled(closers.map((c) => c()));
+}
+
+/**
+ * The outbox's two loops, in every process that runs a relay: the relay sends unsent rows; the
+ * reconciler re-adds sent rows whose jobs Redis lost (queues/reconcile.ts). One stop for both.
+ */
+export function startOutboxLoops(
+  config: Config,
+  pool: Pool,
+  queues: Queues,
+  redis: Redis,
+  log: Logger,
+): () => Promise<void> {
+  const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
+  const stopReconciler = startReconciler(pool, queues, redis, log, {
+    prefix: config.queuePrefix,
+    intervalMs: config.outboxReconcileIntervalMs,
+    restartWindowSeconds: config.outboxReconcileRestartWindowSeconds,
+  });
+  return async () => {
+    await Promise.all([stopRelay(), stopReconciler()]);
+  };
 }

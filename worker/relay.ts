@@ -2,18 +2,17 @@ import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { createLogger } from '../common/logger.js';
 import { closeQueues } from '../common/queues/index.js';
-import { startRelayLoop } from '../common/queues/outbox.js';
-import { closeQuietly, openQueues, provideBackends } from '../common/runtime.js';
+import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
 
-// The outbox relay on its own, for deployments that want it apart from the API processes (each API
+// The outbox relay (and its reconciler) on its own, for deployments that want it apart from the API processes (each API
 // process runs one too; FOR UPDATE SKIP LOCKED lets any number share the backlog).
 const config = loadConfigOrExit();
 const log = createLogger(config.logLevel, 'relay');
 const backends = await provideBackends(config, log);
 const pool = createPool(backends.databaseUrl, 2, log);
 const { redis, queues } = openQueues(config, backends.redisUrl, log);
-const stop = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);
-log.info('outbox relay started');
+const stop = startOutboxLoops(config, pool, queues, redis, log);
+log.info('outbox relay and reconciler started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     void (async () => {

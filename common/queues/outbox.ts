@@ -19,7 +19,8 @@ function delayOf(row: OutboxRow): { delay?: number } {
   return Number.isNaN(runAt) ? {} : { delay: Math.max(0, runAt - Date.now()) };
 }
 
-async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
+/** Adds the rows' jobs under their own ids, one addBulk per queue (a job id BullMQ holds is a no-op). */
+export async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
   const byQueue = new Map<QueueName, OutboxRow[]>();
   for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
   await Promise.all(

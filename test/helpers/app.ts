@@ -58,6 +58,9 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     QUEUE_PREFIX: `t${crypto.randomBytes(5).toString('hex')}`,
     CLIENT_SECRET_PEPPER: TEST_PEPPER,
     OUTBOX_RELAY_INTERVAL_MS: '200',
+    // Many test APIs share one database, each with queues of its own prefix: a reconciler would re-add
+    // every other test's rows to its own queues. The reconciler's tests turn it on.
+    OUTBOX_RECONCILE_INTERVAL_MS: '0',
     JWT_SIGNING_KEY: JSON.stringify(await testSigningKey()),
     ...overrides,
   });

@@ -76,6 +76,7 @@ describe('the API and worker processes', function () {
       CLIENT_SECRET_PEPPER: TEST_PEPPER,
       JWT_SIGNING_KEY: JSON.stringify(await testSigningKey()),
       SHUTDOWN_GRACE_MS: '5000',
+      OUTBOX_RECONCILE_INTERVAL_MS: '0', // the database is shared with other tests' queue prefixes
     };
     pool = createPool(services.databaseUrl, 2);
   });

@@ -1,0 +1,172 @@
+import type { Redis } from 'ioredis';
+import type { Pool } from '../data/db.js';
+import type { Logger } from '../logger.js';
+import { JOB_NAMES, type Queues } from './index.js';
+import { send, type OutboxRow } from './outbox.js';
+
+/**
+ * The outbox, not Redis, is the guarantee that an accepted report's jobs run. The relay marks a row
+ * sent once Redis acknowledged its job, but Redis can still lose an acknowledged job: a machine crash
+ * cuts the last second of its append-only file, a master fails over before its replica copied the
+ * write, a server without persistence restarts empty. The reconciler re-adds, under the same job id,
+ * every row sent within a window whose effect is not recorded as done in PostgreSQL:
+ *
+ * - review-offense: the offense is filed into a case (or was recorded, which opens none);
+ * - enrich-evidence: every evidence item of the offense carries its enrichment;
+ * - deliver-webhook: the delivery is no longer pending (delivered, failed or cancelled);
+ * - sanction-expiry: the expiry was announced, or the sanction revoked.
+ *
+ * Re-adding is idempotent: BullMQ ignores a job id it still holds (waiting, delayed, active or kept
+ * completed), and every processor leaves done work alone, so a job re-added after it ran changes
+ * nothing twice.
+ *
+ * It runs when Redis is seen to have restarted or failed over (its run id differs from the one
+ * recorded in Redis at the last reconcile: a restart, a promoted replica or an emptied server all
+ * show a different one), over OUTBOX_RECONCILE_RESTART_WINDOW_SECONDS, and every
+ * OUTBOX_RECONCILE_INTERVAL_MS over the rows sent in the last two intervals (a safety net whose cost
+ * is bounded by the traffic of two intervals, not by the table). Any number of processes run it; a
+ * transaction-level advisory lock lets one at a time do a pass.
+ */
+const RECONCILE_LOCK = 0x7074_7263; // 'ptrc'
+const BATCH = 1000;
+
+/** Rows sent in (from, to] whose effect is not done, after the cursor, oldest first. */
+const NOT_DONE = `
+  SELECT o.id, o.queue, o.job_name, o.job_id, o.payload FROM outbox o
+   WHERE o.sent_at IS NOT NULL AND o.sent_at > now() - make_interval(secs => $1)
+     AND o.sent_at <= now() - make_interval(secs => $2)
+     AND o.id > $3 AND o.queue = ANY($4::text[])
+     AND NOT CASE o.job_name
+       WHEN '${JOB_NAMES.reviewOffense}' THEN
+         EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = (o.payload->>'offenseId')::uuid)
+         OR EXISTS (SELECT 1 FROM offenses x WHERE x.id = (o.payload->>'offenseId')::uuid AND x.status = 'recorded')
+       WHEN '${JOB_NAMES.enrichEvidence}' THEN
+         EXISTS (SELECT 1 FROM offenses x WHERE x.id = (o.payload->>'offenseId')::uuid
+                   AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(x.evidence) e WHERE NOT e ? 'enrichment'))
+       WHEN '${JOB_NAMES.deliverWebhook}' THEN
+         EXISTS (SELECT 1 FROM webhook_deliveries d
+                  WHERE d.id::text = o.payload->>'deliveryId' AND d.status <> 'pending')
+       WHEN '${JOB_NAMES.sanctionExpiry}' THEN
+         EXISTS (SELECT 1 FROM sanctions s WHERE s.id = (o.payload->>'sanctionId')::uuid
+                   AND (s.expiry_announced_at IS NOT NULL OR s.revoked_at IS NOT NULL))
+       ELSE true END
+   ORDER BY o.id LIMIT $5`;
+
+/**
+ * One pass: re-adds every not-done row sent within `windowSeconds` (and at least `graceSeconds`
+ * ago), in batches. Returns how many rows it re-added, or null when another process holds the pass.
+ */
+export async function reconcileOutbox(
+  pool: Pool,
+  queues: Queues,
+  opts: { windowSeconds: number; graceSeconds?: number },
+): Promise<number | null> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
+      RECONCILE_LOCK,
+    ]);
+    if (!lock[0]!.ok) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    let readded = 0;
+    let after = '0';
+    for (;;) {
+      const { rows } = await client.query<OutboxRow>(NOT_DONE, [
+        opts.windowSeconds,
+        opts.graceSeconds ?? 0,
+        after,
+        Object.keys(queues),
+        BATCH,
+      ]);
+      if (rows.length === 0) break;
+      await send(queues, rows);
+      readded += rows.length;
+      after = rows[rows.length - 1]!.id;
+      if (rows.length < BATCH) break;
+    }
+    await client.query('COMMIT');
+    return readded;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Where the run id of the Redis server last reconciled against is kept, beside the queues. */
+export const epochKey = (prefix: string) => `${prefix}:outbox:reconciled-run-id`;
+
+/** The server's run id and the one recorded at the last reconcile (null: none, e.g. an empty server). */
+export async function redisEpoch(
+  redis: Redis,
+  prefix: string,
+): Promise<{ runId: string; recorded: string | null }> {
+  const [info, recorded] = await Promise.all([redis.info('server'), redis.get(epochKey(prefix))]);
+  const runId = /^run_id:(\w+)/m.exec(info)?.[1] ?? 'unknown';
+  return { runId, recorded };
+}
+
+export interface ReconcilerOptions {
+  prefix: string;
+  /** The periodic pass; 0 turns the reconciler off (tests that share one database). */
+  intervalMs: number;
+  /** How far back a pass after a Redis restart or failover looks. */
+  restartWindowSeconds: number;
+  /** How often Redis's run id is compared with the recorded one. */
+  checkIntervalMs?: number;
+}
+
+/** Runs the reconciler until stopped; returns the stop function. */
+export function startReconciler(
+  pool: Pool,
+  queues: Queues,
+  redis: Redis,
+  log: Logger,
+  opts: ReconcilerOptions,
+): () => Promise<void> {
+  if (opts.intervalMs <= 0) return async () => undefined;
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  let lastPeriodic = Date.now();
+  const tick = async () => {
+    if (stopped) return;
+    try {
+      const epoch = await redisEpoch(redis, opts.prefix);
+      if (epoch.recorded !== epoch.runId) {
+        const readded = await reconcileOutbox(pool, queues, { windowSeconds: opts.restartWindowSeconds });
+        if (readded === null) return; // another process is at it; it records the run id
+        await redis.set(epochKey(opts.prefix), epoch.runId);
+        log.info(
+          { readded, runId: epoch.runId, previousRunId: epoch.recorded },
+          'redis restarted or failed over: outbox reconciled',
+        );
+        lastPeriodic = Date.now();
+        return;
+      }
+      if (Date.now() - lastPeriodic < opts.intervalMs) return;
+      lastPeriodic = Date.now();
+      const readded = await reconcileOutbox(pool, queues, {
+        windowSeconds: (2 * opts.intervalMs) / 1000 + 60,
+        graceSeconds: 60,
+      });
+      // Jobs still waiting in Redis are no-ops here: a count under a backlog is not a loss by itself.
+      if (readded) log.info({ readded }, 'outbox reconciler re-sent jobs whose effect is not done yet');
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox reconcile failed; retrying');
+    }
+  };
+  const timer = setInterval(() => {
+    running = running.then(tick);
+  }, opts.checkIntervalMs ?? 5000);
+  timer.unref();
+  running = running.then(tick);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,182 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import pg from 'pg';
+import { createLogger } from '../../common/logger.js';
+import { migrate } from '../../common/data/migrate.js';
+import { offenseJobs, QUEUES } from '../../common/queues/index.js';
+import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
+import { openQueues } from '../../common/runtime.js';
+import { enrichmentProcessor } from '../../worker/processors/enrichment.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
+import { eventually } from '../helpers/http-server.js';
+import { call } from '../helpers/http.js';
+import { testServices } from '../helpers/services.js';
+
+/**
+ * Issue 22: Redis may lose jobs it acknowledged (a crash cuts the last second of its append-only
+ * file, a master fails over before its replica copied the write). The outbox rows are then marked
+ * sent and nothing ever added them again. The reconciler re-adds every sent row whose effect is not
+ * recorded as done, under its own job id. This suite has a database of its own: the reconciler reads
+ * the whole outbox, which other suites share under other queue prefixes.
+ */
+describe('outbox reconciler: no accepted work lost when Redis loses acknowledged jobs', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let tenant: Tenant;
+  let workers: RunningWorker[] = [];
+  let dbName: string;
+  let adminUrl: string;
+
+  before(async () => {
+    adminUrl = (await testServices()).databaseUrl;
+    dbName = `reconcile_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    await migrate(url.toString());
+    api = await startTestApi({ DATABASE_URL: url.toString() });
+    tenant = await createTenant(api.pool, 'Reconcile');
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await api.close();
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  async function report(serviceId: string, n: number): Promise<string> {
+    const res = await call<{ report: { _id: string } }>(
+      api.url,
+      'POST',
+      `/v1/toxicity/submitReport/${serviceId}`,
+      {
+        spec: '/v1/toxicity/submitReport/{serviceId}',
+        headers: tenant.headers,
+        json: {
+          report: {
+            isToxic: true,
+            severity: 'low',
+            matchId: `m${n}`,
+            evidence: [{ type: 'text', content: `line ${n}` }],
+          },
+        },
+      },
+    );
+    expect(res.status, res.text).to.equal(201);
+    return res.body.report._id;
+  }
+  const allSent = (ids: string[]) =>
+    eventually('every outbox row sent', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1::text[])`,
+        [ids],
+      );
+      return rows[0]!.n === 0 || undefined;
+    });
+  /** What Redis loses: the jobs of these offenses, acknowledged and marked sent. */
+  async function lose(queues: ReturnType<typeof openQueues>['queues'], ids: string[]) {
+    for (const id of ids)
+      for (const job of offenseJobs(id)) {
+        const held = await queues[job.queue].getJob(job.jobId);
+        expect(held, `job ${job.jobId} in Redis before the loss`).to.not.equal(undefined);
+        await held!.remove();
+      }
+  }
+  const done = async (ids: string[]) => {
+    const { rows } = await api.pool.query<{ id: string; cases: number; enriched: boolean }>(
+      `SELECT o.id, (SELECT count(*)::int FROM case_offenses co WHERE co.offense_id = o.id) AS cases,
+              NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE NOT e ? 'enrichment') AS enriched
+         FROM offenses o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id`,
+      [ids],
+    );
+    return rows;
+  };
+  const startWorkers = async () => {
+    workers = [
+      await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w')),
+      await startWorker(api.config, QUEUES.enrichment, enrichmentProcessor, createLogger('silent', 'w')),
+    ];
+  };
+
+  it('re-adds exactly the lost jobs whose effect is not done, under their ids; each effect happens once', async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      const player = await createTestPlayer(api.pool);
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(await report(player.serviceId, i));
+      await allSent(ids);
+      const [lost, kept] = [ids.slice(0, 2), ids.slice(2)];
+      await lose(queues, lost);
+      await startWorkers();
+      await eventually(
+        'the kept jobs done',
+        async () => (await done(kept)).every((o) => o.cases === 1 && o.enriched) || undefined,
+      );
+      // Nothing would ever run the lost ones: they are marked sent.
+      expect((await done(lost)).map((o) => [o.cases, o.enriched])).to.deep.equal([
+        [0, false],
+        [0, false],
+      ]);
+
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(4);
+      await eventually(
+        'the lost jobs done',
+        async () => (await done(ids)).every((o) => o.cases === 1 && o.enriched) || undefined,
+      );
+      const { rows } = await api.pool.query<{ reports_count: number }>(
+        `SELECT c.reports_count FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+        [player.serviceId],
+      );
+      expect(rows).to.deep.equal([{ reports_count: 4 }]); // one case, each report counted once
+      // Everything done: a second pass re-adds nothing.
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(0);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues[QUEUES.review].close();
+      await queues[QUEUES.enrichment].close();
+      await queues[QUEUES.webhooks].close();
+      redis.disconnect();
+    }
+  });
+
+  it('a Redis that restarted (its run id is not the one reconciled against) is reconciled at once', async () => {
+    const log = createLogger('silent', 'r');
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
+    let stop = async () => undefined as void;
+    try {
+      const player = await createTestPlayer(api.pool);
+      const ids = [await report(player.serviceId, 1), await report(player.serviceId, 2)];
+      await allSent(ids);
+      await lose(queues, ids);
+      // The server's run id as last reconciled against is another's (a restart or a failover).
+      await redis.set(epochKey(api.config.queuePrefix), 'an-earlier-server');
+      await startWorkers();
+      stop = startReconciler(api.pool, queues, redis, log, {
+        prefix: api.config.queuePrefix,
+        intervalMs: 3_600_000,
+        restartWindowSeconds: 3600,
+        checkIntervalMs: 100,
+      });
+      await eventually(
+        'the lost jobs done',
+        async () => (await done(ids)).every((o) => o.cases === 1 && o.enriched) || undefined,
+      );
+      const info = await redis.info('server');
+      expect(await redis.get(epochKey(api.config.queuePrefix))).to.equal(/^run_id:(\w+)/m.exec(info)![1]);
+    } finally {
+      await stop();
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      for (const q of Object.values(queues)) await q.close();
+      redis.disconnect();
+    }
+  });
+});
