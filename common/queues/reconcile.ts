@@ -162,8 +162,8 @@ export function startReconciler(
   const timer = setInterval(() => {
     running = running.then(tick);
   }, opts.checkIntervalMs ?? 5000);
+  // The first check waits an interval: the producer connection refuses commands until it is ready.
   timer.unref();
-  running = running.then(tick);
   return async () => {
     stopped = true;
     clearInterval(timer);

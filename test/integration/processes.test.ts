@@ -146,6 +146,43 @@ describe('the API and worker processes', function () {
     expect(api.lines.some((l) => l.msg === 'api stopped')).to.equal(true);
   });
 
+  it('npm run api and npm run worker:review stop with their npm pid, as a supervisor signals it: nothing outlives npm', async () => {
+    const npmRun = (script: string) => {
+      const child = spawn('npm', ['run', '-s', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      return { child, output: () => output, exited };
+    };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const pidOf = (output: string, msg: string) =>
+      Number(new RegExp(`"pid":(\\d+)[^\\n]*"msg":"${msg}"`).exec(output)?.[1]);
+    for (const [script, started, stopped, signal] of [
+      ['api', 'api listening', 'api stopped', 'SIGTERM'],
+      ['worker:review', 'worker started', 'worker stopped', 'SIGINT'],
+    ] as const) {
+      const run = npmRun(script);
+      try {
+        const pid = await waitFor(`${script} started`, async () => pidOf(run.output(), started) || undefined);
+        expect(pid).to.not.equal(run.child.pid); // the real process, not npm
+        run.child.kill(signal);
+        await waitFor(`${script} gone after ${signal} to npm`, async () => !alive(pid), 20_000);
+        expect(run.output(), script).to.include(`"msg":"${stopped}"`);
+        await run.exited;
+      } finally {
+        run.child.kill('SIGKILL');
+      }
+    }
+  });
+
   it('a worker killed with SIGKILL mid-job: another picks the job up after the stalled interval, and its effects land once', async () => {
     // The evidence host holds the first fetch open, so the first worker is mid-job when it is killed.
     const host = await new TestHttpServer().start();

@@ -106,6 +106,24 @@ describe('npm start as a process manager runs it', function () {
     }
   });
 
+  it('SIGINT to npm (what pm2 sends) stops everything gracefully too', async () => {
+    const run = npmStart(dataDir, port);
+    try {
+      await until('the service is running', () => run.output().includes('is running at'), 90_000);
+      const pids = servicePids(run.output());
+      process.kill(run.npm.pid!, 'SIGINT');
+      await until('every process stopped', () => leftovers(dataDir, pids).length === 0, 60_000);
+      expect(run.output()).to.include('"msg":"api stopped"');
+      expect(run.output()).to.match(/"name":"start","msg":"stopped"/);
+    } finally {
+      try {
+        process.kill(-run.npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+
   it('an embedded server that dies stops the whole service with a message saying so', async () => {
     const run = npmStart(dataDir, port);
     try {
