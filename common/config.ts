@@ -124,7 +124,16 @@ export function parseStrikeLadder(text: string): StrikeRung[] {
 
 const schema = Joi.object({
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
-  HOST: Joi.string().hostname().default('127.0.0.1'),
+  // In production the API must be reachable from outside its container or host (docker run -p,
+  // Procfile platforms): all interfaces. Elsewhere only this machine, so a laptop's demo is not on the
+  // network.
+  HOST: Joi.string()
+    .hostname()
+    .when('NODE_ENV', {
+      is: 'production',
+      then: Joi.any().default('0.0.0.0'),
+      otherwise: Joi.any().default('127.0.0.1'),
+    }),
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),

