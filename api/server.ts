@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../common/config.js';
 import { ConfigError, loadConfigOrExit } from '../common/config.js';
+import { StartupError } from '../common/startup.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { closeQueues } from '../common/queues/index.js';
@@ -13,7 +14,7 @@ import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../
 import { createApp } from './app.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
 import { loadSigningKeys } from '../common/security/keys.js';
-import { TokenService } from '../common/security/tokens.js';
+import { logIssuerMismatch, TokenService } from '../common/security/tokens.js';
 import { ModeratorTokens } from '../common/security/moderator-tokens.js';
 import { ApiMetrics } from '../common/metrics.js';
 
@@ -57,8 +58,15 @@ export async function start(
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const issuer = (config.publicUrl ?? url).replace(/\/$/, '');
   const clock = options.clock ?? (() => new Date());
-  const tokens = new TokenService(signingKeys, issuer, config.tokenTtlSeconds, pool, clock);
-  const moderatorTokens = new ModeratorTokens(signingKeys, issuer, config.moderatorTokenTtlSeconds, clock);
+  const mismatch = logIssuerMismatch(log);
+  const tokens = new TokenService(signingKeys, issuer, config.tokenTtlSeconds, pool, clock, mismatch);
+  const moderatorTokens = new ModeratorTokens(
+    signingKeys,
+    issuer,
+    config.moderatorTokenTtlSeconds,
+    clock,
+    mismatch,
+  );
   const metrics = new ApiMetrics(queues, pool, (err) =>
     log.debug({ err: err.message }, 'metrics collection failed'),
   );
@@ -131,8 +139,9 @@ async function main() {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((err: unknown) => {
     // A configuration error names its variable; a stack trace would bury it.
+    // A configuration or start-up fault names its variable or server; a stack trace would bury it.
     process.stderr.write(
-      err instanceof ConfigError
+      err instanceof ConfigError || err instanceof StartupError
         ? `${err.message}\n`
         : `api failed to start: ${(err as Error).stack ?? String(err)}\n`,
     );

@@ -44,6 +44,7 @@ export interface Config {
   outboxReconcileRestartWindowSeconds: number;
   housekeepingIntervalMs: number;
   shutdownGraceMs: number;
+  startupWaitMs: number;
   workerConcurrency: number;
   enrichmentWorkerConcurrency: number;
   reviewWorkerConcurrency: number;
@@ -191,6 +192,9 @@ const schema = Joi.object({
     .default(86_400),
   HOUSEKEEPING_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(600_000),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  // How long a process waits at start for PostgreSQL (and a worker or npm start for Redis) before it
+  // exits 1 with one line naming the server and the error.
+  STARTUP_WAIT_SECONDS: Joi.number().integer().min(0).max(600).default(30),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
   // The offense workers batch the database work of the jobs they run at once: more at once, fewer
   // statements and commits (and enrichment waits on the network, which concurrency hides).
@@ -328,6 +332,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     outboxReconcileRestartWindowSeconds: v.OUTBOX_RECONCILE_RESTART_WINDOW_SECONDS,
     housekeepingIntervalMs: v.HOUSEKEEPING_INTERVAL_MS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    startupWaitMs: v.STARTUP_WAIT_SECONDS * 1000,
     workerConcurrency: v.WORKER_CONCURRENCY,
     enrichmentWorkerConcurrency: v.ENRICHMENT_WORKER_CONCURRENCY,
     reviewWorkerConcurrency: v.REVIEW_WORKER_CONCURRENCY,

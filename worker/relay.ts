@@ -8,7 +8,7 @@ import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../
 // process runs one too; FOR UPDATE SKIP LOCKED lets any number share the backlog).
 const config = loadConfigOrExit();
 const log = createLogger(config.logLevel, 'relay');
-const backends = await provideBackends(config, log);
+const backends = await provideBackends(config, log, { needRedis: true });
 const pool = createPool(backends.databaseUrl, 2, log);
 const { redis, queues } = openQueues(config, backends.redisUrl, log);
 const stop = startOutboxLoops(config, pool, queues, redis, log);

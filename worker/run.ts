@@ -1,3 +1,4 @@
+import { StartupError } from '../common/startup.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker, type Job } from 'bullmq';
@@ -57,7 +58,7 @@ export async function startWorker(
   makeProcessor: (deps: ProcessorDeps) => Processor,
   log: Logger = createLogger(config.logLevel, `worker:${queue}`),
 ): Promise<RunningWorker> {
-  const backends = await provideBackends(config, log);
+  const backends = await provideBackends(config, log, { needRedis: true });
   const concurrency = concurrencyOf(config, queue);
   const pool = createPool(backends.databaseUrl, Math.max(2, Math.min(concurrency, 20)), log);
   const connection = redisConnection(backends.redisUrl, 'worker', log);
@@ -156,7 +157,8 @@ export function runWorkerMain(queue: QueueName, makeProcessor: (deps: ProcessorD
       }
     },
     (err: unknown) => {
-      log.fatal({ err: (err as Error).message }, 'worker failed to start');
+      if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
+      else log.fatal({ err: (err as Error).message }, 'worker failed to start');
       process.exit(1);
     },
   );

@@ -24,7 +24,9 @@ export function requestContext(root: Logger) {
         bearer?: { client: { clientId: string } };
         errorCode?: string;
       };
-      log.info(
+      // Health probes (a load balancer's, npm start's) every few seconds would bury every other line.
+      const probe = (ctx.path === '/healthz' || ctx.path === '/readyz') && ctx.status < 500;
+      log[probe ? 'debug' : 'info'](
         {
           method: ctx.method,
           path: ctx.path,

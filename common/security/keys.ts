@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
@@ -14,7 +15,10 @@ export interface SigningKeys {
   publicJwks: (JWK & { kid: string })[];
 }
 
-/** A private key from configuration: a JWK (JSON) or a PKCS#8 PEM. */
+/**
+ * A private key from configuration: a JWK (JSON), a PKCS#8 PEM (`openssl genpkey`), or the SEC1 PEM
+ * `openssl ecparam -name prime256v1 -genkey` prints (with or without its EC PARAMETERS block).
+ */
 async function readPrivate(text: string): Promise<{ jwk: JWK; key: CryptoKey }> {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
@@ -22,8 +26,21 @@ async function readPrivate(text: string): Promise<{ jwk: JWK; key: CryptoKey }> 
     if (!jwk.d) throw new Error('JWT_SIGNING_KEY must be a private JWK (with "d")');
     return { jwk, key: (await importJWK(jwk, JWT_ALG)) as CryptoKey };
   }
-  const key = await importPKCS8(trimmed.replace(/\\n/g, '\n'), JWT_ALG, { extractable: true });
+  // An environment variable often carries the PEM's line breaks as literal \n.
+  const pem = trimmed.replace(/\\n/g, '\n');
+  const sec1 = /-----BEGIN EC PRIVATE KEY-----[\s\S]+?-----END EC PRIVATE KEY-----/.exec(pem)?.[0];
+  const pkcs8 = sec1
+    ? crypto.createPrivateKey({ key: sec1, format: 'pem' }).export({ type: 'pkcs8', format: 'pem' }).toString()
+    : pem;
+  const key = await importPKCS8(pkcs8, JWT_ALG, { extractable: true });
   return { jwk: await exportJWK(key), key };
+}
+
+/** A new ES256 private key as a JWK with its thumbprint as kid: what `admin keys generate` prints. */
+export async function generateSigningJwk(): Promise<JWK & { kid: string }> {
+  const { privateKey } = await generateKeyPair(JWT_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, kid: await calculateJwkThumbprint(jwk) };
 }
 
 async function publicOf(jwk: JWK): Promise<JWK & { kid: string }> {
@@ -42,9 +59,7 @@ export async function loadSigningKeys(config: Config): Promise<SigningKeys> {
   if (!text) {
     const file = path.join(config.dataDir, 'jwt-signing-key.json');
     if (!fs.existsSync(file)) {
-      const { privateKey } = await generateKeyPair(JWT_ALG, { extractable: true });
-      const jwk = await exportJWK(privateKey);
-      jwk.kid = await calculateJwkThumbprint(jwk);
+      const jwk = await generateSigningJwk();
       fs.mkdirSync(config.dataDir, { recursive: true });
       try {
         fs.writeFileSync(file, JSON.stringify(jwk), { mode: 0o600, flag: 'wx' });
@@ -56,7 +71,7 @@ export async function loadSigningKeys(config: Config): Promise<SigningKeys> {
   }
   const { jwk, key } = await readPrivate(text).catch((err: Error) => {
     throw new ConfigError(
-      `invalid configuration: JWT_SIGNING_KEY: must be an ES256 private key, as a JWK (JSON with "d") or a PKCS#8 PEM (${err.message})`,
+      `invalid configuration: JWT_SIGNING_KEY: must be an ES256 (P-256) private key, as a JWK (JSON with "d"; 'npm run -s admin -- keys generate' makes one), a PKCS#8 PEM or an EC PRIVATE KEY PEM (${err.message})`,
     );
   });
   const current = await publicOf(jwk);

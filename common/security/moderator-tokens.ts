@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import { JWT_ALG, type SigningKeys } from './keys.js';
-import { TokenRejected } from './tokens.js';
+import { rejectionOf, TokenRejected, type IssuerMismatchReporter } from './tokens.js';
 
 /** The audience of moderator tokens: no game's client_id can equal it, so the two never mix. */
 export const MODERATION_AUDIENCE = 'player-trust:moderation';
@@ -29,6 +29,7 @@ export class ModeratorTokens {
     private readonly issuer: string,
     readonly lifetime: number,
     private readonly clock: () => Date = () => new Date(),
+    private readonly onIssuerMismatch?: IssuerMismatchReporter,
   ) {
     this.jwks = createLocalJWKSet({ keys: keys.publicJwks });
   }
@@ -68,8 +69,7 @@ export class ModeratorTokens {
       this.verified.set(token, { sub: payload.sub!, exp: payload.exp! });
       return payload.sub!;
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new TokenRejected('the session token expired');
-      throw new TokenRejected('the session token is invalid');
+      throw rejectionOf(err, 'session', this.issuer, this.onIssuerMismatch);
     }
   }
 }

@@ -14,6 +14,43 @@ export class TokenRejected extends Error {
   override name = 'TokenRejected';
 }
 
+/** Told once per foreign issuer seen: the log line that names a PUBLIC_URL mismatch. */
+export type IssuerMismatchReporter = (seen: { issuer: string; expected: string }) => void;
+
+/** A reporter that logs each foreign issuer once (a misconfigured fleet would otherwise flood). */
+export function logIssuerMismatch(log: { warn(obj: object, msg: string): void }): IssuerMismatchReporter {
+  const told = new Set<string>();
+  return ({ issuer, expected }) => {
+    if (told.has(issuer) || told.size > 100) return;
+    told.add(issuer);
+    log.warn(
+      { tokenIssuer: issuer, issuer: expected },
+      'a token signed with our key names another issuer: every API process must use the same PUBLIC_URL',
+    );
+  };
+}
+
+/**
+ * Why a token failed verification, for the 401's error_description. A token signed with our key
+ * but naming another issuer comes from an API process with another PUBLIC_URL: said as such.
+ */
+export function rejectionOf(
+  err: unknown,
+  kind: 'access' | 'session',
+  expected: string,
+  report?: IssuerMismatchReporter,
+): TokenRejected {
+  if (err instanceof joseErrors.JWTExpired) return new TokenRejected(`the ${kind} token expired`);
+  if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'iss') {
+    const issuer = String(err.payload.iss);
+    report?.({ issuer, expected });
+    return new TokenRejected(
+      `the ${kind} token was issued by ${issuer}, not by this service (${expected}): every API process must use the same PUBLIC_URL`,
+    );
+  }
+  return new TokenRejected(`the ${kind} token is invalid`);
+}
+
 /**
  * Signs and verifies access tokens. Verification is local (signature, algorithm, issuer, audience,
  * expiry) plus one primary-key lookup for revocation.
@@ -27,6 +64,7 @@ export class TokenService {
     private readonly ttlSeconds: number,
     private readonly db: Queryable,
     private readonly clock: () => Date = () => new Date(),
+    private readonly onIssuerMismatch?: IssuerMismatchReporter,
   ) {
     this.jwks = createLocalJWKSet({ keys: keys.publicJwks });
   }
@@ -86,8 +124,7 @@ export class TokenService {
         requiredClaims: ['sub', 'aud', 'exp', 'iat', 'jti'],
       }));
     } catch (err) {
-      if (err instanceof joseErrors.JWTExpired) throw new TokenRejected('the access token expired');
-      throw new TokenRejected('the access token is invalid');
+      throw rejectionOf(err, 'access', this.issuer, this.onIssuerMismatch);
     }
     if (typeof payload.aud !== 'string' || typeof payload.jti !== 'string' || typeof payload.sub !== 'string')
       throw new TokenRejected('the access token is invalid');

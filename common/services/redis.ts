@@ -106,6 +106,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 export async function redisVersion(url: string): Promise<string> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  // Without a listener ioredis prints "Unhandled error event" and a stack when the server is down.
+  client.on('error', () => undefined);
   try {
     await client.connect();
     const info = await client.info('server');

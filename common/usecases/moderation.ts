@@ -67,6 +67,31 @@ export async function createModerator(
   }
 }
 
+/**
+ * Admin tool: a new password for a moderator (at least 12 characters). Their console sessions end, so
+ * whoever held the old password is signed out; bearer tokens already issued run out within
+ * MODERATOR_TOKEN_TTL_SECONDS. 404 for an unknown username.
+ */
+export async function resetModeratorPassword(
+  db: Queryable,
+  input: { username: string; password: string },
+): Promise<{ username: string; passwordReset: true; consoleSessionsEnded: number }> {
+  const v = check<{ username: string; password: string }>(
+    Joi.object({
+      username: Joi.string().trim().lowercase().max(64).required(),
+      password: Joi.string().min(12).max(256).required(),
+    }),
+    input,
+  );
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE moderators SET password_hash = $2 WHERE username = $1 RETURNING id',
+    [v.username, await hashPassword(v.password)],
+  );
+  if (!rows[0]) throw notFound(`Moderator ${v.username}`);
+  const ended = await db.query('DELETE FROM console_sessions WHERE moderator_id = $1', [rows[0].id]);
+  return { username: v.username, passwordReset: true, consoleSessionsEnded: ended.rowCount ?? 0 };
+}
+
 /** Moderator password sign-in behind the same lockout as players'; a disabled account cannot sign in. */
 export function moderatorSignIn(
   pool: Pool,

@@ -65,6 +65,34 @@ const issued = (game: Game, clientSecret: string): IssuedGame => ({
   redirectUris: game.redirectUris,
 });
 
+/**
+ * Adds and removes a game's redirect URIs (exact match, as registered): adding one it has, or
+ * removing one it lacks, changes nothing. 404 for an unknown client id; at most 20 in all.
+ */
+export async function updateRedirectUris(
+  db: Queryable,
+  input: { clientId: string; add: string[]; remove: string[] },
+): Promise<{ clientId: string; redirectUris: string[] }> {
+  const v = check<typeof input>(
+    Joi.object({
+      clientId: Joi.string().max(200).required(),
+      add: Joi.array().items(redirectUri).max(20).default([]),
+      remove: Joi.array().items(Joi.string().max(2048)).max(20).default([]),
+    }),
+    input,
+  );
+  const { rows } = await db.query<{ client_id: string; redirect_uris: string[] }>(
+    `UPDATE games SET redirect_uris = ARRAY(
+        SELECT DISTINCT u FROM unnest(redirect_uris || $2::text[]) AS u WHERE u <> ALL ($3::text[]) ORDER BY u)
+      WHERE client_id = $1 RETURNING client_id, redirect_uris`,
+    [v.clientId, v.add, v.remove],
+  );
+  if (!rows[0]) throw notFound(`Game with client id ${v.clientId}`);
+  if (rows[0].redirect_uris.length > 20)
+    throw validationError([{ field: 'redirectUris', message: 'must contain at most 20 items' }]);
+  return { clientId: rows[0].client_id, redirectUris: rows[0].redirect_uris };
+}
+
 export async function provisionGame(
   db: Queryable,
   pepper: string,
@@ -74,7 +102,8 @@ export async function provisionGame(
     Joi.object({
       studioId: Joi.string().required(),
       title: Joi.string().trim().min(1).max(200).required(),
-      redirectUris: Joi.array().items(redirectUri).min(1).max(20).unique().required(),
+      // None for a game that never signs players in with OAuth (reports and reads need no redirect).
+      redirectUris: Joi.array().items(redirectUri).max(20).unique().default([]),
       requirePkce: Joi.boolean(),
     }),
     input,

@@ -64,7 +64,8 @@ function urlProblem(text: string, policy: AddressPolicy): string | undefined {
   const literal = net.isIP(host) !== 0;
   if (literal) {
     const refused = policy.refusal(host);
-    if (refused) return `must not point at a private or reserved address (${refused})`;
+    if (refused)
+      return `must not point at a private or reserved address (${refused}); an operator may allow it with OUTBOUND_ALLOWLIST`;
   }
   if (url.protocol === 'http:' && !(literal && policy.allowsPrivate(host))) return 'must use https';
   return undefined;

@@ -8,11 +8,22 @@ export async function runAdmin(
   env: NodeJS.ProcessEnv,
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runAdminWithInput(env, '', ...args);
+}
+
+/** The same, with `input` on its standard input (as `printf '%s\n' "$PW" | npm run -s admin -- ...`). */
+export async function runAdminWithInput(
+  env: NodeJS.ProcessEnv,
+  input: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
+    const running = run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
       env,
       maxBuffer: 64 * 1024 * 1024,
     });
+    running.child.stdin!.end(input);
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };

@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { TEST_PEPPER } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
-import { runAdmin } from '../helpers/admin.js';
+import { runAdmin, runAdminWithInput } from '../helpers/admin.js';
+import { parseConfig } from '../../common/config.js';
+import { loadSigningKeys } from '../../common/security/keys.js';
+import { moderatorSignIn } from '../../common/usecases/moderation.js';
 
 describe('admin tool (npm run -s admin -- ...)', function () {
   this.timeout(60_000);
@@ -111,7 +114,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     );
     expect(badUri.code).to.not.equal(0);
     expect(badUri.stdout).to.equal('');
-    expect(badUri.stderr).to.match(/redirectUris\.0: must use https/);
+    expect(badUri.stderr).to.match(/--redirect-uri item 0: must use https/);
     const noStudio = await admin(
       'game',
       'create',
@@ -141,13 +144,143 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     );
     expect(reserved.code, 'serviceId "me" would shadow /v1/player/me').to.not.equal(0);
     expect(reserved.stderr).to.match(
-      /serviceId: .*must not be one of \[me\]|serviceId: contains an invalid value/,
+      /--service-id: .*must not be one of \[me\]|--service-id: contains an invalid value/,
     );
     const unknown = await admin('frobnicate');
     expect(unknown.code).to.not.equal(0);
     expect(unknown.stderr).to.match(/unknown command/);
     const after = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM games');
     expect(after.rows[0]!.n).to.equal(before.rows[0]!.n);
+  });
+
+  it('passwords from standard input; a moderator password reset ends their console sessions', async () => {
+    const username = `stdin-mod-${Date.now()}`;
+    const created = await runAdminWithInput(
+      env,
+      'a password typed nowhere\n',
+      'moderator',
+      'create',
+      '--username',
+      username,
+      '--display-name',
+      'Stdin Mod',
+      '--role',
+      'moderator',
+      '--password-stdin',
+      '--json',
+    );
+    expect(created.code, created.stderr).to.equal(0);
+    const signIn = (password: string) =>
+      moderatorSignIn(pool, { username, password, address: '203.0.113.9', now: new Date() });
+    expect((await signIn('a password typed nowhere')).ok).to.equal(true);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    await pool.query(
+      `INSERT INTO console_sessions (id_hash, moderator_id, csrf_token, expires_at)
+       VALUES (decode(md5(random()::text), 'hex'), $1, 'csrf', now() + interval '1 hour')`,
+      [id],
+    );
+    const reset = await runAdminWithInput(
+      env,
+      'the new long password\n',
+      'moderator',
+      'reset-password',
+      '--username',
+      username,
+      '--password-stdin',
+      '--json',
+    );
+    expect(reset.code, reset.stderr).to.equal(0);
+    expect(JSON.parse(reset.stdout)).to.deep.equal({
+      username,
+      passwordReset: true,
+      consoleSessionsEnded: 1,
+    });
+    expect((await signIn('a password typed nowhere')).ok).to.equal(false);
+    expect((await signIn('the new long password')).ok).to.equal(true);
+    const unknown = await runAdminWithInput(
+      env,
+      'whatever long pw\n',
+      'moderator',
+      'reset-password',
+      '--username',
+      'nobody-here',
+      '--password-stdin',
+    );
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(/nobody-here/);
+    // Without a terminal and without --password-stdin, nothing is guessed.
+    const none = await admin('moderator', 'reset-password', '--username', username);
+    expect(none.code).to.equal(2);
+    expect(none.stderr).to.match(/--password-stdin is required/);
+  });
+
+  it('games without OAuth, redirect URIs added and removed, errors that name the flags, keys generate', async () => {
+    const studio = JSON.parse((await admin('studio', 'create', '--name', 'Redirects', '--json')).stdout) as {
+      id: string;
+    };
+    const game = await admin('game', 'create', '--studio', studio.id, '--title', 'Server only', '--json');
+    expect(game.code, game.stderr).to.equal(0);
+    const { clientId } = JSON.parse(game.stdout) as { clientId: string; redirectUris: string[] };
+    const updated = await admin(
+      'game',
+      'update',
+      '--client-id',
+      clientId,
+      '--add-redirect-uri',
+      'https://game.example/cb',
+      '--add-redirect-uri',
+      'http://127.0.0.1:7777/cb',
+      '--json',
+    );
+    expect(updated.code, updated.stderr).to.equal(0);
+    expect(JSON.parse(updated.stdout)).to.deep.equal({
+      clientId,
+      redirectUris: ['http://127.0.0.1:7777/cb', 'https://game.example/cb'],
+    });
+    const removed = await admin(
+      'game',
+      'update',
+      '--client-id',
+      clientId,
+      '--remove-redirect-uri',
+      'http://127.0.0.1:7777/cb',
+      '--json',
+    );
+    expect(JSON.parse(removed.stdout).redirectUris).to.deep.equal(['https://game.example/cb']);
+    const bad = await admin(
+      'game',
+      'update',
+      '--client-id',
+      clientId,
+      '--add-redirect-uri',
+      'http://game.example/cb',
+    );
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/--add-redirect-uri item 0: must use https/);
+    const badCreate = await admin(
+      'game',
+      'create',
+      '--studio',
+      studio.id,
+      '--title',
+      'X',
+      '--redirect-uri',
+      'ftp://x',
+    );
+    expect(badCreate.stderr).to.match(/--redirect-uri item 0: /);
+    expect(badCreate.stderr).to.not.match(/redirectUris/);
+
+    const keys = await runAdmin(
+      { ...env, DATABASE_URL: 'postgres://127.0.0.1:1/none' },
+      'keys',
+      'generate',
+      '--json',
+    );
+    expect(keys.code, keys.stderr).to.equal(0); // no database needed
+    const { kid, jwk } = JSON.parse(keys.stdout) as { kid: string; jwk: { d: string; kid: string } };
+    expect(jwk.kid).to.equal(kid);
+    const loaded = await loadSigningKeys(parseConfig({ JWT_SIGNING_KEY: JSON.stringify(jwk) }));
+    expect(loaded.current.kid).to.equal(kid);
   });
 
   it('manages moderators (create, disable, enable, list) and webhooks (create, list, delete)', async () => {
@@ -233,7 +366,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(h.events).to.deep.equal(['case.resolved']);
     const refused = await admin('webhook', 'create', '--studio', studio.id, '--url', 'https://10.0.0.1/hook');
     expect(refused.code).to.not.equal(0);
-    expect(refused.stderr).to.match(/private or reserved/);
+    expect(refused.stderr).to.match(/private or reserved address .*OUTBOUND_ALLOWLIST/);
     for (const unknown of [crypto.randomUUID(), 'not-a-studio']) {
       const orphan = await admin(
         'webhook',

@@ -344,3 +344,112 @@ describe('configuration errors', function () {
       expect(err!.stderr).to.not.match(/\n\s+at /);
     });
 });
+
+describe('start-up faults, named in one line', function () {
+  this.timeout(60_000);
+  /** Runs a process that must fail to start: its exit code and what it wrote to stderr. */
+  async function failing(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }> {
+    const err = await run(args[0]!, args.slice(1), {
+      env: { ...process.env, LOG_LEVEL: 'warn', STARTUP_WAIT_SECONDS: '1', ...env },
+      timeout: 40_000,
+    }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err, `${args.join(' ')} should not have started`).to.not.equal(undefined);
+    return err!;
+  }
+  const closed = 'postgres://pt:secret-pw@127.0.0.1:1/none';
+  const services = () => testServices();
+
+  it('an unreachable DATABASE_URL: the API exits 1 after STARTUP_WAIT_SECONDS naming PostgreSQL, no stack, no password', async () => {
+    const { code, stderr } = await failing([process.execPath, '--import', 'tsx', 'api/server.ts'], {
+      DATABASE_URL: closed,
+      REDIS_URL: (await services()).redisUrl,
+    });
+    expect(code).to.equal(1);
+    expect(stderr).to.match(
+      /^cannot reach PostgreSQL at postgres:\/\/pt:\*\*\*@127\.0\.0\.1:1\/none .*ECONNREFUSED/m,
+    );
+    expect(stderr).to.not.include('secret-pw');
+    expect(stderr).to.not.match(/\n\s+at /);
+  });
+
+  it('an unreachable REDIS_URL: a worker exits 1 naming Redis, without ioredis stack traces', async () => {
+    const { code, stderr } = await failing([process.execPath, '--import', 'tsx', 'worker/review.ts'], {
+      DATABASE_URL: (await services()).databaseUrl,
+      REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1 .*ECONNREFUSED/m);
+    expect(stderr).to.not.include('Unhandled error event');
+    expect(stderr).to.not.match(/\n\s+at /);
+  });
+
+  it('npm start with an unreachable REDIS_URL exits 1 with that one line, leaving nothing running', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-fault-'));
+    try {
+      const { code, stderr } = await failing(['npm', 'start'], {
+        DATA_DIR: dataDir,
+        PORT: '0',
+        DATABASE_URL: (await services()).databaseUrl,
+        REDIS_URL: 'redis://127.0.0.1:1',
+      });
+      expect(code).to.equal(1);
+      expect(stderr).to.match(/^cannot reach Redis at redis:\/\/127\.0\.0\.1:1 /m);
+      expect(stderr).to.not.include('Unhandled error event');
+      expect(fs.existsSync(path.join(dataDir, 'npm-start.lock'))).to.equal(false);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a DATA_DIR that cannot be written is named with its cause, not as a missing lock file', async () => {
+    const file = path.join(os.tmpdir(), `pt-not-a-dir-${crypto.randomBytes(4).toString('hex')}`);
+    fs.writeFileSync(file, 'a file, not a folder');
+    try {
+      const { code, stderr } = await failing(['npm', 'start'], {
+        DATA_DIR: path.join(file, 'data'),
+        PORT: '0',
+      });
+      expect(code).to.equal(1);
+      expect(stderr).to.match(/^DATA_DIR .*pt-not-a-dir-\w+\/data is not writable \(ENOTDIR: /m);
+      expect(stderr).to.not.include('npm-start.lock');
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+});
+
+describe('many API processes as one service', function () {
+  this.timeout(30_000);
+  it('a token from a process with another PUBLIC_URL is refused saying so, in the 401 and in the log', async () => {
+    const a = await startTestApi({ PUBLIC_URL: 'https://trust-a.example' });
+    const b = await startTestApi({ PUBLIC_URL: 'https://trust-b.example' });
+    try {
+      const moderator = await createTestModerator(a);
+      const res = await fetch(`${b.url}/v1/admin/cases`, { headers: moderator.headers });
+      expect(res.status).to.equal(401);
+      const body = (await res.json()) as { code: string; detail: string };
+      expect(body.code).to.equal('invalid_token');
+      expect(body.detail).to.equal(
+        'the session token was issued by https://trust-a.example, not by this service (https://trust-b.example): every API process must use the same PUBLIC_URL',
+      );
+      expect(res.headers.get('www-authenticate')).to.include(
+        'every API process must use the same PUBLIC_URL',
+      );
+      await fetch(`${b.url}/v1/admin/cases`, { headers: moderator.headers }); // told once, not per request
+      const told = b.logs.lines.filter((l) =>
+        String(l.msg).includes('every API process must use the same PUBLIC_URL'),
+      );
+      expect(told.map((l) => [l.tokenIssuer, l.issuer])).to.deep.equal([
+        ['https://trust-a.example', 'https://trust-b.example'],
+      ]);
+      // The same PUBLIC_URL (and key): one service.
+      expect((await fetch(`${a.url}/v1/admin/cases`, { headers: moderator.headers })).status).to.equal(200);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

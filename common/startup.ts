@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+/**
+ * A fault at start that the operator must fix (a folder that cannot be written, a server that cannot
+ * be reached): every entry point prints its message as one line and exits 1, with no stack trace.
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** A URL fit for a log line: its password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+const reason = (err: unknown) => {
+  const e = err as NodeJS.ErrnoException & { errors?: Error[] };
+  // A refused connection to a name with several addresses comes as an AggregateError.
+  const inner = e.errors?.[0] as NodeJS.ErrnoException | undefined;
+  return (inner?.code ?? e.code) ? `${inner?.code ?? e.code}: ${inner?.message ?? e.message}` : e.message;
+};
+
+/**
+ * DATA_DIR holds the embedded servers, the development secrets and the start lock: it must exist (or
+ * be creatable) and be writable. The real cause is named (EACCES, EROFS, ENOTDIR), not whatever the
+ * first write that happened to fail would say.
+ */
+export function ensureWritableDir(dir: string): void {
+  const probe = path.join(dir, `.write-probe-${process.pid}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe, { force: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const why =
+      code === 'EROFS'
+        ? 'it is on a read-only file system'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (err as Error).message;
+    throw new StartupError(
+      `DATA_DIR ${dir} is not writable (${code}: ${why}); set DATA_DIR to a folder this user can write`,
+    );
+  }
+}
+
+async function retryUntil(waitMs: number, attempt: () => Promise<void>): Promise<void> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await attempt();
+      return;
+    } catch (err) {
+      if (Date.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(0, until - Date.now()))));
+    }
+  }
+}
+
+/** Waits up to `waitMs` for PostgreSQL to answer; then a StartupError naming the URL and the error. */
+export async function waitForPostgres(url: string, waitMs: number): Promise<void> {
+  try {
+    await retryUntil(waitMs, async () => {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    });
+  } catch (err) {
+    throw new StartupError(
+      `cannot reach PostgreSQL at ${redactUrl(url)} (waited ${Math.round(waitMs / 1000)} s, STARTUP_WAIT_SECONDS): ${reason(err)}`,
+    );
+  }
+}
+
+/** One connection attempt to Redis: its answer to PING, or the error (never an unhandled event). */
+export async function pingRedis(url: string): Promise<void> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  });
+  // Without a listener ioredis prints "Unhandled error event" with a stack for every failed attempt;
+  // the event also carries the cause (ECONNREFUSED) where connect() only says the connection closed.
+  let cause: Error | undefined;
+  client.on('error', (err: Error) => (cause ??= err));
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (err) {
+    throw cause ?? err;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Waits up to `waitMs` for Redis to answer; then a StartupError naming the URL and the error. */
+export async function waitForRedis(url: string, waitMs: number): Promise<void> {
+  try {
+    await retryUntil(waitMs, () => pingRedis(url));
+  } catch (err) {
+    throw new StartupError(
+      `cannot reach Redis at ${redactUrl(url)} (waited ${Math.round(waitMs / 1000)} s, STARTUP_WAIT_SECONDS): ${reason(err)}`,
+    );
+  }
+}
