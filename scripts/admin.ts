@@ -151,10 +151,13 @@ async function passwordOf(values: { password?: string; 'password-stdin'?: boolea
   if (values['password-stdin']) {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/\r?\n$/, '');
   }
   if (values.password !== undefined) return values.password;
-  if (!process.stdin.isTTY) throw new UsageError('--password-stdin is required (the password on standard input)');
+  if (!process.stdin.isTTY)
+    throw new UsageError('--password-stdin is required (the password on standard input)');
   process.stderr.write('Password: ');
   process.stdin.setRawMode(true);
   let typed = '';

@@ -30,7 +30,10 @@ async function readPrivate(text: string): Promise<{ jwk: JWK; key: CryptoKey }> 
   const pem = trimmed.replace(/\\n/g, '\n');
   const sec1 = /-----BEGIN EC PRIVATE KEY-----[\s\S]+?-----END EC PRIVATE KEY-----/.exec(pem)?.[0];
   const pkcs8 = sec1
-    ? crypto.createPrivateKey({ key: sec1, format: 'pem' }).export({ type: 'pkcs8', format: 'pem' }).toString()
+    ? crypto
+        .createPrivateKey({ key: sec1, format: 'pem' })
+        .export({ type: 'pkcs8', format: 'pem' })
+        .toString()
     : pem;
   const key = await importPKCS8(pkcs8, JWT_ALG, { extractable: true });
   return { jwk: await exportJWK(key), key };
