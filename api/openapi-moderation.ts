@@ -251,7 +251,10 @@ export const moderationPaths = {
       security: [{ consoleSession: [] }],
       responses: {
         200: json(ref('ConsoleSession'), 'Signed in.'),
-        401: problem('not_signed_in, or the session expired (idle or absolute) or was signed out.'),
+        204: { description: 'No console session cookie: not signed in (a first visit).' },
+        401: problem(
+          'The session cookie no longer opens a session: it expired (idle or absolute) or was signed out.',
+        ),
         500: problem('Server error.'),
         503: problem('A backing service is unavailable; retry.'),
       },
@@ -288,6 +291,16 @@ export const moderationPaths = {
       summary: 'This document rendered for reading (Swagger UI, served from here)',
       responses: {
         200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+  },
+  '/favicon.ico': {
+    get: {
+      operationId: 'favicon',
+      tags: ['operations'],
+      summary: "The service's icon (SVG), for the pages' browser tabs",
+      responses: {
+        200: { description: 'The icon.', content: { 'image/svg+xml': { schema: { type: 'string' } } } },
       },
     },
   },

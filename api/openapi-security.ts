@@ -76,6 +76,7 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   'POST /v1/admin/console-session': [],
   'GET /': [],
   'GET /docs': [],
+  'GET /favicon.ico': [],
   'GET /console': [],
   'GET /metrics': [{ metricsBearer: [] }, {}],
   'GET /admin/queues': [{ boardBasic: [] }],

@@ -18,6 +18,8 @@ export function App() {
     });
     getSession().then(
       (s) => {
+        // 204 (no session cookie yet): the sign-in form.
+        if (!s) return setSession(null);
         setCsrfToken(s.csrfToken);
         setSession(s);
       },

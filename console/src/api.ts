@@ -83,7 +83,8 @@ const q = (params: Record<string, string | number | boolean | undefined>) => {
 };
 const enc = encodeURIComponent;
 
-export const getSession = () => api<Session>('GET', '/v1/admin/console-session');
+/** The signed-in session, or undefined when there is no session cookie (204). */
+export const getSession = () => api<Session | undefined>('GET', '/v1/admin/console-session');
 export const signIn = (username: string, password: string) =>
   api<Session>('POST', '/v1/admin/console-session', { username, password });
 export const signOut = () => api<void>('DELETE', '/v1/admin/console-session');

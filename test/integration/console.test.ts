@@ -169,6 +169,26 @@ describe('moderator console in headless Chromium', function () {
     expect(outside).to.deep.equal([]);
     expect(errors.filter((e) => /Content Security Policy|Refused/.test(e))).to.deep.equal([]);
     await context.close();
+
+    // The console's first load, signed out: no request fails (no favicon 404, no 401 for "who is
+    // signed in?"), and the browser logs no error.
+    const fresh = await browser.newContext();
+    const first = await fresh.newPage();
+    const failed: string[] = [];
+    const logged: string[] = [];
+    first.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
+    first.on('console', (m) => {
+      if (m.type() === 'error') logged.push(m.text());
+    });
+    await first.goto(`${api.url}/console`);
+    await first.getByLabel('Username').waitFor();
+    await first.goto(`${api.url}/`);
+    expect((await fetch(`${api.url}/favicon.ico`)).headers.get('content-type')).to.match(/^image\/svg\+xml/);
+    expect(failed).to.deep.equal([]);
+    expect(logged).to.deep.equal([]);
+    await fresh.close();
   });
 
   it('signs in to an HttpOnly SameSite=Strict cookie (nothing in storage), refuses a write without the CSRF token, signs out', async () => {
@@ -198,8 +218,10 @@ describe('moderator console in headless Chromium', function () {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // Signed out, the cookie is gone: no session to describe (204, as on a first visit).
     const after = await page.evaluate(async () => (await fetch('/v1/admin/console-session')).status);
-    expect(after).to.equal(401);
+    expect(after).to.equal(204);
+    expect((await context.cookies()).find((c) => c.name === 'pt_console')).to.equal(undefined);
     await context.close();
   });
 

@@ -86,12 +86,16 @@ export function consoleSessionRoutes(deps: AppDeps): Router {
     };
   });
 
-  // Only the cookie counts here: a bearer token has no console session to describe.
+  // Only the cookie counts here: a bearer token has no console session to describe. No cookie at all
+  // is the console's first visit, not a failed authentication: 204, so every first load does not
+  // log a 401 in the browser and the API. A cookie that no longer opens a session is still a 401.
   router.get(
     '/',
     async (ctx, next: Next) => {
-      if (!ctx.cookies.get(CONSOLE_COOKIE))
-        throw new AppError(401, 'not_signed_in', 'No console session: sign in first.');
+      if (!ctx.cookies.get(CONSOLE_COOKIE)) {
+        ctx.status = 204;
+        return;
+      }
       await next();
     },
     moderatorAuth(deps, { cookieOnly: true }),
@@ -205,6 +209,9 @@ const LANDING_PAGE = `<!doctype html>
 </html>
 `;
 
+/** A shield: what browsers ask for as /favicon.ico on every page (SVG, no outside request). */
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#1f4fbf" d="M16 2 4 6v9c0 7.5 5.1 13.6 12 15 6.9-1.4 12-7.5 12-15V6z"/><path fill="#fff" d="m14 20.6-4.3-4.3 1.9-1.9 2.4 2.4 6.4-6.4 1.9 1.9z"/></svg>`;
+
 /** /docs (Swagger UI from npm, served here) and / (where to go: a page for browsers, JSON otherwise). */
 export function docsPages(): Router {
   const router = new Router();
@@ -221,6 +228,11 @@ export function docsPages(): Router {
       console: '/console',
       openapi: '/v1/openapi.json',
     };
+  });
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.type = 'image/svg+xml';
+    ctx.body = FAVICON;
   });
   router.get('/docs', (ctx) => {
     pageHeaders(ctx, DOCS_CSP);
