@@ -134,6 +134,9 @@ export class DrillRig {
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       OUTBOX_RELAY_INTERVAL_MS: '200',
       SHUTDOWN_GRACE_MS: String(GRACE_MS),
+      // A database shared with other users (the test run's, under many queue prefixes): the
+      // reconciler would re-add their outbox rows to this rig's queues. Its own server: on.
+      ...(opts.databaseUrl ? { OUTBOX_RECONCILE_INTERVAL_MS: '0' } : {}),
       // A killed worker's job comes back within seconds instead of the production 30 s.
       WORKER_LOCK_DURATION_MS: '2000',
       WORKER_STALLED_INTERVAL_MS: '1000',
