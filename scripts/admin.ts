@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfigOrExit } from '../common/config.js';
+import pg from 'pg';
+import { loadConfigOrExit, type Config } from '../common/config.js';
+import { backupEmbedded, restoreEmbedded } from '../common/data/backup.js';
+import { migrationStatus } from '../common/data/migrate.js';
+import { embeddedServer, providePostgres } from '../common/services/postgres.js';
 import { createPool } from '../common/data/db.js';
 import { findGameByClientId, listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
 import { importPlayers } from './player-import.js';
@@ -12,6 +16,7 @@ import { deleteWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../common/net/addresses.js';
 import { createModerator, resetModeratorPassword } from '../common/usecases/moderation.js';
 import { generateSigningJwk } from '../common/security/keys.js';
+import { StartupError } from '../common/startup.js';
 import { registerWebhook } from '../common/usecases/webhooks.js';
 import { presentWebhook } from '../common/views.js';
 import { createLogger } from '../common/logger.js';
@@ -57,7 +62,14 @@ Usage: npm run -s admin -- <command> [options] [--json]
   webhook list [--studio <studioId>]
   webhook delete --studio <studioId> --id <webhookId>
   keys generate                a new ES256 private key (JWK) for JWT_SIGNING_KEY; needs no database
-  migrate                      apply pending database migrations and exit
+  migrate [--status | --dry-run]
+      apply pending database migrations and exit; --status lists applied and pending ones,
+      --dry-run lists what would be applied and changes nothing
+  db url                       how to reach the embedded PostgreSQL now (its port changes on every start)
+  db backup --out <file.tar.gz>
+      the embedded PostgreSQL (a base backup, taken while the service runs) with DATA_DIR's secrets
+  db restore --from <file.tar.gz>
+      with the service stopped: the backup's data and secrets replace DATA_DIR's (kept aside)
 
 Passwords: --password-stdin reads the password from standard input (one line), so it is neither in
 the shell's history nor visible in ps; without it, on a terminal, you are asked for it. --password <pw>
@@ -114,6 +126,10 @@ const OPTIONS = {
   id: { type: 'string' },
   file: { type: 'string' },
   format: { type: 'string' },
+  out: { type: 'string' },
+  from: { type: 'string' },
+  status: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -222,6 +238,9 @@ async function main(argv: string[]): Promise<number> {
     'webhook delete',
     'migrate',
     'keys generate',
+    'db url',
+    'db backup',
+    'db restore',
   ];
   if (!known.includes(command)) {
     process.stderr.write(`unknown command: ${command}\n\n${HELP}`);
@@ -241,6 +260,23 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfigOrExit();
+  if (command.startsWith('db ')) {
+    const result = await databaseCommand(command, values, config);
+    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
+    return 0;
+  }
+  if (command === 'migrate' && (values.status || values['dry-run'])) {
+    const result = await migrationStatus(config);
+    const pending = result.pending;
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(values['dry-run'] ? { wouldApply: pending } : result)}\n`
+        : values['dry-run']
+          ? `${pending.length ? `would apply:\n${pending.map((m) => `  ${m}`).join('\n')}` : 'nothing to apply'}\n`
+          : `${humanReadable(result)}\n`,
+    );
+    return 0;
+  }
   // Logs go to stderr so stdout carries only the command's answer.
   const log = createLogger(process.env.LOG_LEVEL ?? 'warn', 'admin', process.stderr);
   const backends = await provideBackends(config, log);
@@ -417,6 +453,57 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The embedded server's address, backup and restore. An operator's own PostgreSQL (DATABASE_URL) is
+ * backed up with the tools of its own version (README "Backups").
+ */
+async function databaseCommand(command: string, values: Record<string, unknown>, config: Config) {
+  if (command === 'db url') {
+    if (config.databaseUrl) return { url: config.databaseUrl, embedded: false };
+    const url = embeddedServer(config.dataDir).url;
+    if (!url)
+      throw new AppError(
+        409,
+        'not_running',
+        `The embedded PostgreSQL on ${config.dataDir} is not running: npm start starts it (its port changes on every start).`,
+      );
+    return { url, embedded: true, dataDir: config.dataDir };
+  }
+  if (config.databaseUrl)
+    throw new AppError(
+      409,
+      'external_database',
+      'DATABASE_URL is set: back up and restore that PostgreSQL with the tools of its own version (pg_dump / pg_restore, or pg_basebackup); see README "Backups".',
+    );
+  if (command === 'db backup') {
+    const out = need(values, 'out');
+    // The running server, or one started for the backup and stopped after it.
+    const server = await providePostgres({ dataDir: config.dataDir });
+    try {
+      return await backupEmbedded(config.dataDir, out);
+    } finally {
+      await server.stop();
+    }
+  }
+  const restored = await restoreEmbedded(config.dataDir, need(values, 'from'));
+  // Started once here: the WAL is replayed to the backup's end now, and a broken backup says so now.
+  const server = await providePostgres({ dataDir: config.dataDir });
+  try {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pgmigrations');
+    await client.end();
+    return {
+      restoredFrom: need(values, 'from'),
+      ...restored.manifest,
+      migrations: rows[0]!.n,
+      keptAside: restored.keptAside,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
@@ -426,7 +513,8 @@ main(process.argv.slice(2)).then(
     } else if (err instanceof AppError) {
       const fields = err.fields?.map((f) => `  ${flagOf(f.field)}: ${f.message}`).join('\n');
       process.stderr.write(`${err.detail}${fields ? `\n${fields}` : ''}\n`);
-    } else process.stderr.write(`admin failed: ${(err as Error).message}\n`);
+    } else if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
+    else process.stderr.write(`admin failed: ${(err as Error | undefined)?.message ?? String(err)}\n`);
     process.exit(1);
   },
 );

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DRILLS, DrillRig, formatResult, runDrill, type DrillResult } from './drills.js';
+import { restoreDrill } from './drills/restore.js';
 
 /**
  * npm run drill [-- <drill> ...] [--fault-seconds 10] [--steady-seconds 5] [--rate 40] [--json FILE]
@@ -21,11 +22,14 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
 });
-const names = positionals.length ? positionals : Object.keys(DRILLS);
-const unknown = names.filter((n) => !DRILLS[n]);
+/** Drills with a set-up of their own (the restore drill runs npm start's embedded servers). */
+const STANDALONE = { restore: restoreDrill } as const;
+const ALL = [...Object.keys(DRILLS), ...Object.keys(STANDALONE)];
+const names = positionals.length ? positionals : ALL;
+const unknown = names.filter((n) => !ALL.includes(n));
 if (values.help || unknown.length) {
   process.stdout.write(
-    `${unknown.length ? `unknown drill: ${unknown.join(', ')}\n` : ''}Usage: npm run drill [-- <drill> ...] [--fault-seconds 10] [--steady-seconds 5] [--rate 40] [--json FILE]\nDrills: ${Object.keys(DRILLS).join(', ')}\n`,
+    `${unknown.length ? `unknown drill: ${unknown.join(', ')}\n` : ''}Usage: npm run drill [-- <drill> ...] [--fault-seconds 10] [--steady-seconds 5] [--rate 40] [--json FILE]\nDrills: ${ALL.join(', ')}\n`,
   );
   process.exit(unknown.length ? 2 : 0);
 }
@@ -41,16 +45,19 @@ for (const [k, v] of Object.entries(opts))
   }
 
 const dir = path.resolve('.drill', `run-${process.pid}`);
-const rig = await DrillRig.start({
-  dir,
-  databaseUrl: process.env.DATABASE_URL,
-  redisUrl: process.env.REDIS_URL,
-});
+const rigNames = names.filter((n) => DRILLS[n]);
+const rig = rigNames.length
+  ? await DrillRig.start({
+      dir,
+      databaseUrl: process.env.DATABASE_URL,
+      redisUrl: process.env.REDIS_URL,
+    })
+  : undefined;
 let stopping = false;
 const cleanUp = async () => {
   if (stopping) return;
   stopping = true;
-  await rig.stop();
+  await rig?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
@@ -61,16 +68,23 @@ try {
   process.stdout.write(
     `drills: ${names.join(', ')}; ${opts.rate} reports/s, ${opts.steadySeconds} s steady before and after a ${opts.faultSeconds} s fault\n`,
   );
-  for (const kind of ['api', 'enrichment', 'review', 'webhooks'] as const) await rig.launch(kind);
+  if (rig) for (const kind of ['api', 'enrichment', 'review', 'webhooks'] as const) await rig.launch(kind);
   for (const name of names) {
-    const result = await runDrill(rig, name, opts);
+    const result =
+      name in STANDALONE
+        ? await STANDALONE[name as keyof typeof STANDALONE]({
+            dir: path.join(dir, name),
+            loadSeconds: opts.steadySeconds * 2,
+            rate: opts.rate,
+          })
+        : await runDrill(rig!, name, opts);
     results.push(result);
     process.stdout.write(`\n${formatResult(result)}\n`);
   }
 } catch (err) {
   process.stderr.write(`drill failed to run: ${(err as Error).stack ?? String(err)}\nlogs: ${dir}\n`);
   stopping = true; // keep the logs
-  await rig.stop();
+  await rig?.stop();
   process.exit(1);
 }
 if (values.json) fs.writeFileSync(values.json, JSON.stringify({ opts, results }, null, 2));

@@ -119,6 +119,17 @@ function urlFor(state: PgState, database: string): string {
   return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/${database}`;
 }
 
+/**
+ * The embedded server of a DATA_DIR: its data folder, its state file (port, password), and the URL
+ * of the server when one runs on it now.
+ */
+export function embeddedServer(dataDir: string, database = DEFAULT_DB) {
+  const dir = path.join(dataDir, 'postgres');
+  const stateFile = path.join(dataDir, 'postgres.json');
+  const running = runningServer(dir, stateFile);
+  return { dir, stateFile, url: running ? urlFor(running, database) : undefined };
+}
+
 /** A server started earlier on this data folder that still runs (its postmaster.pid names a live pid). */
 function runningServer(dir: string, stateFile: string): PgState | undefined {
   const state = readState<PgState>(stateFile);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
@@ -281,6 +282,34 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(jwk.kid).to.equal(kid);
     const loaded = await loadSigningKeys(parseConfig({ JWT_SIGNING_KEY: JSON.stringify(jwk) }));
     expect(loaded.current.kid).to.equal(kid);
+  });
+
+  it('migrate --status and --dry-run change nothing; db url names the server; db backup points an external one to its own tools', async () => {
+    const status = await admin('migrate', '--status', '--json');
+    expect(status.code, status.stderr).to.equal(0);
+    const s = JSON.parse(status.stdout) as {
+      applied: { name: string }[];
+      pending: string[];
+      unknown: string[];
+    };
+    const files = fs
+      .readdirSync('common/data/migrations')
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.replace(/\.sql$/, ''))
+      .sort();
+    expect(s.applied.map((m) => m.name)).to.deep.equal(files);
+    expect(s.pending).to.deep.equal([]);
+    expect(s.unknown).to.deep.equal([]);
+    expect(JSON.parse((await admin('migrate', '--dry-run', '--json')).stdout)).to.deep.equal({
+      wouldApply: [],
+    });
+    expect((await admin('migrate', '--dry-run')).stdout).to.equal('nothing to apply\n');
+    const url = JSON.parse((await admin('db', 'url', '--json')).stdout) as { url: string; embedded: boolean };
+    expect(url).to.deep.equal({ url: env.DATABASE_URL, embedded: false });
+    const external = await admin('db', 'backup', '--out', '/tmp/never.tar.gz');
+    expect(external.code).to.equal(1);
+    expect(external.stderr).to.match(/DATABASE_URL is set: .*pg_dump/);
+    expect(fs.existsSync('/tmp/never.tar.gz')).to.equal(false);
   });
 
   it('manages moderators (create, disable, enable, list) and webhooks (create, list, delete)', async () => {
