@@ -57,6 +57,7 @@ async function tar(args: string[], allowChanged = false): Promise<void> {
     if (allowChanged && (err as { code?: number }).code === 1) return;
     throw new Error(
       `tar ${args[0]} failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`,
+      { cause: err },
     );
   }
 }
