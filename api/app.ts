@@ -1,3 +1,4 @@
+import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { Redis } from 'ioredis';
@@ -46,6 +47,8 @@ export interface AppDeps {
   /** Operator views: /metrics when given, and Bull Board at /admin/queues when the queues are. */
   metrics?: ApiMetrics;
   queues?: Queues;
+  /** Operations announced for removal (api/deprecations.ts); tests pass their own. */
+  deprecations?: readonly Deprecation[];
 }
 
 /** What the routers get: the app's dependencies and what createApp builds from them. */
@@ -59,6 +62,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestContext(deps.log));
   if (deps.metrics) app.use(metricsMiddleware(deps.metrics));
   app.use(errorHandler);
+  const deprecations = deps.deprecations ?? DEPRECATIONS;
+  app.use(deprecationMiddleware(deprecations));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-store');
@@ -97,7 +102,7 @@ export function createApp(deps: AppDeps): Koa {
     webhookRoutes(routeDeps),
     sanctionRoutes(routeDeps),
     appealRoutes(routeDeps),
-    docsRoutes(),
+    docsRoutes(deprecations),
     docsPages(),
     consoleSessionRoutes(deps),
   ];

@@ -27,6 +27,9 @@ import { finishDocument, playerSecurity, securitySchemes } from './openapi-secur
 import { appealPaths, appealSchemas, sanctionPaths, sanctionSchemas } from './openapi-sanctions.js';
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 
+/** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
+export const CONTRACT_VERSION = '1.1.0';
+
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
  * against it (test/integration/openapi.test.ts), so it cannot drift from the code unnoticed.
@@ -111,9 +114,10 @@ const draft = {
   openapi: '3.1.0',
   info: {
     title: 'player-trust',
-    version: '1.0.0',
+    // Moves with the contract (CHANGELOG.md): minor for additions, never a breaking change within /v1.
+    version: CONTRACT_VERSION,
     description:
-      'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code.',
+      'Trust profiles and misbehaviour reports for game studios. Errors are RFC 9457 problem documents with a stable code. Within /v1 nothing a client relies on is removed or changes meaning; an operation to be removed is first marked deprecated (deprecated: true here; Deprecation and Sunset headers on its answers) at least six months before its sunset. Changes are listed by version in CHANGELOG.md.',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   },
   servers: [{ url: '/' }],

@@ -12,6 +12,7 @@ import { OutboxDispatcher } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
 import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
 import { createApp } from './app.js';
+import type { Deprecation } from './deprecations.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
 import { loadSigningKeys } from '../common/security/keys.js';
 import { logIssuerMismatch, TokenService } from '../common/security/tokens.js';
@@ -27,6 +28,8 @@ export interface RunningApi {
 export interface StartOptions {
   /** The time source for codes and tokens (tests move it to check expiry). */
   clock?: () => Date;
+  /** Deprecated operations (default: api/deprecations.ts); a test registers its own. */
+  deprecations?: readonly Deprecation[];
 }
 
 /** Builds every dependency, listens, and returns a stop() that shuts down gracefully. */
@@ -85,6 +88,7 @@ export async function start(
     moderatorTokens,
     metrics,
     queues,
+    ...(options.deprecations ? { deprecations: options.deprecations } : {}),
   });
   // Once shutdown begins, every answer closes its connection: keep-alive clients would otherwise keep
   // sending on their open connections and hold server.close() until the grace period ran out.

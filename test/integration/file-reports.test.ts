@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { filingItems, type ReportToRecord } from '../../common/data/repos/offenses.js';
@@ -21,7 +22,7 @@ function rng(seed: number) {
 
 /**
  * The set-based filing function (pt_file_reports, migration 016) against the row-by-row one it
- * replaces (pt_record_reports, migration 006), kept as the reference: the same batch, from the same
+ * replaces (pt_record_reports, migration 006; dropped by 018, its copy in reference/), kept as the reference: the same batch, from the same
  * state, must give the same outcomes and leave the same rows. Each batch runs once through each, in a
  * transaction rolled back, then is committed through the new one so the next batch starts from the
  * state it left (live duplicates, used quotas and budgets, low scores).
@@ -34,6 +35,8 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
 
   before(async () => {
     pool = createPool((await testServices()).databaseUrl, 4);
+    // The reference is no longer in the schema (migration 018): its copy, in a schema of its own.
+    await pool.query(fs.readFileSync(new URL('reference/pt_record_reports.sql', import.meta.url), 'utf8'));
     tenants = [await createTenant(pool, 'Filing A'), await createTenant(pool, 'Filing B')];
     players = (await Promise.all(Array.from({ length: 5 }, () => createTestPlayer(pool)))).map(
       (p) => p.serviceId,
@@ -57,7 +60,10 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
       [a!.studioId, players[0]],
     );
   });
-  after(() => pool.end());
+  after(async () => {
+    await pool.query('DROP SCHEMA pt_reference CASCADE');
+    await pool.end();
+  });
 
   const kinds: { kind: ReportKind; flag: string }[] = [
     { kind: 'anticheat', flag: 'isCheatDetected' },
@@ -83,7 +89,7 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
 
   /** What one function answered and left, with what differs by run (times, sequence ids) taken out. */
   async function fileWith(
-    fn: 'pt_record_reports' | 'pt_file_reports',
+    fn: 'pt_reference.pt_record_reports' | 'pt_file_reports',
     items: ReportToRecord[],
     keep: boolean,
   ) {
@@ -156,7 +162,7 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
     const seen = new Set<string>();
     for (let batch = 0; batch < 40; batch++) {
       const items = Array.from({ length: 1 + Math.floor(r.next() * 40) }, () => randomItem(r));
-      const reference = await fileWith('pt_record_reports', items, false);
+      const reference = await fileWith('pt_reference.pt_record_reports', items, false);
       const filed = await fileWith('pt_file_reports', items, false);
       const { retryAfter: expectedRetry, ...expected } = reference;
       const { retryAfter: actualRetry, ...actual } = filed;
