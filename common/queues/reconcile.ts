@@ -140,9 +140,12 @@ export function startReconciler(
         const readded = await reconcileOutbox(pool, queues, { windowSeconds: opts.restartWindowSeconds });
         if (readded === null) return; // another process is at it; it records the run id
         await redis.set(epochKey(opts.prefix), epoch.runId);
-        log.info(
+        // A first start on an empty Redis has nothing to re-add: not news. Jobs re-added, or another
+        // server than the one reconciled against, are.
+        const news = readded > 0 || epoch.recorded !== null;
+        log[news ? 'warn' : 'debug'](
           { readded, runId: epoch.runId, previousRunId: epoch.recorded },
-          'redis restarted or failed over: outbox reconciled',
+          'redis restarted, failed over or was emptied: outbox reconciled',
         );
         lastPeriodic = Date.now();
         return;
