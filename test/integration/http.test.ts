@@ -102,10 +102,18 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
   });
 
   it('echoes a valid X-Request-Id and puts it on the request log line', async () => {
-    const res = await call(api.url, 'GET', '/healthz', { headers: { 'x-request-id': 'trace-abc-123' } });
+    const res = await call(api.url, 'GET', '/v1/openapi.json', {
+      headers: { 'x-request-id': 'trace-abc-123' },
+    });
     expect(res.headers.get('x-request-id')).to.equal('trace-abc-123');
     const line = api.logs.lines.find((l) => l.reqId === 'trace-abc-123');
-    expect(line).to.include({ msg: 'request', path: '/healthz', status: 200 });
+    expect(line).to.include({ msg: 'request', path: '/v1/openapi.json', status: 200 });
+  });
+
+  it('health probes that succeed log at debug, so a load balancer (or npm start) polling them buries nothing', async () => {
+    for (const path of ['/healthz', '/readyz'] as const)
+      await call(api.url, 'GET', path, { headers: { 'x-request-id': `probe${path.replace('/', '-')}` } });
+    expect(api.logs.lines.filter((l) => String(l.reqId).startsWith('probe-'))).to.deep.equal([]);
   });
 
   it("a request line names the calling client and the error's code", async () => {
