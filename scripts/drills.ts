@@ -260,8 +260,9 @@ interface LogicalReport {
 
 /**
  * A steady report load as a careful studio client sends it: every report has its own
- * Idempotency-Key and is retried with the same key on 503, 409 or a dropped connection, until it
- * is accepted or `giveUpMs` after the load stopped.
+ * Idempotency-Key and is retried with the same key on 503, 429, 409 or a dropped connection, after
+ * the Retry-After it was given (200 ms without one, 5 s at most), until it is accepted or `giveUpMs`
+ * after the load stopped.
  */
 export class ReportLoad {
   readonly reports: LogicalReport[] = [];
@@ -315,6 +316,7 @@ export class ReportLoad {
     for (;;) {
       const started = Date.now();
       let status: number | 'network';
+      let retryAfterMs = 200;
       try {
         const res = await fetch(`${this.rig.apiUrl}/v1/anticheat/submitReport/${report.serviceId}`, {
           method: 'POST',
@@ -323,6 +325,9 @@ export class ReportLoad {
           signal: AbortSignal.timeout(15_000),
         });
         status = res.status;
+        // A careful client waits as long as it is told to (503 and 429 carry Retry-After).
+        const retryAfter = Number(res.headers.get('retry-after'));
+        if (Number.isFinite(retryAfter) && retryAfter > 0) retryAfterMs = Math.min(retryAfter * 1000, 5000);
         const json = (await res.json()) as {
           report?: { _id: string };
           penaltyApplied?: number;
@@ -338,11 +343,11 @@ export class ReportLoad {
       }
       report.attempts.push({ status, ms: Date.now() - started, at: started });
       if (status === 201) return;
-      // 503, 409 (the same key still in flight) and dropped connections are worth a retry; a 4xx or
-      // 500 is a defect the verification reports.
-      const retryable = status === 'network' || status === 503 || status === 409;
+      // 503, 429 (after its Retry-After), 409 (the same key still in flight) and dropped connections
+      // are worth a retry; another 4xx or a 500 is a defect the verification reports.
+      const retryable = status === 'network' || status === 503 || status === 429 || status === 409;
       if (!retryable || (this.stoppedAt && Date.now() > this.stoppedAt + this.giveUpMs)) return;
-      await sleep(200);
+      await sleep(retryAfterMs);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Context, Next } from 'koa';
-import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import {
   BURST_WINDOW_SECONDS,
   effectiveLimits,
@@ -32,33 +32,43 @@ const LOG_EVERY_MS = 10_000;
  * rate_limited with Retry-After. Every answer of a limited route carries RateLimit-Policy and
  * RateLimit (draft-ietf-httpapi-ratelimit-headers). When Redis does not answer within `timeoutMs`
  * the request goes through unlimited (reports must be accepted while Redis is down), counted and
- * logged at most every 10 s.
+ * logged at most every 10 s. A request the service itself failed (any 5xx: PostgreSQL down, a fault)
+ * gives its points back, so a careful client's retries of 503s do not spend its budget.
+ *
+ * The two buckets are composed here rather than by the library's BurstyRateLimiter (same rule: the
+ * burst is spent only when the rate is), so that a refund knows which of them the request took from.
  */
+interface Buckets {
+  rate: RateLimiterRedis;
+  burst: RateLimiterRedis;
+}
+type Taken = { allowed: boolean; res: RateLimiterRes; fromBurst: boolean };
+
 export class RateLimits {
-  private readonly limiters = new Map<string, BurstyRateLimiter>();
+  private readonly limiters = new Map<string, Buckets>();
   private lastLogged = 0;
 
   constructor(private readonly deps: RateLimitDeps) {}
 
-  private limiter(group: RouteGroup, perSecond: number, burst: number): BurstyRateLimiter {
+  private limiter(group: RouteGroup, perSecond: number, burst: number): Buckets {
     const id = `${group}:${perSecond}:${burst}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const common = { storeClient: this.deps.redis, rejectIfRedisNotReady: true };
-      limiter = new BurstyRateLimiter(
-        new RateLimiterRedis({
+      limiter = {
+        rate: new RateLimiterRedis({
           ...common,
           keyPrefix: `${this.deps.keyPrefix}:rl:${group}:${perSecond}`,
           points: perSecond,
           duration: 1,
         }),
-        new RateLimiterRedis({
+        burst: new RateLimiterRedis({
           ...common,
           keyPrefix: `${this.deps.keyPrefix}:rl:${group}-burst:${burst}`,
           points: Math.max(burst, 1),
           duration: BURST_WINDOW_SECONDS,
         }),
-      );
+      };
       this.limiters.set(id, limiter);
     }
     return limiter;
@@ -77,12 +87,9 @@ export class RateLimits {
         'RateLimit-Policy',
         `"${group}";q=${perSecond};w=1, "${group}-burst";q=${burst};w=${BURST_WINDOW_SECONDS}`,
       );
-      const outcome = await this.consume(
-        group,
-        this.limiter(group, perSecond, burst),
-        client.gameId,
-        Math.max(1, cost(ctx)),
-      );
+      const buckets = this.limiter(group, perSecond, burst);
+      const points = Math.max(1, cost(ctx));
+      const outcome = await this.consume(group, buckets, client.gameId, points);
       if (outcome) {
         const reset = Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
         if (!outcome.allowed) {
@@ -96,27 +103,64 @@ export class RateLimits {
         }
         ctx.set('RateLimit', `"${group}";r=${outcome.res.remainingPoints};t=${reset}`);
       }
-      await next();
+      let status = 500;
+      try {
+        await next();
+        status = ctx.status;
+      } catch (err) {
+        status = (err as { status?: number }).status ?? 500;
+        throw err;
+      } finally {
+        if (outcome && status >= 500) this.refund(buckets, client.gameId, points, outcome.fromBurst);
+      }
     };
   }
 
-  /** The limiter's answer (allowed or refused), or undefined when Redis did not give one in time. */
+  /** Gives back what a request the service failed took (in the background: the answer is not held). */
+  private refund(buckets: Buckets, key: string, points: number, fromBurst: boolean): void {
+    const back = [
+      buckets.rate.reward(key, points),
+      ...(fromBurst ? [buckets.burst.reward(key, points)] : []),
+    ];
+    void Promise.all(back).catch((err: Error) =>
+      this.deps.log.debug({ err: err.message }, 'rate limit refund failed'),
+    );
+  }
+
+  /**
+   * The buckets' answer (allowed or refused, and whether the burst paid), or undefined when Redis did
+   * not give one in time. The rate bucket is spent first; only when it is exhausted is the burst.
+   */
   private async consume(
     group: RouteGroup,
-    limiter: BurstyRateLimiter,
+    buckets: Buckets,
     key: string,
     points: number,
-  ): Promise<{ allowed: boolean; res: RateLimiterRes } | undefined> {
+  ): Promise<Taken | undefined> {
+    // A RateLimiterRes rejection is the limiter's "no"; anything else is Redis failing.
+    const take = (bucket: RateLimiterRedis) =>
+      bucket.consume(key, points).then(
+        (res: RateLimiterRes) => ({ ok: true, res }),
+        (rejection: unknown) => {
+          if (rejection instanceof RateLimiterRes) return { ok: false, res: rejection };
+          throw rejection;
+        },
+      );
     try {
       return await withTimeout(
-        limiter.consume(key, points).then(
-          (res: RateLimiterRes) => ({ allowed: true, res }),
-          (rejection: unknown) => {
-            // A RateLimiterRes is the limiter's "no"; anything else is Redis failing.
-            if (rejection instanceof RateLimiterRes) return { allowed: false, res: rejection };
-            throw rejection;
-          },
-        ),
+        (async (): Promise<Taken> => {
+          const rate = await take(buckets.rate);
+          if (rate.ok) return { allowed: true, res: rate.res, fromBurst: false };
+          const burst = await take(buckets.burst);
+          // As the library's bursty limiter answers: the rate bucket's figures, the sooner reset.
+          const res = new RateLimiterRes(
+            rate.res.remainingPoints,
+            Math.min(rate.res.msBeforeNext, burst.res.msBeforeNext),
+            rate.res.consumedPoints,
+            rate.res.isFirstInDuration,
+          );
+          return { allowed: burst.ok, res, fromBurst: true };
+        })(),
         this.deps.timeoutMs,
       );
     } catch (err) {

@@ -654,6 +654,40 @@ describe('rate limits per client', function () {
     }
   });
 
+  it('a request the service failed (5xx) gives its points back: retries of 503s during an outage cost no budget', async () => {
+    const databaseUrl = (await testServices()).databaseUrl;
+    const proxy = CuttableProxy.forUrl(databaseUrl);
+    await proxy.open();
+    const api2 = await startTestApi({
+      DATABASE_URL: proxy.url(databaseUrl),
+      RATE_LIMIT_REPORTS_PER_SECOND: '3',
+      RATE_LIMIT_REPORTS_BURST: '0',
+      STARTUP_WAIT_SECONDS: '5',
+    });
+    try {
+      const tenant = await createTenant(api2.pool);
+      const player = await createTestPlayer(api2.pool);
+      const report = () =>
+        call(api2.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
+          spec: '/v1/afk/submitReport/{serviceId}',
+          headers: tenant.headers,
+          json: { report: { isAfk: true } },
+        });
+      expect((await report()).status).to.equal(201); // the client is known (its lookup cached)
+      await new Promise((r) => setTimeout(r, 1100)); // a fresh one-second window
+      await proxy.cut();
+      const during: number[] = [];
+      for (let i = 0; i < 8; i++) during.push((await report()).status);
+      expect(during).to.deep.equal(Array(8).fill(503)); // never 429: each failed one was given back
+      await proxy.open();
+      const after = [(await report()).status, (await report()).status];
+      expect(after).to.deep.equal([201, 201]);
+    } finally {
+      await api2.close();
+      await proxy.cut();
+    }
+  });
+
   it('fails open when Redis is unreachable: reports are accepted, counted in a metric and logged once', async () => {
     const proxy = CuttableProxy.forUrl((await testServices()).redisUrl);
     await proxy.open();
