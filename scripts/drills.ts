@@ -1,3 +1,5 @@
+import { pingRedis } from '../common/startup.js';
+import { isAlive } from '../common/services/process-guard.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -11,6 +13,7 @@ import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
 import { QUEUES } from '../common/queues/index.js';
 import { providePostgres, provideRedis, type ServiceHandle } from '../common/services/index.js';
+import { findRedisServer, redisServerArgs } from '../common/services/redis.js';
 import { provisionGame, provisionStudio } from '../common/usecases/provisioning.js';
 import { CuttableProxy } from './lib/cuttable-proxy.js';
 
@@ -107,7 +110,13 @@ export class DrillRig {
   static async start(opts: RigOptions): Promise<DrillRig> {
     fs.mkdirSync(opts.dir, { recursive: true });
     const pg = await providePostgres({ dataDir: opts.dir, databaseUrl: opts.databaseUrl, ephemeral: true });
-    const redis = await provideRedis({ dataDir: opts.dir, redisUrl: opts.redisUrl, ephemeral: true });
+    // Its own Redis persists as production does (append-only, fsync every second), so the
+    // redis-crash drill can play a machine crash on it.
+    const redis = await provideRedis({
+      dataDir: opts.dir,
+      redisUrl: opts.redisUrl,
+      ephemeral: !!opts.redisUrl,
+    });
     await migrate(pg.url);
     const pgProxy = CuttableProxy.forUrl(pg.url);
     const redisProxy = CuttableProxy.forUrl(redis.url);
@@ -231,6 +240,58 @@ export class DrillRig {
     }
   }
 
+  /** A Redis this rig started again after crashing its own (redis-crash), stopped with the rig. */
+  private restartedRedis: ChildProcess | undefined;
+
+  /**
+   * A machine crash under the rig's own Redis: SIGKILL, its append-only file cut back to the size it
+   * had `lostMs` before (what fsync-every-second leaves after a power loss), then the same server
+   * started again on the same port and folder after `downMs`. Undefined when Redis is not the rig's.
+   */
+  async crashRedis(lostMs: number, downMs: number): Promise<{ cutBytes: number; file: string } | undefined> {
+    const handle = this.services[1]!;
+    if (!handle.owned || !handle.pid) return undefined;
+    const pid = this.restartedRedis?.pid ?? handle.pid;
+    // Where and how provideRedis started it (redis-server rewrites its command line, so it is not
+    // read back from /proc).
+    const dir = path.join(this.dir, 'redis');
+    const argv = [
+      await findRedisServer(),
+      ...redisServerArgs(Number(new URL(this.redisUrl).port), dir, false),
+    ];
+    const aofDir = path.join(dir, 'appendonlydir');
+    const incr = () => {
+      const names = fs.readdirSync(aofDir).filter((f) => f.endsWith('.incr.aof'));
+      return path.join(aofDir, names.sort().at(-1)!);
+    };
+    const sizes: { at: number; size: number }[] = [];
+    const until = Date.now() + lostMs + 500;
+    while (Date.now() < until) {
+      sizes.push({ at: Date.now(), size: fs.statSync(incr()).size });
+      await sleep(50);
+    }
+    process.kill(pid, 'SIGKILL');
+    await waitUntil('Redis gone', async () => !isAlive(pid), 5000);
+    const file = incr();
+    const killedAt = Date.now();
+    const keep = [...sizes].reverse().find((x) => x.at <= killedAt - lostMs)?.size ?? sizes[0]!.size;
+    const cutBytes = fs.statSync(file).size - keep;
+    fs.truncateSync(file, keep);
+    await sleep(downMs);
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+    this.restartedRedis = child;
+    await waitUntil(
+      'Redis back',
+      () =>
+        pingRedis(this.redisUrl).then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+    );
+    return { cutBytes, file };
+  }
+
   async stop(): Promise<void> {
     for (const p of this.procs.values()) if (p.child.exitCode === null) p.child.kill('SIGTERM');
     await Promise.race([Promise.all([...this.procs.values()].map((p) => p.exited)), sleep(15_000)]);
@@ -240,6 +301,7 @@ export class DrillRig {
     await this.evidence.close();
     await this.pool.end();
     await Promise.all(this.services.map((s) => s.stop()));
+    this.restartedRedis?.kill('SIGTERM');
   }
 }
 
@@ -437,7 +499,21 @@ export async function verify(rig: DrillRig, load: ReportLoad, players: string[],
     `jobs: admin-review filed ${s.reviewed}/${s.n}, evidence-enrichment done ${s.enriched}/${s.n}; outbox unsent ${s.unsent}`,
   ];
   const checks: Check[] = [
-    { name: 'no report lost', ok: accepted.length === load.reports.length, detail: lines[0]! },
+    {
+      name: 'no report lost',
+      ok: accepted.length === load.reports.length,
+      // The attempts of a few that never got in: what they were answered, and when, is the clue.
+      detail: [
+        lines[0]!,
+        ...load.reports
+          .filter((r) => !r.offenseId)
+          .slice(0, 3)
+          .map(
+            (r) =>
+              `    ${r.matchId}: ${r.attempts.map((a) => `${a.status} after ${a.ms} ms at +${a.at - r.attempts[0]!.at} ms`).join(', ')}`,
+          ),
+      ].join('\n'),
+    },
     { name: 'every 201 stored', ok: found === ids.size, detail: lines[1]! },
     { name: 'no duplicates', ok: s.n === s.distinct_matches && s.n === accepted.length, detail: lines[1]! },
     {
@@ -563,6 +639,55 @@ export const DRILLS: Record<string, Drill> = {
       };
     });
     return { what: `Redis unreachable for ${opts.faultSeconds} s under load`, ...r };
+  },
+
+  /**
+   * A machine crash under Redis: SIGKILLed under load with the last second cut from its append-only
+   * file, so jobs Redis acknowledged (their outbox rows marked sent) are gone. The reconciler sees the
+   * restarted server's new run id and re-adds them: every report answered 201 is filed and enriched,
+   * exactly once.
+   */
+  'redis-crash': async (rig, opts) => {
+    let skipped = false;
+    const r = await underLoad(rig, opts, 'redis-crash', async () => {
+      // The workers are held (SIGSTOP) over the crash, as a busy service's backlog would be: the jobs
+      // Redis acknowledged in its last second are then only in Redis when it loses them.
+      const workers = (['enrichment', 'review'] as const).map((k) => rig.procs.get(k)!.child);
+      for (const w of workers) w.kill('SIGSTOP');
+      let crash: Awaited<ReturnType<DrillRig['crashRedis']>>;
+      try {
+        crash = await rig.crashRedis(1000, Math.min(opts.faultSeconds, 3) * 1000);
+      } finally {
+        for (const w of workers) w.kill('SIGCONT');
+      }
+      if (!crash) {
+        skipped = true;
+        return { lines: ['not run: Redis is not the drill’s own (REDIS_URL is set)'], checks: [] };
+      }
+      await sleep(Math.max(0, opts.faultSeconds - 3) * 1000);
+      const reconciled = rig
+        .logLines('api')
+        .filter((l) => String(l.msg).startsWith('redis restarted, failed over or was emptied'));
+      return {
+        lines: [
+          `Redis SIGKILLed under load; ${crash.cutBytes} bytes (its last second) cut from ${path.basename(crash.file)}; restarted on the same port and folder`,
+          `reconciler passes (jobs whose effect was not done, re-sent under their ids): ${reconciled.map((l) => String(l.readded)).join(', ') || 'none yet'}`,
+        ],
+        checks: [
+          {
+            name: 'acknowledged writes were lost',
+            ok: crash.cutBytes > 0,
+            detail: `${crash.cutBytes} bytes cut`,
+          },
+        ],
+      };
+    });
+    return {
+      what: skipped
+        ? 'Redis crash (skipped: needs the drill’s own Redis)'
+        : 'SIGKILL Redis under load with its last second of AOF lost (a machine crash), restart it',
+      ...r,
+    };
   },
 
   /** PostgreSQL unreachable: fast 503s, no partial writes, /readyz tells the truth, recovery unaided. */

@@ -49,20 +49,9 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
 
   const bin = await findRedisServer(log);
   const port = await freePort();
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--daemonize',
-    'no',
-    '--save',
-    '',
-  ];
-  args.push('--appendonly', options.ephemeral ? 'no' : 'yes');
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, redisServerArgs(port, dir, options.ephemeral ?? false), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await waitForReady(child, log);
   guardChild(child.pid!, 'TERM');
   writeState(stateFile, { pid: child.pid, port });
@@ -74,6 +63,28 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
     pid: child.pid!,
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * How the embedded Redis is started: on loopback, no RDB snapshots, and (unless throw-away) the
+ * append-only file with fsync every second, as production runs it. The crash drill restarts a
+ * killed server with the same arguments.
+ */
+export function redisServerArgs(port: number, dir: string, ephemeral: boolean): string[] {
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--save',
+    '',
+    '--appendonly',
+    ephemeral ? 'no' : 'yes',
+  ];
 }
 
 function waitForReady(child: ChildProcess, log: (m: string) => void): Promise<void> {
@@ -131,7 +142,7 @@ function onPath(name: string): string | undefined {
 }
 
 /** REDIS_SERVER_BIN, the PATH, Debian's package (as root), redis-memory-server, in that order. */
-async function findRedisServer(log: (m: string) => void): Promise<string> {
+export async function findRedisServer(log: (m: string) => void = () => undefined): Promise<string> {
   const fromEnv = process.env.REDIS_SERVER_BIN;
   if (fromEnv) {
     if (!fs.existsSync(fromEnv)) throw new Error(`REDIS_SERVER_BIN=${fromEnv} does not exist`);
