@@ -69,7 +69,14 @@ export async function moveOffenses(
       ORDER BY o.created_at, o.id FOR UPDATE OF o`,
     [input.offenseIds, input.playerRowId],
   );
-  const score = rows[0]?.trust_score ?? 0;
+  // The score as the locks leave it (read with the offenses; alone when none of them is this player's).
+  const score =
+    rows[0]?.trust_score ??
+    (
+      await db.query<{ trust_score: number }>('SELECT trust_score FROM players WHERE id = $1', [
+        input.playerRowId,
+      ])
+    ).rows[0]!.trust_score;
   const moving = rows.flatMap((r) => {
     const to = nextStatus(r.status, input.event);
     return to ? [{ row: r, to }] : [];
