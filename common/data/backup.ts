@@ -74,24 +74,57 @@ export async function backupEmbedded(
     );
   const file = path.resolve(out);
   const stage = fs.mkdtempSync(path.join(path.dirname(file), '.pt-backup-'));
-  const client = new pg.Client({ connectionString: server.url });
+  try {
+    const copied = await copyRunningCluster(server.url, server.dir, path.join(stage, 'postgres'));
+    const secrets = SECRETS.filter((name) => fs.existsSync(path.join(dataDir, name)));
+    for (const name of secrets) fs.copyFileSync(path.join(dataDir, name), path.join(stage, name));
+    const manifest: BackupManifest = {
+      format: 'player-trust-embedded-backup/1',
+      createdAt: new Date().toISOString(),
+      postgresVersion: copied.postgresVersion,
+      startLsn: copied.startLsn,
+      stopLsn: copied.stopLsn,
+      secrets,
+    };
+    fs.writeFileSync(path.join(stage, 'manifest.json'), JSON.stringify(manifest, null, 2));
+    await tar(['-C', stage, '-czf', `${file}.partial`, '.']);
+    fs.chmodSync(`${file}.partial`, 0o600);
+    fs.renameSync(`${file}.partial`, file);
+    return { ...manifest, file, bytes: fs.statSync(file).size };
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A consistent copy of a running server's data folder into `target` (which must not exist): the
+ * low-level base backup described above, with its backup_label and the WAL from its start to its end.
+ * Started as it is, the copy recovers to the backup's end; with standby.signal, it follows the server.
+ */
+export async function copyRunningCluster(
+  url: string,
+  dataFolder: string,
+  target: string,
+): Promise<{ postgresVersion: string; startLsn: string; stopLsn: string }> {
+  fs.mkdirSync(target, { recursive: false, mode: 0o700 });
+  const scratch = fs.mkdtempSync(path.join(path.dirname(target), '.pt-copy-'));
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const slot = `pt_backup_${process.pid}`;
-    // Temporary: dropped with this session, so a backup that dies keeps no WAL forever.
-    await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [slot]);
+    // Temporary: dropped with this session, so a copy that dies keeps no WAL forever.
+    await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [
+      `pt_copy_${process.pid}`,
+    ]);
     const { rows: version } = await client.query<{ server_version: string }>('SHOW server_version');
     const { rows: started } = await client.query<{ lsn: string }>(
-      "SELECT pg_backup_start('player-trust backup', true)::text AS lsn",
+      "SELECT pg_backup_start('player-trust copy', true)::text AS lsn",
     );
-    const pgdata = path.join(stage, 'postgres');
-    fs.mkdirSync(pgdata);
     await tar(
       [
         '-C',
-        server.dir,
+        dataFolder,
         '-cf',
-        path.join(stage, 'live.tar'),
+        path.join(scratch, 'live.tar'),
         ...EXCLUDE.flatMap((e) => ['--exclude', e]),
         '.',
       ],
@@ -102,83 +135,28 @@ export async function backupEmbedded(
       labelfile: string;
       spcmapfile: string | null;
     }>('SELECT lsn::text, labelfile, spcmapfile FROM pg_backup_stop(false)');
-    await tar(['-C', pgdata, '-xf', path.join(stage, 'live.tar')]);
-    fs.rmSync(path.join(stage, 'live.tar'));
-    // Owned like the rest of the folder: as root, the embedded server runs as the postgres user.
-    const owner = fs.statSync(path.join(pgdata, 'PG_VERSION'));
-    const write = (name: string, text: string) => {
-      fs.writeFileSync(path.join(pgdata, name), text, { mode: 0o600 });
-      fs.chownSync(path.join(pgdata, name), owner.uid, owner.gid);
-    };
-    write('backup_label', stopped[0]!.labelfile);
-    if (stopped[0]!.spcmapfile) write('tablespace_map', stopped[0]!.spcmapfile);
+    await tar(['-C', target, '-xf', path.join(scratch, 'live.tar')]);
+    writeOwned(target, 'backup_label', stopped[0]!.labelfile);
+    if (stopped[0]!.spcmapfile) writeOwned(target, 'tablespace_map', stopped[0]!.spcmapfile);
     // The WAL from the backup's start to its end: every segment there now (the slot kept them).
-    // Segments still being written change under tar: what the backup needs (up to its end) is there.
-    await tar(['-C', server.dir, '-cf', path.join(stage, 'wal.tar'), './pg_wal'], true);
-    await tar(['-C', pgdata, '-xf', path.join(stage, 'wal.tar')]);
-    fs.rmSync(path.join(stage, 'wal.tar'));
-    const secrets = SECRETS.filter((name) => fs.existsSync(path.join(dataDir, name)));
-    for (const name of secrets) fs.copyFileSync(path.join(dataDir, name), path.join(stage, name));
-    const manifest: BackupManifest = {
-      format: 'player-trust-embedded-backup/1',
-      createdAt: new Date().toISOString(),
+    // Segments still being written change under tar: what the copy needs (up to its end) is there.
+    await tar(['-C', dataFolder, '-cf', path.join(scratch, 'wal.tar'), './pg_wal'], true);
+    await tar(['-C', target, '-xf', path.join(scratch, 'wal.tar')]);
+    return {
       postgresVersion: version[0]!.server_version,
       startLsn: started[0]!.lsn,
       stopLsn: stopped[0]!.lsn,
-      secrets,
     };
-    fs.writeFileSync(path.join(stage, 'manifest.json'), JSON.stringify(manifest, null, 2));
-    await tar(['-C', stage, '-czf', `${file}.partial`, '.']);
-    fs.chmodSync(`${file}.partial`, 0o600);
-    fs.renameSync(`${file}.partial`, file);
-    return { ...manifest, file, bytes: fs.statSync(file).size };
   } finally {
     await client.end().catch(() => undefined);
-    fs.rmSync(stage, { recursive: true, force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-/**
- * Restores a backup into `dataDir`, the service stopped: the data folder and secrets there are kept
- * beside it (`*.before-restore-<time>`), never deleted, and the backup's take their place. The next
- * start (npm start, or this command's check) replays the WAL to the backup's end.
- */
-export async function restoreEmbedded(
-  dataDir: string,
-  from: string,
-): Promise<{ manifest: BackupManifest; keptAside: string[] }> {
-  const server = embeddedServer(dataDir);
-  if (server.url) throw new Error(`the embedded PostgreSQL on ${dataDir} is running: stop the service first`);
-  const lock = path.join(dataDir, 'npm-start.lock');
-  const holder = fs.existsSync(lock) ? Number(fs.readFileSync(lock, 'utf8')) : 0;
-  if (holder && isAlive(holder))
-    throw new Error(`npm start (pid ${holder}) runs on ${dataDir}: stop it first`);
-  if (!fs.existsSync(from)) throw new Error(`no such backup file: ${from}`);
-  fs.mkdirSync(dataDir, { recursive: true });
-  const stage = fs.mkdtempSync(path.join(dataDir, '.pt-restore-'));
-  try {
-    await tar(['-C', stage, '-xzf', path.resolve(from)]);
-    let manifest: BackupManifest;
-    try {
-      manifest = JSON.parse(fs.readFileSync(path.join(stage, 'manifest.json'), 'utf8')) as BackupManifest;
-    } catch {
-      throw new Error(`${from} is not a player-trust backup (no manifest.json)`);
-    }
-    if (manifest.format !== 'player-trust-embedded-backup/1')
-      throw new Error(`${from} is a backup of another format (${String(manifest.format)})`);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const keptAside: string[] = [];
-    for (const name of ['postgres', ...manifest.secrets]) {
-      const current = path.join(dataDir, name);
-      if (fs.existsSync(current)) {
-        const aside = `${current}.before-restore-${stamp}`;
-        fs.renameSync(current, aside);
-        keptAside.push(aside);
-      }
-      fs.renameSync(path.join(stage, name), current);
-    }
-    return { manifest, keptAside };
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
-  }
+/** A file in a data folder, owned like the folder: as root, the embedded server runs as postgres. */
+function writeOwned(folder: string, name: string, text: string): void {
+  const owner = fs.statSync(path.join(folder, 'PG_VERSION'));
+  const file = path.join(folder, name);
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  fs.chownSync(file, owner.uid, owner.gid);
 }
