@@ -160,3 +160,48 @@ function writeOwned(folder: string, name: string, text: string): void {
   fs.writeFileSync(file, text, { mode: 0o600 });
   fs.chownSync(file, owner.uid, owner.gid);
 }
+
+/**
+ * Restores a backup into `dataDir`, the service stopped: the data folder and secrets there are kept
+ * beside it (`*.before-restore-<time>`), never deleted, and the backup's take their place. The next
+ * start (npm start, or this command's check) replays the WAL to the backup's end.
+ */
+export async function restoreEmbedded(
+  dataDir: string,
+  from: string,
+): Promise<{ manifest: BackupManifest; keptAside: string[] }> {
+  const server = embeddedServer(dataDir);
+  if (server.url) throw new Error(`the embedded PostgreSQL on ${dataDir} is running: stop the service first`);
+  const lock = path.join(dataDir, 'npm-start.lock');
+  const holder = fs.existsSync(lock) ? Number(fs.readFileSync(lock, 'utf8')) : 0;
+  if (holder && isAlive(holder))
+    throw new Error(`npm start (pid ${holder}) runs on ${dataDir}: stop it first`);
+  if (!fs.existsSync(from)) throw new Error(`no such backup file: ${from}`);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const stage = fs.mkdtempSync(path.join(dataDir, '.pt-restore-'));
+  try {
+    await tar(['-C', stage, '-xzf', path.resolve(from)]);
+    let manifest: BackupManifest;
+    try {
+      manifest = JSON.parse(fs.readFileSync(path.join(stage, 'manifest.json'), 'utf8')) as BackupManifest;
+    } catch {
+      throw new Error(`${from} is not a player-trust backup (no manifest.json)`);
+    }
+    if (manifest.format !== 'player-trust-embedded-backup/1')
+      throw new Error(`${from} is a backup of another format (${String(manifest.format)})`);
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const keptAside: string[] = [];
+    for (const name of ['postgres', ...manifest.secrets]) {
+      const current = path.join(dataDir, name);
+      if (fs.existsSync(current)) {
+        const aside = `${current}.before-restore-${stamp}`;
+        fs.renameSync(current, aside);
+        keptAside.push(aside);
+      }
+      fs.renameSync(path.join(stage, name), current);
+    }
+    return { manifest, keptAside };
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+}
