@@ -1,3 +1,4 @@
+import { hostsOf, urlForHost } from './data/hosts.js';
 import Joi from 'joi';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
@@ -137,7 +138,17 @@ const schema = Joi.object({
     }),
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+  // One host, or several (libpq's host1:port1,host2:port2): writes go to the one that takes them.
+  DATABASE_URL: Joi.string().custom((value: string, helpers) => {
+    const hosts = hostsOf(value);
+    const single = hosts ? hosts.map((h) => urlForHost(value, h)) : [value];
+    const uri = Joi.string().uri({ scheme: ['postgres', 'postgresql'] });
+    return single.every((u) => !uri.validate(u).error)
+      ? value
+      : helpers.message({
+          custom: 'must be a postgres:// URL (with one host, or several separated by commas)',
+        });
+  }),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   DATA_DIR: Joi.string().default('.data'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),

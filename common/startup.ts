@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { writableUrl } from './data/hosts.js';
 
 /**
  * A fault at start that the operator must fix (a folder that cannot be written, a server that cannot
@@ -71,7 +72,11 @@ async function retryUntil(waitMs: number, attempt: () => Promise<void>): Promise
 export async function waitForPostgres(url: string, waitMs: number): Promise<void> {
   try {
     await retryUntil(waitMs, async () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+      // Several hosts: the one that takes writes must answer.
+      const client = new pg.Client({
+        connectionString: await writableUrl(url),
+        connectionTimeoutMillis: 3000,
+      });
       client.on('error', () => undefined);
       try {
         await client.connect();

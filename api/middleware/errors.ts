@@ -20,9 +20,19 @@ function translate(err: unknown): AppError | undefined {
     return new AppError(415, 'unsupported_media_type', 'The body encoding or charset is not supported.');
   // The database or Redis is unreachable: a fast, honest 503 the client may retry.
   if (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300', '08006', '08001'].includes(
-      e.code ?? '',
-    ) ||
+    // (25006: a write reached a host that became a standby; no_writable_host: a failover under way.)
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      '57P01',
+      '57P03',
+      '53300',
+      '08006',
+      '08001',
+      '25006',
+      'no_writable_host',
+    ].includes(e.code ?? '') ||
     /Connection terminated|timeout exceeded when trying to connect|Connection is closed/.test(e.message ?? '')
   )
     return new AppError(503, 'service_unavailable', 'A backing service is unavailable; retry shortly.', {

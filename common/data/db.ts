@@ -1,3 +1,4 @@
+import { hostsOf, urlForHost, WritableHost, writableHostClient } from './hosts.js';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
@@ -7,11 +8,14 @@ export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
 export function createPool(url: string, max: number, log?: Logger): pg.Pool {
+  // Several hosts (a primary and its standbys): every connection goes to the one that takes writes.
+  const hosts = hostsOf(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: hosts ? urlForHost(url, hosts[0]!) : url,
     max,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
+    ...(hosts ? { Client: writableHostClient(new WritableHost(url, hosts)) } : {}),
   });
   // An idle client's connection can drop (server restart); the pool replaces it, so only log.
   pool.on('error', (err) => log?.warn({ err: err.message }, 'idle PostgreSQL connection failed'));

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { embeddedServer } from '../services/postgres.js';
+import { writableUrl } from './hosts.js';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 
@@ -14,7 +15,7 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
  */
 export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined) {
   const applied = await runner({
-    databaseUrl,
+    databaseUrl: await writableUrl(databaseUrl),
     dir: MIGRATIONS_DIR,
     direction: 'up',
     migrationsTable: 'pgmigrations',
@@ -36,7 +37,7 @@ export async function migrationStatus(config: { databaseUrl?: string | undefined
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .map((f) => f.replace(/\.sql$/, ''))
     .sort();
-  const url = config.databaseUrl ?? embeddedServer(config.dataDir).url;
+  const url = config.databaseUrl ? await writableUrl(config.databaseUrl) : embeddedServer(config.dataDir).url;
   let applied: { name: string; run_on: Date }[] = [];
   if (url) {
     const client = new pg.Client({ connectionString: url });
