@@ -1,24 +1,16 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../common/services/ports.js';
 import { embeddedServer } from '../../common/services/postgres.js';
 import type { DemoData } from '../../common/usecases/seed.js';
 import type { Check, DrillResult } from '../drills.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** The embedded set-up as `npm start` runs it, on its own DATA_DIR and port. */
 class Service {
