@@ -143,6 +143,23 @@ describe('review: offenses filed in batches', () => {
     for (const caseId of cases) expect(await figures(caseId)).to.deep.equal(before.get(caseId));
   });
 
+  it("jobs run out of order: a case opened by its second report does not count its first as the player's history", async () => {
+    const player = await createTestPlayer(pool);
+    const history = await report(player.serviceId, 'afk', { isAfk: true });
+    await withTransaction(pool, (c) => fileOffenses(c, [history], DUE_HOURS));
+    const first = await report(player.serviceId, 'anticheat', { isCheatDetected: true, severity: 'low' });
+    const second = await report(player.serviceId, 'anticheat', { isCheatDetected: true, severity: 'high' });
+    // The second report's job runs first (BullMQ runs a queue's jobs concurrently).
+    await withTransaction(pool, (c) => fileOffenses(c, [second], DUE_HOURS));
+    await withTransaction(pool, (c) => fileOffenses(c, [first], DUE_HOURS));
+    const { rows } = await pool.query<{ earlier_offenses: number; reports_count: number }>(
+      `SELECT c.earlier_offenses, c.reports_count FROM review_cases c JOIN players p ON p.id = c.player_id
+        WHERE p.service_id = $1 AND c.type = 'cheating'`,
+      [player.serviceId],
+    );
+    expect(rows).to.deep.equal([{ earlier_offenses: 1, reports_count: 2 }]); // the AFK report only
+  });
+
   it('records events only for offenses some studio listens for, to every studio of the audience', async () => {
     const listener = await createTenant(pool, 'Listener');
     await insertWebhook(pool, {

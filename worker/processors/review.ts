@@ -114,9 +114,14 @@ export async function fileOffenses(
        c AS (
          INSERT INTO review_cases (player_id, type, earlier_offenses)
          SELECT f.player_id, f.type,
+                -- Offenses of the case's own type not filed anywhere yet are this case's own, their
+                -- jobs merely behind this one (jobs run out of order): not history.
                 (SELECT count(*)::int FROM (
                    SELECT 1 FROM offenses x WHERE x.player_id = f.player_id AND x.created_at < f.first
-                      AND x.status <> 'recorded' LIMIT 10) e)
+                      AND x.status <> 'recorded'
+                      AND NOT (x.type = f.type
+                               AND NOT EXISTS (SELECT 1 FROM case_offenses cx WHERE cx.offense_id = x.id))
+                    LIMIT 10) e)
            FROM (SELECT player_id, type, min(created_at) AS first FROM o
                   WHERE case_id IS NULL AND status <> 'recorded' GROUP BY player_id, type) f
           ORDER BY f.player_id, f.type
