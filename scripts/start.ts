@@ -97,9 +97,9 @@ function parentOf(pid: number): number | undefined {
 }
 
 /**
- * `npm start` runs this under npm, a shell and tsx. A process manager signals npm, and npm's shell
- * dies without passing the signal on, so the signal never arrives here. So the processes above this
- * one, up to npm, are watched: when one of them is gone, that is a stop request like SIGTERM.
+ * `npm start` execs node in npm's shell, so npm passes a supervisor's signal straight here. Should
+ * npm itself die without passing one on (SIGKILL), the processes above this one, up to npm, are
+ * watched: when one of them is gone, that is a stop request like SIGTERM.
  */
 function watchAncestors() {
   const chain: number[] = [];
