@@ -5,7 +5,7 @@ import { createQueues, webhookRetryOf, type Queues } from './queues/index.js';
 import { startRelayLoop } from './queues/outbox.js';
 import { startReconciler } from './queues/reconcile.js';
 import type { Pool } from './data/db.js';
-import { ensureWritableDir, pingRedis, redactUrl, waitForPostgres, waitForRedis } from './startup.js';
+import { ensureWritableDir, redactUrl, waitForPostgres, waitForRedis } from './startup.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
 
@@ -29,17 +29,7 @@ export async function provideBackends(
 ): Promise<Backends> {
   if (!config.databaseUrl || !config.redisUrl) ensureWritableDir(config.dataDir);
   if (config.databaseUrl) await waitForPostgres(config.databaseUrl, config.startupWaitMs);
-  if (config.redisUrl) {
-    if (opts.needRedis) await waitForRedis(config.redisUrl, config.startupWaitMs);
-    else
-      await pingRedis(config.redisUrl).catch((err: Error) =>
-        // The API starts anyway: reports are accepted into the outbox and sent once Redis is back.
-        log.warn(
-          { redis: redactUrl(config.redisUrl!), err: err.message },
-          'Redis does not answer at start; reports are kept in the outbox until it does',
-        ),
-      );
-  }
+  if (config.redisUrl && opts.needRedis) await waitForRedis(config.redisUrl, config.startupWaitMs);
   const postgres = await providePostgres({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
@@ -56,6 +46,12 @@ export async function provideBackends(
     await postgres.stop();
     throw err;
   }
+  if (redis.unreachable)
+    // The API starts anyway: reports are accepted into the outbox and sent once Redis is back.
+    log.warn(
+      { redis: redactUrl(redis.url), err: redis.unreachable },
+      'Redis does not answer at start; reports are kept in the outbox until it does',
+    );
   if (opts.migrate ?? true) {
     const applied = await migrate(postgres.url, (m) => log.debug({ service: 'migrate' }, m));
     if (applied.length) log.info({ applied }, 'database migrations applied');

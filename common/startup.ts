@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { writableUrl } from './data/hosts.js';
+import { redisVersion } from './services/redis.js';
 
 /**
  * A fault at start that the operator must fix (a folder that cannot be written, a server that cannot
@@ -92,32 +92,10 @@ export async function waitForPostgres(url: string, waitMs: number): Promise<void
   }
 }
 
-/** One connection attempt to Redis: its answer to PING, or the error (never an unhandled event). */
-export async function pingRedis(url: string): Promise<void> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 3000,
-  });
-  // Without a listener ioredis prints "Unhandled error event" with a stack for every failed attempt;
-  // the event also carries the cause (ECONNREFUSED) where connect() only says the connection closed.
-  let cause: Error | undefined;
-  client.on('error', (err: Error) => (cause ??= err));
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (err) {
-    throw cause ?? err;
-  } finally {
-    client.disconnect();
-  }
-}
-
 /** Waits up to `waitMs` for Redis to answer; then a StartupError naming the URL and the error. */
 export async function waitForRedis(url: string, waitMs: number): Promise<void> {
   try {
-    await retryUntil(waitMs, () => pingRedis(url));
+    await retryUntil(waitMs, () => redisVersion(url).then(() => undefined));
   } catch (err) {
     throw new StartupError(
       `cannot reach Redis at ${redactUrl(url)} (waited ${Math.round(waitMs / 1000)} s, STARTUP_WAIT_SECONDS): ${reason(err)}`,

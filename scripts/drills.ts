@@ -1,4 +1,3 @@
-import { pingRedis } from '../common/startup.js';
 import { isAlive } from '../common/services/process-guard.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -13,7 +12,7 @@ import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
 import { QUEUES } from '../common/queues/index.js';
 import { providePostgres, provideRedis, type ServiceHandle } from '../common/services/index.js';
-import { findRedisServer, redisServerArgs } from '../common/services/redis.js';
+import { findRedisServer, redisServerArgs, redisVersion } from '../common/services/redis.js';
 import { provisionGame, provisionStudio } from '../common/usecases/provisioning.js';
 import { CuttableProxy } from './lib/cuttable-proxy.js';
 
@@ -283,7 +282,7 @@ export class DrillRig {
     await waitUntil(
       'Redis back',
       () =>
-        pingRedis(this.redisUrl).then(
+        redisVersion(this.redisUrl).then(
           () => true,
           () => false,
         ),

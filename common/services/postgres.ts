@@ -11,6 +11,8 @@ export interface ServiceHandle {
   /** Whether this process started the server (and so stops it). */
   owned: boolean;
   version: string;
+  /** Why an external server did not answer at start (the process started anyway). */
+  unreachable?: string;
   /** The server's process id, when this process started it (to notice it dying). */
   pid?: number;
   stop(): Promise<void>;

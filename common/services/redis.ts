@@ -28,8 +28,18 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
   const log = options.log ?? (() => undefined);
   if (options.redisUrl) {
     // The API must start (and accept reports into the outbox) while an external Redis is down.
-    const version = await redisVersion(options.redisUrl).catch(() => 'unknown (unreachable at start)');
-    return { url: options.redisUrl, owned: false, version, stop: async () => undefined };
+    let unreachable: string | undefined;
+    const version = await redisVersion(options.redisUrl).catch((err: Error) => {
+      unreachable = err.message;
+      return 'unknown (unreachable at start)';
+    });
+    return {
+      url: options.redisUrl,
+      owned: false,
+      version,
+      ...(unreachable ? { unreachable } : {}),
+      stop: async () => undefined,
+    };
   }
   const dir = path.join(options.dataDir, 'redis');
   const stateFile = path.join(options.dataDir, 'redis.json');
@@ -115,14 +125,26 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * One connection to Redis for its version: the probe of start-up checks too. Without an error
+ * listener ioredis prints "Unhandled error event" and a stack; the event also carries the cause
+ * (ECONNREFUSED) where connect() only says the connection closed, so that is what is thrown.
+ */
 export async function redisVersion(url: string): Promise<string> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  // Without a listener ioredis prints "Unhandled error event" and a stack when the server is down.
-  client.on('error', () => undefined);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 3000,
+  });
+  let cause: Error | undefined;
+  client.on('error', (err: Error) => (cause ??= err));
   try {
     await client.connect();
     const info = await client.info('server');
     return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  } catch (err) {
+    throw cause ?? err;
   } finally {
     client.disconnect();
   }
