@@ -175,11 +175,25 @@ export async function createTestModerator(
     role,
     password,
   });
-  const res = await fetch(`${api.url}/v1/admin/session`, {
+  return {
+    id: moderator.id,
+    username,
+    password,
+    headers: await moderatorHeaders(api.url, username, password),
+  };
+}
+
+/** A moderator signs in through the API (again: a new token, e.g. after a test moved the clock). */
+export async function moderatorHeaders(
+  url: string,
+  username: string,
+  password: string,
+): Promise<Record<string, string>> {
+  const res = await fetch(`${url}/v1/admin/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username, password }),
   });
   const body = (await res.json()) as { access_token: string };
-  return { id: moderator.id, username, password, headers: { authorization: `Bearer ${body.access_token}` } };
+  return { authorization: `Bearer ${body.access_token}` };
 }

@@ -10,6 +10,7 @@ import {
   createTenant,
   createTestModerator,
   createTestPlayer,
+  moderatorHeaders,
   startTestApi,
   type Tenant,
   type TestApi,
@@ -400,15 +401,10 @@ describe('trust model: random sequences of real API calls against the documented
     }
   }
 
-  async function resign(m: TestModerator): Promise<TestModerator> {
-    const res = await fetch(`${api.url}/v1/admin/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: m.username, password: m.password }),
-    });
-    const body = (await res.json()) as { access_token: string };
-    return { ...m, headers: { authorization: `Bearer ${body.access_token}` } };
-  }
+  const resign = async (m: TestModerator): Promise<TestModerator> => ({
+    ...m,
+    headers: await moderatorHeaders(api.url, m.username, m.password),
+  });
 
   /** Everything the model says of the player, read back through the API. */
   async function compare(id: string, model: TrustModel, log: string[]) {

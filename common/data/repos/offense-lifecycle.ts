@@ -9,11 +9,10 @@ import {
 import type { Queryable } from '../db.js';
 import { changeScore, type TrustChangeReason } from './trust.js';
 
-/** One offense a decision moved: from and to which status, and the points it took or gave back. */
+/** One offense a decision moved: to which status, and the points it took or gave back. */
 export interface OffenseMove {
   id: string;
   studioId: string;
-  from: OffenseStatus;
   to: OffenseStatus;
   /** Held points taken now (uphold), or points given back (restored); 0 for a drop. */
   points: number;
@@ -98,7 +97,6 @@ export async function moveOffenses(
   const moves: OffenseMove[] = moving.map((m) => ({
     id: m.row.id,
     studioId: m.row.studio_id,
-    from: m.row.status,
     to: m.to,
     points: pointsOf.get(m.row.id) ?? 0,
     heldDropped: m.to === 'dropped' ? m.row.penalty_held : 0,
