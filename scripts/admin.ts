@@ -178,11 +178,13 @@ async function passwordOf(values: { password?: string; 'password-stdin'?: boolea
   process.stdin.setRawMode(true);
   let typed = '';
   try {
-    for await (const chunk of process.stdin) {
-      const text = (chunk as Buffer).toString('utf8');
-      if (text === '\u0003') throw new UsageError('cancelled');
-      if (text === '\r' || text === '\n') break;
-      typed = text === '\u007f' ? typed.slice(0, -1) : typed + text;
+    // Character by character: a pasted password arrives with its Enter in one chunk.
+    read: for await (const chunk of process.stdin) {
+      for (const ch of (chunk as Buffer).toString('utf8')) {
+        if (ch === '\u0003') throw new UsageError('cancelled');
+        if (ch === '\r' || ch === '\n') break read;
+        typed = ch === '\u007f' ? typed.slice(0, -1) : typed + ch;
+      }
     }
   } finally {
     process.stdin.setRawMode(false);
