@@ -5,7 +5,6 @@ import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { createPool } from '../../common/data/db.js';
-import { urlForHost } from '../../common/data/hosts.js';
 import { migrate } from '../../common/data/migrate.js';
 import { providePostgres, type ServiceHandle } from '../../common/services/postgres.js';
 import { isAlive } from '../../common/services/process-guard.js';
@@ -42,12 +41,8 @@ describe('PostgreSQL failover: writes follow the host that takes them', function
     await admin.query('SELECT pg_reload_conf()');
     await admin.end();
     // The standby first: a pool must skip it while it is read-only.
-    const s = new URL(standby.url);
     const p = new URL(primary.url);
-    multi = urlForHost(primary.url, { host: '127.0.0.1', port: Number(s.port) }).replace(
-      `127.0.0.1:${s.port}`,
-      `127.0.0.1:${s.port},127.0.0.1:${p.port}`,
-    );
+    multi = `postgres://${p.username}:${p.password}@127.0.0.1:${standby.port},127.0.0.1:${p.port}${p.pathname}`;
   });
   after(async () => {
     await standby?.stop('immediate').catch(() => undefined);
