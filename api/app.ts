@@ -13,6 +13,8 @@ import type { SigningKeys } from '../common/security/keys.js';
 import type { TokenService } from '../common/security/tokens.js';
 import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
+import { consistencyTokens } from './middleware/consistency.js';
+import { ReadRouting } from '../common/data/replicas.js';
 import { jsonBody, refuseNul } from './middleware/body.js';
 import { requestContext } from './middleware/request-context.js';
 import { RateLimits } from './middleware/rate-limit.js';
@@ -47,6 +49,8 @@ export interface AppDeps {
   /** Operator views: /metrics when given, and Bull Board at /admin/queues when the queues are. */
   metrics?: ApiMetrics;
   queues?: Queues;
+  /** Where reads may go (standbys); without it every read is on the primary. */
+  reads?: ReadRouting;
   /** Operations announced for removal (api/deprecations.ts); tests pass their own. */
   deprecations?: readonly Deprecation[];
 }
@@ -54,6 +58,7 @@ export interface AppDeps {
 /** What the routers get: the app's dependencies and what createApp builds from them. */
 export interface RouteDeps extends AppDeps {
   rateLimits: RateLimits;
+  reads: ReadRouting;
 }
 
 /** Builds the Koa application: middleware order and routers, no listen(). */
@@ -64,6 +69,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorHandler);
   const deprecations = deps.deprecations ?? DEPRECATIONS;
   app.use(deprecationMiddleware(deprecations));
+  const reads =
+    deps.reads ??
+    new ReadRouting(deps.pool, [], { maxLagMs: 0, tokenWaitMs: 0, checkIntervalMs: 1000, poolSize: 1 });
+  app.use(consistencyTokens(reads, deps.log));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'no-store');
@@ -84,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(refuseNul);
   const routeDeps: RouteDeps = {
     ...deps,
+    reads,
     rateLimits: new RateLimits({
       redis: deps.redis,
       keyPrefix: deps.config.queuePrefix,

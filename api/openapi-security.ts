@@ -82,6 +82,34 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   'GET /admin/queues': [{ boardBasic: [] }],
 };
 
+/** Reads a standby may serve (common/data/replicas.ts): they honour a Consistency-Token. */
+export const STANDBY_READS = new Set([
+  'GET /v1/player/me',
+  'GET /v1/player/{serviceId}',
+  'GET /v1/player/{serviceId}/offenses',
+  'GET /v1/player/{serviceId}/trust-history',
+  'GET /v1/player/{serviceId}/sanctions',
+  'POST /v1/players/lookup',
+]);
+const LSN_PATTERN = '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$';
+const consistencyTokenParam = {
+  name: 'Consistency-Token',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', pattern: LSN_PATTERN },
+  description:
+    'The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token.',
+};
+const readSourceHeader = {
+  description: 'With standbys configured: which served this read, primary or standby.',
+  schema: { enum: ['primary', 'standby'] },
+};
+const consistencyTokenHeader = {
+  description:
+    'With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change.',
+  schema: { type: 'string', pattern: LSN_PATTERN },
+};
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const CLIENT_HEADERS = new Set(['client_id', 'client_secret']);
 
@@ -89,6 +117,7 @@ interface Operation {
   security?: readonly object[];
   parameters?: { name: string; in: string }[];
   responses: Record<string, unknown>;
+  description?: string;
 }
 
 /**
@@ -114,6 +143,17 @@ export function finishDocument<T extends { paths: object }>(draft: T): T {
       op.security ??= OTHER_SECURITY[key];
       if (!op.security) throw new Error(`OpenAPI: ${key} declares no security`);
       op.responses['405'] ??= { $ref: '#/components/responses/MethodNotAllowed' };
+      // Read-your-writes across standbys (api/middleware/consistency.ts).
+      const responses = Object.entries(op.responses) as [string, { $ref?: string; headers?: object }][];
+      if (STANDBY_READS.has(key)) {
+        op.parameters = [...(op.parameters ?? []), consistencyTokenParam];
+        for (const [status, r] of responses)
+          if (status.startsWith('2') && !r.$ref)
+            r.headers = { ...r.headers, 'Read-Source': readSourceHeader };
+      } else if (method !== 'get' && method !== 'head' && method !== 'options')
+        for (const [status, r] of responses)
+          if (status.startsWith('2') && !r.$ref)
+            r.headers = { ...r.headers, 'Consistency-Token': consistencyTokenHeader };
       // A write with the console's cookie must carry its CSRF token.
       if (method !== 'get' && op.security.some((req) => 'consoleSession' in req)) {
         const csrf = "csrf_failed: a write with the console's session cookie without its X-CSRF-Token.";

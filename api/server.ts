@@ -10,6 +10,7 @@ import { closeQueues } from '../common/queues/index.js';
 import { startHousekeeping } from '../common/data/housekeeping.js';
 import { OutboxDispatcher } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
+import { ReadRouting } from '../common/data/replicas.js';
 import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
 import { createApp } from './app.js';
 import type { Deprecation } from './deprecations.js';
@@ -73,6 +74,19 @@ export async function start(
   const metrics = new ApiMetrics(queues, pool, (err) =>
     log.debug({ err: err.message }, 'metrics collection failed'),
   );
+  const reads = new ReadRouting(pool, config.databaseReplicaUrls, {
+    maxLagMs: config.replicaMaxLagMs,
+    tokenWaitMs: config.replicaTokenWaitMs,
+    checkIntervalMs: config.replicaCheckIntervalMs,
+    poolSize: config.pgPoolSize,
+    log,
+    observer: metrics.readObserver,
+  });
+  if (reads.enabled) {
+    metrics.watchReplicas(() => reads.status());
+    await reads.start();
+    log.info({ standbys: reads.status() }, 'reads may be served by standbys');
+  }
   const app = createApp({
     config,
     log,
@@ -88,6 +102,7 @@ export async function start(
     moderatorTokens,
     metrics,
     queues,
+    reads,
     ...(options.deprecations ? { deprecations: options.deprecations } : {}),
   });
   // Once shutdown begins, every answer closes its connection: keep-alive clients would otherwise keep
@@ -114,6 +129,7 @@ export async function start(
       await dispatcher.drain();
       await closeQuietly(
         () => closeQueues(queues),
+        () => reads.stop(),
         () => pool.end(),
         async () => redis.disconnect(),
       );

@@ -1,4 +1,5 @@
 import { hostsOf, urlForHost } from './data/hosts.js';
+import { redactUrl } from './startup.js';
 import Joi from 'joi';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
@@ -22,6 +23,13 @@ export interface Config {
   port: number;
   publicUrl: string | undefined;
   databaseUrl: string | undefined;
+  /** Hot standbys that serve reads (data/replicas.ts); empty: every read on the primary. */
+  databaseReplicaUrls: string[];
+  replicaMaxLagMs: number;
+  replicaTokenWaitMs: number;
+  replicaCheckIntervalMs: number;
+  /** npm start only: hot standbys of the embedded PostgreSQL to start for reads. */
+  replicas: number;
   redisUrl: string | undefined;
   dataDir: string;
   logLevel: string;
@@ -149,6 +157,23 @@ const schema = Joi.object({
           custom: 'must be a postgres:// URL (with one host, or several separated by commas)',
         });
   }),
+  // Streaming standbys for reads, comma-separated (each one host; see data/replicas.ts).
+  DATABASE_REPLICA_URLS: Joi.string()
+    .allow('')
+    .custom((value: string, helpers) => {
+      const uri = Joi.string().uri({ scheme: ['postgres', 'postgresql'] });
+      for (const entry of splitList(value))
+        if (uri.validate(entry).error || hostsOf(entry))
+          return helpers.message({ custom: `"${redactUrl(entry)}" is not a postgres:// URL of one host` });
+      return value;
+    })
+    .default(''),
+  // A standby further behind than this serves no read that carries no consistency token.
+  REPLICA_MAX_LAG_MS: Joi.number().integer().min(0).max(600_000).default(1000),
+  // How long a read with a consistency token waits for a standby to replay it before the primary serves it.
+  REPLICA_TOKEN_WAIT_MS: Joi.number().integer().min(0).max(10_000).default(100),
+  REPLICA_CHECK_INTERVAL_MS: Joi.number().integer().min(20).max(60_000).default(100),
+  REPLICAS: Joi.number().integer().min(0).max(4).default(0),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
   DATA_DIR: Joi.string().default('.data'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
@@ -317,6 +342,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     port: v.PORT,
     publicUrl: v.PUBLIC_URL,
     databaseUrl: v.DATABASE_URL,
+    databaseReplicaUrls: splitList(v.DATABASE_REPLICA_URLS),
+    replicaMaxLagMs: v.REPLICA_MAX_LAG_MS,
+    replicaTokenWaitMs: v.REPLICA_TOKEN_WAIT_MS,
+    replicaCheckIntervalMs: v.REPLICA_CHECK_INTERVAL_MS,
+    replicas: v.REPLICAS,
     redisUrl: v.REDIS_URL,
     dataDir: path.resolve(v.DATA_DIR),
     logLevel: v.LOG_LEVEL,

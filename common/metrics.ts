@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { Job } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Queryable } from './data/db.js';
+import type { ReadObserver, ReplicaStatus } from './data/replicas.js';
 import type { Queues } from './queues/index.js';
 import { ROUTE_GROUPS } from './domain/limits.js';
 import { countOverdue } from './data/repos/moderation.js';
@@ -61,8 +62,58 @@ export class ApiMetrics {
     registers: [this.registry],
   });
 
+  /** Where reads went, and why a standby did not serve one (data/replicas.ts). */
+  private readonly reads = new Counter({
+    name: 'player_trust_reads_total',
+    help: 'Reads that standbys may serve, by where they were served: primary or standby.',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+  private readonly readFallbacks = new Counter({
+    name: 'player_trust_read_fallbacks_total',
+    help: 'Reads served by the primary although standbys are configured, by reason: lag (every standby past REPLICA_MAX_LAG_MS), down (none answers its checks), error (the standby failed the read, which ran again on the primary), token (none replayed the consistency token within REPLICA_TOKEN_WAIT_MS).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  private readonly tokenWaits = new Histogram({
+    name: 'player_trust_consistency_token_wait_seconds',
+    help: 'Waits of reads whose consistency token no standby had replayed yet, by outcome: standby (it caught up) or primary (it did not in time).',
+    labelNames: ['outcome'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+  readonly readObserver: ReadObserver = {
+    read: (target) => this.reads.inc({ target }),
+    fallback: (reason) => this.readFallbacks.inc({ reason }),
+    tokenWait: (outcome, seconds) => this.tokenWaits.observe({ outcome }, seconds),
+  };
+
+  /** Gauges of every standby's health and lag, read from ReadRouting at scrape time. */
+  watchReplicas(status: () => ReplicaStatus[]): void {
+    new Gauge({
+      name: 'player_trust_replica_up',
+      help: '1 while a standby passes its checks and may serve reads.',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const r of status()) this.set({ replica: r.name }, r.up ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'player_trust_replica_lag_seconds',
+      help: 'How long ago the primary first had WAL a standby has not replayed (0: caught up; -1: unknown or down).',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const r of status()) this.set({ replica: r.name }, r.lagMs === undefined ? -1 : r.lagMs / 1000);
+      },
+    });
+  }
+
   constructor(queues: Queues, db: Queryable, onError: (err: Error) => void) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_api_' });
+    for (const target of ['primary', 'standby']) this.reads.inc({ target }, 0);
+    for (const reason of ['lag', 'down', 'error', 'token']) this.readFallbacks.inc({ reason }, 0);
     for (const group of ROUTE_GROUPS) this.rateLimiterUnavailable.inc({ group }, 0);
     // Redis that stops answering (not refusing) would hold a scrape forever: the depths are read
     // within QUEUE_READ_TIMEOUT_MS, and otherwise the last known figures are shown, marked stale.

@@ -11,6 +11,8 @@ import { createLogger } from '../common/logger.js';
 import { provideBackends, type Backends } from '../common/runtime.js';
 import { ensureWritableDir, StartupError } from '../common/startup.js';
 import { isAlive } from '../common/services/process-guard.js';
+import { embeddedServer } from '../common/services/postgres.js';
+import { startStandby, type Standby } from '../common/services/standby.js';
 import { pkceChallenge } from '../common/usecases/oauth.js';
 import { DEMO_PKCE_VERIFIER, seedDemoOnce, type DemoData } from '../common/usecases/seed.js';
 
@@ -36,6 +38,8 @@ const PROCESSES = {
 let stopRequested: string | undefined;
 let running = false;
 let backends: Backends | undefined;
+/** REPLICAS=N: hot standbys of the embedded PostgreSQL serving the API's reads. */
+const standbys: Standby[] = [];
 const children: { name: string; child: ChildProcess }[] = [];
 const lockFile = path.join(config.dataDir, 'npm-start.lock');
 let holdsLock = false;
@@ -71,6 +75,7 @@ function shutdown(code: number, why?: string): Promise<never> {
     // grace period on the dead connection.
     if (why) await Promise.all(children.map(({ child }) => stop(child)));
     else for (const { child } of [...children].reverse()) await stop(child);
+    for (const standby of standbys) await standby.stop('fast').catch(() => undefined);
     if (backends) {
       await backends.redis.stop().catch(() => undefined);
       await backends.postgres.stop().catch(() => undefined);
@@ -249,8 +254,28 @@ try {
   }
   await checkpoint();
 
+  if (config.replicas > 0) {
+    if (config.databaseUrl)
+      throw new StartupError(
+        'REPLICAS makes standbys of the embedded PostgreSQL; with DATABASE_URL, list your own standbys in DATABASE_REPLICA_URLS instead.',
+      );
+    const primary = embeddedServer(config.dataDir);
+    for (let k = 1; k <= config.replicas; k++) {
+      // Made anew at every start (a base backup takes about a second): a standby left from an earlier
+      // run may lack WAL the primary has since recycled.
+      const dir = path.join(config.dataDir, `standby-${k}`);
+      fs.rmSync(dir, { recursive: true, force: true });
+      standbys.push(
+        await startStandby({ primaryUrl: backends.databaseUrl, primaryDataFolder: primary.dir, dir }),
+      );
+      await checkpoint();
+    }
+    log.info({ standbys: standbys.map((s) => s.port) }, 'hot standbys started');
+  }
+  const replicaUrls = [...config.databaseReplicaUrls, ...standbys.map((s) => s.url)];
   const env = {
     ...process.env,
+    ...(replicaUrls.length ? { DATABASE_REPLICA_URLS: replicaUrls.join(',') } : {}),
     DATABASE_URL: backends.databaseUrl,
     REDIS_URL: backends.redisUrl,
     DATA_DIR: config.dataDir,
@@ -267,6 +292,10 @@ try {
       `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs   health: ${apiUrl}/readyz`,
       `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
     ];
+    if (standbys.length)
+      lines.push(
+        `  reads also served by ${standbys.length} hot standby(s) on port(s) ${standbys.map((s) => s.port).join(', ')}`,
+      );
     if (demo) {
       lines.push(
         '  demo game client credentials (send as headers client_id / client_secret):',

@@ -21,6 +21,10 @@ export interface Standby {
   /** pg_ctl promote: the standby stops following and takes writes. */
   promote(): Promise<void>;
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts it again after a stop or a kill (same port, same data; it catches up by itself). */
+  start(): Promise<void>;
+  /** The postmaster's pid, while it runs (drills kill it). */
+  pid(): number | undefined;
 }
 
 /**
@@ -54,14 +58,16 @@ export async function startStandby(opts: {
       await run('su', ['postgres', '-s', '/bin/sh', '-c', quoted]);
     } else await run(line[0]!, line.slice(1));
   };
-  await pgCtl(
-    '-l',
-    log,
-    '-o',
-    `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`,
-    '-w',
-    'start',
-  );
+  const start = () =>
+    pgCtl(
+      '-l',
+      log,
+      '-o',
+      `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`,
+      '-w',
+      'start',
+    ).then(() => undefined);
+  await start();
   const url = new URL(opts.primaryUrl);
   url.port = String(port);
   return {
@@ -70,5 +76,15 @@ export async function startStandby(opts: {
     dir: opts.dir,
     promote: () => pgCtl('-w', 'promote').then(() => undefined),
     stop: (mode = 'fast') => pgCtl('-m', mode, '-w', 'stop').then(() => undefined),
+    start,
+    pid: () => {
+      try {
+        return (
+          Number(fs.readFileSync(path.join(opts.dir, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined
+        );
+      } catch {
+        return undefined;
+      }
+    },
   };
 }

@@ -28,7 +28,14 @@ export function healthRoutes(deps: AppDeps): Router {
     ]);
     const ready = postgres.ok && redis.ok;
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { postgres, redis } };
+    // Standbys are shown, not required: when none serves, reads go to the primary.
+    const standbys = deps.reads?.enabled
+      ? deps.reads.status().map((r) => ({ name: r.name, ok: r.up, lagMs: r.lagMs ?? null }))
+      : undefined;
+    ctx.body = {
+      status: ready ? 'ready' : 'unavailable',
+      checks: { postgres, redis, ...(standbys ? { standbys } : {}) },
+    };
   });
   return router;
 }

@@ -13,12 +13,21 @@ import { bearerAuth } from '../../middleware/bearer-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { createPlayerForGame } from '../../../common/usecases/players.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+import { routedRead } from '../../middleware/consistency.js';
+import type { Queryable } from '../../../common/data/db.js';
 
 export function playerRoutes(deps: RouteDeps): Router {
   const router = new Router();
   const reads = deps.rateLimits.middleware('reads');
   const auth = [deps.clientAuth.middleware(), reads];
-  const profiles = new ProfileReader(deps.pool, deps.config.profileOffensesLimit, deps.clock);
+  // One reader per place reads go (the primary, each standby), so each batches its own reads.
+  const readers = new Map<Queryable, ProfileReader>();
+  const readerFor = (db: Queryable) => {
+    let reader = readers.get(db);
+    if (!reader)
+      readers.set(db, (reader = new ProfileReader(db, deps.config.profileOffensesLimit, deps.clock)));
+    return reader;
+  };
 
   // A studio creates a player (linked to its game), or gets back the one it created before.
   router.post(
@@ -35,12 +44,13 @@ export function playerRoutes(deps: RouteDeps): Router {
       );
       ctx.status = created ? 201 : 200;
       ctx.set('Location', `/v1/player/${serviceId}`);
-      ctx.body = await profileBody(serviceId, client.studioId);
+      // Just written: read back from the primary.
+      ctx.body = await profileBody(deps.pool, serviceId, client.studioId);
     },
   );
 
-  async function profileBody(serviceId: string, viewerStudioId: string) {
-    const profile = SERVICE_ID.test(serviceId) ? await profiles.read(serviceId) : undefined;
+  async function profileBody(db: Queryable, serviceId: string, viewerStudioId: string) {
+    const profile = SERVICE_ID.test(serviceId) ? await readerFor(db).read(serviceId) : undefined;
     if (!profile) throw notFound(`Player ${serviceId}`);
     const last = profile.offenses[profile.offenses.length - 1];
     const next =
@@ -51,12 +61,15 @@ export function playerRoutes(deps: RouteDeps): Router {
   // Registered before /:serviceId, and "me" is reserved so no player can be called that.
   router.get('/v1/player/me', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
     const bearer = ctx.state.bearer as { serviceId: string; client: AuthenticatedClient };
-    ctx.body = await profileBody(bearer.serviceId, bearer.client.studioId);
+    ctx.body = await routedRead(ctx, deps.reads, (db) =>
+      profileBody(db, bearer.serviceId, bearer.client.studioId),
+    );
   });
 
   router.get('/v1/player/:serviceId', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
-    ctx.body = await profileBody(serviceId, (ctx.state.client as AuthenticatedClient).studioId);
+    const viewer = (ctx.state.client as AuthenticatedClient).studioId;
+    ctx.body = await routedRead(ctx, deps.reads, (db) => profileBody(db, serviceId, viewer));
   });
 
   router.get('/v1/player/:serviceId/offenses', ...auth, async (ctx) => {
@@ -64,7 +77,7 @@ export function playerRoutes(deps: RouteDeps): Router {
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, after } = readPage(ctx.query);
     const page = SERVICE_ID.test(serviceId)
-      ? await listOffenses(deps.pool, serviceId, limit, after)
+      ? await routedRead(ctx, deps.reads, (db) => listOffenses(db, serviceId, limit, after))
       : undefined;
     if (!page) throw notFound(`Player ${serviceId}`);
     ctx.body = {
@@ -83,7 +96,7 @@ export function playerRoutes(deps: RouteDeps): Router {
         : decodeKeys(cursor, (k) => k.length === 1 && /^\d{1,18}$/.test(k[0]!));
     if (cursor !== undefined && !before) throw invalidCursor();
     const page = SERVICE_ID.test(serviceId)
-      ? await listTrustHistory(deps.pool, serviceId, limit, before?.[0])
+      ? await routedRead(ctx, deps.reads, (db) => listTrustHistory(db, serviceId, limit, before?.[0]))
       : undefined;
     if (!page) throw notFound(`Player ${serviceId}`);
     ctx.body = {

@@ -13,6 +13,8 @@ import type { RouteDeps } from '../../app.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { routedRead } from '../../middleware/consistency.js';
+import type { Queryable } from '../../../common/data/db.js';
 
 export const LOOKUP_MAX = 100;
 
@@ -55,14 +57,17 @@ export function sanctionRoutes(deps: RouteDeps): Router {
     const q = check<{ active: boolean; limit: number; cursor?: string }>(listQuery, ctx.query, 'query');
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     if (q.cursor !== undefined && !after) throw invalidCursor();
-    const page = await listSanctions(deps.pool, {
-      serviceId,
-      viewerStudioId,
-      activeOnly: q.active,
-      limit: q.limit,
-      after,
-      now: deps.clock(),
-    });
+    // A studio's read may come from a standby; the console's list, which a moderator acts on, not.
+    const read = (db: Queryable) =>
+      listSanctions(db, {
+        serviceId,
+        viewerStudioId,
+        activeOnly: q.active,
+        limit: q.limit,
+        after,
+        now: deps.clock(),
+      });
+    const page = viewerStudioId === null ? await read(deps.pool) : await routedRead(ctx, deps.reads, read);
     if (!page) throw notFound(`Player ${serviceId}`);
     ctx.body = {
       items: page.items.map(presentSanction),
@@ -127,11 +132,8 @@ export function sanctionRoutes(deps: RouteDeps): Router {
     const found =
       wellFormed.length === 0
         ? []
-        : await lookupPlayers(
-            deps.pool,
-            wellFormed,
-            (ctx.state.client as AuthenticatedClient).studioId,
-            deps.clock(),
+        : await routedRead(ctx, deps.reads, (db) =>
+            lookupPlayers(db, wellFormed, (ctx.state.client as AuthenticatedClient).studioId, deps.clock()),
           );
     const byId = new Map(found.map((p) => [p.serviceId, p]));
     ctx.body = {
