@@ -1,12 +1,12 @@
 import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import type { Redis } from 'ioredis';
 import type { Config } from '../common/config.js';
 import type { Pool } from '../common/data/db.js';
 import type { Logger } from '../common/logger.js';
 import type { ApiMetrics } from '../common/metrics.js';
-import type { Queues } from '../common/queues/index.js';
+import type { ShardedQueues } from '../common/queues/shards.js';
+import type { RedisClient } from '../common/queues/redis-client.js';
 import type { OutboxDispatcher } from '../common/queues/outbox.js';
 import type { ModeratorTokens } from '../common/security/moderator-tokens.js';
 import type { SigningKeys } from '../common/security/keys.js';
@@ -35,7 +35,7 @@ export interface AppDeps {
   config: Config;
   log: Logger;
   pool: Pool;
-  redis: Redis;
+  redis: RedisClient;
   dispatcher: OutboxDispatcher;
   clientAuth: ClientAuthenticator;
   tokens: TokenService;
@@ -48,7 +48,7 @@ export interface AppDeps {
   moderatorTokens: ModeratorTokens;
   /** Operator views: /metrics when given, and Bull Board at /admin/queues when the queues are. */
   metrics?: ApiMetrics;
-  queues?: Queues;
+  queues?: ShardedQueues;
   /** Where reads may go (standbys); without it every read is on the primary. */
   reads?: ReadRouting;
   /** Operations announced for removal (api/deprecations.ts); tests pass their own. */

@@ -6,7 +6,6 @@ import { ConfigError, loadConfigOrExit } from '../common/config.js';
 import { StartupError } from '../common/startup.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, type Logger } from '../common/logger.js';
-import { closeQueues } from '../common/queues/index.js';
 import { startHousekeeping } from '../common/data/housekeeping.js';
 import { OutboxDispatcher } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
@@ -128,7 +127,7 @@ export async function start(
       await stopHousekeeping();
       await dispatcher.drain();
       await closeQuietly(
-        () => closeQueues(queues),
+        () => queues.close(),
         () => reads.stop(),
         () => pool.end(),
         async () => redis.disconnect(),

@@ -13,13 +13,16 @@ import { reviewProcessor } from '../worker/processors/review.js';
 import { concurrencyOf } from '../worker/run.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
-import { recordReports, type ReportToRecord } from '../common/data/repos/offenses.js';
+import { findProfiles, recordReports, type ReportToRecord } from '../common/data/repos/offenses.js';
 import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
 import { providePostgres, provideRedis } from '../common/services/index.js';
 import { provisionGame, provisionStudio, setGameLimits } from '../common/usecases/provisioning.js';
 import { createModerator } from '../common/usecases/moderation.js';
 import { explainLarge, seedLarge } from './large.js';
+import { parseLsn } from '../common/data/replicas.js';
+import { startRedisCluster } from '../common/services/redis-cluster.js';
+import { startStandby } from '../common/services/standby.js';
 
 /**
  * npm run bench: every scenario in one run on this machine, interleaved, each measured three times
@@ -89,8 +92,9 @@ async function launch(
   env: NodeJS.ProcessEnv,
   logDir: string,
   nodeArgs: string[] = [],
+  name = path.basename(file).replace(/\.[jt]s$/, ''),
 ): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
-  const logFile = path.join(logDir, `${path.basename(file).replace(/\.[jt]s$/, '')}.log`);
+  const logFile = path.join(logDir, `${name}.log`);
   const fd = fs.openSync(logFile, 'w');
   // Built JavaScript runs on plain node, as the Procfile runs it; TypeScript goes through tsx.
   const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
@@ -279,6 +283,29 @@ async function rawSql(
   );
   const elapsed = (Date.now() - started0) / 1000;
   return figures(latencies, reports / elapsed, errors);
+}
+
+/** BP: the profile statement (findProfiles, one player a call) driven directly on CONNECTIONS loops. */
+async function rawProfiles(pool: Pool, player: () => string, seconds: number): Promise<Figures> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started0 = Date.now();
+  const until = started0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < until) {
+        const started = process.hrtime.bigint();
+        try {
+          const id = player();
+          if (!(await findProfiles(pool, [id], DEFAULTS.profileOffensesLimit, new Date())).has(id)) errors++;
+        } catch {
+          errors++;
+        }
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    }),
+  );
+  return figures(latencies, latencies.length / ((Date.now() - started0) / 1000), errors);
 }
 
 const DRAIN_JOBS = 20_000;
@@ -504,9 +531,15 @@ async function main() {
     const reportObject = (JSON.parse(reportBody) as { report: unknown }).report;
 
     /** POSTs of `items` things each (a fresh body per request), measured in things per second. */
-    const perItem = async (seconds: number, path: string, items: number, body: () => object) => {
+    const perItem = async (
+      seconds: number,
+      path: string,
+      items: number,
+      body: () => object,
+      url = apiUrl,
+    ) => {
       const f = await run({
-        url: apiUrl,
+        url,
         duration: seconds,
         requests: [
           {
@@ -527,18 +560,42 @@ async function main() {
       await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
       return f;
     };
+    const profilesAt = (url: string) => (s: number) =>
+      run({
+        url,
+        duration: s,
+        requests: [
+          { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/v1/player/${randomPlayer()}` }) },
+        ],
+      });
+    const lookupsAt = (url: string) => (s: number) =>
+      perItem(
+        s,
+        '/v1/players/lookup',
+        LOOKUP,
+        () => ({ serviceIds: Array.from({ length: LOOKUP }, () => randomPlayer()) }),
+        url,
+      );
+    const reportsAt = (url: string) => (s: number) =>
+      run({
+        url,
+        duration: s,
+        requests: [
+          {
+            method: 'POST',
+            headers,
+            body: reportBody,
+            setupRequest: (r) => ({ ...r, path: `/v1/anticheat/submitReport/${randomPlayer()}` }),
+          },
+        ],
+      });
     const scenarios: Record<string, (seconds: number) => Promise<Figures>> = {
       B0: (s) => run({ url: `${bareUrl}/hello`, duration: s }),
+      // The profile statement alone, driven directly: the reference for P, as B1 is for R.
+      BP: (s) => rawProfiles(pool, randomPlayer, s),
       B1: (s) => direct(rawSql(pool, nextReport, s)),
       B100: (s) => direct(rawSql(pool, nextReport, s, BULK, GROUP_IN_FLIGHT)),
-      P: (s) =>
-        run({
-          url: apiUrl,
-          duration: s,
-          requests: [
-            { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/v1/player/${randomPlayer()}` }) },
-          ],
-        }),
+      P: profilesAt(apiUrl),
       T: (s) =>
         run({
           url: apiUrl,
@@ -560,24 +617,9 @@ async function main() {
             },
           ],
         }),
-      R: (s) =>
-        run({
-          url: apiUrl,
-          duration: s,
-          requests: [
-            {
-              method: 'POST',
-              headers,
-              body: reportBody,
-              setupRequest: (r) => ({ ...r, path: `/v1/anticheat/submitReport/${randomPlayer()}` }),
-            },
-          ],
-        }),
+      R: reportsAt(apiUrl),
       // The lobby check: 100 random ids per call; its figure is ids/s.
-      LK: (s) =>
-        perItem(s, '/v1/players/lookup', LOOKUP, () => ({
-          serviceIds: Array.from({ length: LOOKUP }, () => randomPlayer()),
-        })),
+      LK: lookupsAt(apiUrl),
       // Bulk: 100 reports on random players per request; its figure is reports/s, not requests/s.
       BK: (s) =>
         perItem(s, '/v1/reports/batch', BULK, () => ({
@@ -653,6 +695,137 @@ async function main() {
       );
     if (openSql.length) m['B1@50%'] = median(openSql);
 
+    // Beyond one machine (issue 22), side by side: reads from a hot standby against the same reads
+    // from the primary, and reports with the queues on a 3-master Redis Cluster against one Redis.
+    const topologyLines: string[] = [];
+    const topologyWanted = !only || ['P', 'LK', 'R'].some((n) => only.includes(n));
+    if (process.env.BENCH_TOPOLOGY !== '0' && topologyWanted && pg.owned) {
+      const standby = await startStandby({
+        primaryUrl: pg.url,
+        primaryDataFolder: path.join(dir, 'postgres'),
+        dir: path.join(dir, 'standby'),
+      });
+      const withStandby = await launch(
+        'dist/api/server.js',
+        { ...env, DATABASE_REPLICA_URLS: standby.url },
+        dir,
+        [],
+        'api-standby',
+      );
+      const standbyUrl = withStandby.line.url as string;
+      try {
+        for (const [name, scenario] of [
+          ['P·', profilesAt(apiUrl)],
+          ['PS', profilesAt(standbyUrl)],
+          ['LK·', lookupsAt(apiUrl)],
+          ['LKS', lookupsAt(standbyUrl)],
+        ] as const) {
+          await scenario(WARMUP_SECONDS);
+          (results[name] ??= []).push(await scenario(SECONDS));
+        }
+        for (let round = 1; round < 3; round++)
+          for (const [name, scenario] of [
+            ['P·', profilesAt(apiUrl)],
+            ['PS', profilesAt(standbyUrl)],
+            ['LK·', lookupsAt(apiUrl)],
+            ['LKS', lookupsAt(standbyUrl)],
+          ] as const)
+            results[name]!.push(await scenario(SECONDS));
+        for (const name of ['P·', 'PS', 'LK·', 'LKS']) m[name] = median(results[name]!);
+        // Replay lag under R: the primary's flushed position sampled, then the time until the standby
+        // has replayed it.
+        const lags: number[] = [];
+        const primaryClient = await pool.connect();
+        const standbyPool = createPool(standby.url, 1);
+        let loading = true;
+        const sampling = (async () => {
+          while (loading) {
+            const { rows } = await primaryClient.query<{ lsn: string }>(
+              'SELECT pg_current_wal_flush_lsn()::text AS lsn',
+            );
+            const target = parseLsn(rows[0]!.lsn)!;
+            const t0 = process.hrtime.bigint();
+            for (;;) {
+              const { rows: r } = await standbyPool.query<{ lsn: string }>(
+                'SELECT pg_last_wal_replay_lsn()::text AS lsn',
+              );
+              if (parseLsn(r[0]!.lsn)! >= target) break;
+            }
+            lags.push(Number(process.hrtime.bigint() - t0) / 1e6);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        })();
+        const underR = await reportsAt(apiUrl)(SECONDS);
+        loading = false;
+        await sampling;
+        primaryClient.release();
+        await standbyPool.end();
+        lags.sort((a, b) => a - b);
+        // Read-your-writes through the standby API: a report, then its player's profile with the token.
+        const sources: Record<string, number> = {};
+        let tokenErrors = 0;
+        const until = Date.now() + SECONDS * 1000;
+        await Promise.all(
+          Array.from({ length: 20 }, async () => {
+            while (Date.now() < until) {
+              const player = randomPlayer();
+              const write = await fetch(`${standbyUrl}/v1/anticheat/submitReport/${player}`, {
+                method: 'POST',
+                headers,
+                body: reportBody,
+              });
+              await write.arrayBuffer();
+              const token = write.headers.get('consistency-token');
+              const read = await fetch(`${standbyUrl}/v1/player/${player}`, {
+                headers: { ...headers, ...(token ? { 'consistency-token': token } : {}) },
+              });
+              await read.arrayBuffer();
+              if (write.status !== 201 || read.status !== 200 || !token) tokenErrors++;
+              const source = read.headers.get('read-source') ?? 'none';
+              sources[source] = (sources[source] ?? 0) + 1;
+            }
+          }),
+        );
+        const tokenReads = Object.values(sources).reduce((a, b) => a + b, 0);
+        topologyLines.push(
+          `standby replay lag under R (${underR.rps.toFixed(0)} reports/s): p50 ${(lags[Math.floor(lags.length / 2)] ?? 0).toFixed(2)} ms, p99 ${(lags[Math.floor(lags.length * 0.99)] ?? 0).toFixed(2)} ms over ${lags.length} samples`,
+          `reads with a consistency token right after their write: ${tokenReads}, served by the standby ${(((sources.standby ?? 0) / Math.max(1, tokenReads)) * 100).toFixed(1)}% (${JSON.stringify(sources)}), errors ${tokenErrors}`,
+        );
+      } finally {
+        withStandby.child.kill('SIGTERM');
+        await new Promise((r) =>
+          withStandby.child.exitCode !== null ? r(null) : withStandby.child.once('exit', r),
+        );
+        await standby.stop('fast').catch(() => undefined);
+      }
+      const cluster = await startRedisCluster({ dir: path.join(dir, 'cluster'), masters: 3 });
+      const onCluster = await launch(
+        'dist/api/server.js',
+        { ...env, REDIS_URL: cluster.url, QUEUE_SHARDS: '6', QUEUE_PREFIX: `${prefix}c` },
+        dir,
+        [],
+        'api-cluster',
+      );
+      const clusterUrl = onCluster.line.url as string;
+      try {
+        for (let round = 0; round < 3; round++)
+          for (const [name, scenario] of [
+            ['R·', reportsAt(apiUrl)],
+            ['RC', reportsAt(clusterUrl)],
+          ] as const) {
+            if (round === 0) await scenario(WARMUP_SECONDS);
+            (results[name] ??= []).push(await scenario(SECONDS));
+          }
+        for (const name of ['R·', 'RC']) m[name] = median(results[name]!);
+      } finally {
+        onCluster.child.kill('SIGTERM');
+        await new Promise((r) =>
+          onCluster.child.exitCode !== null ? r(null) : onCluster.child.once('exit', r),
+        );
+        await cluster.stop();
+      }
+    }
+
     // The same scenarios on the large data set: cost must stay flat as the data grows.
     let large: Awaited<ReturnType<typeof seedLarge>> | undefined;
     let plans = '';
@@ -696,6 +869,10 @@ async function main() {
       ['BK', 'B100'],
       ['H', 'R'],
       ['P', 'B0'],
+      ['P', 'BP'],
+      ['PS', 'P·'],
+      ['LKS', 'LK·'],
+      ['RC', 'R·'],
       ['T', 'B0'],
       ['R', 'B0'],
       ['BK', 'R'],
@@ -712,6 +889,9 @@ async function main() {
       'R/B0': 0.1,
       'H/R': 0.9,
       'P/B0': 0.25,
+      'PS/P·': 0.9,
+      'LKS/LK·': 0.9,
+      'RC/R·': 0.9,
       'T/B0': 0.2,
       'W1/W0': 0.3,
       'BK/R': 5,
@@ -734,6 +914,12 @@ async function main() {
       lines.push(
         '',
         `large set: ${large.players.toLocaleString('en')} players, ${large.offenses.toLocaleString('en')} offenses, ${large.cases.toLocaleString('en')} cases (${large.openCases.toLocaleString('en')} open), seeded in ${large.seconds.toFixed(0)} s; X@L is scenario X on it`,
+      );
+    if (topologyLines.length)
+      lines.push(
+        '',
+        'P·, LK·, R·: P, LK, R measured again beside PS, LKS (the same through an API reading from a hot standby) and RC (R with the queues on a 3-master Redis Cluster, QUEUE_SHARDS=6)',
+        ...topologyLines,
       );
     lines.push('', 'ratio     value  target');
     for (const [name, v] of Object.entries(ratios))

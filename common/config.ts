@@ -1,5 +1,7 @@
 import { hostsOf, urlForHost } from './data/hosts.js';
 import { redactUrl } from './startup.js';
+import { parseRedisUrl } from './queues/redis-client.js';
+import { parseShardList } from './queues/shards.js';
 import Joi from 'joi';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
@@ -31,6 +33,11 @@ export interface Config {
   /** npm start only: hot standbys of the embedded PostgreSQL to start for reads. */
   replicas: number;
   redisUrl: string | undefined;
+  /** REDIS_URL is a Redis Cluster (several hosts listed, or REDIS_CLUSTER=true). */
+  redisCluster: boolean;
+  /** Queue shards (queues/shards.ts), and those this worker process serves. */
+  queueShards: number;
+  workerShards: number[];
   dataDir: string;
   logLevel: string;
   bodyLimit: string;
@@ -174,7 +181,31 @@ const schema = Joi.object({
   REPLICA_TOKEN_WAIT_MS: Joi.number().integer().min(0).max(10_000).default(100),
   REPLICA_CHECK_INTERVAL_MS: Joi.number().integer().min(20).max(60_000).default(100),
   REPLICAS: Joi.number().integer().min(0).max(4).default(0),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+  // One server, or the seed nodes of a Redis Cluster (redis://node-1:7000,node-2:7001).
+  REDIS_URL: Joi.string().custom((value: string, helpers) =>
+    parseRedisUrl(value)
+      ? value
+      : helpers.message({
+          custom:
+            "must be a redis:// or rediss:// URL (with one host, or a cluster's nodes separated by commas)",
+        }),
+  ),
+  REDIS_CLUSTER: Joi.boolean().default(false),
+  // BullMQ keeps a queue in one cluster slot: shards spread the queues over the cluster's masters.
+  QUEUE_SHARDS: Joi.number().integer().min(1).max(256).default(1),
+  // Which shards a worker process takes jobs from: "0,2", "0-3"; empty: all.
+  WORKER_SHARDS: Joi.string()
+    .allow('')
+    .custom((value: string, helpers) => {
+      const shards = Number((helpers.state.ancestors[0] as { QUEUE_SHARDS?: unknown }).QUEUE_SHARDS ?? 1);
+      try {
+        parseShardList(value, Number.isInteger(shards) && shards > 0 ? shards : 1);
+        return value;
+      } catch (err) {
+        return helpers.message({ custom: (err as Error).message });
+      }
+    })
+    .default(''),
   DATA_DIR: Joi.string().default('.data'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   BODY_LIMIT: Joi.string()
@@ -348,6 +379,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     replicaCheckIntervalMs: v.REPLICA_CHECK_INTERVAL_MS,
     replicas: v.REPLICAS,
     redisUrl: v.REDIS_URL,
+    redisCluster: v.REDIS_CLUSTER || (v.REDIS_URL ? parseRedisUrl(v.REDIS_URL)!.cluster : false),
+    queueShards: v.QUEUE_SHARDS,
+    workerShards: parseShardList(v.WORKER_SHARDS, v.QUEUE_SHARDS),
     dataDir: path.resolve(v.DATA_DIR),
     logLevel: v.LOG_LEVEL,
     bodyLimit: v.BODY_LIMIT,

@@ -4,7 +4,7 @@ import type { Job } from 'bullmq';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Queryable } from './data/db.js';
 import type { ReadObserver, ReplicaStatus } from './data/replicas.js';
-import type { Queues } from './queues/index.js';
+import type { ShardedQueues } from './queues/shards.js';
 import { ROUTE_GROUPS } from './domain/limits.js';
 import { countOverdue } from './data/repos/moderation.js';
 import { withTimeout } from './timeout.js';
@@ -110,7 +110,7 @@ export class ApiMetrics {
     });
   }
 
-  constructor(queues: Queues, db: Queryable, onError: (err: Error) => void) {
+  constructor(queues: ShardedQueues, db: Queryable, onError: (err: Error) => void) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_api_' });
     for (const target of ['primary', 'standby']) this.reads.inc({ target }, 0);
     for (const reason of ['lag', 'down', 'error', 'token']) this.readFallbacks.inc({ reason }, 0);
@@ -123,10 +123,15 @@ export class ApiMetrics {
     const depths = new Map<string, Record<string, number>>();
     const readDepths = sharedWhilePending(async () => {
       try {
+        // A queue's depth is the sum over its shards.
         const read = Promise.all(
-          Object.entries(queues).map(
-            async ([name, q]) => [name, await q.getJobCounts(...JOB_STATES)] as const,
-          ),
+          queues.names().map(async (name) => {
+            const perShard = await Promise.all(queues.named(name).map((q) => q.getJobCounts(...JOB_STATES)));
+            const sum: Record<string, number> = {};
+            for (const counts of perShard)
+              for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+            return [name, sum] as const;
+          }),
         );
         for (const [name, counts] of await withTimeout(read, QUEUE_READ_TIMEOUT_MS)) depths.set(name, counts);
         lastRead = Date.now();

@@ -1,11 +1,12 @@
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { migrate } from './data/migrate.js';
-import { createQueues, webhookRetryOf, type Queues } from './queues/index.js';
+import { createQueues, webhookRetryOf } from './queues/index.js';
+import { createRedisClient, type RedisClient } from './queues/redis-client.js';
+import { ShardedQueues, shardPrefixes } from './queues/shards.js';
 import { startRelayLoop } from './queues/outbox.js';
 import { startReconciler } from './queues/reconcile.js';
 import type { Pool } from './data/db.js';
-import { ensureWritableDir, redactUrl, waitForPostgres, waitForRedis } from './startup.js';
+import { ensureWritableDir, redactUrl, StartupError, waitForPostgres, waitForRedis } from './startup.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
 
@@ -46,6 +47,17 @@ export async function provideBackends(
     await postgres.stop();
     throw err;
   }
+  if (redis.clusterEnabled !== undefined && redis.clusterEnabled !== config.redisCluster) {
+    await Promise.all([postgres.stop(), redis.stop()]);
+    throw new StartupError(
+      redis.clusterEnabled
+        ? `REDIS_URL (${redactUrl(redis.url)}) is a node of a Redis Cluster, but the service would use it as one server: ` +
+            'BullMQ needs every key of a queue in one slot, and without hash-tagged prefixes it fails with CROSSSLOT. ' +
+            "List the cluster's nodes in REDIS_URL (redis://node-1:7000,node-2:7001,...) or set REDIS_CLUSTER=true: " +
+            'queues are then sharded under {<QUEUE_PREFIX>:<k>} prefixes (QUEUE_SHARDS).'
+        : `REDIS_URL (${redactUrl(redis.url)}) names a cluster (several hosts, or REDIS_CLUSTER=true), but the server is not a Redis Cluster node (cluster_enabled:0).`,
+    );
+  }
   if (redis.unreachable)
     // The API starts anyway: reports are accepted into the outbox and sent once Redis is back.
     log.warn(
@@ -68,25 +80,41 @@ export async function provideBackends(
 }
 
 /**
- * ioredis for BullMQ: workers need maxRetriesPerRequest null; producers fail fast while Redis is
- * down. Connection errors are logged at debug (the client reconnects by itself); without a listener
- * they would surface as unhandled 'error' events.
+ * ioredis for BullMQ, one server or a cluster (queues/redis-client.ts): workers need
+ * maxRetriesPerRequest null; producers fail fast while Redis is down. Connection errors are logged
+ * at debug (the client reconnects by itself); without a listener they would surface as unhandled
+ * 'error' events.
  */
-export function redisConnection(url: string, kind: 'producer' | 'worker', log: Logger): Redis {
-  const redis = new Redis(url, {
+export function redisConnection(
+  config: Pick<Config, 'redisCluster'>,
+  url: string,
+  kind: 'producer' | 'worker',
+  log: Logger,
+): RedisClient {
+  const redis = createRedisClient(url, config.redisCluster, {
     maxRetriesPerRequest: kind === 'worker' ? null : 1,
     enableOfflineQueue: kind === 'worker',
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
-  redis.on('error', (err) => log.debug({ err: err.message }, 'redis connection error'));
+  redis.on('error', (err: Error) => log.debug({ err: err.message }, 'redis connection error'));
   return redis;
 }
 
-/** The queues a process adds jobs to, on a producer connection of their own (close both when done). */
-export function openQueues(config: Config, redisUrl: string, log: Logger): { redis: Redis; queues: Queues } {
-  const redis = redisConnection(redisUrl, 'producer', log);
-  const queues = createQueues(redis, config.queuePrefix, webhookRetryOf(config), (err) =>
-    log.debug({ err: err.message }, 'queue error'),
+/** Every shard's queues (queues/shards.ts), on one producer connection (close both when done). */
+export function openQueues(
+  config: Config,
+  redisUrl: string,
+  log: Logger,
+): { redis: RedisClient; queues: ShardedQueues } {
+  const redis = redisConnection(config, redisUrl, 'producer', log);
+  const prefixes = shardPrefixes(config.queuePrefix, config.queueShards, config.redisCluster);
+  const queues = new ShardedQueues(
+    prefixes.map((prefix) =>
+      createQueues(redis, prefix, webhookRetryOf(config), (err) =>
+        log.debug({ err: err.message }, 'queue error'),
+      ),
+    ),
+    prefixes,
   );
   return { redis, queues };
 }
@@ -102,8 +130,8 @@ export async function closeQuietly(...closers: (() => Promise<unknown>)[]): Prom
 export function startOutboxLoops(
   config: Config,
   pool: Pool,
-  queues: Queues,
-  redis: Redis,
+  queues: ShardedQueues,
+  redis: RedisClient,
   log: Logger,
 ): () => Promise<void> {
   const stopRelay = startRelayLoop(pool, queues, log, config.outboxRelayIntervalMs);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DRILLS, DrillRig, formatResult, runDrill, type DrillResult } from './drills.js';
 import { restoreDrill } from './drills/restore.js';
+import { redisMasterKillDrill, replicaKillDrill } from './drills/topology.js';
 
 /**
  * npm run drill [-- <drill> ...] [--fault-seconds 10] [--steady-seconds 5] [--rate 40] [--json FILE]
@@ -22,8 +23,22 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
 });
-/** Drills with a set-up of their own (the restore drill runs npm start's embedded servers). */
-const STANDALONE = { restore: restoreDrill } as const;
+/**
+ * Drills with a set-up of their own: the restore drill runs npm start's embedded servers; the
+ * topology drills a Redis Cluster or a hot standby.
+ */
+const STANDALONE = {
+  restore: (o: StandaloneArgs) =>
+    restoreDrill({ dir: o.dir, loadSeconds: o.steadySeconds * 2, rate: o.rate }),
+  'redis-master-kill': redisMasterKillDrill,
+  'replica-kill': replicaKillDrill,
+} as const;
+interface StandaloneArgs {
+  dir: string;
+  faultSeconds: number;
+  steadySeconds: number;
+  rate: number;
+}
 const ALL = [...Object.keys(DRILLS), ...Object.keys(STANDALONE)];
 const names = positionals.length ? positionals : ALL;
 const unknown = names.filter((n) => !ALL.includes(n));
@@ -72,11 +87,7 @@ try {
   for (const name of names) {
     const result =
       name in STANDALONE
-        ? await STANDALONE[name as keyof typeof STANDALONE]({
-            dir: path.join(dir, name),
-            loadSeconds: opts.steadySeconds * 2,
-            rate: opts.rate,
-          })
+        ? await STANDALONE[name as keyof typeof STANDALONE]({ dir: path.join(dir, name), ...opts })
         : await runDrill(rig!, name, opts);
     results.push(result);
     process.stdout.write(`\n${formatResult(result)}\n`);

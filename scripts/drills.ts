@@ -77,6 +77,8 @@ export interface RigOptions {
   dir: string;
   databaseUrl?: string | undefined;
   redisUrl?: string | undefined;
+  /** Settings for every process beyond the rig's own (a topology drill's REDIS_URL, QUEUE_SHARDS). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -99,7 +101,7 @@ export class DrillRig {
     readonly redisProxy: CuttableProxy,
     readonly redisUrl: string,
     readonly evidence: SlowEvidenceHost,
-    private readonly env: NodeJS.ProcessEnv,
+    readonly env: NodeJS.ProcessEnv,
     readonly apiPort: number,
     readonly queuePrefix: string,
   ) {
@@ -149,6 +151,7 @@ export class DrillRig {
       WORKER_LOCK_DURATION_MS: '2000',
       WORKER_STALLED_INTERVAL_MS: '1000',
       PG_POOL_SIZE: '10',
+      ...opts.env,
     };
     const pool = createPool(pg.url, 4);
     const rig = new DrillRig(
@@ -218,6 +221,11 @@ export class DrillRig {
       .flatMap((f) => fs.readFileSync(path.join(this.dir, f), 'utf8').split('\n'))
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  /** The rig's own PostgreSQL, not through its proxy (a standby copies it). */
+  get databaseUrl(): string {
+    return this.services[0]!.url;
   }
 
   /** Fresh players for one drill: each starts at 100, so its sums are the drill's own. */
@@ -549,7 +557,7 @@ type Drill = (
 ) => Promise<{ what: string; lines: string[]; checks: Check[]; load: ReportLoad; players: string[] }>;
 
 let drillCounter = 0;
-async function underLoad(
+export async function underLoad(
   rig: DrillRig,
   opts: DrillOptions,
   name: string,

@@ -1,7 +1,6 @@
 import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { createLogger } from '../common/logger.js';
-import { closeQueues } from '../common/queues/index.js';
 import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
 
 // The outbox relay (and its reconciler) on its own, for deployments that want it apart from the API processes (each API
@@ -18,7 +17,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     void (async () => {
       await stop();
       await closeQuietly(
-        () => closeQueues(queues),
+        () => queues.close(),
         () => pool.end(),
         async () => redis.disconnect(),
       );

@@ -8,7 +8,6 @@ import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, OutageLog, type Logger } from '../common/logger.js';
 import { WorkerMetrics } from '../common/metrics.js';
 import {
-  closeQueues,
   WEBHOOK_BACKOFF,
   webhookRetryDelay,
   webhookRetryOf,
@@ -40,7 +39,10 @@ export const concurrencyOf = (config: Config, queue: QueueName) =>
       : config.workerConcurrency;
 
 export interface RunningWorker {
+  /** The first shard's worker (the only one with QUEUE_SHARDS=1). */
   worker: Worker;
+  /** One per shard this process serves (WORKER_SHARDS). */
+  workers: Worker[];
   /** The worker's /metrics URL when WORKER_METRICS_PORT is set. */
   metricsUrl: string | undefined;
   stop(): Promise<void>;
@@ -61,7 +63,7 @@ export async function startWorker(
   const backends = await provideBackends(config, log, { needRedis: true });
   const concurrency = concurrencyOf(config, queue);
   const pool = createPool(backends.databaseUrl, Math.max(2, Math.min(concurrency, 20)), log);
-  const connection = redisConnection(backends.redisUrl, 'worker', log);
+  const connection = redisConnection(config, backends.redisUrl, 'worker', log);
   const { redis: producer, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const processor = makeProcessor({
@@ -72,36 +74,41 @@ export async function startWorker(
     dispatch: (rows) => dispatcher.enqueue(rows),
   });
   const retry = webhookRetryOf(config);
-  const worker = new Worker(queue, processor, {
-    connection,
-    prefix: config.queuePrefix,
-    concurrency,
-    stalledInterval: config.workerStalledIntervalMs,
-    lockDuration: config.workerLockDurationMs,
-    maxStalledCount: 3,
-    settings: {
-      backoffStrategy: (attemptsMade: number, type?: string) =>
-        type === WEBHOOK_BACKOFF ? webhookRetryDelay(retry, attemptsMade) : 1000,
-    },
-  });
   const metrics = new WorkerMetrics(queue);
-  worker.on('completed', (job) => metrics.observe(job, 'completed'));
-  worker.on('failed', (job, err) => {
-    if (job) metrics.observe(job, 'failed');
-    log.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'job failed');
-  });
-  worker.on('stalled', (jobId) => {
-    metrics.stalled.inc({ queue });
-    log.warn({ jobId }, 'job stalled: its worker stopped renewing the lock; it will run again');
-  });
   // While Redis is down BullMQ reports an error several times a second: log the outage, not each one.
   const outage = new OutageLog(log, 'worker: Redis connection');
-  worker.on('error', (err) => outage.error(err));
   connection.on('ready', () => outage.recovered());
-  await worker.waitUntilReady();
-  if (queue === QUEUES.review && config.trustRecoveryDaysPerPoint > 0) {
-    // Idempotent: every review worker upserts the same scheduler, and BullMQ runs it once per interval.
-    await queues[QUEUES.review].upsertJobScheduler(
+  // One BullMQ worker per shard served, each with this kind's concurrency, on one connection.
+  const workers = config.workerShards.map((k) => {
+    const worker = new Worker(queue, processor, {
+      connection,
+      prefix: queues.prefixes[k]!,
+      concurrency,
+      stalledInterval: config.workerStalledIntervalMs,
+      lockDuration: config.workerLockDurationMs,
+      maxStalledCount: 3,
+      settings: {
+        backoffStrategy: (attemptsMade: number, type?: string) =>
+          type === WEBHOOK_BACKOFF ? webhookRetryDelay(retry, attemptsMade) : 1000,
+      },
+    });
+    worker.on('completed', (job) => metrics.observe(job, 'completed'));
+    worker.on('failed', (job, err) => {
+      if (job) metrics.observe(job, 'failed');
+      log.warn({ jobId: job?.id, shard: k, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+    });
+    worker.on('stalled', (jobId) => {
+      metrics.stalled.inc({ queue });
+      log.warn({ jobId, shard: k }, 'job stalled: its worker stopped renewing the lock; it will run again');
+    });
+    worker.on('error', (err) => outage.error(err));
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (queue === QUEUES.review && config.trustRecoveryDaysPerPoint > 0 && config.workerShards.includes(0)) {
+    // Idempotent: every review worker of shard 0 upserts the same scheduler, and BullMQ runs it once
+    // per interval (on shard 0 alone: the job pays every player's recovery).
+    await queues.shards[0]![QUEUES.review].upsertJobScheduler(
       JOB_NAMES.trustRecovery,
       { every: config.trustRecoveryIntervalMs },
       { name: JOB_NAMES.trustRecovery, opts: { removeOnComplete: 100, removeOnFail: 100 } },
@@ -117,18 +124,18 @@ export async function startWorker(
     );
     metricsUrl = `http://${config.host}:${(metricsServer.address() as AddressInfo).port}/metrics`;
   }
-  log.info({ queue, concurrency, metricsUrl }, 'worker started');
+  log.info({ queue, concurrency, shards: config.workerShards, metricsUrl }, 'worker started');
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       log.info('worker shutting down: finishing active jobs');
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceMs).unref());
-      await Promise.race([worker.close(), timeout]);
+      await Promise.race([Promise.all(workers.map((w) => w.close())), timeout]);
       await dispatcher.drain();
       metricsServer?.close();
       await closeQuietly(
-        () => closeQueues(queues),
+        () => queues.close(),
         () => pool.end(),
         async () => connection.disconnect(),
         async () => producer.disconnect(),
@@ -136,7 +143,7 @@ export async function startWorker(
       await backends.stop();
       log.info('worker stopped');
     })());
-  return { worker, metricsUrl, stop };
+  return { worker: workers[0]!, workers, metricsUrl, stop };
 }
 
 /** Entry-point helper: start, then stop gracefully on SIGTERM / SIGINT and exit 0. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../common/queues/redis-client.js';
 import type { Context, Next } from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import {
@@ -14,7 +14,7 @@ import type { Logger } from '../../common/logger.js';
 import type { AuthenticatedClient } from './client-auth.js';
 
 export interface RateLimitDeps {
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   defaults: Limits;
   timeoutMs: number;

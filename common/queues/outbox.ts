@@ -1,6 +1,7 @@
 import type { Pool } from '../data/db.js';
 import type { Logger } from '../logger.js';
-import type { QueueName, Queues } from './index.js';
+import type { QueueName } from './index.js';
+import type { ShardedQueues } from './shards.js';
 
 export interface OutboxRow {
   id: string;
@@ -8,6 +9,10 @@ export interface OutboxRow {
   job_name: string;
   job_id: string;
   payload: Record<string, unknown>;
+  /** What the row's shard derives from (migration 019): the player, or the webhook; null: the job id. */
+  shard_key?: string | null;
+  /** The shard it was sent to (null until sent). */
+  shard?: number | null;
 }
 
 /**
@@ -19,18 +24,33 @@ function delayOf(row: OutboxRow): { delay?: number } {
   return Number.isNaN(runAt) ? {} : { delay: Math.max(0, runAt - Date.now()) };
 }
 
-/** Adds the rows' jobs under their own ids, one addBulk per queue (a job id BullMQ holds is a no-op). */
-export async function send(queues: Queues, rows: OutboxRow[]): Promise<void> {
-  const byQueue = new Map<QueueName, OutboxRow[]>();
-  for (const row of rows) byQueue.set(row.queue, [...(byQueue.get(row.queue) ?? []), row]);
+/**
+ * Adds the rows' jobs under their own ids to their shards, one addBulk per queue of a shard (a job id
+ * BullMQ holds is a no-op). Returns the shard of each row, in order, for the row to record.
+ */
+export async function send(queues: ShardedQueues, rows: OutboxRow[]): Promise<number[]> {
+  const shards = rows.map((r) => queues.shardFor(r));
+  const groups = new Map<string, { shard: number; name: QueueName; list: OutboxRow[] }>();
+  rows.forEach((row, i) => {
+    const key = `${shards[i]}|${row.queue}`;
+    const group = groups.get(key) ?? { shard: shards[i]!, name: row.queue, list: [] };
+    group.list.push(row);
+    groups.set(key, group);
+  });
   await Promise.all(
-    [...byQueue].map(([name, list]) =>
-      queues[name].addBulk(
+    [...groups.values()].map(({ shard, name, list }) =>
+      queues.shards[shard]![name].addBulk(
         list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id, ...delayOf(r) } })),
       ),
     ),
   );
+  return shards;
 }
+
+/** Marks rows sent, recording each one's shard. */
+const MARK_SENT = `UPDATE outbox SET sent_at = now(), shard = s.shard
+    FROM unnest($1::bigint[], $2::smallint[]) AS s(id, shard)
+   WHERE outbox.id = s.id AND outbox.sent_at IS NULL`;
 
 /**
  * Sends outbox rows right after their transaction committed, batching the rows of concurrent requests
@@ -44,7 +64,7 @@ export class OutboxDispatcher {
 
   constructor(
     private readonly pool: Pool,
-    private readonly queues: Queues,
+    private readonly queues: ShardedQueues,
     private readonly log: Logger,
   ) {}
 
@@ -63,7 +83,7 @@ export class OutboxDispatcher {
 
   private async flush(batch: OutboxRow[]): Promise<void> {
     try {
-      await send(this.queues, batch);
+      const shards = await send(this.queues, batch);
       // The mark is committed without waiting for its WAL flush (synchronous_commit off for this
       // one transaction): losing it to a crash only makes the relay add the jobs again, a no-op by
       // their ids, and their processors are idempotent. It saves a second durable commit per batch
@@ -71,8 +91,10 @@ export class OutboxDispatcher {
       await this.pool.query({
         name: 'outbox-mark-sent',
         text: `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
-               UPDATE outbox SET sent_at = now() FROM async WHERE id = ANY($1::bigint[]) AND sent_at IS NULL`,
-        values: [batch.map((r) => r.id)],
+               UPDATE outbox SET sent_at = now(), shard = s.shard
+                 FROM async, unnest($1::bigint[], $2::smallint[]) AS s(id, shard)
+                WHERE outbox.id = s.id AND outbox.sent_at IS NULL`,
+        values: [batch.map((r) => r.id), shards],
       });
     } catch (err) {
       this.log.warn(
@@ -98,26 +120,24 @@ export class OutboxDispatcher {
  */
 export async function relayOutbox(
   pool: Pool,
-  queues: Queues,
+  queues: ShardedQueues,
   opts: { batch?: number; minAgeMs?: number } = {},
 ) {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<OutboxRow>(
-      `SELECT id, queue, job_name, job_id, payload FROM outbox
+      `SELECT id, queue, job_name, job_id, payload, shard_key FROM outbox
         WHERE sent_at IS NULL AND queue = ANY($3::text[])
           AND created_at < now() - make_interval(secs => $2::float8 / 1000)
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       // Only rows this process can deliver: a row for a queue it does not know (a newer release's,
       // or a bad one) must not fail, and so block, every batch it would be claimed with.
-      [opts.batch ?? 500, opts.minAgeMs ?? 2000, Object.keys(queues)],
+      [opts.batch ?? 500, opts.minAgeMs ?? 2000, queues.names()],
     );
     if (rows.length) {
-      await send(queues, rows);
-      await client.query('UPDATE outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [
-        rows.map((r) => r.id),
-      ]);
+      const shards = await send(queues, rows);
+      await client.query(MARK_SENT, [rows.map((r) => r.id), shards]);
     }
     await client.query('COMMIT');
     return rows.length;
@@ -132,7 +152,7 @@ export async function relayOutbox(
 /** Runs the relay every `intervalMs` until stopped; returns the stop function. */
 export function startRelayLoop(
   pool: Pool,
-  queues: Queues,
+  queues: ShardedQueues,
   log: Logger,
   intervalMs: number,
 ): () => Promise<void> {

@@ -1,7 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { Pool } from '../data/db.js';
 import type { Logger } from '../logger.js';
-import { JOB_NAMES, type Queues } from './index.js';
+import { JOB_NAMES } from './index.js';
+import { mastersOf, type RedisClient } from './redis-client.js';
+import type { ShardedQueues } from './shards.js';
 import { send, type OutboxRow } from './outbox.js';
 
 /**
@@ -32,7 +33,7 @@ const BATCH = 1000;
 
 /** Rows sent in (from, to] whose effect is not done, after the cursor, oldest first. */
 const NOT_DONE = `
-  SELECT o.id, o.queue, o.job_name, o.job_id, o.payload FROM outbox o
+  SELECT o.id, o.queue, o.job_name, o.job_id, o.payload, o.shard_key, o.shard FROM outbox o
    WHERE o.sent_at IS NOT NULL AND o.sent_at > now() - make_interval(secs => $1)
      AND o.sent_at <= now() - make_interval(secs => $2)
      AND o.id > $3 AND o.queue = ANY($4::text[])
@@ -58,7 +59,7 @@ const NOT_DONE = `
  */
 export async function reconcileOutbox(
   pool: Pool,
-  queues: Queues,
+  queues: ShardedQueues,
   opts: { windowSeconds: number; graceSeconds?: number },
 ): Promise<number | null> {
   const client = await pool.connect();
@@ -78,7 +79,7 @@ export async function reconcileOutbox(
         opts.windowSeconds,
         opts.graceSeconds ?? 0,
         after,
-        Object.keys(queues),
+        queues.names(),
         BATCH,
       ]);
       if (rows.length === 0) break;
@@ -100,13 +101,25 @@ export async function reconcileOutbox(
 /** Where the run id of the Redis server last reconciled against is kept, beside the queues. */
 export const epochKey = (prefix: string) => `${prefix}:outbox:reconciled-run-id`;
 
-/** The server's run id and the one recorded at the last reconcile (null: none, e.g. an empty server). */
+/**
+ * The server's run id (a cluster's: its masters' run ids, sorted and joined, so a restart or failover
+ * of any master changes it) and the one recorded at the last reconcile (null: none, e.g. an empty
+ * server).
+ */
 export async function redisEpoch(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
 ): Promise<{ runId: string; recorded: string | null }> {
-  const [info, recorded] = await Promise.all([redis.info('server'), redis.get(epochKey(prefix))]);
-  const runId = /^run_id:(\w+)/m.exec(info)?.[1] ?? 'unknown';
+  const masters = mastersOf(redis);
+  if (masters.length === 0) throw new Error('no Redis master known yet');
+  const [infos, recorded] = await Promise.all([
+    Promise.all(masters.map((m) => m.info('server'))),
+    redis.get(epochKey(prefix)),
+  ]);
+  const runId = infos
+    .map((info) => /^run_id:(\w+)/m.exec(info)?.[1] ?? 'unknown')
+    .sort()
+    .join(',');
   return { runId, recorded };
 }
 
@@ -123,8 +136,8 @@ export interface ReconcilerOptions {
 /** Runs the reconciler until stopped; returns the stop function. */
 export function startReconciler(
   pool: Pool,
-  queues: Queues,
-  redis: Redis,
+  queues: ShardedQueues,
+  redis: RedisClient,
   log: Logger,
   opts: ReconcilerOptions,
 ): () => Promise<void> {

@@ -15,6 +15,8 @@ export interface ServiceHandle {
   unreachable?: string;
   /** The server's process id, when this process started it (to notice it dying). */
   pid?: number;
+  /** Redis: whether the server answered as a Redis Cluster node (unknown when it did not answer). */
+  clusterEnabled?: boolean;
   stop(): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './ports.js';
+import { parseRedisUrl, type RedisNode } from '../queues/redis-client.js';
 import type { ServiceHandle } from './postgres.js';
 import { guardChild, isAlive, readState, writeState } from './process-guard.js';
 
@@ -29,14 +30,15 @@ export async function provideRedis(options: RedisOptions): Promise<ServiceHandle
   if (options.redisUrl) {
     // The API must start (and accept reports into the outbox) while an external Redis is down.
     let unreachable: string | undefined;
-    const version = await redisVersion(options.redisUrl).catch((err: Error) => {
+    const probe = await redisProbe(options.redisUrl).catch((err: Error) => {
       unreachable = err.message;
-      return 'unknown (unreachable at start)';
+      return { version: 'unknown (unreachable at start)', clusterEnabled: undefined };
     });
     return {
       url: options.redisUrl,
       owned: false,
-      version,
+      version: probe.version,
+      ...(probe.clusterEnabled !== undefined ? { clusterEnabled: probe.clusterEnabled } : {}),
       ...(unreachable ? { unreachable } : {}),
       stop: async () => undefined,
     };
@@ -126,28 +128,52 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * One connection to Redis for its version: the probe of start-up checks too. Without an error
- * listener ioredis prints "Unhandled error event" and a stack; the event also carries the cause
- * (ECONNREFUSED) where connect() only says the connection closed, so that is what is thrown.
+ * One connection to Redis for its version and whether it is a cluster node: the probe of start-up
+ * checks too. A REDIS_URL with several hosts (a cluster's seed nodes) is probed node by node until
+ * one answers. Without an error listener ioredis prints "Unhandled error event" and a stack; the
+ * event also carries the cause (ECONNREFUSED) where connect() only says the connection closed, so
+ * that is what is thrown.
  */
-export async function redisVersion(url: string): Promise<string> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 3000,
-  });
-  let cause: Error | undefined;
-  client.on('error', (err: Error) => (cause ??= err));
-  try {
-    await client.connect();
-    const info = await client.info('server');
-    return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
-  } catch (err) {
-    throw cause ?? err;
-  } finally {
-    client.disconnect();
+export async function redisProbe(url: string): Promise<{ version: string; clusterEnabled: boolean }> {
+  const topology = parseRedisUrl(url);
+  const urls = topology && topology.nodes.length > 1 ? topology.nodes.map((n) => nodeUrl(url, n)) : [url];
+  let failure: unknown;
+  for (const one of urls) {
+    const client = new Redis(one, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 3000,
+    });
+    let cause: Error | undefined;
+    client.on('error', (err: Error) => (cause ??= err));
+    try {
+      await client.connect();
+      const info = await client.info();
+      return {
+        version: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+        clusterEnabled: /^cluster_enabled:1/m.test(info),
+      };
+    } catch (err) {
+      failure = cause ?? err;
+    } finally {
+      client.disconnect();
+    }
   }
+  throw failure;
+}
+
+export async function redisVersion(url: string): Promise<string> {
+  return (await redisProbe(url)).version;
+}
+
+/** The URL of one node of a cluster URL (same scheme and credentials). */
+export function nodeUrl(url: string, node: RedisNode): string {
+  const t = parseRedisUrl(url)!;
+  const first = new URL(t.firstUrl);
+  first.hostname = node.host.includes(':') ? `[${node.host}]` : node.host;
+  first.port = String(node.port);
+  return first.toString();
 }
 
 function onPath(name: string): string | undefined {

@@ -68,6 +68,18 @@ export async function startStandby(opts: {
       'start',
     ).then(() => undefined);
   await start();
+  // After a kill, the dead postmaster's backends may hold its shared memory a moment longer, and the
+  // first start fails on it: try again for a while.
+  const restart = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await start();
+      } catch (err) {
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
   const url = new URL(opts.primaryUrl);
   url.port = String(port);
   return {
@@ -76,7 +88,7 @@ export async function startStandby(opts: {
     dir: opts.dir,
     promote: () => pgCtl('-w', 'promote').then(() => undefined),
     stop: (mode = 'fast') => pgCtl('-m', mode, '-w', 'stop').then(() => undefined),
-    start,
+    start: restart,
     pid: () => {
       try {
         return (

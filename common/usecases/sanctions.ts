@@ -128,13 +128,16 @@ export async function applySanction(
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
     // active never depends on it.
     const { rows } = await client.query<OutboxRow>(
-      `INSERT INTO outbox (queue, job_name, job_id, payload) VALUES ($1, $2, $3, $4)
-       RETURNING id::text, queue, job_name, job_id, payload`,
+      // Sharded by the player (migration 019), as the player's offense jobs are.
+      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+       SELECT $1, $2, $3, $4, s.player_id FROM sanctions s WHERE s.id = $5
+       RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
       [
         QUEUES.review,
         JOB_NAMES.sanctionExpiry,
         `sanction-expiry-${sanction.id}`,
         JSON.stringify({ sanctionId: sanction.id, runAt: sanction.expiresAt.toISOString() }),
+        sanction.id,
       ],
     );
     outbox.push(...rows);

@@ -2,35 +2,26 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createPool, type Pool } from '../../common/data/db.js';
-import {
-  closeQueues,
-  createQueues,
-  offenseJobId,
-  QUEUES,
-  webhookRetryOf,
-  type Queues,
-} from '../../common/queues/index.js';
+import { createQueues, offenseJobId, QUEUES, webhookRetryOf } from '../../common/queues/index.js';
 import { parseConfig } from '../../common/config.js';
 import { relayOutbox } from '../../common/queues/outbox.js';
+import { ShardedQueues } from '../../common/queues/shards.js';
 import { testServices } from '../helpers/services.js';
 
 describe('outbox relay', () => {
   let pool: Pool;
   let redis: Redis;
-  let queues: Queues;
+  let queues: ShardedQueues;
 
   before(async () => {
     const services = await testServices();
     pool = createPool(services.databaseUrl, 2);
     redis = new Redis(services.redisUrl, { maxRetriesPerRequest: null });
-    queues = createQueues(
-      redis,
-      `o${crypto.randomBytes(4).toString('hex')}`,
-      webhookRetryOf(parseConfig({})),
-    );
+    const prefix = `o${crypto.randomBytes(4).toString('hex')}`;
+    queues = new ShardedQueues([createQueues(redis, prefix, webhookRetryOf(parseConfig({})))], [prefix]);
   });
   after(async () => {
-    await closeQueues(queues);
+    await queues.close();
     redis.disconnect();
     await pool.end();
   });
@@ -65,7 +56,7 @@ describe('outbox relay', () => {
       expect(sent[`${tag}-poison`], 'the unknown queue stays for a relay that knows it').to.equal(false);
       for (const id of ids) {
         expect(sent[offenseJobId(QUEUES.review, id)]).to.equal(true);
-        const job = await queues[QUEUES.review].getJob(offenseJobId(QUEUES.review, id));
+        const job = await queues.shards[0]![QUEUES.review].getJob(offenseJobId(QUEUES.review, id));
         expect(job?.data).to.deep.equal({ offenseId: id });
       }
       // Sending again (a relay that died before marking rows sent) adds no second job.
@@ -73,7 +64,7 @@ describe('outbox relay', () => {
         ids.map((id) => offenseJobId(QUEUES.review, id)),
       ]);
       await relayOutbox(pool, queues, { minAgeMs: 0 });
-      expect(await queues[QUEUES.review].count()).to.equal(2);
+      expect(await queues.shards[0]![QUEUES.review].count()).to.equal(2);
     } finally {
       await pool.query('DELETE FROM outbox WHERE job_id = ANY($1)', [
         [`${tag}-poison`, ...ids.map((id) => offenseJobId(QUEUES.review, id))],

@@ -84,7 +84,9 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
   async function lose(queues: ReturnType<typeof openQueues>['queues'], ids: string[]) {
     for (const id of ids)
       for (const job of offenseJobs(id)) {
-        const held = await queues[job.queue].getJob(job.jobId);
+        const held = await queues.shards[queues.shardFor({ job_id: job.jobId })]![job.queue].getJob(
+          job.jobId,
+        );
         expect(held, `job ${job.jobId} in Redis before the loss`).to.not.equal(undefined);
         await held!.remove();
       }
@@ -140,9 +142,7 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       workers = [];
-      await queues[QUEUES.review].close();
-      await queues[QUEUES.enrichment].close();
-      await queues[QUEUES.webhooks].close();
+      await queues.close();
       redis.disconnect();
     }
   });
@@ -175,7 +175,7 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
       await stop();
       await Promise.all(workers.map((w) => w.stop()));
       workers = [];
-      for (const q of Object.values(queues)) await q.close();
+      await queues.close();
       redis.disconnect();
     }
   });

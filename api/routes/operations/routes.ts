@@ -6,7 +6,7 @@ import { Router } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../../../common/errors.js';
 import { metricsAuthorized, type ApiMetrics } from '../../../common/metrics.js';
-import type { Queues } from '../../../common/queues/index.js';
+import type { ShardedQueues } from '../../../common/queues/shards.js';
 import { moderatorSignIn } from '../../../common/usecases/moderation.js';
 import type { AppDeps } from '../../app.js';
 
@@ -49,13 +49,19 @@ const BOARD_CACHE_MS = 60_000;
  * lockout) as the API; a verified header is remembered for a minute so the board's polling does not
  * cost a password hash per request.
  */
-export function queueBoard(deps: AppDeps, queues: Queues): Middleware[] {
+export function queueBoard(deps: AppDeps, queues: ShardedQueues): Middleware[] {
   const adapter = new KoaAdapter();
   adapter.setBasePath(BOARD_PATH);
   createBullBoard({
     // Read-only: the board shows queues and jobs; retrying, cleaning or removing jobs is not done
     // from a browser (no audit trail there), but with the admin tool or BullMQ by an operator.
-    queues: Object.values(queues).map((q) => new BullMQAdapter(q, { readOnlyMode: true })),
+    // With several shards each queue shows once per shard, named by its shard.
+    queues: queues.shards.flatMap((shard, k) =>
+      Object.values(shard).map(
+        (q) =>
+          new BullMQAdapter(q, { readOnlyMode: true, ...(queues.count > 1 ? { prefix: `shard${k}-` } : {}) }),
+      ),
+    ),
     serverAdapter: adapter,
   });
   const verified = new Map<string, number>();

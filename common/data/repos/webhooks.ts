@@ -239,9 +239,9 @@ export async function insertDelivery(
            FROM (SELECT gen_random_uuid() AS id) x WHERE $2::uuid IS NULL) e
        RETURNING ${DELIVERY_COLUMNS}
      ), o AS (
-       INSERT INTO outbox (queue, job_name, job_id, payload)
-       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id) FROM d
-       RETURNING id::text, queue, job_name, job_id, payload
+       INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id), d.webhook_id FROM d
+       RETURNING id::text, queue, job_name, job_id, payload, shard_key
      )
      SELECT d.*, to_jsonb(o) AS outbox FROM d, o`,
     [
@@ -315,11 +315,12 @@ export async function emitEvents(
               jsonb_build_object('id', i.event_id, 'type', i.type, 'createdAt', $2::text, 'data', i.data)
          FROM webhooks w JOIN input i ON i.studio_id = w.studio_id
         WHERE w.deleted_at IS NULL AND w.enabled AND i.type = ANY (w.events)
-       RETURNING id
+       RETURNING id, webhook_id
      )
-     INSERT INTO outbox (queue, job_name, job_id, payload)
-     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id) FROM d
-     RETURNING id::text, queue, job_name, job_id, payload`,
+     -- Sharded by the webhook (migration 019).
+     INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id), d.webhook_id FROM d
+     RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
     [JSON.stringify(input), now.toISOString(), QUEUES.webhooks, JOB_NAMES.deliverWebhook],
   );
   return rows;

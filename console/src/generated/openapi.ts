@@ -1953,6 +1953,8 @@ export interface operations {
             /** @description The access token (Cache-Control: no-store). */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2024,6 +2026,8 @@ export interface operations {
             /** @description Revoked, or nothing to revoke. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2140,7 +2144,10 @@ export interface operations {
     getLoggedInPlayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2153,6 +2160,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2228,6 +2237,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,6 +2252,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,7 +2343,10 @@ export interface operations {
     getPlayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path: {
                 serviceId: string;
             };
@@ -2345,6 +2361,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,7 +2429,10 @@ export interface operations {
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path: {
                 serviceId: string;
             };
@@ -2426,6 +2447,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2504,7 +2527,10 @@ export interface operations {
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path: {
                 serviceId: string;
             };
@@ -2519,6 +2545,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2619,6 +2647,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,6 +2765,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +2898,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2997,6 +3031,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,6 +3164,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +3289,8 @@ export interface operations {
             /** @description Signed in. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3462,6 +3502,8 @@ export interface operations {
             /** @description The case after the action. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3539,6 +3581,8 @@ export interface operations {
             /** @description The case after the action. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3644,6 +3688,8 @@ export interface operations {
             /** @description The case after the action. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3792,8 @@ export interface operations {
             /** @description The reporter after the action. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3839,6 +3887,8 @@ export interface operations {
             /** @description The reporter after the action. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3985,6 +4035,8 @@ export interface operations {
             /** @description Signed in. */
             201: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4113,8 @@ export interface operations {
             /** @description Signed out; the cookie is cleared. */
             204: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4573,6 +4627,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4745,6 +4801,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4829,6 +4887,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4931,6 +4991,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5017,6 +5079,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5197,6 +5261,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,7 +5369,10 @@ export interface operations {
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path: {
                 serviceId: string;
             };
@@ -5318,6 +5387,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,6 +5498,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5529,6 +5602,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +5793,8 @@ export interface operations {
             /** @description Placed (audited; sanction.applied is sent). */
             201: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5811,6 +5888,8 @@ export interface operations {
             /** @description Revoked (again: unchanged). */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5886,7 +5965,10 @@ export interface operations {
     lookupPlayers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token. */
+                "Consistency-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5905,6 +5987,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured: which served this read, primary or standby. */
+                    "Read-Source"?: "primary" | "standby";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6086,6 +6170,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6202,6 +6288,8 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6427,6 +6515,8 @@ export interface operations {
             /** @description Claimed. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6504,6 +6594,8 @@ export interface operations {
             /** @description Released: the appeal is open and unclaimed. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6589,6 +6681,8 @@ export interface operations {
             /** @description Decided. */
             200: {
                 headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {

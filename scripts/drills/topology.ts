@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { startRedisCluster, type RedisClusterHandle } from '../../common/services/redis-cluster.js';
+import { startStandby, type Standby } from '../../common/services/standby.js';
+import { DrillRig, underLoad, verify, type Check, type DrillOptions, type DrillResult } from '../drills.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+interface StandaloneOptions extends DrillOptions {
+  dir: string;
+}
+
+/**
+ * redis-master-kill: the queues on a 3-master Redis Cluster (a replica each, QUEUE_SHARDS=6), the API
+ * and every worker as real processes under report load. A master is SIGKILLed and its replica takes
+ * over; then, once the killed node is back as a replica, another master is SIGKILLed with its replica
+ * frozen (SIGSTOP) first, so the master has acknowledged jobs the replica never copied: the
+ * reconciler, seeing the masters' run ids change, re-adds every sent job whose effect is not done.
+ * The ledger: every report answered 201 stored once, filed into its case and enriched once.
+ */
+export async function redisMasterKillDrill(opts: StandaloneOptions): Promise<DrillResult> {
+  fs.mkdirSync(opts.dir, { recursive: true });
+  let cluster: RedisClusterHandle | undefined;
+  let rig: DrillRig | undefined;
+  try {
+    cluster = await startRedisCluster({
+      dir: path.join(opts.dir, 'cluster'),
+      masters: 3,
+      replicasPerMaster: 1,
+    });
+    rig = await DrillRig.start({
+      dir: opts.dir,
+      env: { REDIS_URL: cluster.url, QUEUE_SHARDS: '6', OUTBOX_RECONCILE_INTERVAL_MS: '5000' },
+    });
+    for (const kind of ['api', 'enrichment', 'review', 'webhooks'] as const) await rig.launch(kind);
+    const c = cluster;
+    const r = await underLoad(rig, opts, 'redis-master-kill', async () => {
+      const lines: string[] = [];
+      for (const freeze of [false, true]) {
+        const victim = (await c.masterPorts())[0]!;
+        const replica = (await c.replicasOf(victim))[0];
+        if (freeze && replica) process.kill(c.pid(replica)!, 'SIGSTOP');
+        if (freeze) await sleep(1000); // the master acknowledges what the frozen replica never gets
+        const killedAt = Date.now();
+        process.kill(c.pid(victim)!, 'SIGKILL');
+        if (freeze && replica) {
+          await sleep(300);
+          process.kill(c.pid(replica)!, 'SIGCONT');
+        }
+        await c.waitHealthy(60_000, { replicas: false });
+        const tookOver = Date.now() - killedAt;
+        await sleep(Math.max(0, opts.faultSeconds * 500 - tookOver));
+        await c.restart(victim);
+        await c.waitHealthy(60_000);
+        lines.push(
+          `master :${victim} SIGKILLed${freeze ? ` with its replica :${replica} frozen for 1.3 s first` : ''}; its replica served its slots after ${fmt(tookOver)}; the killed node rejoined as a replica`,
+        );
+      }
+      return { lines, checks: [] };
+    });
+    const reconciled = rig
+      .logLines('api')
+      .filter((l) => String(l.msg).startsWith('redis restarted, failed over'))
+      .map((l) => l.readded);
+    r.lines.push(`outbox reconciler passes after a failover re-added: ${JSON.stringify(reconciled)}`);
+    const v = await verify(rig, r.load, r.players, 90_000);
+    const checks = [...r.checks, ...v.checks];
+    return {
+      name: 'redis-master-kill',
+      what: 'SIGKILL a Redis Cluster master under report load, then another with its replica frozen first',
+      lines: [...r.lines, ...v.lines],
+      checks,
+      ok: checks.every((x) => x.ok),
+    };
+  } finally {
+    await rig?.stop();
+    await cluster?.stop();
+  }
+}
+
+/**
+ * replica-kill: the API reading from a hot standby (DATABASE_REPLICA_URLS) under a profile and lobby
+ * read load; the standby is SIGKILLed, stays down for the fault time, and is started again. Not one
+ * read may fail; reads go to the primary meanwhile and back to the standby once it is well.
+ */
+export async function replicaKillDrill(opts: StandaloneOptions): Promise<DrillResult> {
+  fs.mkdirSync(opts.dir, { recursive: true });
+  let rig: DrillRig | undefined;
+  let standby: Standby | undefined;
+  try {
+    rig = await DrillRig.start({ dir: opts.dir, env: { REPLICA_CHECK_INTERVAL_MS: '100' } });
+    standby = await startStandby({
+      primaryUrl: rig.databaseUrl,
+      primaryDataFolder: path.join(opts.dir, 'postgres'),
+      dir: path.join(opts.dir, 'standby'),
+    });
+    rig.env.DATABASE_REPLICA_URLS = standby.url;
+    await rig.launch('api');
+    const players = await rig.players(`rk${process.pid}`, 50);
+    const phases = {
+      before: {} as Record<string, number>,
+      down: {} as Record<string, number>,
+      after: {} as Record<string, number>,
+    };
+    let phase: keyof typeof phases = 'before';
+    const failures: string[] = [];
+    let reads = 0;
+    let loading = true;
+    const r = rig;
+    const reader = async (k: number) => {
+      for (let n = k; loading; n += 8) {
+        const started = Date.now();
+        const lobby = n % 4 === 0;
+        const res = await fetch(
+          lobby ? `${r.apiUrl}/v1/players/lookup` : `${r.apiUrl}/v1/player/${players[n % players.length]}`,
+          {
+            method: lobby ? 'POST' : 'GET',
+            headers: r.headers,
+            ...(lobby ? { body: JSON.stringify({ serviceIds: players.slice(0, 10) }) } : {}),
+            signal: AbortSignal.timeout(10_000),
+          },
+        ).catch((err: Error) => err);
+        reads++;
+        if (res instanceof Error || res.status !== 200)
+          failures.push(res instanceof Error ? res.message : `${res.status}`);
+        else {
+          await res.arrayBuffer();
+          const source = res.headers.get('read-source') ?? 'none';
+          phases[phase][source] = (phases[phase][source] ?? 0) + 1;
+        }
+        await sleep(Math.max(0, (8 * 1000) / opts.rate - (Date.now() - started)));
+      }
+    };
+    const readers = Array.from({ length: 8 }, (_, k) => reader(k));
+    await sleep(opts.steadySeconds * 1000);
+    phase = 'down';
+    process.kill(standby.pid()!, 'SIGKILL');
+    await sleep(opts.faultSeconds * 1000);
+    await standby.start();
+    phase = 'after';
+    await sleep(opts.steadySeconds * 1000);
+    loading = false;
+    await Promise.all(readers);
+    const checks: Check[] = [
+      {
+        name: 'no read failed',
+        ok: failures.length === 0,
+        detail: `${failures.length} of ${reads} reads failed (${[...new Set(failures)].slice(0, 3).join(', ')})`,
+      },
+      {
+        name: 'the standby served reads before',
+        ok: (phases.before.standby ?? 0) > 0,
+        detail: JSON.stringify(phases.before),
+      },
+      {
+        name: 'the primary served reads while it was down',
+        ok: (phases.down.primary ?? 0) > 0,
+        detail: JSON.stringify(phases.down),
+      },
+      {
+        name: 'the standby serves again after its restart',
+        ok: (phases.after.standby ?? 0) > 0,
+        detail: JSON.stringify(phases.after),
+      },
+    ];
+    return {
+      name: 'replica-kill',
+      what: `SIGKILL the hot standby under read load, down for ${opts.faultSeconds} s, then started again`,
+      lines: [
+        `${reads} reads (profiles and lobby lookups), ${failures.length} failed`,
+        `served by: before ${JSON.stringify(phases.before)}; standby down ${JSON.stringify(phases.down)}; after its restart ${JSON.stringify(phases.after)}`,
+      ],
+      checks,
+      ok: checks.every((x) => x.ok),
+    };
+  } finally {
+    await rig?.stop();
+    await standby?.stop('immediate').catch(() => undefined);
+  }
+}

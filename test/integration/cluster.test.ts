@@ -1,0 +1,309 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { parseConfig } from '../../common/config.js';
+import { createLogger } from '../../common/logger.js';
+import { migrate } from '../../common/data/migrate.js';
+import { offenseJobs, QUEUES } from '../../common/queues/index.js';
+import { reconcileOutbox } from '../../common/queues/reconcile.js';
+import { shardOf } from '../../common/queues/shards.js';
+import { openQueues, provideBackends } from '../../common/runtime.js';
+import { startRedisCluster, type RedisClusterHandle } from '../../common/services/redis-cluster.js';
+import { StartupError } from '../../common/startup.js';
+import { enrichmentProcessor } from '../../worker/processors/enrichment.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
+import { eventually } from '../helpers/http-server.js';
+import { testServices } from '../helpers/services.js';
+
+/**
+ * Issue 22, queues sharded over a Redis Cluster: a 3-master cluster (a replica each) from Debian's
+ * redis-server, QUEUE_SHARDS=6. Every job of a player goes to the player's shard; the shards spread
+ * over the masters; every report answered 201 gets its case and its enrichment exactly once, also
+ * when Redis loses acknowledged jobs and when a master is killed under load and its replica takes
+ * over. A REDIS_URL naming a cluster node as one server is refused at start. This suite has a
+ * database of its own (the reconciler reads the whole outbox).
+ */
+describe('Queues sharded over a Redis Cluster', function () {
+  this.timeout(180_000);
+  const SHARDS = 6;
+  let dir: string;
+  let cluster: RedisClusterHandle;
+  let api: TestApi;
+  let tenant: Tenant;
+  let workers: RunningWorker[] = [];
+  let dbName: string;
+  let adminUrl: string;
+  let dbUrl: string;
+  const log = createLogger('silent', 'cluster-test');
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-cluster-'));
+    adminUrl = (await testServices()).databaseUrl;
+    dbName = `cluster_${crypto.randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${dbName}`;
+    dbUrl = url.toString();
+    await migrate(dbUrl);
+    cluster = await startRedisCluster({ dir, masters: 3, replicasPerMaster: 1 });
+    api = await startTestApi({
+      DATABASE_URL: dbUrl,
+      REDIS_URL: cluster.url,
+      QUEUE_SHARDS: String(SHARDS),
+      OUTBOX_RECONCILE_INTERVAL_MS: '2000',
+      OUTBOX_RELAY_INTERVAL_MS: '200',
+    });
+    tenant = await createTenant(api.pool, 'Cluster');
+    workers = [
+      await startWorker(api.config, QUEUES.review, reviewProcessor, log),
+      await startWorker(api.config, QUEUES.enrichment, enrichmentProcessor, log),
+    ];
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await api?.close();
+    await cluster?.stop();
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+    if (!process.env.KEEP_CLUSTER_DIR) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Files a report (retrying 503 and dropped connections, as a careful client does); its offense id. */
+  async function report(serviceId: string, n: number): Promise<string> {
+    const key = `c-${serviceId}-${n}`;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const res = await fetch(`${api.url}/v1/toxicity/submitReport/${serviceId}`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({
+          report: {
+            isToxic: true,
+            severity: 'low',
+            matchId: `m${n}`,
+            evidence: [{ type: 'text', content: `line ${n}` }],
+          },
+        }),
+      }).catch(() => undefined);
+      if (res?.status === 201 || res?.status === 200)
+        return ((await res.json()) as { report: { _id: string } }).report._id;
+      expect([undefined, 503, 409], `report answered ${res?.status}`).to.include(res?.status);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`report ${key} never accepted`);
+  }
+  /** Each offense: cases it is in, whether its evidence is enriched. */
+  const done = async (ids: string[]) => {
+    const { rows } = await api.pool.query<{ id: string; cases: number; enriched: boolean }>(
+      `SELECT o.id, (SELECT count(*)::int FROM case_offenses co WHERE co.offense_id = o.id) AS cases,
+              NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE NOT e ? 'enrichment') AS enriched
+         FROM offenses o WHERE o.id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return rows;
+  };
+  const allDone = (ids: string[], ms = 60_000) =>
+    eventually(
+      `all ${ids.length} offenses filed into one case and enriched`,
+      async () => {
+        const rows = await done(ids);
+        return (rows.length === ids.length && rows.every((o) => o.cases === 1 && o.enriched)) || undefined;
+      },
+      ms,
+    );
+
+  it("every job of a player goes to the player's shard; shards spread over the masters; each report's jobs run once", async () => {
+    const players = await Promise.all(Array.from({ length: 24 }, () => createTestPlayer(api.pool)));
+    const ids = (
+      await Promise.all(
+        players.map(async (p) => [await report(p.serviceId, 1), await report(p.serviceId, 2)]),
+      )
+    ).flat();
+    await allDone(ids);
+    const { rows } = await api.pool.query<{ player: string; shards: number[]; sent: boolean }>(
+      `SELECT o.shard_key::text AS player, array_agg(DISTINCT o.shard) AS shards, bool_and(o.sent_at IS NOT NULL) AS sent
+         FROM outbox o WHERE o.payload->>'offenseId' = ANY($1::text[]) GROUP BY 1`,
+      [ids],
+    );
+    expect(rows).to.have.length(24);
+    for (const r of rows) {
+      expect(r.sent).to.equal(true);
+      expect(r.shards, `player ${r.player}`).to.deep.equal([shardOf(r.player, SHARDS)]);
+    }
+    const used = new Set(rows.map((r) => r.shards[0]));
+    expect(used.size, 'shards used').to.be.greaterThan(2);
+    // Each shard's prefix is hash-tagged: all its keys in one slot; the slots sit on different masters.
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
+    if (redis.status !== 'ready') await new Promise((r) => redis.once('ready', r));
+    try {
+      expect(queues.prefixes).to.deep.equal(
+        Array.from({ length: SHARDS }, (_, k) => `{${api.config.queuePrefix}:${k}}`),
+      );
+      const owners = new Set<string>();
+      for (const prefix of queues.prefixes) {
+        const slot = (await redis.call('CLUSTER', 'KEYSLOT', `${prefix}:x`)) as number;
+        const shards = (await redis.call('CLUSTER', 'SHARDS')) as unknown[];
+        const owner = shards.findIndex((s) => {
+          const slots = (s as unknown[])[1] as number[];
+          for (let i = 0; i < slots.length; i += 2)
+            if (slot >= slots[i]! && slot <= slots[i + 1]!) return true;
+          return false;
+        });
+        owners.add(String(owner));
+      }
+      expect(owners.size, 'masters holding shards').to.be.greaterThan(1);
+      // Exactly once: each offense's two jobs completed once in all (a job id is unique within its
+      // queue, and no other shard holds it).
+      const offenseJobsDone: string[] = [];
+      for (const q of [...queues.named(QUEUES.review), ...queues.named(QUEUES.enrichment)])
+        for (const job of await q.getJobs(['completed'], 0, -1))
+          if (job.data && typeof job.data.offenseId === 'string' && ids.includes(job.data.offenseId))
+            offenseJobsDone.push(job.id!);
+      expect(offenseJobsDone).to.have.length(ids.length * 2);
+      expect(new Set(offenseJobsDone).size).to.equal(ids.length * 2);
+      const { rows: cases } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM review_cases c WHERE c.reports_count <> 2`,
+      );
+      expect(cases[0]!.n, "cases with other than their player's 2 reports").to.equal(0);
+    } finally {
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it('jobs the cluster lost after acknowledging them are re-added to their shard and run once', async () => {
+    const player = await createTestPlayer(api.pool);
+    const { rows: found } = await api.pool.query<{ id: string }>(
+      'SELECT id FROM players WHERE service_id = $1',
+      [player.serviceId],
+    );
+    const shard = shardOf(found[0]!.id, SHARDS);
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
+    // The workers wait, so the jobs are lost before they run.
+    for (const w of workers) for (const bw of w.workers) await bw.pause();
+    try {
+      const ids = [await report(player.serviceId, 1), await report(player.serviceId, 2)];
+      await eventually('both sent', async () => {
+        const { rows } = await api.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NOT NULL AND shard = $2 AND payload->>'offenseId' = ANY($1::text[])`,
+          [ids, shard],
+        );
+        return rows[0]!.n === 4 || undefined;
+      });
+      for (const id of ids)
+        for (const job of offenseJobs(id)) {
+          const held = await queues.shards[shard]![job.queue].getJob(job.jobId);
+          expect(held, job.jobId).to.not.equal(undefined);
+          await held!.remove();
+        }
+      for (const w of workers) for (const bw of w.workers) bw.resume();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(
+        (await done(ids)).filter((o) => o.cases > 0),
+        'nothing runs the lost jobs',
+      ).to.deep.equal([]);
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.be.at.least(4);
+      await allDone(ids);
+      // Re-added to the shard they were sent to, under their ids.
+      for (const id of ids)
+        for (const job of offenseJobs(id))
+          expect(await queues.shards[shard]![job.queue].getJobState(job.jobId), job.jobId).to.equal(
+            'completed',
+          );
+    } finally {
+      for (const w of workers) for (const bw of w.workers) bw.resume();
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  async function killMasterUnderLoad(freezeReplica: boolean) {
+    const players = await Promise.all(Array.from({ length: 12 }, () => createTestPlayer(api.pool)));
+    await cluster.waitHealthy(30_000);
+    const logsFrom = api.logs.lines.length;
+    const victim = (await cluster.masterPorts())[0]!;
+    const replica = (await cluster.replicasOf(victim))[0];
+    const accepted: string[] = [];
+    let load = true;
+    const loaders = players.map(async (p, i) => {
+      for (let n = 0; load && n < 60; n++) {
+        accepted.push(await report(p.serviceId, 1000 + n));
+        await new Promise((r) => setTimeout(r, 20 + i));
+      }
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    // Frozen, the replica copies nothing more: what the master acknowledges from now on is lost
+    // when the replica takes over.
+    if (freezeReplica && replica) process.kill(cluster.pid(replica)!, 'SIGSTOP');
+    await new Promise((r) => setTimeout(r, freezeReplica ? 1000 : 300));
+    process.kill(cluster.pid(victim)!, 'SIGKILL');
+    if (freezeReplica && replica) {
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(cluster.pid(replica)!, 'SIGCONT');
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    load = false;
+    await Promise.all(loaders);
+    await cluster.waitHealthy(30_000, { replicas: false });
+    expect(await cluster.masterPorts()).to.not.include(victim);
+    await allDone(accepted, 90_000);
+    const rows = await done(accepted);
+    expect(rows.filter((r) => r.cases !== 1)).to.deep.equal([]);
+    const readded = api.logs.lines
+      .slice(logsFrom)
+      .filter((l) => String(l.msg).startsWith('redis restarted, failed over'))
+      .map((l) => l.readded);
+    process.stdout.write(
+      `      ${accepted.length} reports accepted across the failover; each filed once and enriched (reconciler passes re-added ${JSON.stringify(readded)})\n`,
+    );
+    await cluster.restart(victim);
+    await cluster.waitHealthy(30_000);
+  }
+
+  it('a master SIGKILLed under report load: its replica takes over; every report answered 201 gets its case and enrichment once', () =>
+    killMasterUnderLoad(false));
+
+  it('the same with the replica frozen first, so the master acknowledged jobs the replica never had', () =>
+    killMasterUnderLoad(true));
+
+  it('a cluster node given as a single server is refused at start, naming CROSSSLOT and the fix', async () => {
+    const node = `redis://127.0.0.1:${(await cluster.masterPorts())[0]}`;
+    const config = parseConfig({
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      REDIS_URL: node,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+    });
+    const err = await provideBackends(config, log, { migrate: false }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(StartupError);
+    expect((err as Error).message)
+      .to.match(/CROSSSLOT/)
+      .and.match(/REDIS_CLUSTER=true/);
+    // The other way round: a plain server named as a cluster.
+    const plain = parseConfig({
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      REDIS_URL: (await testServices()).redisUrl,
+      REDIS_CLUSTER: 'true',
+      NODE_ENV: 'test',
+    });
+    const err2 = await provideBackends(plain, log, { migrate: false }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err2 as Error).message).to.match(/not a Redis Cluster node/);
+  });
+});
