@@ -49,6 +49,24 @@ export async function start(
   const stopRelay = startOutboxLoops(config, pool, queues, redis, log);
   const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs);
 
+  const metrics = new ApiMetrics(queues, pool, (err) =>
+    log.debug({ err: err.message }, 'metrics collection failed'),
+  );
+  const reads = new ReadRouting(pool, config.databaseReplicaUrls, {
+    maxLagMs: config.replicaMaxLagMs,
+    tokenWaitMs: config.replicaTokenWaitMs,
+    checkIntervalMs: config.replicaCheckIntervalMs,
+    poolSize: config.pgPoolSize,
+    log,
+    observer: metrics.readObserver,
+  });
+  // Before listening: a request that came while this waited would find no handler.
+  if (reads.enabled) {
+    metrics.watchReplicas(() => reads.status());
+    await reads.start();
+    log.info({ standbys: reads.status() }, 'reads may be served by standbys');
+  }
+
   // Listen first: with PORT=0 the issuer URL is known only once the port is.
   const server = http.createServer();
   server.keepAliveTimeout = 65_000;
@@ -70,22 +88,6 @@ export async function start(
     clock,
     mismatch,
   );
-  const metrics = new ApiMetrics(queues, pool, (err) =>
-    log.debug({ err: err.message }, 'metrics collection failed'),
-  );
-  const reads = new ReadRouting(pool, config.databaseReplicaUrls, {
-    maxLagMs: config.replicaMaxLagMs,
-    tokenWaitMs: config.replicaTokenWaitMs,
-    checkIntervalMs: config.replicaCheckIntervalMs,
-    poolSize: config.pgPoolSize,
-    log,
-    observer: metrics.readObserver,
-  });
-  if (reads.enabled) {
-    metrics.watchReplicas(() => reads.status());
-    await reads.start();
-    log.info({ standbys: reads.status() }, 'reads may be served by standbys');
-  }
   const app = createApp({
     config,
     log,

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { startRedisCluster, type RedisClusterHandle } from '../../common/services/redis-cluster.js';
 import { startStandby, type Standby } from '../../common/services/standby.js';
 import { DrillRig, underLoad, verify, type Check, type DrillOptions, type DrillResult } from '../drills.js';
@@ -98,6 +99,22 @@ export async function replicaKillDrill(opts: StandaloneOptions): Promise<DrillRe
     rig.env.DATABASE_REPLICA_URLS = standby.url;
     await rig.launch('api');
     const players = await rig.players(`rk${process.pid}`, 50);
+    // Inserted directly, they carry no consistency token: the drill starts once the standby has them
+    // (a client that created them through the API would send the token of that answer).
+    const onStandby = new pg.Client({ connectionString: standby.url });
+    await onStandby.connect();
+    try {
+      for (;;) {
+        const { rows } = await onStandby.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM players WHERE service_id = ANY($1)',
+          [players],
+        );
+        if (rows[0]!.n === players.length) break;
+        await sleep(50);
+      }
+    } finally {
+      await onStandby.end();
+    }
     const phases = {
       before: {} as Record<string, number>,
       down: {} as Record<string, number>,
