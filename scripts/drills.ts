@@ -438,6 +438,8 @@ export interface DrillResult {
   lines: string[];
   checks: Check[];
   ok: boolean;
+  /** Why it did not run (an opt-in drill whose packages are missing); it then neither passes nor fails. */
+  skipped?: string;
 }
 
 /**
@@ -445,7 +447,7 @@ export interface DrillResult {
  * stored twice, the penalties add up against the trust scores, every offense was reviewed and
  * enriched exactly once, and the outbox is empty. Waits up to `drainMs` for the workers.
  */
-export async function verify(rig: DrillRig, load: ReportLoad, players: string[], drainMs = 60_000) {
+export async function verify(rig: { pool: Pool }, load: ReportLoad, players: string[], drainMs = 60_000) {
   const tag = load.reports[0]?.matchId.replace(/-\d+$/, '') ?? 'none';
   const accepted = load.reports.filter((r) => r.offenseId);
   const defects = load.reports.flatMap((r) =>
@@ -976,6 +978,7 @@ export async function runDrill(rig: DrillRig, name: string, opts: DrillOptions):
 }
 
 export function formatResult(r: DrillResult): string {
+  if (r.skipped) return [`drill ${r.name}: ${r.what}`, `  result: SKIPPED (${r.skipped})`].join('\n');
   return [
     `drill ${r.name}: ${r.what}`,
     ...r.lines.map((l) => `  ${l}`),
