@@ -28,7 +28,7 @@ import { appealPaths, appealSchemas, sanctionPaths, sanctionSchemas } from './op
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.1.0';
+export const CONTRACT_VERSION = '1.2.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked

@@ -699,7 +699,10 @@ async function main() {
     // from the primary, and reports with the queues on a 3-master Redis Cluster against one Redis.
     const topologyLines: string[] = [];
     const topologyWanted = !only || ['P', 'LK', 'R'].some((n) => only.includes(n));
-    if (process.env.BENCH_TOPOLOGY !== '0' && topologyWanted && pg.owned) {
+    // BENCH_TOPOLOGY=0 skips this; =standby or =cluster runs one half.
+    const topology = process.env.BENCH_TOPOLOGY ?? 'all';
+    const clusterShards = process.env.BENCH_CLUSTER_SHARDS ?? '6';
+    if (['all', 'standby'].includes(topology) && topologyWanted && pg.owned) {
       const standby = await startStandby({
         primaryUrl: pg.url,
         primaryDataFolder: path.join(dir, 'postgres'),
@@ -798,10 +801,12 @@ async function main() {
         );
         await standby.stop('fast').catch(() => undefined);
       }
+    }
+    if (['all', 'cluster'].includes(topology) && topologyWanted) {
       const cluster = await startRedisCluster({ dir: path.join(dir, 'cluster'), masters: 3 });
       const onCluster = await launch(
         'dist/api/server.js',
-        { ...env, REDIS_URL: cluster.url, QUEUE_SHARDS: '6', QUEUE_PREFIX: `${prefix}c` },
+        { ...env, REDIS_URL: cluster.url, QUEUE_SHARDS: clusterShards, QUEUE_PREFIX: `${prefix}c` },
         dir,
         [],
         'api-cluster',
@@ -915,10 +920,10 @@ async function main() {
         '',
         `large set: ${large.players.toLocaleString('en')} players, ${large.offenses.toLocaleString('en')} offenses, ${large.cases.toLocaleString('en')} cases (${large.openCases.toLocaleString('en')} open), seeded in ${large.seconds.toFixed(0)} s; X@L is scenario X on it`,
       );
-    if (topologyLines.length)
+    if (topologyLines.length || m.RC)
       lines.push(
         '',
-        'P·, LK·, R·: P, LK, R measured again beside PS, LKS (the same through an API reading from a hot standby) and RC (R with the queues on a 3-master Redis Cluster, QUEUE_SHARDS=6)',
+        `P·, LK·, R·: P, LK, R measured again beside PS, LKS (the same through an API reading from a hot standby) and RC (R with the queues on a 3-master Redis Cluster, QUEUE_SHARDS=${clusterShards})`,
         ...topologyLines,
       );
     lines.push('', 'ratio     value  target');

@@ -88,21 +88,32 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
   let rig: DrillRig | undefined;
   let pool: pg.Pool | undefined;
   const nodes: Record<string, ChildProcess> = {};
-  const killNode = async (name: string) => {
-    try {
-      process.kill(-nodes[name]!.pid!, 'SIGKILL');
-    } catch {
-      // gone already
+  /**
+   * A lost machine: SIGKILL every process of the node (its pg_autoctl, the services it runs, its
+   * PostgreSQL), found by the data folder on their command lines, then the postmaster by its pid
+   * file (its command line is rewritten).
+   */
+  const killNode = (name: string) => {
+    const pgdata = path.join(dir, name);
+    const pids: number[] = [];
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(pgdata))
+          pids.push(Number(entry));
+      } catch {
+        // gone meanwhile
+      }
     }
-    const pidFile = path.join(dir, name, 'postmaster.pid');
-    const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : 0;
-    if (pid) {
+    const pidFile = path.join(pgdata, 'postmaster.pid');
+    if (fs.existsSync(pidFile)) pids.push(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]));
+    for (const pid of pids)
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
         // gone already
       }
-    }
+    return pids.length;
   };
   const state = async () => {
     const monitor = new pg.Client({
@@ -189,7 +200,9 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
         `synchronous_standby_names on the primary: '${sync[0]!.s}' (pg_auto_failover's, while the secondary is healthy)`,
       );
       const killedAt = Date.now();
-      await killNode('n1');
+      const killed = killNode('n1');
+      await sleep(200);
+      killNode('n1'); // whatever its supervisor restarted before it died
       await until(
         'the secondary promoted',
         async () =>
@@ -200,7 +213,7 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
       );
       promotedAt = Date.now();
       lines.push(
-        `primary (node 1) SIGKILLed with its pg_autoctl; node 2 promoted after ${fmt(promotedAt - killedAt)}`,
+        `primary (node 1) lost: its ${killed} processes (pg_autoctl, its services and PostgreSQL) SIGKILLed; node 2 promoted after ${fmt(promotedAt - killedAt)}`,
       );
       await sleep(2000);
       const after = load.attemptsBetween(promotedAt, Date.now());
@@ -228,7 +241,10 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
   } finally {
     await pool?.end();
     await rig?.stop();
-    for (const name of Object.keys(nodes)) await killNode(name);
-    for (const name of ['monitor', 'n1', 'n2']) await killNode(name);
+    // Twice over: a supervisor killed a moment after its PostgreSQL may have started it again.
+    for (let pass = 0; pass < 3; pass++) {
+      for (const name of ['n1', 'n2', 'monitor']) killNode(name);
+      await sleep(300);
+    }
   }
 }

@@ -9,7 +9,7 @@ import { createLogger } from '../../common/logger.js';
 import { migrate } from '../../common/data/migrate.js';
 import { offenseJobs, QUEUES } from '../../common/queues/index.js';
 import { reconcileOutbox } from '../../common/queues/reconcile.js';
-import { shardOf } from '../../common/queues/shards.js';
+import { parseShardList, shardOf } from '../../common/queues/shards.js';
 import { openQueues, provideBackends } from '../../common/runtime.js';
 import { startRedisCluster, type RedisClusterHandle } from '../../common/services/redis-cluster.js';
 import { StartupError } from '../../common/startup.js';
@@ -178,6 +178,84 @@ describe('Queues sharded over a Redis Cluster', function () {
       await queues.close();
       redis.disconnect();
     }
+  });
+
+  it('the rate limiter counts in the cluster: answers carry RateLimit, and over the limit is a 429', async () => {
+    const limited = await startTestApi({
+      DATABASE_URL: dbUrl,
+      REDIS_URL: cluster.url,
+      QUEUE_SHARDS: String(SHARDS),
+      RATE_LIMIT_READS_PER_SECOND: '3',
+      RATE_LIMIT_READS_BURST: '0',
+    });
+    try {
+      const player = await createTestPlayer(limited.pool);
+      // The client connects in the background: the first checks may go through unlimited.
+      await eventually('the limiter answers', async () => {
+        const res = await fetch(`${limited.url}/v1/player/${player.serviceId}`, { headers: tenant.headers });
+        await res.arrayBuffer();
+        return res.status === 429 || undefined;
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${limited.url}/v1/player/${player.serviceId}`, { headers: tenant.headers });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status === 200) expect(res.headers.get('ratelimit')).to.match(/r=\d+/);
+      }
+      expect(statuses).to.include(429);
+      const metrics = await (await fetch(`${limited.url}/metrics`)).text();
+      expect(metrics).to.match(/player_trust_rate_limiter_unavailable_total\{group="reads"\} 0/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a worker serves only the shards WORKER_SHARDS names; the others wait for theirs', async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    workers = [];
+    const low = parseShardList('0-2', SHARDS);
+    const partial = { ...api.config, workerShards: low };
+    workers = [
+      await startWorker(partial, QUEUES.review, reviewProcessor, log),
+      await startWorker(partial, QUEUES.enrichment, enrichmentProcessor, log),
+    ];
+    const players = await Promise.all(Array.from({ length: 16 }, () => createTestPlayer(api.pool)));
+    const ids = await Promise.all(players.map((p) => report(p.serviceId, 1)));
+    const { rows } = await api.pool.query<{ id: string; shard: number }>(
+      `SELECT o.id::text, ob.shard FROM offenses o JOIN outbox ob ON ob.payload->>'offenseId' = o.id::text
+        WHERE o.id = ANY($1::uuid[]) AND ob.queue = $2`,
+      [ids, QUEUES.review],
+    );
+    await eventually('all sent', async () => {
+      const { rows: unsent } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1::text[])`,
+        [ids],
+      );
+      return unsent[0]!.n === 0 || undefined;
+    });
+    const sentShards = await api.pool.query<{ id: string; shard: number }>(
+      `SELECT payload->>'offenseId' AS id, shard FROM outbox WHERE queue = $2 AND payload->>'offenseId' = ANY($1::text[])`,
+      [ids, QUEUES.review],
+    );
+    const served = sentShards.rows.filter((r) => low.includes(r.shard)).map((r) => r.id);
+    const waiting = sentShards.rows.filter((r) => !low.includes(r.shard)).map((r) => r.id);
+    expect(rows).to.have.length(16);
+    expect(served.length, 'reports on shards 0-2').to.be.greaterThan(0);
+    expect(waiting.length, 'reports on shards 3-5').to.be.greaterThan(0);
+    await allDone(served);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      (await done(waiting)).filter((o) => o.cases > 0),
+      'shards 3-5 untouched',
+    ).to.deep.equal([]);
+    // Their own workers come: they are done too.
+    const high = { ...api.config, workerShards: parseShardList('3-5', SHARDS) };
+    workers.push(
+      await startWorker(high, QUEUES.review, reviewProcessor, log),
+      await startWorker(high, QUEUES.enrichment, enrichmentProcessor, log),
+    );
+    await allDone(waiting);
   });
 
   it('jobs the cluster lost after acknowledging them are re-added to their shard and run once', async () => {
