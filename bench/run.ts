@@ -831,6 +831,29 @@ async function main() {
       }
     }
 
+    // Two API processes on this machine (API_PROCESSES=2, node:cluster) against one, side by side.
+    if (process.env.BENCH_PROCESSES !== '0' && (!only || ['P', 'R'].some((n) => only.includes(n)))) {
+      const two = await launch('dist/api/server.js', { ...env, API_PROCESSES: '2' }, dir, [], 'api-two');
+      const twoUrl = two.line.url as string;
+      try {
+        for (let round = 0; round < 3; round++)
+          for (const [name, scenario] of [
+            ['P1', profilesAt(apiUrl)],
+            ['P2', profilesAt(twoUrl)],
+            ['R1', reportsAt(apiUrl)],
+            ['R2', reportsAt(twoUrl)],
+          ] as const) {
+            if (round === 0) await scenario(WARMUP_SECONDS);
+            (results[name] ??= []).push(await scenario(SECONDS));
+          }
+        for (const name of ['P1', 'P2', 'R1', 'R2']) m[name] = median(results[name]!);
+      } finally {
+        // SIGTERM to the first process stops both API processes it runs.
+        two.child.kill('SIGTERM');
+        await new Promise((r) => (two.child.exitCode !== null ? r(null) : two.child.once('exit', r)));
+      }
+    }
+
     // The same scenarios on the large data set: cost must stay flat as the data grows.
     let large: Awaited<ReturnType<typeof seedLarge>> | undefined;
     let plans = '';
@@ -878,6 +901,8 @@ async function main() {
       ['PS', 'P·'],
       ['LKS', 'LK·'],
       ['RC', 'R·'],
+      ['P2', 'P1'],
+      ['R2', 'R1'],
       ['T', 'B0'],
       ['R', 'B0'],
       ['BK', 'R'],
@@ -897,6 +922,8 @@ async function main() {
       'PS/P·': 0.9,
       'LKS/LK·': 0.9,
       'RC/R·': 0.9,
+      'P2/P1': 1.3,
+      'R2/R1': 1,
       'T/B0': 0.2,
       'W1/W0': 0.3,
       'BK/R': 5,

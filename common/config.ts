@@ -3,6 +3,7 @@ import { redactUrl } from './startup.js';
 import { parseRedisUrl } from './queues/redis-client.js';
 import { parseShardList } from './queues/shards.js';
 import Joi from 'joi';
+import os from 'node:os';
 import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
@@ -23,6 +24,8 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   host: string;
   port: number;
+  /** API processes `node api/server.js` runs on its port (node:cluster). */
+  apiProcesses: number;
   publicUrl: string | undefined;
   databaseUrl: string | undefined;
   /** Hot standbys that serve reads (data/replicas.ts); empty: every read on the primary. */
@@ -152,6 +155,10 @@ const schema = Joi.object({
       otherwise: Joi.any().default('127.0.0.1'),
     }),
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
+  // "auto": one per core this process may use.
+  API_PROCESSES: Joi.alternatives(Joi.number().integer().min(1).max(64), Joi.string().valid('auto')).default(
+    1,
+  ),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
   // One host, or several (libpq's host1:port1,host2:port2): writes go to the one that takes them.
   DATABASE_URL: Joi.string().custom((value: string, helpers) => {
@@ -371,6 +378,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     nodeEnv: v.NODE_ENV,
     host: v.HOST,
     port: v.PORT,
+    apiProcesses: (v.API_PROCESSES as unknown) === 'auto' ? os.availableParallelism() : v.API_PROCESSES,
     publicUrl: v.PUBLIC_URL,
     databaseUrl: v.DATABASE_URL,
     databaseReplicaUrls: splitList(v.DATABASE_REPLICA_URLS),

@@ -146,6 +146,48 @@ describe('the API and worker processes', function () {
     expect(api.lines.some((l) => l.msg === 'api stopped')).to.equal(true);
   });
 
+  it('API_PROCESSES=2: two API processes on one port serve as one; one that dies is replaced; SIGTERM stops all with exit 0', async () => {
+    const api = launch('api/server.ts', { API_PROCESSES: '2' });
+    const listening = await waitFor('two API processes listen', async () => {
+      const found = api.lines.filter((l) => l.msg === 'api listening');
+      return found.length >= 2 && found;
+    });
+    const pids = [...new Set(listening.map((l) => l.pid as number))];
+    expect(pids).to.have.length(2);
+    expect(pids).to.not.include(api.child.pid);
+    const url = listening[0]!.url as string;
+    expect(listening[1]!.url).to.equal(url); // one port, shared
+    const tenant = await createTenant(pool);
+    const player = await createTestPlayer(pool);
+    const report = (n: number) =>
+      fetch(`${url}/v1/toxicity/submitReport/${player.serviceId}`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ report: { isToxic: true, severity: 'low', matchId: `ap-${n}` } }),
+      }).then((r) => r.status);
+    expect(await Promise.all(Array.from({ length: 20 }, (_, n) => report(n)))).to.deep.equal(
+      new Array(20).fill(201),
+    );
+    // Exact across both processes' group commits: every offense stored once, every point taken once.
+    const { rows } = await pool.query<{ n: number; score: number; taken: number }>(
+      `SELECT p.offense_count AS n, p.trust_score::int AS score, sum(o.penalty_points)::int AS taken
+         FROM players p JOIN offenses o ON o.player_id = p.id WHERE p.service_id = $1 GROUP BY p.id`,
+      [player.serviceId],
+    );
+    expect(rows[0]!.n).to.equal(20);
+    expect(rows[0]!.score).to.equal(Math.max(0, 100 - rows[0]!.taken));
+    process.kill(pids[0]!, 'SIGKILL');
+    const replaced = await waitFor('a replacement listens', async () =>
+      api.lines.find((l) => l.msg === 'api listening' && !pids.includes(l.pid as number)),
+    );
+    expect(replaced.url).to.equal(url);
+    expect(await report(100)).to.equal(201);
+    api.child.kill('SIGTERM');
+    expect(await api.exited).to.equal(0);
+    for (const pid of [pids[1]!, replaced.pid as number])
+      expect(() => process.kill(pid, 0), `process ${pid} still runs`).to.throw();
+  });
+
   it('npm run api and npm run worker:review stop with their npm pid, as a supervisor signals it: nothing outlives npm', async () => {
     const npmRun = (script: string) => {
       const child = spawn('npm', ['run', '-s', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, parseConfig } from '../../../common/config.js';
 import { QUEUES } from '../../../common/queues/index.js';
@@ -98,5 +99,12 @@ describe('configuration', () => {
       'two',
     ])
       expect(() => parseConfig({ STRIKE_LADDER: bad }), bad).to.throw(/STRIKE_LADDER/);
+  });
+  it('API_PROCESSES: a count, or "auto" for one per core; 0 or words are refused', () => {
+    expect(parseConfig({}).apiProcesses).to.equal(1);
+    expect(parseConfig({ API_PROCESSES: '3' }).apiProcesses).to.equal(3);
+    expect(parseConfig({ API_PROCESSES: 'auto' }).apiProcesses).to.equal(os.availableParallelism());
+    expect(() => parseConfig({ API_PROCESSES: '0' })).to.throw(/API_PROCESSES/);
+    expect(() => parseConfig({ API_PROCESSES: 'many' })).to.throw(/API_PROCESSES/);
   });
 });

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { parseConfig } from '../../common/config.js';
-import { formatLsn, parseLsn } from '../../common/data/replicas.js';
-import { parseRedisUrl } from '../../common/queues/redis-client.js';
-import { parseShardList, shardOf, shardPrefixes, ShardedQueues } from '../../common/queues/shards.js';
+import { parseConfig } from '../../../common/config.js';
+import { formatLsn, parseLsn } from '../../../common/data/replicas.js';
+import { parseRedisUrl } from '../../../common/queues/redis-client.js';
+import { parseShardList, shardOf, shardPrefixes, ShardedQueues } from '../../../common/queues/shards.js';
 
 describe('queue shards', () => {
   it('one server and one shard keep the plain prefix; a cluster or several shards get hash-tagged ones', () => {
