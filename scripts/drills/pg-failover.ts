@@ -90,8 +90,8 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
   const nodes: Record<string, ChildProcess> = {};
   /**
    * A lost machine: SIGKILL every process of the node (its pg_autoctl, the services it runs, its
-   * PostgreSQL), found by the data folder on their command lines, then the postmaster by its pid
-   * file (its command line is rewritten).
+   * PostgreSQL), found by the data folder on their command lines or in their environment (PGDATA),
+   * then the postmaster by its pid file.
    */
   const killNode = (name: string) => {
     const pgdata = path.join(dir, name);
@@ -99,8 +99,11 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
     for (const entry of fs.readdirSync('/proc')) {
       if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
       try {
-        if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(pgdata))
-          pids.push(Number(entry));
+        // pg_autoctl's services rewrite their titles ("pg_autoctl: start/stop postgres") but keep
+        // PGDATA in their environment.
+        const own = (file: string, item: string) =>
+          fs.readFileSync(`/proc/${entry}/${file}`, 'utf8').split('\0').includes(item);
+        if (own('cmdline', pgdata) || own('environ', `PGDATA=${pgdata}`)) pids.push(Number(entry));
       } catch {
         // gone meanwhile
       }
@@ -187,7 +190,14 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
       dir: path.join(opts.dir, 'rig'),
       databaseUrl: primaryUrl,
       // The processes on both nodes; the reconciler on (the formation is this drill's alone).
-      env: { DATABASE_URL: multi, OUTBOX_RECONCILE_INTERVAL_MS: '60000' },
+      // A failover takes pg_auto_failover about 50 s with its defaults: the load's retries of the
+      // reports held meanwhile all come at once after it, more than a game's default burst of 1,000
+      // (a drill's other faults last 10 s). A studio sized for such an outage has the burst for it.
+      env: {
+        DATABASE_URL: multi,
+        OUTBOX_RECONCILE_INTERVAL_MS: '60000',
+        RATE_LIMIT_REPORTS_BURST: '10000',
+      },
     });
     for (const kind of ['api', 'enrichment', 'review', 'webhooks'] as const) await rig.launch(kind);
     const r = rig;
