@@ -269,7 +269,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'migrate' && (values.status || values['dry-run'])) {
     const result = await migrationStatus(config);
-    const pending = result.pending;
+    const pending = [...result.pending, ...result.pendingFunctions];
     process.stdout.write(
       values.json
         ? `${JSON.stringify(values['dry-run'] ? { wouldApply: pending } : result)}\n`

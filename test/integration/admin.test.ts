@@ -291,6 +291,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
       applied: { name: string }[];
       pending: string[];
       unknown: string[];
+      pendingFunctions: string[];
     };
     const files = fs
       .readdirSync('common/data/migrations')
@@ -300,6 +301,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(s.applied.map((m) => m.name)).to.deep.equal(files);
     expect(s.pending).to.deep.equal([]);
     expect(s.unknown).to.deep.equal([]);
+    expect(s.pendingFunctions).to.deep.equal([]);
     expect(JSON.parse((await admin('migrate', '--dry-run', '--json')).stdout)).to.deep.equal({
       wouldApply: [],
     });

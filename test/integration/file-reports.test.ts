@@ -21,7 +21,7 @@ function rng(seed: number) {
 }
 
 /**
- * The set-based filing function (pt_file_reports, migration 016) against the row-by-row one it
+ * The set-based filing function (pt_file_reports, common/data/functions/) against the row-by-row one it
  * replaces (pt_record_reports, migration 006; dropped by 018, its copy in reference/), kept as the reference: the same batch, from the same
  * state, must give the same outcomes and leave the same rows. Each batch runs once through each, in a
  * transaction rolled back, then is committed through the new one so the next batch starts from the

@@ -46,7 +46,8 @@ export interface OffenseRecord {
 
 /** What became of an offense's points: the life cycle in domain/offense-lifecycle.ts. */
 export type { OffenseStatus };
-export type StatusReason = 'studio_budget' | 'reporter_credibility' | 'reporter_muted' | 'no_finding';
+import type { StatusReason } from '../../domain/filing-rules.js';
+export type { StatusReason };
 
 export interface GameLink {
   gameTitle: string;
@@ -250,7 +251,7 @@ export function filingItems(items: readonly ReportToRecord[]) {
 
 /**
  * Files reports in order, in one statement (so one round trip, and one implicit transaction unless
- * the caller holds one): pt_file_reports (migration 016) locks each player's row, refuses a
+ * the caller holds one): pt_file_reports (common/data/functions/pt_file_reports.sql) locks each player's row, refuses a
  * duplicate or a reporter over quota, holds points beyond the studio's budget or from a reporter of
  * low credibility, lowers the score (floored at 0), inserts the offense, its history row and its
  * outbox rows. One outcome per report, in the same order; nothing is written for a refused one.

@@ -1,0 +1,306 @@
+-- Version: 1
+-- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
+-- statement of the caller's transaction. This file is the function's only source: `migrate` applies
+-- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
+-- database has, and records version and hash in pt_source_functions. Migrations 016 and 019 hold
+-- earlier versions as history only.
+--
+-- A change here raises the Version above (a test holds each version to one content) and must keep
+-- the signature and the shape of what it answers readable by the previous release (API processes of
+-- both run during a rolling deploy, and a rollback keeps the newer function); a change that cannot is
+-- a new function under a new name, and the old one is dropped by a later numbered migration.
+--
+-- The rules it enforces, in the order each report meets them (README "Trust integrity"; the same
+-- names in common/domain/filing-rules.ts, and a test holds the two lists equal):
+--   Rule unknown_player:       a serviceId with no player files nothing (404 not_found).
+--   Rule player_order:         the players of a batch are locked in id order, then each report
+--                              reads the state the previous report of the same player left, so
+--                              one player's reports apply in the order they came, exactly.
+--   Rule duplicate_report:     the same studio, reporterId, player and kind in the same match
+--                              (24 h) or, without matchId, within the hour: not stored
+--                              (409 duplicate_report, naming the stored offense).
+--   Rule reporter_quota:       a reporterId files at most its game's reporterQuota reports per
+--                              studio per 24 h, the window starting at its first report
+--                              (429 reporter_quota_exceeded with the seconds left).
+--   Rule no_finding:           a report whose flag is false is stored as recorded, no points.
+--   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points.
+--   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
+--                              (upheld + 1) / (upheld + dismissed + 2) is below the threshold once
+--                              it has enough resolved reports is held for a moderator.
+--   Rule studio_budget:        points that would take the studio past its budget on the player in
+--                              24 h (the window starting at its first applied points) are held.
+--   Rule score_floor:          the points applied never take the score below 0.
+CREATE OR REPLACE FUNCTION pt_file_reports(items jsonb) RETURNS SETOF jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  n int := jsonb_array_length(items);
+  r record;
+  -- The outcome of each report: created, not_found, duplicate or quota_exceeded (and its figures).
+  res_status text[] := array_fill(NULL::text, ARRAY[n]);
+  res_dup uuid[] := array_fill(NULL::uuid, ARRAY[n]);
+  res_retry int[] := array_fill(NULL::int, ARRAY[n]);
+  res_remaining int[] := array_fill(NULL::int, ARRAY[n]);
+  -- State after each report, read by the next report of the same key (r.prev_*): the player's score;
+  -- the studio's budget on the player (points, window start; null start: no row); the reporter's
+  -- quota (used, window start); the live duplicate's offense for the report's duplicate key.
+  sc int[] := array_fill(NULL::int, ARRAY[n]);
+  bu int[] := array_fill(NULL::int, ARRAY[n]);
+  bw timestamptz[] := array_fill(NULL::timestamptz, ARRAY[n]);
+  qu int[] := array_fill(NULL::int, ARRAY[n]);
+  qw timestamptz[] := array_fill(NULL::timestamptz, ARRAY[n]);
+  dk uuid[] := array_fill(NULL::uuid, ARRAY[n]);
+  -- The created offenses, in order: what the writing statement inserts.
+  c_n int[] := '{}';
+  c_player uuid[] := '{}';
+  c_applied int[] := '{}';
+  c_held int[] := '{}';
+  c_status text[] := '{}';
+  c_reason text[] := '{}';
+  c_after int[] := '{}';
+  -- Budget and quota rows to write (the last write of a key wins).
+  b_player uuid[] := '{}';
+  b_studio uuid[] := '{}';
+  b_wstart timestamptz[] := '{}';
+  b_points int[] := '{}';
+  q_studio uuid[] := '{}';
+  q_reporter text[] := '{}';
+  q_wstart timestamptz[] := '{}';
+  q_used int[] := '{}';
+  v_score int;
+  v_bused int;
+  v_bstart timestamptz;
+  v_qused int;
+  v_qstart timestamptz;
+  v_dup uuid;
+  v_penalty int;
+  v_applied int;
+  v_held int;
+  v_status text;
+  v_reason text;
+  v_used int;
+  v_wstart timestamptz;
+  -- How many created offenses, budget and quota writes so far (arrays are filled by index: in place).
+  nc int := 0;
+  nb int := 0;
+  nq int := 0;
+  v_history boolean := false;
+  v_dedup boolean := false;
+BEGIN
+  PERFORM 1 FROM players
+    WHERE service_id IN (SELECT x->>'serviceId' FROM jsonb_array_elements(items) x)
+    ORDER BY id FOR NO KEY UPDATE;
+  INSERT INTO reporter_quota (studio_id, reporter_id, window_start, used)
+  SELECT DISTINCT (x->>'studioId')::uuid, x->>'reporterId', now(), 0
+    FROM jsonb_array_elements(items) x WHERE x->>'reporterId' IS NOT NULL
+   ORDER BY 1, 2
+  ON CONFLICT DO NOTHING;
+  PERFORM 1 FROM reporter_quota
+    WHERE (studio_id, reporter_id) IN (
+      SELECT (x->>'studioId')::uuid, x->>'reporterId' FROM jsonb_array_elements(items) x
+       WHERE x->>'reporterId' IS NOT NULL)
+    ORDER BY studio_id, reporter_id FOR UPDATE;
+
+  -- Everything the decisions read, one row per report in order, with the previous report of the same
+  -- player, budget, quota and duplicate key.
+  FOR r IN
+    WITH it AS (
+      SELECT t.n::int AS n, t.v->>'serviceId' AS service_id, (t.v->>'studioId')::uuid AS studio_id,
+             t.v->>'reporterId' AS reporter_id, t.v->>'type' AS type, coalesce(t.v->>'matchId', '') AS match_key,
+             (t.v->>'penalty')::int AS penalty, (t.v->>'detected')::boolean AS detected,
+             (t.v->>'playerSourced')::boolean AS player_sourced, (t.v->>'reporterQuota')::int AS quota,
+             (t.v->>'studioBudget')::int AS budget, (t.v->>'credibilityMinHistory')::int AS min_history,
+             (t.v->>'credibilityThreshold')::numeric AS threshold
+        FROM jsonb_array_elements(items) WITH ORDINALITY AS t(v, n))
+    SELECT it.*, p.id AS player_id, p.trust_score,
+           lag(it.n) OVER (PARTITION BY p.id ORDER BY it.n) AS prev_p,
+           lag(it.n) OVER (PARTITION BY p.id, it.studio_id ORDER BY it.n) AS prev_b,
+           lag(it.n) OVER (PARTITION BY it.studio_id, it.reporter_id ORDER BY it.n) AS prev_q,
+           lag(it.n) OVER (PARTITION BY p.id, it.studio_id, it.reporter_id, it.type, it.match_key ORDER BY it.n) AS prev_d,
+           d.offense_id AS dup_offense, q.used AS q_used, q.window_start AS q_wstart,
+           rp.upheld, rp.dismissed, rp.muted_at IS NOT NULL AS muted, b.points AS b_points, b.window_start AS b_wstart
+      FROM it
+      LEFT JOIN players p ON p.service_id = it.service_id
+      LEFT JOIN report_dedup d
+        ON it.reporter_id IS NOT NULL AND d.player_id = p.id AND d.studio_id = it.studio_id
+       AND d.reporter_id = it.reporter_id AND d.type = it.type AND d.match_key = it.match_key AND d.expires_at > now()
+      LEFT JOIN reporter_quota q ON it.reporter_id IS NOT NULL AND q.studio_id = it.studio_id AND q.reporter_id = it.reporter_id
+      LEFT JOIN reporters rp ON it.reporter_id IS NOT NULL AND rp.studio_id = it.studio_id AND rp.reporter_id = it.reporter_id
+      LEFT JOIN studio_player_budget b ON b.player_id = p.id AND b.studio_id = it.studio_id
+     ORDER BY it.n
+  LOOP
+    -- The state before this report: what the previous report of the same key left, or the stored
+    -- row; unless this report changes it, it leaves it as it was. (The quota's key is not the
+    -- player's: a report on an unknown player passes its reporter's quota on unchanged.)
+    IF r.prev_q IS NULL THEN v_qused := r.q_used; v_qstart := r.q_wstart;
+    ELSE v_qused := qu[r.prev_q]; v_qstart := qw[r.prev_q]; END IF;
+    qu[r.n] := v_qused; qw[r.n] := v_qstart;
+    IF r.player_id IS NULL THEN
+      res_status[r.n] := 'not_found';
+      CONTINUE;
+    END IF;
+    v_score := CASE WHEN r.prev_p IS NULL THEN r.trust_score ELSE sc[r.prev_p] END;
+    IF r.prev_b IS NULL THEN v_bused := r.b_points; v_bstart := r.b_wstart;
+    ELSE v_bused := bu[r.prev_b]; v_bstart := bw[r.prev_b]; END IF;
+    v_dup := CASE WHEN r.prev_d IS NULL THEN r.dup_offense ELSE dk[r.prev_d] END;
+    sc[r.n] := v_score; bu[r.n] := v_bused; bw[r.n] := v_bstart; dk[r.n] := v_dup;
+
+    IF r.reporter_id IS NOT NULL THEN
+      IF v_dup IS NOT NULL THEN
+        res_status[r.n] := 'duplicate';
+        res_dup[r.n] := v_dup;
+        CONTINUE;
+      END IF;
+      IF v_qstart <= now() - interval '24 hours' THEN
+        v_used := 0; v_wstart := now();
+      ELSE
+        v_used := v_qused; v_wstart := v_qstart;
+      END IF;
+      IF v_used >= r.quota THEN
+        res_status[r.n] := 'quota_exceeded';
+        res_retry[r.n] := GREATEST(1, ceil(extract(epoch FROM v_wstart + interval '24 hours' - now())))::int;
+        CONTINUE;
+      END IF;
+      qu[r.n] := v_used + 1; qw[r.n] := v_wstart;
+      nq := nq + 1;
+      q_studio[nq] := r.studio_id; q_reporter[nq] := r.reporter_id; q_wstart[nq] := v_wstart; q_used[nq] := v_used + 1;
+      res_remaining[r.n] := r.quota - v_used - 1;
+      dk[r.n] := (items->(r.n - 1)->>'offenseId')::uuid;
+      v_dedup := true;
+    END IF;
+
+    v_penalty := r.penalty;
+    v_applied := 0; v_held := 0; v_reason := NULL; v_status := 'applied';
+    IF NOT r.detected THEN
+      v_status := 'recorded'; v_reason := 'no_finding';
+    ELSIF r.muted THEN
+      v_status := 'recorded'; v_reason := 'reporter_muted';
+    ELSIF r.player_sourced AND r.upheld IS NOT NULL
+          AND r.upheld + r.dismissed >= r.min_history
+          AND (r.upheld + 1)::numeric / (r.upheld + r.dismissed + 2) < r.threshold
+          AND v_penalty > 0 THEN
+      v_status := 'held'; v_reason := 'reporter_credibility'; v_held := v_penalty;
+    ELSIF v_penalty > 0 THEN
+      IF v_bstart IS NULL OR v_bstart <= now() - interval '24 hours' THEN
+        v_used := 0; v_wstart := now();
+      ELSE
+        v_used := v_bused; v_wstart := v_bstart;
+      END IF;
+      IF v_used + v_penalty > r.budget THEN
+        v_status := 'held'; v_reason := 'studio_budget'; v_held := v_penalty;
+      ELSE
+        v_applied := LEAST(v_penalty, v_score);
+        IF v_applied > 0 THEN
+          bu[r.n] := v_used + v_applied; bw[r.n] := v_wstart;
+          nb := nb + 1;
+          b_player[nb] := r.player_id; b_studio[nb] := r.studio_id; b_wstart[nb] := v_wstart;
+          b_points[nb] := v_used + v_applied;
+        END IF;
+      END IF;
+    END IF;
+
+    sc[r.n] := v_score - v_applied;
+    v_history := v_history OR v_applied > 0;
+    res_status[r.n] := 'created';
+    nc := nc + 1;
+    c_n[nc] := r.n; c_player[nc] := r.player_id; c_applied[nc] := v_applied; c_held[nc] := v_held;
+    c_status[nc] := v_status; c_reason[nc] := v_reason; c_after[nc] := v_score - v_applied;
+  END LOOP;
+
+  -- The rows only some batches need, each by one statement when there are any (a statement's fixed
+  -- cost, its locks and index opens, is most of a one-report batch's); then one statement writes the
+  -- offenses, the players and the outbox, and answers the outcomes in order.
+  IF v_history THEN
+    INSERT INTO trust_history (player_id, points, score_before, score_after, reason, offense_id, studio_id)
+    SELECT u.player_id, -u.applied, u.score_after + u.applied, u.score_after, 'offense',
+           (items->(u.n - 1)->>'offenseId')::uuid, (items->(u.n - 1)->>'studioId')::uuid
+      FROM unnest(c_n, c_player, c_applied, c_after) WITH ORDINALITY AS u(n, player_id, applied, score_after, k)
+     WHERE u.applied > 0 ORDER BY u.k;
+  END IF;
+  IF v_dedup THEN
+    INSERT INTO report_dedup (studio_id, player_id, reporter_id, type, match_key, offense_id, expires_at)
+    SELECT (x.v->>'studioId')::uuid, u.player_id, x.v->>'reporterId', x.v->>'type', coalesce(x.v->>'matchId', ''),
+           (x.v->>'offenseId')::uuid,
+           now() + CASE WHEN coalesce(x.v->>'matchId', '') = '' THEN (x.v->>'dedupSecondsWithoutMatch')::int
+                        ELSE (x.v->>'dedupSecondsWithMatch')::int END * interval '1 second'
+      FROM unnest(c_n, c_player) AS u(n, player_id)
+     CROSS JOIN LATERAL (SELECT items->(u.n - 1) AS v) x
+     WHERE x.v->>'reporterId' IS NOT NULL
+    ON CONFLICT (player_id, studio_id, reporter_id, type, match_key)
+    DO UPDATE SET offense_id = excluded.offense_id, expires_at = excluded.expires_at;
+  END IF;
+  IF nb > 0 THEN
+    INSERT INTO studio_player_budget (player_id, studio_id, window_start, points)
+    SELECT DISTINCT ON (u.player_id, u.studio_id) u.player_id, u.studio_id, u.wstart, u.points
+      FROM unnest(b_player, b_studio, b_wstart, b_points) WITH ORDINALITY AS u(player_id, studio_id, wstart, points, k)
+     ORDER BY u.player_id, u.studio_id, u.k DESC
+    ON CONFLICT (player_id, studio_id) DO UPDATE SET window_start = excluded.window_start, points = excluded.points;
+  END IF;
+  IF nq > 0 THEN
+    UPDATE reporter_quota q SET used = u.used, window_start = u.wstart
+      FROM (SELECT DISTINCT ON (u.studio_id, u.reporter_id) u.studio_id, u.reporter_id, u.wstart, u.used
+              FROM unnest(q_studio, q_reporter, q_wstart, q_used) WITH ORDINALITY AS u(studio_id, reporter_id, wstart, used, k)
+             ORDER BY u.studio_id, u.reporter_id, u.k DESC) u
+     WHERE q.studio_id = u.studio_id AND q.reporter_id = u.reporter_id;
+  END IF;
+
+  RETURN QUERY
+  WITH x AS (
+    SELECT t.n::int AS n, t.v, (t.v->>'offenseId')::uuid AS offense_id
+      FROM jsonb_array_elements(items) WITH ORDINALITY AS t(v, n)),
+  c AS (
+    SELECT u.*, x.v, x.offense_id
+      FROM unnest(c_n, c_player, c_applied, c_held, c_status, c_reason, c_after)
+           AS u(n, player_id, applied, held, status, reason, score_after)
+      JOIN x USING (n)),
+  ins AS (
+    INSERT INTO offenses (id, player_id, game_id, studio_id, type, description, severity, detected, penalty_points,
+                          evidence, details, context, trust_score_after, reporter_id, match_id, penalty_held,
+                          status, status_reason)
+    SELECT c.offense_id, c.player_id, (c.v->>'gameId')::uuid, (c.v->>'studioId')::uuid, c.v->>'type',
+           c.v->>'description', c.v->>'severity', (c.v->>'detected')::boolean, c.applied, c.v->'evidence',
+           c.v->'details', c.v->'context', c.score_after, c.v->>'reporterId', c.v->>'matchId', c.held, c.status,
+           c.reason
+      FROM c ORDER BY c.n
+    RETURNING *),
+  pl AS (
+    UPDATE players p
+       SET trust_score = g.score, offense_count = p.offense_count + g.cnt, updated_at = now(),
+           recovery_from = CASE WHEN g.recover THEN now() ELSE p.recovery_from END
+      FROM (SELECT c.player_id, min(c.score_after) AS score, count(*)::int AS cnt,
+                   bool_or(c.status IN ('applied', 'held')) AS recover
+              FROM c GROUP BY c.player_id) g
+     WHERE p.id = g.player_id),
+  ob AS (
+    INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+    SELECT j.queue, j.job_name, j.job_id, jsonb_build_object('offenseId', c.offense_id), c.player_id
+      FROM c, ROWS FROM (jsonb_to_recordset(c.v->'jobs') AS (queue text, job_name text, job_id text))
+           WITH ORDINALITY AS j(queue, job_name, job_id, k)
+     ORDER BY c.n, j.k
+    RETURNING id, queue, job_name, job_id, payload, shard_key),
+  obs AS (
+    SELECT (ob.payload->>'offenseId')::uuid AS offense_id,
+           jsonb_agg(jsonb_build_object('id', ob.id::text, 'queue', ob.queue, 'job_name', ob.job_name,
+                                        'job_id', ob.job_id, 'payload', ob.payload,
+                                        'shard_key', ob.shard_key) ORDER BY ob.id) AS rows
+      FROM ob GROUP BY 1)
+  SELECT CASE s.status
+           WHEN 'created' THEN jsonb_build_object(
+             'status', 'created',
+             'offense', to_jsonb(o) || jsonb_build_object('service_id', x.v->>'serviceId',
+                                                          'cursor_ts', to_json(o.created_at)#>>'{}'),
+             'trustScore', o.trust_score_after, 'quotaRemaining', s.remaining,
+             'outbox', coalesce(obs.rows, '[]'))
+           WHEN 'duplicate' THEN jsonb_build_object('status', 'duplicate', 'offenseId', s.dup)
+           WHEN 'quota_exceeded' THEN jsonb_build_object('status', 'quota_exceeded', 'retryAfterSeconds', s.retry)
+           ELSE jsonb_build_object('status', 'not_found')
+         END
+    FROM unnest(res_status, res_dup, res_retry, res_remaining) WITH ORDINALITY AS s(status, dup, retry, remaining, n)
+    JOIN x ON x.n = s.n
+    LEFT JOIN ins o ON s.status = 'created' AND o.id = x.offense_id
+    LEFT JOIN obs ON obs.offense_id = x.offense_id
+   ORDER BY s.n;
+END;
+$$
+-- Its statements' plans do not depend on the batch (every input is an array or the items): one
+-- generic plan each, made once per connection, instead of planning them again on every call.
+SET plan_cache_mode = force_generic_plan;
