@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DRILLS, DrillRig, formatResult, runDrill, type DrillResult } from './drills.js';
-import { restoreDrill } from './drills/restore.js';
-import { redisMasterKillDrill, replicaKillDrill } from './drills/topology.js';
-import { pgFailoverDrill } from './drills/pg-failover.js';
+import { DrillRig, formatResult, type DrillResult } from './drills/harness.js';
+import { loadDrills, runDrill } from './drills/registry.js';
 
 /**
  * npm run drill [-- <drill> ...] [--fault-seconds 10] [--steady-seconds 5] [--rate 40] [--json FILE]
@@ -24,26 +22,13 @@ const { values, positionals } = parseArgs({
     help: { type: 'boolean', short: 'h' },
   },
 });
-/**
- * Drills with a set-up of their own: the restore drill runs npm start's embedded servers; the
- * topology drills a Redis Cluster or a hot standby.
- */
-const STANDALONE = {
-  restore: (o: StandaloneArgs) =>
-    restoreDrill({ dir: o.dir, loadSeconds: o.steadySeconds * 2, rate: o.rate }),
-  'redis-master-kill': redisMasterKillDrill,
-  'replica-kill': replicaKillDrill,
-  // Opt-in: not in the default run (it needs Debian's pg_auto_failover packages; skipped without).
-  'pg-failover': pgFailoverDrill,
-} as const;
-const OPT_IN = ['pg-failover'];
-interface StandaloneArgs {
-  dir: string;
-  faultSeconds: number;
-  steadySeconds: number;
-  rate: number;
-}
-const ALL = [...Object.keys(DRILLS), ...Object.keys(STANDALONE)];
+// Every drill is a file of scripts/drills/cases/ (the harness beside it: servers, ledger, load, report).
+const DRILLS = await loadDrills();
+const ALL = [...DRILLS.keys()];
+const OPT_IN = ALL.filter((n) => {
+  const drill = DRILLS.get(n)!;
+  return drill.kind === 'standalone' && drill.optIn;
+});
 const names = positionals.length ? positionals : ALL.filter((n) => !OPT_IN.includes(n));
 const unknown = names.filter((n) => !ALL.includes(n));
 if (values.help || unknown.length) {
@@ -64,7 +49,7 @@ for (const [k, v] of Object.entries(opts))
   }
 
 const dir = path.resolve('.drill', `run-${process.pid}`);
-const rigNames = names.filter((n) => DRILLS[n]);
+const rigNames = names.filter((n) => DRILLS.get(n)?.kind === 'rig');
 const rig = rigNames.length
   ? await DrillRig.start({
       dir,
@@ -89,10 +74,11 @@ try {
   );
   if (rig) for (const kind of ['api', 'enrichment', 'review', 'webhooks'] as const) await rig.launch(kind);
   for (const name of names) {
+    const drill = DRILLS.get(name)!;
     const result =
-      name in STANDALONE
-        ? await STANDALONE[name as keyof typeof STANDALONE]({ dir: path.join(dir, name), ...opts })
-        : await runDrill(rig!, name, opts);
+      drill.kind === 'standalone'
+        ? await drill.run({ dir: path.join(dir, name), ...opts })
+        : await runDrill(rig!, DRILLS, name, opts);
     results.push(result);
     process.stdout.write(`\n${formatResult(result)}\n`);
   }

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { DRILLS, DrillRig, formatResult, runDrill } from '../../scripts/drills.js';
+import { DrillRig, formatResult } from '../../scripts/drills/harness.js';
+import { loadDrills, runDrill } from '../../scripts/drills/registry.js';
+
+const DRILLS = await loadDrills();
 import { testServices } from '../helpers/services.js';
 
 /**
@@ -35,9 +38,9 @@ describe('fault drills (shortened)', function () {
   });
 
   // redis-crash needs a Redis of the rig's own: it runs below, on a rig with its own servers.
-  for (const name of Object.keys(DRILLS).filter((n) => n !== 'redis-crash'))
+  for (const name of [...DRILLS].filter(([n, c]) => c.kind === 'rig' && n !== 'redis-crash').map(([n]) => n))
     it(`${name}: nothing lost, nothing doubled`, async () => {
-      const result = await runDrill(rig, name, { faultSeconds: 2, steadySeconds: 1.5, rate: 15 });
+      const result = await runDrill(rig, DRILLS, name, { faultSeconds: 2, steadySeconds: 1.5, rate: 15 });
       expect(result.ok, formatResult(result)).to.equal(true);
       expect(result.checks.length).to.be.greaterThan(5);
     });
@@ -65,7 +68,11 @@ describe('the redis-crash drill (shortened), on servers of its own', function ()
   });
 
   it('redis-crash: acknowledged jobs lost with the last second of the AOF are re-added; nothing lost, nothing doubled', async () => {
-    const result = await runDrill(rig, 'redis-crash', { faultSeconds: 3, steadySeconds: 2, rate: 20 });
+    const result = await runDrill(rig, DRILLS, 'redis-crash', {
+      faultSeconds: 3,
+      steadySeconds: 2,
+      rate: 20,
+    });
     expect(result.ok, formatResult(result)).to.equal(true);
     expect(result.checks.map((c) => c.name)).to.include('acknowledged writes were lost');
   });

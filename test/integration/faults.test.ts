@@ -11,7 +11,7 @@ import {
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
-import { waitingOn } from '../../scripts/drills.js';
+import { waitingOn } from '../../scripts/drills/harness.js';
 
 /**
  * Injected transaction faults: a second connection forces a deadlock with the report's transaction.

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { formatResult } from '../../scripts/drills.js';
-import { restoreDrill } from '../../scripts/drills/restore.js';
+import { formatResult } from '../../scripts/drills/harness.js';
+import { restoreDrill } from '../../scripts/drills/cases/restore.js';
 
 /**
  * `npm run drill -- restore`, shortened: npm start's embedded set-up under report load, backed up with

@@ -4,13 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { createPool } from '../../common/data/db.js';
-import { freePort } from '../../common/services/ports.js';
-import { DrillRig, underLoad, verify, type DrillOptions, type DrillResult } from '../drills.js';
+import { createPool } from '../../../common/data/db.js';
+import { freePort } from '../../../common/services/ports.js';
+import {
+  DrillRig,
+  fmt,
+  sleep,
+  underLoad,
+  verify,
+  type DrillCase,
+  type DrillOptions,
+  type DrillResult,
+} from '../harness.js';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Where Debian's packages put things: pg_autoctl on the PATH, the extension beside PostgreSQL 15. */
 function findAutoFailover(): { pgAutoctl: string; pgBin: string } | string {
@@ -258,3 +265,7 @@ export async function pgFailoverDrill(opts: DrillOptions & { dir: string }): Pro
     }
   }
 }
+
+// Opt-in: not in the default run (it needs Debian's pg_auto_failover packages; skipped without).
+const drill: DrillCase = { kind: 'standalone', optIn: true, run: pgFailoverDrill };
+export default drill;

@@ -4,13 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../common/services/ports.js';
-import { embeddedServer } from '../../common/services/postgres.js';
-import type { DemoData } from '../../common/usecases/seed.js';
-import type { Check, DrillResult } from '../drills.js';
+import { freePort } from '../../../common/services/ports.js';
+import { embeddedServer } from '../../../common/services/postgres.js';
+import type { DemoData } from '../../../common/usecases/seed.js';
+import { sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The embedded set-up as `npm start` runs it, on its own DATA_DIR and port. */
 class Service {
@@ -226,3 +225,10 @@ export async function restoreDrill(opts: {
     ok: checks.length > 0 && checks.every((c) => c.ok),
   };
 }
+
+// npm start's embedded servers, backed up under load and restored on a new folder.
+const drill: DrillCase = {
+  kind: 'standalone',
+  run: (o) => restoreDrill({ dir: o.dir, loadSeconds: o.steadySeconds * 2, rate: o.rate }),
+};
+export default drill;

@@ -1,4 +1,4 @@
-import { isAlive } from '../common/services/process-guard.js';
+import { isAlive } from '../../common/services/process-guard.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -8,13 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import { createPool, type Pool } from '../common/data/db.js';
-import { migrate } from '../common/data/migrate.js';
-import { QUEUES } from '../common/queues/index.js';
-import { providePostgres, provideRedis, type ServiceHandle } from '../common/services/index.js';
-import { findRedisServer, redisServerArgs, redisVersion } from '../common/services/redis.js';
-import { provisionGame, provisionStudio } from '../common/usecases/provisioning.js';
-import { CuttableProxy } from './lib/cuttable-proxy.js';
+import { createPool, type Pool } from '../../common/data/db.js';
+import { migrate } from '../../common/data/migrate.js';
+import { providePostgres, provideRedis, type ServiceHandle } from '../../common/services/index.js';
+import { findRedisServer, redisServerArgs, redisVersion } from '../../common/services/redis.js';
+import { provisionGame, provisionStudio } from '../../common/usecases/provisioning.js';
+import { CuttableProxy } from '../lib/cuttable-proxy.js';
 
 /**
  * Fault drills: the real API and worker processes under a steady report load while something
@@ -23,10 +22,11 @@ import { CuttableProxy } from './lib/cuttable-proxy.js';
  * count and time; all traffic stays on loopback; everything started is stopped.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PEPPER = `drill-pepper-${crypto.randomBytes(16).toString('hex')}`;
-const GRACE_MS = 8000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The API's SHUTDOWN_GRACE_MS on the rig: a SIGTERMed process must be gone within it. */
+export const GRACE_MS = 8000;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type ProcessKind = 'api' | 'enrichment' | 'review' | 'webhooks';
 const ENTRY: Record<ProcessKind, string> = {
@@ -553,7 +553,7 @@ export interface DrillOptions {
   log?: (line: string) => void;
 }
 
-type Drill = (
+export type Drill = (
   rig: DrillRig,
   opts: DrillOptions,
 ) => Promise<{ what: string; lines: string[]; checks: Check[]; load: ReportLoad; players: string[] }>;
@@ -583,372 +583,7 @@ export async function underLoad(
   }
 }
 
-const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-export const DRILLS: Record<string, Drill> = {
-  /** SIGKILL both workers mid-job; replacements pick the jobs up after the stalled interval. */
-  'worker-kill': async (rig, opts) => {
-    const r = await underLoad(rig, opts, 'worker-kill', async () => {
-      const before = rig.evidence.requests;
-      await waitUntil('an enrichment job in flight', async () => rig.evidence.requests > before, 10_000);
-      const killed: string[] = [];
-      for (const kind of ['enrichment', 'review'] as const) {
-        const proc = rig.procs.get(kind)!;
-        const active =
-          (await rig.jobCounts(kind === 'enrichment' ? QUEUES.enrichment : QUEUES.review)).active ?? 0;
-        proc.child.kill('SIGKILL');
-        await proc.exited;
-        killed.push(`${kind} (${active} job(s) active)`);
-      }
-      await sleep(opts.faultSeconds * 1000);
-      await rig.launch('enrichment');
-      await rig.launch('review');
-      return {
-        lines: [
-          `SIGKILLed ${killed.join(' and ')}; replacements started after ${fmt(opts.faultSeconds * 1000)}`,
-        ],
-        checks: [],
-      };
-    });
-    const stalled = rig.logLines('enrichment').filter((l) => String(l.msg).includes('stalled')).length;
-    r.lines.push(`stalled jobs picked up again by the replacements: ${stalled}`);
-    return { what: 'SIGKILL the enrichment and review workers mid-job', ...r };
-  },
-
-  /** Redis unreachable: reports keep being accepted, the outbox holds their jobs, the relay sends them after. */
-  'redis-down': async (rig, opts) => {
-    const window = { from: 0, to: 0 };
-    let maxBacklog = 0;
-    const r = await underLoad(rig, opts, 'redis-down', async (load) => {
-      window.from = Date.now();
-      await rig.redisProxy.cut();
-      const until = Date.now() + opts.faultSeconds * 1000;
-      while (Date.now() < until) {
-        const { rows } = await rig.pool.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL',
-        );
-        maxBacklog = Math.max(maxBacklog, rows[0]!.n);
-        await sleep(250);
-      }
-      await rig.redisProxy.open();
-      window.to = Date.now();
-      const during = load.attemptsBetween(window.from, window.to);
-      const ok = during.filter((a) => a.status === 201).length;
-      return {
-        lines: [
-          `Redis unreachable for ${fmt(window.to - window.from)}: ${during.length} requests, ${ok} answered 201, ${during.filter((a) => a.status === 503).length} answered 503; outbox backlog peaked at ${maxBacklog}`,
-        ],
-        checks: [
-          {
-            name: 'reports accepted while Redis is down',
-            ok: during.length > 0 && ok === during.length,
-            detail: `${ok}/${during.length} answered 201 during the outage`,
-          },
-        ],
-      };
-    });
-    return { what: `Redis unreachable for ${opts.faultSeconds} s under load`, ...r };
-  },
-
-  /**
-   * A machine crash under Redis: SIGKILLed under load with the last second cut from its append-only
-   * file, so jobs Redis acknowledged (their outbox rows marked sent) are gone. The reconciler sees the
-   * restarted server's new run id and re-adds them: every report answered 201 is filed and enriched,
-   * exactly once.
-   */
-  'redis-crash': async (rig, opts) => {
-    let skipped = false;
-    const r = await underLoad(rig, opts, 'redis-crash', async () => {
-      // The workers are held (SIGSTOP) over the crash, as a busy service's backlog would be: the jobs
-      // Redis acknowledged in its last second are then only in Redis when it loses them.
-      const workers = (['enrichment', 'review'] as const).map((k) => rig.procs.get(k)!.child);
-      for (const w of workers) w.kill('SIGSTOP');
-      let crash: Awaited<ReturnType<DrillRig['crashRedis']>>;
-      try {
-        crash = await rig.crashRedis(1000, Math.min(opts.faultSeconds, 3) * 1000);
-      } finally {
-        for (const w of workers) w.kill('SIGCONT');
-      }
-      if (!crash) {
-        skipped = true;
-        return { lines: ['not run: Redis is not the drill’s own (REDIS_URL is set)'], checks: [] };
-      }
-      await sleep(Math.max(0, opts.faultSeconds - 3) * 1000);
-      const reconciled = rig
-        .logLines('api')
-        .filter((l) => String(l.msg).startsWith('redis restarted, failed over or was emptied'));
-      return {
-        lines: [
-          `Redis SIGKILLed under load; ${crash.cutBytes} bytes (its last second) cut from ${path.basename(crash.file)}; restarted on the same port and folder`,
-          `reconciler passes (jobs whose effect was not done, re-sent under their ids): ${reconciled.map((l) => String(l.readded)).join(', ') || 'none yet'}`,
-        ],
-        checks: [
-          {
-            name: 'acknowledged writes were lost',
-            ok: crash.cutBytes > 0,
-            detail: `${crash.cutBytes} bytes cut`,
-          },
-        ],
-      };
-    });
-    return {
-      what: skipped
-        ? 'Redis crash (skipped: needs the drill’s own Redis)'
-        : 'SIGKILL Redis under load with its last second of AOF lost (a machine crash), restart it',
-      ...r,
-    };
-  },
-
-  /** PostgreSQL unreachable: fast 503s, no partial writes, /readyz tells the truth, recovery unaided. */
-  'postgres-down': async (rig, opts) => {
-    const r = await underLoad(rig, opts, 'postgres-down', async (load) => {
-      // Each poll with when it began and when its answer came.
-      const readyz: { at: number; done: number; status: number | 'network' }[] = [];
-      let polling = true;
-      const poller = (async () => {
-        while (polling) {
-          const at = Date.now();
-          const status = await fetch(`${rig.apiUrl}/readyz`, { signal: AbortSignal.timeout(3000) }).then(
-            (res) => res.status,
-            () => 'network' as const,
-          );
-          readyz.push({ at, done: Date.now(), status });
-          await sleep(200);
-        }
-      })();
-      const from = Date.now();
-      await rig.pgProxy.cut();
-      await sleep(opts.faultSeconds * 1000);
-      const restoring = Date.now();
-      await rig.pgProxy.open();
-      const to = Date.now();
-      const recovered = await waitUntil(
-        '/readyz 200 again',
-        async () => readyz.some((x) => x.at > to && x.status === 200),
-        30_000,
-      ).then(
-        () => readyz.find((x) => x.at > to && x.status === 200)!.at - to,
-        () => undefined,
-      );
-      polling = false;
-      await poller;
-      // Requests that began during the outage (a little after the cut, before the restore).
-      const during = load.attemptsBetween(from + 500, to);
-      const refused = during.filter((a) => a.status === 503);
-      const slowest = Math.max(0, ...refused.map((a) => a.ms));
-      // A 201 finished before the restore would mean a write without the database: must be none.
-      const impossible = during.filter((a) => a.status === 201 && a.at + a.ms < to).length;
-      // A poll that began during the outage but was answered after the restore may truthfully say
-      // ready (the API checked PostgreSQL once it was back): only answers given while the database
-      // was still unreachable count.
-      const outage = readyz.filter((x) => x.at > from + 500 && x.done < restoring);
-      const lies = outage.filter((x) => x.status === 200).length;
-      const readyDuring = outage.length;
-      return {
-        lines: [
-          `PostgreSQL unreachable for ${fmt(to - from)}: ${during.length} requests began meanwhile, ${refused.length} answered 503 (slowest ${slowest} ms), ${during.filter((a) => a.status === 201).length - impossible} answered 201 after the restore, ${impossible} before it`,
-          `/readyz: ${readyDuring - lies}/${readyDuring} polls during the outage said 503; ready again ${recovered === undefined ? 'NEVER' : `${recovered} ms`} after the restore`,
-        ],
-        checks: [
-          {
-            name: 'fast 503 during the outage',
-            ok: refused.length > 0 && slowest < 6000,
-            detail: `slowest 503 took ${slowest} ms`,
-          },
-          {
-            name: '/readyz tells the truth',
-            ok: lies === 0 && readyDuring > 0,
-            detail: `${lies} polls said ready during the outage`,
-          },
-          {
-            name: 'the API recovers unaided',
-            ok: recovered !== undefined,
-            detail: `ready ${recovered} ms after the restore`,
-          },
-        ],
-      };
-    });
-    return { what: `PostgreSQL unreachable for ${opts.faultSeconds} s under load`, ...r };
-  },
-
-  /** SIGTERM the API: in-flight requests finish, new connections are refused, exit 0; a new API takes over. */
-  'api-sigterm': async (rig, opts) => {
-    const r = await underLoad(rig, opts, 'api-sigterm', async (load) => {
-      // Hold three players' rows so that a report on each is certainly in flight when the signal comes.
-      const held = await rig.players(`${load.reports[0]!.matchId.replace(/-\d+$/, '')}h`, 3);
-      const b = await rig.pool.connect();
-      const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      const api = rig.procs.get('api')!;
-      let inFlight: { status: number | 'network'; id?: string }[];
-      let at: number;
-      let refused: boolean;
-      try {
-        await b.query('BEGIN');
-        await b.query('SELECT 1 FROM players WHERE service_id = ANY($1) FOR UPDATE', [held]);
-        const sent = held.map((serviceId, i) =>
-          fetch(`${rig.apiUrl}/v1/afk/submitReport/${serviceId}`, {
-            method: 'POST',
-            headers: rig.headers,
-            body: JSON.stringify({ report: { isAfk: true, severity: 'critical', matchId: `held-${i}` } }),
-          }).then(
-            async (res) => ({
-              status: res.status,
-              id: ((await res.json()) as { report?: { _id: string } }).report?._id,
-            }),
-            () => ({ status: 'network' as const }),
-          ),
-        );
-        // Group commit files reports that arrive together in one statement: the three may wait as one
-        // statement or several, so what is awaited is a statement waiting on the held rows; then a
-        // moment for every one of the three to have reached the API.
-        await waitUntil(
-          'the reports wait on the held rows',
-          async () => (await waitingOn(rig.pool, pid)) >= 1,
-          10_000,
-        );
-        await sleep(300);
-        at = Date.now();
-        api.child.kill('SIGTERM');
-        await sleep(500);
-        refused = await fetch(`${rig.apiUrl}/healthz`).then(
-          () => false,
-          () => true,
-        );
-        await b.query('ROLLBACK');
-        inFlight = await Promise.all(sent);
-      } finally {
-        b.release();
-      }
-      const exit = await api.exited;
-      const tookMs = Date.now() - at;
-      const done = inFlight.filter((x) => x.status === 201).length;
-      const { rows } = await rig.pool.query<{ score: number }>(
-        'SELECT sum(trust_score)::int AS score FROM players WHERE service_id = ANY($1)',
-        [held],
-      );
-      await sleep(opts.faultSeconds * 1000);
-      await rig.launch('api');
-      const during = load.attemptsBetween(at, Date.now());
-      return {
-        lines: [
-          `SIGTERM to the API with ${inFlight.length} requests in flight: ${done} answered 201 (their players' scores sum to ${rows[0]!.score} = 3 x (100 - 5)); new connections ${refused ? 'refused' : 'ACCEPTED'}; exit ${exit.code} after ${tookMs} ms`,
-          `meanwhile the load saw ${during.filter((a) => a.status === 'network').length} refused connections and retried them on the next API, started after ${fmt(opts.faultSeconds * 1000)}`,
-        ],
-        checks: [
-          {
-            name: 'API exits 0 within the grace period',
-            ok: exit.code === 0 && tookMs < GRACE_MS,
-            detail: `exit ${exit.code} after ${tookMs} ms (grace ${GRACE_MS} ms)`,
-          },
-          {
-            name: 'in-flight requests finish',
-            ok: done === 3 && rows[0]!.score === 285,
-            detail: `${done}/3 answered 201, score ${rows[0]!.score}`,
-          },
-          { name: 'new connections refused', ok: refused, detail: refused ? 'refused' : 'accepted' },
-        ],
-      };
-    });
-    return { what: 'SIGTERM the API under load', ...r };
-  },
-
-  /** SIGTERM a worker mid-job: its active jobs finish, it exits 0, nothing is left stalled. */
-  'worker-sigterm': async (rig, opts) => {
-    const r = await underLoad(rig, opts, 'worker-sigterm', async () => {
-      rig.evidence.delayMs = 1000;
-      const proc = rig.procs.get('enrichment')!;
-      const before = rig.evidence.requests;
-      await waitUntil('an enrichment job in flight', async () => rig.evidence.requests > before, 10_000);
-      const active = (await rig.jobCounts(QUEUES.enrichment)).active ?? 0;
-      const at = Date.now();
-      proc.child.kill('SIGTERM');
-      const exit = await proc.exited;
-      const tookMs = Date.now() - at;
-      rig.evidence.delayMs = 300;
-      const left = (await rig.jobCounts(QUEUES.enrichment)).active ?? 0;
-      const finished = fs.readFileSync(proc.logFile, 'utf8').includes('"msg":"worker stopped"');
-      await sleep(opts.faultSeconds * 1000);
-      await rig.launch('enrichment');
-      return {
-        lines: [
-          `SIGTERM to the enrichment worker with ${active} job(s) active: exit ${exit.code} after ${tookMs} ms, ${left} job(s) left active`,
-        ],
-        checks: [
-          {
-            name: 'worker exits 0 after its jobs',
-            ok: exit.code === 0 && finished && active > 0,
-            detail: `exit ${exit.code}, ${active} active at the signal`,
-          },
-          { name: 'no job left stalled', ok: left === 0, detail: `${left} active after the exit` },
-        ],
-      };
-    });
-    return { what: 'SIGTERM the enrichment worker mid-job', ...r };
-  },
-
-  /** Deadlocks forced on player rows under load: each deadlocked report is retried and commits once. */
-  deadlock: async (rig, opts) => {
-    const r = await underLoad(rig, opts, 'deadlock', async (load) => {
-      const rounds = Math.max(1, Math.min(5, opts.faultSeconds));
-      let victims = 0;
-      let good = 0;
-      for (let i = 0; i < rounds; i++) {
-        const victim = (await rig.players(`${load.reports[0]!.matchId.replace(/-\d+$/, '')}x${i}`, 1))[0]!;
-        const b = await rig.pool.connect();
-        try {
-          const pid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-          await b.query('BEGIN');
-          // The studio's budget row for this player, which the report writes once it holds the player row.
-          await b.query(
-            `INSERT INTO studio_player_budget (player_id, studio_id, window_start, points)
-             SELECT id, $2, now(), 0 FROM players WHERE service_id = $1`,
-            [victim, rig.studioId],
-          );
-          const sent = fetch(`${rig.apiUrl}/v1/griefing/submitReport/${victim}`, {
-            method: 'POST',
-            headers: rig.headers,
-            body: JSON.stringify({ report: { isGriefing: true, severity: 'critical' } }),
-          });
-          await waitUntil(
-            'the report waits on the budget row',
-            async () => (await waitingOn(rig.pool, pid)) > 0,
-            10_000,
-          );
-          const locked = await b
-            .query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [victim])
-            .then(
-              () => true,
-              () => false,
-            );
-          await b.query('ROLLBACK');
-          if (locked) victims++;
-          const res = await sent;
-          const { rows } = await rig.pool.query<{ n: number; score: number }>(
-            `SELECT (SELECT count(*)::int FROM offenses o WHERE o.player_id = p.id) AS n, p.trust_score AS score
-               FROM players p WHERE p.service_id = $1`,
-            [victim],
-          );
-          if (res.status === 201 && rows[0]!.n === 1 && rows[0]!.score === 85) good++;
-        } finally {
-          b.release();
-        }
-      }
-      return {
-        lines: [
-          `${rounds} deadlocks forced on a player row: the report was the victim ${victims} time(s); ${good}/${rounds} committed exactly once`,
-        ],
-        checks: [
-          {
-            name: 'deadlocked reports commit exactly once',
-            ok: good === rounds && victims > 0,
-            detail: `${good}/${rounds}`,
-          },
-        ],
-      };
-    });
-    return { what: 'deadlocks forced on player rows under load', ...r };
-  },
-};
+export const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** How many backends wait for a lock held by backend `pid` (directly, not behind another waiter). */
 export async function waitingOn(db: Pool, pid: number): Promise<number> {
@@ -959,22 +594,12 @@ export async function waitingOn(db: Pool, pid: number): Promise<number> {
   return rows[0]!.n;
 }
 
-async function waitUntil(what: string, fn: () => Promise<boolean>, ms: number): Promise<void> {
+export async function waitUntil(what: string, fn: () => Promise<boolean>, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (!(await fn())) {
     if (Date.now() > until) throw new Error(`not met within ${ms} ms: ${what}`);
     await sleep(100);
   }
-}
-
-/** Runs one drill on a rig whose processes are up, and verifies. */
-export async function runDrill(rig: DrillRig, name: string, opts: DrillOptions): Promise<DrillResult> {
-  const drill = DRILLS[name];
-  if (!drill) throw new Error(`no drill ${name}; drills: ${Object.keys(DRILLS).join(', ')}`);
-  const r = await drill(rig, opts);
-  const v = await verify(rig, r.load, r.players);
-  const checks = [...r.checks, ...v.checks];
-  return { name, what: r.what, lines: [...r.lines, ...v.lines], checks, ok: checks.every((c) => c.ok) };
 }
 
 export function formatResult(r: DrillResult): string {
@@ -986,3 +611,17 @@ export function formatResult(r: DrillResult): string {
     `  result: ${r.ok ? 'PASS' : 'FAIL'}`,
   ].join('\n');
 }
+
+/** What `npm run drill` passes every drill with a set-up of its own: a folder, and the load's figures. */
+export interface StandaloneArgs extends DrillOptions {
+  dir: string;
+}
+
+/**
+ * One drill, one file in scripts/drills/cases/ (its name is the file's): either it runs on the shared
+ * rig (the API and every worker behind cuttable proxies) under `underLoad`, and `runDrill` verifies the
+ * ledger after it; or it brings its own servers and verifies itself. Opt-in drills run only when named.
+ */
+export type DrillCase =
+  | { kind: 'rig'; run: Drill }
+  | { kind: 'standalone'; optIn?: boolean; run: (args: StandaloneArgs) => Promise<DrillResult> };
