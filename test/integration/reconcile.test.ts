@@ -1,8 +1,5 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import pg from 'pg';
 import { createLogger } from '../../common/logger.js';
-import { migrate } from '../../common/data/migrate.js';
 import { offenseJobs, QUEUES } from '../../common/queues/index.js';
 import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
 import { openQueues } from '../../common/runtime.js';
@@ -12,7 +9,7 @@ import { startWorker, type RunningWorker } from '../../worker/run.js';
 import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
-import { testServices } from '../helpers/services.js';
+import { ownDatabase } from '../helpers/services.js';
 
 /**
  * Issue 22: Redis may lose jobs it acknowledged (a crash cuts the last second of its append-only
@@ -26,29 +23,17 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
   let api: TestApi;
   let tenant: Tenant;
   let workers: RunningWorker[] = [];
-  let dbName: string;
-  let adminUrl: string;
+  let db: Awaited<ReturnType<typeof ownDatabase>>;
 
   before(async () => {
-    adminUrl = (await testServices()).databaseUrl;
-    dbName = `reconcile_${crypto.randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${dbName}`;
-    await migrate(url.toString());
-    api = await startTestApi({ DATABASE_URL: url.toString() });
+    db = await ownDatabase('reconcile');
+    api = await startTestApi({ DATABASE_URL: db.url });
     tenant = await createTenant(api.pool, 'Reconcile');
   });
   after(async () => {
     await Promise.all(workers.map((w) => w.stop()));
     await api.close();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await db.drop();
   });
 
   async function report(serviceId: string, n: number): Promise<string> {

@@ -1,12 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
+import { primaryWithStandby } from '../helpers/services.js';
 import pg from 'pg';
-import { migrate } from '../../common/data/migrate.js';
-import { providePostgres, type ServiceHandle } from '../../common/services/postgres.js';
-import { startStandby, type Standby } from '../../common/services/standby.js';
-import { isAlive } from '../../common/services/process-guard.js';
+import type { ServiceHandle } from '../../common/services/postgres.js';
+import type { Standby } from '../../common/services/standby.js';
 import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
 
 /**
@@ -18,7 +14,7 @@ import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi
  */
 describe('Reads from hot standbys with consistency tokens', function () {
   this.timeout(180_000);
-  let dir: string;
+  let servers: Awaited<ReturnType<typeof primaryWithStandby>>;
   let primary: ServiceHandle;
   let standby: Standby;
   let onStandby: pg.Client;
@@ -29,14 +25,8 @@ describe('Reads from hot standbys with consistency tokens', function () {
   let tenant: Tenant;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-replicas-'));
-    primary = await providePostgres({ dataDir: dir });
-    await migrate(primary.url);
-    standby = await startStandby({
-      primaryUrl: primary.url,
-      primaryDataFolder: path.join(dir, 'postgres'),
-      dir: path.join(dir, 'standby'),
-    });
+    servers = await primaryWithStandby('replicas');
+    ({ primary, standby } = servers);
     onStandby = new pg.Client({ connectionString: standby.url });
     onStandby.on('error', () => undefined); // the kill test ends its connection
     await onStandby.connect();
@@ -54,9 +44,7 @@ describe('Reads from hot standbys with consistency tokens', function () {
     await onStandby?.end().catch(() => undefined);
     await patient?.close();
     await strict?.close();
-    await standby?.stop('immediate').catch(() => undefined);
-    if (primary?.pid && isAlive(primary.pid)) await primary.stop().catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await servers?.stop();
   });
 
   const report = async (api: TestApi, serviceId: string, n: number) => {
