@@ -12,6 +12,7 @@ import { OutboxDispatcher } from '../common/queues/outbox.js';
 import { createPool } from '../common/data/db.js';
 import { ReadRouting } from '../common/data/replicas.js';
 import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
+import type Koa from 'koa';
 import { createApp } from './app.js';
 import type { Deprecation } from './deprecations.js';
 import { ClientAuthenticator } from './middleware/client-auth.js';
@@ -23,6 +24,8 @@ import { ApiMetrics } from '../common/metrics.js';
 export interface RunningApi {
   url: string;
   server: http.Server;
+  /** The Koa application (its routers are what the contract test compares with the document). */
+  app: Koa;
   stop(): Promise<void>;
 }
 
@@ -138,7 +141,7 @@ export async function start(
       await backends.stop();
       log.info('api stopped');
     })());
-  return { url, server, stop };
+  return { url, server, app, stop };
 }
 
 async function main() {
