@@ -1,21 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import autocannon from 'autocannon';
-import { Queue, Worker, type Job } from 'bullmq';
-import { parseConfig } from '../common/config.js';
-import { createLogger } from '../common/logger.js';
-import { offenseJobs, QUEUES } from '../common/queues/index.js';
-import { enrichmentProcessor } from '../worker/processors/enrichment.js';
-import { reviewProcessor } from '../worker/processors/review.js';
-import { concurrencyOf } from '../worker/run.js';
-import { createPool, type Pool } from '../common/data/db.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createPool } from '../common/data/db.js';
 import { migrate } from '../common/data/migrate.js';
-import { findProfiles, recordReports, type ReportToRecord } from '../common/data/repos/offenses.js';
-import { computePenalty } from '../common/domain/penalty.js';
-import { parseReport } from '../common/domain/reports.js';
+import { recordReports } from '../common/data/repos/offenses.js';
 import { providePostgres, provideRedis } from '../common/services/index.js';
 import { provisionGame, provisionStudio, setGameLimits } from '../common/usecases/provisioning.js';
 import { createModerator } from '../common/usecases/moderation.js';
@@ -23,384 +12,34 @@ import { explainLarge, seedLarge } from './large.js';
 import { parseLsn } from '../common/data/replicas.js';
 import { startRedisCluster } from '../common/services/redis-cluster.js';
 import { startStandby } from '../common/services/standby.js';
+import {
+  BENCH_LIMITS,
+  CONNECTIONS,
+  LARGE,
+  LOOKUP,
+  PEPPER,
+  PLAYERS,
+  SECONDS,
+  WARMUP_SECONDS,
+  benchReports,
+  children,
+  jsonOut,
+  launch,
+  median,
+  openLoop,
+  paced,
+  plansOut,
+  run,
+  type BenchContext,
+  type Figures,
+  type Scenario,
+} from './harness.js';
 
 /**
- * npm run bench: every scenario in one run on this machine, interleaved, each measured three times
- * after a warm-up, the median printed with ratios to the references measured in the same run.
- * Load goes to loopback only, every loop is bounded in time, and everything started is stopped.
+ * npm run bench: sets the servers and the data set up, then runs every scenario of bench/scenarios/
+ * (one file each; the shared harness in bench/harness.ts) and the composite ones below (standby,
+ * cluster, two processes, the large set), and prints the figures and their ratios.
  */
-const args = process.argv.slice(2);
-const plansOut = args.includes('--plans') ? args[args.indexOf('--plans') + 1] : undefined;
-/** The large data set (BENCH_LARGE=0 skips it): sizes and the time its seeding may take. */
-const LARGE = {
-  enabled: process.env.BENCH_LARGE !== '0',
-  players: Number(process.env.BENCH_LARGE_PLAYERS ?? 1_000_000),
-  offensesPerPlayer: Number(process.env.BENCH_LARGE_OFFENSES_PER_PLAYER ?? 10),
-  openCaseEvery: 10,
-  seconds: Number(process.env.BENCH_LARGE_SECONDS ?? 900),
-};
-const jsonOut = args.includes('--json')
-  ? (args[args.indexOf('--json') + 1] ?? 'bench-results.json')
-  : undefined;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const WARMUP_SECONDS = 2;
-const CONNECTIONS = 50;
-const PLAYERS = 10_000;
-/** Ids per lobby check (LK). */
-const LOOKUP = 100;
-/** Reports per request in the bulk scenario (BK). */
-const BULK = 100;
-const PEPPER = crypto.randomBytes(24).toString('base64url');
-const CAPS = { cheating: 20, griefing: 15, toxicity: 10, afk: 5 };
-/**
- * The bench's game is a busy studio's: limits high enough never to throttle the load (the limiter
- * still runs on every request), and B1 files with the same policy the API applies to that game.
- */
-const BENCH_LIMITS = {
-  reportsPerSecond: 100_000,
-  reportsBurst: 100_000,
-  readsPerSecond: 100_000,
-  readsBurst: 100_000,
-  reporterQuota: 100_000,
-  studioBudget: 100,
-};
-// The service's own defaults for what the bench does not raise.
-const DEFAULTS = parseConfig({ NODE_ENV: 'test' });
-/** Statements in flight per API process for group commit (and B100's loops). */
-const GROUP_IN_FLIGHT = DEFAULTS.reportBatchesInFlight;
-const BENCH_POLICY = {
-  reporterQuota: BENCH_LIMITS.reporterQuota,
-  studioBudget: BENCH_LIMITS.studioBudget,
-  credibilityThreshold: DEFAULTS.credibilityThreshold,
-  credibilityMinHistory: DEFAULTS.credibilityMinHistory,
-};
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-const children: ChildProcess[] = [];
-/**
- * Starts a process with its stdout going to a file, not a pipe: pino writes synchronously, and a
- * pipe read by this busy load generator would throttle the service to the speed it is drained at.
- */
-async function launch(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  logDir: string,
-  nodeArgs: string[] = [],
-  name = path.basename(file).replace(/\.[jt]s$/, ''),
-): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
-  const logFile = path.join(logDir, `${name}.log`);
-  const fd = fs.openSync(logFile, 'w');
-  // Built JavaScript runs on plain node, as the Procfile runs it; TypeScript goes through tsx.
-  const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...nodeArgs, ...loader, file], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', fd, 'inherit'],
-  });
-  fs.closeSync(fd);
-  children.push(child);
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`${file} exited with ${child.exitCode}; see ${logFile}`);
-    for (const l of fs.readFileSync(logFile, 'utf8').split('\n')) {
-      if (!l.startsWith('{')) continue;
-      const line = JSON.parse(l) as Record<string, unknown>;
-      if (line.msg === 'listening' || line.msg === 'api listening') return { child, line };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${file} did not start in 30 s; see ${logFile}`);
-}
-
-function run(opts: autocannon.Options): Promise<Figures> {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, pipelining: 1, duration: SECONDS, ...opts }, (err, r) => {
-      if (err) return reject(err);
-      resolve({
-        rps: r.requests.average,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors + r.timeouts + r.non2xx,
-      });
-    });
-  });
-}
-
-/**
- * Open loop: operations start at an even pace (one every 1/rate s, whether or not earlier ones
- * finished), each timed from the moment it was due, so a slow answer cannot hold the next ones back
- * and hide its cost (coordinated omission). autocannon's overallRate is not that: each connection
- * sends its share of a second back to back at the start of the second and then waits, which is a
- * closed loop at full speed for part of every second. Hand-written for that reason; bounded by
- * `seconds`, and each `op` by its own timeout. `op` resolves whether it succeeded.
- */
-async function paced(rate: number, seconds: number, op: () => Promise<boolean>): Promise<Figures> {
-  const latencies: number[] = [];
-  const total = Math.round(rate * seconds);
-  let errors = 0;
-  const pending: Promise<void>[] = [];
-  const start = performance.now();
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-    for (; sent < due; sent++) {
-      const dueAt = start + (sent * 1000) / rate;
-      pending.push(
-        op().then(
-          (ok) => {
-            if (ok) latencies.push(performance.now() - dueAt);
-            else errors++;
-          },
-          () => {
-            errors++;
-          },
-        ),
-      );
-    }
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(pending);
-  return figures(latencies, latencies.length / seconds, errors);
-}
-
-/** R@50%: POSTs to the API at `rate` per second (see paced), a 10 s timeout each. */
-async function openLoop(
-  url: string,
-  rate: number,
-  seconds: number,
-  headers: Record<string, string>,
-  next: () => { path: string; body: string },
-): Promise<Figures> {
-  const target = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  try {
-    return await paced(
-      rate,
-      seconds,
-      () =>
-        new Promise<boolean>((resolve) => {
-          const { path, body } = next();
-          const req = http.request(
-            {
-              host: target.hostname,
-              port: target.port,
-              method: 'POST',
-              path,
-              agent,
-              timeout: 10_000,
-              headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-            },
-            (res) => {
-              res.resume();
-              res.on('end', () => resolve(res.statusCode! >= 200 && res.statusCode! < 300));
-              res.on('error', () => resolve(false));
-            },
-          );
-          req.on('timeout', () => req.destroy(new Error('timeout')));
-          req.on('error', () => resolve(false));
-          req.end(body);
-        }),
-    );
-  } finally {
-    agent.destroy();
-  }
-}
-
-/** Figures from per-operation times in ms (sorted here) and a rate measured by the caller. */
-function figures(times: number[], rps: number, errors: number): Figures {
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.floor(times.length * q)] ?? 0;
-  return { rps, p50: at(0.5), p99: at(0.99), errors };
-}
-
-const median = (list: Figures[]): Figures => {
-  const sorted = [...list].sort((a, b) => a.rps - b.rps);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
-
-/**
- * What B1, B100 and B1@50% file: the bench's anti-cheat report on a random player of the small set,
- * as the API would hand it to recordReports.
- */
-function benchReports(
-  serviceIds: string[],
-  tenant: { gameId: string; studioId: string },
-): () => ReportToRecord {
-  const parsed = parseReport('anticheat', {
-    report: { isCheatDetected: true, severity: 'low', confidence: 0.2 },
-  });
-  if (!parsed.ok) throw new Error('bad bench report');
-  const penalty = computePenalty(parsed.report, CAPS);
-  return () => ({
-    offenseId: crypto.randomUUID(),
-    serviceId: serviceIds[Math.floor(Math.random() * serviceIds.length)]!,
-    gameId: tenant.gameId,
-    studioId: tenant.studioId,
-    report: parsed.report,
-    penalty,
-    playerSourced: false,
-    policy: BENCH_POLICY,
-  });
-}
-
-/**
- * B1: the report statement the service sends, driven directly with pg by 50 concurrent loops, one
- * report a statement. B100: the same statement at its batched form, 100 reports on random players a
- * statement and commit, by as many loops as the API keeps statements in flight (GROUP_IN_FLIGHT);
- * its figure is reports/s. Together they bound what the report path can reach.
- */
-async function rawSql(
-  pool: Pool,
-  next: () => ReportToRecord,
-  seconds: number,
-  batch = 1,
-  loops = CONNECTIONS,
-): Promise<Figures> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let reports = 0;
-  const started0 = Date.now();
-  const until = started0 + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: loops }, async () => {
-      while (Date.now() < until) {
-        const started = process.hrtime.bigint();
-        try {
-          const outcomes = await recordReports(pool, Array.from({ length: batch }, next));
-          errors += outcomes.filter((o) => o.status !== 'created').length;
-          reports += outcomes.length;
-        } catch {
-          errors++;
-        }
-        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-    }),
-  );
-  const elapsed = (Date.now() - started0) / 1000;
-  return figures(latencies, reports / elapsed, errors);
-}
-
-/** BP: the profile statement (findProfiles, one player a call) driven directly on CONNECTIONS loops. */
-async function rawProfiles(pool: Pool, player: () => string, seconds: number): Promise<Figures> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const started0 = Date.now();
-  const until = started0 + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) {
-        const started = process.hrtime.bigint();
-        try {
-          const id = player();
-          if (!(await findProfiles(pool, [id], DEFAULTS.profileOffensesLimit, new Date())).has(id)) errors++;
-        } catch {
-          errors++;
-        }
-        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-    }),
-  );
-  return figures(latencies, latencies.length / ((Date.now() - started0) / 1000), errors);
-}
-
-const DRAIN_JOBS = 20_000;
-
-/**
- * W0 / W1: how fast the two offense queues drain 20,000 jobs (10,000 offenses, one job on each
- * queue), with no-op processors (W0: BullMQ and Redis alone) or the real enrichment and review
- * processors (W1), in the same workers at the production concurrency. Each round gets fresh
- * offenses with log evidence and its own queue prefix; the time counts from the workers' start
- * to the last completion.
- */
-async function drain(
-  real: boolean,
-  pg: { url: string; pool: Pool },
-  redisUrl: string,
-  studio: { gameId: string; studioId: string },
-  serviceIds: string[],
-): Promise<Figures> {
-  const config = parseConfig({
-    NODE_ENV: 'test',
-    DATABASE_URL: pg.url,
-    REDIS_URL: redisUrl,
-    CLIENT_SECRET_PEPPER: PEPPER,
-    LOG_LEVEL: 'silent',
-    // The production defaults unless the caller sets them, as an operator would.
-    ...(process.env.WORKER_CONCURRENCY ? { WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY } : {}),
-    ...Object.fromEntries(
-      ['ENRICHMENT_WORKER_CONCURRENCY', 'REVIEW_WORKER_CONCURRENCY']
-        .filter((k) => process.env[k])
-        .map((k) => [k, process.env[k]]),
-    ),
-  });
-  const prefix = `w${crypto.randomBytes(4).toString('hex')}`;
-  const { rows } = await pg.pool.query<{ id: string }>(
-    `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, evidence)
-     SELECT p.id, $2, $3, 'cheating', 'high', true, 0,
-            jsonb_build_array(jsonb_build_object('type', 'text', 'content', 'line one' || chr(10) || 'line ' || i,
-                                                 'submittedAt', now()))
-       FROM generate_series(1, $4) AS i
-       JOIN players p ON p.service_id = ($1::text[])[1 + i % array_length($1::text[], 1)]
-     RETURNING id`,
-    [serviceIds, studio.gameId, studio.studioId, DRAIN_JOBS / 2],
-  );
-  const connection = { url: redisUrl, maxRetriesPerRequest: null };
-  const names = [QUEUES.enrichment, QUEUES.review] as const;
-  const queues = names.map((n) => new Queue(n, { connection, prefix }));
-  for (let i = 0; i < rows.length; i += 1000) {
-    const jobs = rows.slice(i, i + 1000).flatMap((r) =>
-      offenseJobs(r.id).map((j) => ({
-        queue: j.queue,
-        name: j.jobName,
-        data: { offenseId: r.id },
-        opts: { jobId: j.jobId },
-      })),
-    );
-    for (const [k, name] of names.entries()) await queues[k]!.addBulk(jobs.filter((j) => j.queue === name));
-  }
-  const deps = {
-    pool: pg.pool,
-    log: createLogger('silent', 'bench'),
-    config,
-    pepper: PEPPER,
-    dispatch: () => undefined,
-  };
-  const processors = real
-    ? [enrichmentProcessor(deps), reviewProcessor(deps)]
-    : [async (_job: Job) => undefined, async (_job: Job) => undefined];
-  let done = 0;
-  let failed = 0;
-  const durations: number[] = [];
-  const started = process.hrtime.bigint();
-  const workers: Worker[] = [];
-  const finished = new Promise<void>((resolve) => {
-    const count = (job: Job | undefined, ok: boolean) => {
-      if (ok) done++;
-      else failed++;
-      if (job?.processedOn && job.finishedOn) durations.push(job.finishedOn - job.processedOn);
-      if (done + failed === DRAIN_JOBS) resolve();
-    };
-    for (const [k, name] of names.entries())
-      workers.push(
-        new Worker(name, processors[k]!, { connection, prefix, concurrency: concurrencyOf(config, name) })
-          .on('completed', (job) => count(job, true))
-          .on('failed', (job) => count(job, false))
-          .on('error', () => undefined),
-      );
-  });
-  const timeout = new Promise<void>((resolve) => setTimeout(resolve, 120_000).unref());
-  await Promise.race([finished, timeout]);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  await Promise.all(workers.map((w) => w.close()));
-  await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
-  return figures(durations, done / seconds, failed + (DRAIN_JOBS - done - failed));
-}
-
 async function main() {
   const dir = path.resolve('.bench', `run-${process.pid}`);
   fs.mkdirSync(dir, { recursive: true });
@@ -589,77 +228,40 @@ async function main() {
           },
         ],
       });
-    const scenarios: Record<string, (seconds: number) => Promise<Figures>> = {
-      B0: (s) => run({ url: `${bareUrl}/hello`, duration: s }),
-      // The profile statement alone, driven directly: the reference for P, as B1 is for R.
-      BP: (s) => rawProfiles(pool, randomPlayer, s),
-      B1: (s) => direct(rawSql(pool, nextReport, s)),
-      B100: (s) => direct(rawSql(pool, nextReport, s, BULK, GROUP_IN_FLIGHT)),
-      P: profilesAt(apiUrl),
-      T: (s) =>
-        run({
-          url: apiUrl,
-          duration: s,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/oauth/token',
-              headers: { 'content-type': 'application/json' },
-              setupRequest: (r) => ({
-                ...r,
-                body: JSON.stringify({
-                  grant_type: 'authorization_code',
-                  code: codes[nextCode++ % codeCount],
-                  client_id: game.clientId,
-                  client_secret: game.clientSecret,
-                }),
-              }),
-            },
-          ],
-        }),
-      R: reportsAt(apiUrl),
-      // The lobby check: 100 random ids per call; its figure is ids/s.
-      LK: lookupsAt(apiUrl),
-      // Bulk: 100 reports on random players per request; its figure is reports/s, not requests/s.
-      BK: (s) =>
-        perItem(s, '/v1/reports/batch', BULK, () => ({
-          reports: Array.from({ length: BULK }, () => ({
-            kind: 'anticheat',
-            serviceId: randomPlayer(),
-            report: reportObject,
-          })),
-        })),
-      W0: () =>
-        drain(false, { url: pg.url, pool }, redis.url, { gameId: game.id, studioId: studio.id }, serviceIds),
-      W1: () =>
-        drain(true, { url: pg.url, pool }, redis.url, { gameId: game.id, studioId: studio.id }, serviceIds),
-      H: (s) =>
-        run({
-          url: apiUrl,
-          duration: s,
-          requests: [
-            { method: 'POST', headers, body: reportBody, path: `/v1/anticheat/submitReport/${hot}` },
-          ],
-        }),
-      Q: (s) =>
-        run({
-          url: apiUrl,
-          duration: s,
-          requests: [
-            {
-              method: 'GET',
-              path: '/v1/admin/cases?status=open&limit=20',
-              headers: { authorization: `Bearer ${session.access_token}` },
-            },
-          ],
-        }),
+    const ctx: BenchContext = {
+      pool,
+      apiUrl,
+      bareUrl,
+      databaseUrl: pg.url,
+      redisUrl: redis.url,
+      tenant: { gameId: game.id, studioId: studio.id },
+      game,
+      serviceIds,
+      hot,
+      headers,
+      reportBody,
+      reportObject,
+      randomPlayer: () => randomPlayer(),
+      nextReport,
+      nextCode: () => codes[nextCode++ % codeCount]!,
+      moderatorToken: session.access_token,
+      perItem,
+      direct,
+      profilesAt,
+      lookupsAt,
+      reportsAt,
     };
+    const defined = await loadScenarios();
+    const scenarios: Record<string, (seconds: number) => Promise<Figures>> = Object.fromEntries(
+      [...defined].map(([name, s]) => [name, s.make(ctx)]),
+    );
 
     // BENCH_ONLY=P,B0 measures a subset (for profiling one path); the ratios need their references.
     const only = process.env.BENCH_ONLY?.split(',');
     if (only) for (const name of Object.keys(scenarios)) if (!only.includes(name)) delete scenarios[name];
     // W0/W1 warm up in their first round: a drain is long enough not to need a separate one.
-    for (const [name, run] of Object.entries(scenarios)) if (!name.startsWith('W')) await run(WARMUP_SECONDS);
+    for (const [name, run] of Object.entries(scenarios))
+      if (!defined.get(name)?.noWarmup) await run(WARMUP_SECONDS);
     const results: Record<string, Figures[]> = {};
     for (let round = 0; round < 3; round++) {
       for (const [name, scenario] of Object.entries(scenarios))
@@ -890,49 +492,29 @@ async function main() {
     );
     const hotExact = check.rows[0]!.trust_score === 100 - check.rows[0]!.taken;
 
+    // Each scenario's own references and targets (bench/scenarios/), then the composite ones.
+    const pairs: [string, string, number | undefined][] = [
+      ...[...defined].flatMap(([name, s]) =>
+        Object.entries(s.against ?? {}).map(
+          ([ref, target]) => [name, ref, target] as [string, string, number | undefined],
+        ),
+      ),
+      ['PS', 'P·', 0.9],
+      ['LKS', 'LK·', 0.9],
+      ['RC', 'R·', 0.9],
+      ['P2', 'P1', 1.3],
+      ['R2', 'R1', 1],
+      ['P@L', 'P', 0.8],
+      ['R@L', 'R', 0.8],
+      ['LK@L', 'LK', 0.8],
+      ['Q@L', 'Q', 0.8],
+    ];
     const ratios: Record<string, number> = {};
-    for (const [a, b] of [
-      ['R', 'B1'],
-      ['B100', 'B1'],
-      ['BK', 'B100'],
-      ['H', 'R'],
-      ['P', 'B0'],
-      ['P', 'BP'],
-      ['PS', 'P·'],
-      ['LKS', 'LK·'],
-      ['RC', 'R·'],
-      ['P2', 'P1'],
-      ['R2', 'R1'],
-      ['T', 'B0'],
-      ['R', 'B0'],
-      ['BK', 'R'],
-      ['LK', 'P'],
-      ['W1', 'W0'],
-      ['P@L', 'P'],
-      ['R@L', 'R'],
-      ['LK@L', 'LK'],
-      ['Q@L', 'Q'],
-    ] as const)
+    const targets: Record<string, number> = {};
+    for (const [a, b, target] of pairs) {
       if (m[a] && m[b]) ratios[`${a}/${b}`] = m[a].rps / m[b].rps;
-    const targets: Record<string, number> = {
-      'R/B1': 2,
-      'R/B0': 0.1,
-      'H/R': 0.9,
-      'P/B0': 0.25,
-      'PS/P·': 0.9,
-      'LKS/LK·': 0.9,
-      'RC/R·': 0.9,
-      'P2/P1': 1.3,
-      'R2/R1': 1,
-      'T/B0': 0.2,
-      'W1/W0': 0.3,
-      'BK/R': 5,
-      'LK/P': 10,
-      'P@L/P': 0.8,
-      'R@L/R': 0.8,
-      'LK@L/LK': 0.8,
-      'Q@L/Q': 0.8,
-    };
+      if (target !== undefined) targets[`${a}/${b}`] = target;
+    }
     const lines = [
       '',
       'scenario   req/s     p50 ms  p99 ms  errors',
@@ -1013,3 +595,18 @@ main().catch((err: unknown) => {
   for (const c of children) c.kill('SIGKILL');
   process.exit(1);
 });
+
+/** Every scenario of bench/scenarios/, by name (its file's), in their order. */
+async function loadScenarios(): Promise<Map<string, Scenario>> {
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scenarios');
+  const loaded = await Promise.all(
+    fs
+      .readdirSync(dir)
+      .filter((f) => /\.[jt]s$/.test(f) && !f.endsWith('.d.ts'))
+      .map(async (f) => {
+        const mod = (await import(pathToFileURL(path.join(dir, f)).href)) as { default: Scenario };
+        return [f.replace(/\.[jt]s$/, ''), mod.default] as const;
+      }),
+  );
+  return new Map(loaded.sort((a, b) => a[1].order - b[1].order));
+}
