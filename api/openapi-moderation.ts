@@ -1,24 +1,21 @@
 import { moderatorSecurity } from './openapi-security.js';
+import { joiBody, joiQuery } from './contract.js';
+import { pageQuery } from '../common/cursor.js';
+import { muteSchema, resolutionSchema } from '../common/usecases/moderation.js';
+import { rotateSecretSchema, webhookChangeSchema, webhookSchema } from '../common/usecases/webhooks.js';
+import { auditQuery, caseQuery, sessionBody, statsQuery } from './routes/admin/schema.js';
 import { MODERATOR_ROLES, OUTCOMES } from '../common/data/repos/moderation.js';
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from '../common/data/repos/webhooks.js';
-import {
-  DEFAULT_ROTATION_OVERLAP_SECONDS,
-  MAX_ROTATION_OVERLAP_SECONDS,
-} from '../common/usecases/webhooks.js';
 import { SEVERITIES } from '../common/domain/reports.js';
-import { NOTE_MAX } from '../common/usecases/moderation.js';
-import { sanctionRequest } from './openapi-sanctions.js';
 import {
   allRequired,
   clientHeaders,
   closed,
   dateTime,
   json,
-  jsonBody,
   offenseTypes,
   operationIdOf,
   page,
-  pageParams,
   problem,
   rateLimited,
   rateLimitedResponse,
@@ -91,7 +88,7 @@ const reporterAction = (summary: string, description: string) => ({
       { name: 'studioId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
       { name: 'reporterId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } },
     ],
-    requestBody: jsonBody(closed({ note: { type: 'string', minLength: 1, maxLength: NOTE_MAX } })),
+    requestBody: joiBody(muteSchema),
     responses: {
       200: json(ref('Reporter'), 'The reporter after the action.'),
       400: problem('The note is missing or too long.'),
@@ -110,12 +107,7 @@ export const moderationPaths = {
       summary: 'Moderator sign-in: a short-lived session token',
       description:
         'Username and password of a moderator account (created with the admin tool). After 5 failures within 15 minutes on an account (50 from an address) each further one locks it for twice as long (429 with Retry-After).',
-      requestBody: jsonBody({
-        type: 'object',
-        additionalProperties: false,
-        required: ['username', 'password'],
-        properties: { username: { type: 'string' }, password: { type: 'string' } },
-      }),
+      requestBody: joiBody(sessionBody),
       responses: {
         200: json(ref('ModeratorSession'), 'Signed in.'),
         400: problem('username or password missing.'),
@@ -135,36 +127,7 @@ export const moderationPaths = {
       description:
         'Open cases by priority (highest first, then oldest); resolved cases newest first. A case whose priority changes while you page may move between pages.',
       security: bearer,
-      parameters: [
-        { name: 'status', in: 'query', schema: { enum: ['open', 'resolved'], default: 'open' } },
-        { name: 'type', in: 'query', schema: { enum: offenseTypes } },
-        {
-          name: 'severity',
-          in: 'query',
-          schema: { enum: [...SEVERITIES] },
-          description: 'Highest severity.',
-        },
-        {
-          name: 'claimed',
-          in: 'query',
-          schema: { enum: ['any', 'mine', 'unclaimed'], default: 'any' },
-          description: 'unclaimed includes cases whose claim expired.',
-        },
-        { name: 'serviceId', in: 'query', schema: { type: 'string' } },
-        {
-          name: 'overdue',
-          in: 'query',
-          schema: { type: 'boolean', default: false },
-          description: 'Only open cases past their dueAt.',
-        },
-        {
-          name: 'sort',
-          in: 'query',
-          schema: { enum: ['priority', 'age'], default: 'priority' },
-          description: 'Open cases by priority (highest first, then oldest) or by age (oldest first).',
-        },
-        ...pageParams(),
-      ],
+      parameters: joiQuery(caseQuery),
       responses: {
         200: json(page('ReviewCase'), 'One page of the queue.'),
         400: problem('A bad filter, limit or cursor.'),
@@ -198,19 +161,7 @@ export const moderationPaths = {
     'Resolve a case as upheld or dismissed',
     'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
     {
-      requestBody: jsonBody({
-        type: 'object',
-        additionalProperties: false,
-        required: ['outcome', 'note'],
-        properties: {
-          outcome: { enum: ['upheld', 'dismissed'] },
-          note: { type: 'string', minLength: 1, maxLength: NOTE_MAX },
-          sanction: {
-            ...sanctionRequest,
-            description: 'With upheld only: a sanction placed in the same transaction, with the caseId.',
-          },
-        },
-      }),
+      requestBody: joiBody(resolutionSchema),
     },
   ),
   '/v1/admin/studios/{studioId}/reporters/{reporterId}/mute': reporterAction(
@@ -228,9 +179,7 @@ export const moderationPaths = {
       summary: 'Sign in to the moderator console: an HttpOnly session cookie',
       description:
         'Sets pt_console (HttpOnly, SameSite=Strict, Secure over https). Writes with the cookie must send the csrfToken of this answer in X-CSRF-Token. The session ends after CONSOLE_IDLE_TIMEOUT_SECONDS without a request, or CONSOLE_SESSION_MAX_SECONDS after sign-in. The same lockout as POST /v1/admin/session.',
-      requestBody: jsonBody(
-        closed({ username: { type: 'string', maxLength: 64 }, password: { type: 'string', maxLength: 256 } }),
-      ),
+      requestBody: joiBody(sessionBody),
       responses: {
         201: json(ref('ConsoleSession'), 'Signed in.'),
         400: problem('No username or password.'),
@@ -393,9 +342,7 @@ export const moderationPaths = {
       summary:
         "The review team's figures: open and overdue cases, and per day inbound, resolved and median handling time",
       security: bearer,
-      parameters: [
-        { name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 90, default: 14 } },
-      ],
+      parameters: joiQuery(statsQuery),
       responses: {
         200: json(
           closed({
@@ -428,11 +375,7 @@ export const moderationPaths = {
       tags: ['moderation'],
       summary: 'The moderation audit log, newest first (admins)',
       security: bearer,
-      parameters: [
-        { name: 'caseId', in: 'query', schema: { type: 'string', format: 'uuid' } },
-        { name: 'moderatorId', in: 'query', schema: { type: 'string', format: 'uuid' } },
-        ...pageParams(100, 50),
-      ],
+      parameters: joiQuery(auditQuery),
       responses: {
         200: json(page('AuditEntry'), 'One page.'),
         400: problem('A bad filter, limit or cursor.'),
@@ -449,21 +392,7 @@ export const moderationPaths = {
       description:
         'https only (http only to an address on OUTBOUND_ALLOWLIST). The signing secret is in this answer only. At most 10 per studio.',
       parameters: clientHeaders,
-      requestBody: jsonBody({
-        type: 'object',
-        additionalProperties: false,
-        required: ['url'],
-        properties: {
-          url: { type: 'string', format: 'uri', maxLength: 2048 },
-          events: {
-            type: 'array',
-            items: { enum: [...EVENT_TYPES] },
-            minItems: 1,
-            uniqueItems: true,
-            description: 'Default: every event.',
-          },
-        },
-      }),
+      requestBody: joiBody(webhookSchema),
       responses: {
         201: rateLimited(json(ref('WebhookWithSecret'), 'Registered.')),
         429: rateLimitedResponse,
@@ -517,16 +446,7 @@ export const moderationPaths = {
       description:
         'Only the fields given change. `enabled: false` stops its deliveries (pending ones are cancelled); `enabled: true` turns it back on after the studio or the automatic disable turned it off, and starts its failure count afresh.',
       parameters: [webhookIdParam, ...clientHeaders],
-      requestBody: jsonBody({
-        type: 'object',
-        additionalProperties: false,
-        minProperties: 1,
-        properties: {
-          url: { type: 'string', format: 'uri', maxLength: 2048 },
-          events: { type: 'array', items: { enum: [...EVENT_TYPES] }, minItems: 1, uniqueItems: true },
-          enabled: { type: 'boolean' },
-        },
-      }),
+      requestBody: joiBody(webhookChangeSchema),
       responses: {
         200: rateLimited(json(ref('Webhook'), 'The webhook as changed.')),
         400: problem('No field, a bad URL or an unknown event.'),
@@ -553,25 +473,7 @@ export const moderationPaths = {
       description:
         'The new secret is in this answer only. Until previousSecretExpiresAt every delivery carries two signatures in webhook-signature (one per secret), so receivers can switch at their own pace. Rotating during an overlap ends the older secret at once.',
       parameters: [webhookIdParam, ...clientHeaders],
-      requestBody: {
-        required: false,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                overlapSeconds: {
-                  type: 'integer',
-                  minimum: 0,
-                  maximum: MAX_ROTATION_OVERLAP_SECONDS,
-                  default: DEFAULT_ROTATION_OVERLAP_SECONDS,
-                },
-              },
-            },
-          },
-        },
-      },
+      requestBody: joiBody(rotateSecretSchema, { required: false }),
       responses: {
         200: rateLimited(json(ref('WebhookWithSecret'), 'Rotated.')),
         400: problem('A bad overlapSeconds.'),
@@ -598,7 +500,7 @@ export const moderationPaths = {
       operationId: 'listWebhookDeliveries',
       tags: ['webhooks'],
       summary: 'The delivery log of a webhook, newest first',
-      parameters: [webhookIdParam, ...clientHeaders, ...pageParams()],
+      parameters: [webhookIdParam, ...clientHeaders, ...joiQuery(pageQuery)],
       responses: {
         200: rateLimited(json(page('WebhookDelivery'), 'One page.')),
         400: problem('Bad limit or cursor.'),

@@ -11,11 +11,6 @@ export const json = (schema: object, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
-/** A required JSON request body. */
-export const jsonBody = (schema: object) => ({
-  required: true,
-  content: { 'application/json': { schema } },
-});
 export const dateTime = { type: 'string', format: 'date-time' };
 
 /** An object whose properties are all always present. */
@@ -59,16 +54,6 @@ export const rateLimitedResponse = tooMany(
   "rate_limited: over the client's rate for this route group; Retry-After says when.",
 );
 
-/** limit and cursor of a cursor-paginated listing. */
-export const pageParams = (max = 100, dflt = 20) => [
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max, default: dflt } },
-  {
-    name: 'cursor',
-    in: 'query',
-    schema: { type: 'string' },
-    description: 'nextCursor of the previous page.',
-  },
-];
 /** One page of a listing of `item`s. */
 export const page = (item: string) =>
   closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });

@@ -1,4 +1,8 @@
-import { SANCTION_LIMITS } from '../common/usecases/sanctions.js';
+import { joiBody, joiQuery } from './contract.js';
+import { appealDecisionSchema, appealFileSchema } from '../common/usecases/appeals.js';
+import { revokeSanctionSchema, sanctionSchema, studioSanctionSchema } from '../common/usecases/sanctions.js';
+import { listQuery, lookupBody } from './routes/sanctions/schema.js';
+import { queueQuery } from './routes/appeals/schema.js';
 import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 import { moderatorSecurity, playerSecurity } from './openapi-security.js';
 import {
@@ -6,9 +10,7 @@ import {
   closed,
   dateTime,
   json,
-  jsonBody,
   page,
-  pageParams,
   problem,
   rateLimited,
   rateLimitedResponse,
@@ -39,55 +41,14 @@ const moderatorErrors = {
   ...common,
 };
 
-const sanctionFields = {
-  type: { enum: [...SANCTION_TYPES] },
-  reason: { type: 'string', minLength: 1, maxLength: 2000 },
-  startsAt: {
-    ...dateTime,
-    description: `Default: now. Not in the past (${SANCTION_LIMITS.pastSkewSeconds} s of clock skew allowed) and at most ${SANCTION_LIMITS.maxStartDays} days ahead.`,
-  },
-  durationSeconds: {
-    type: 'integer',
-    minimum: SANCTION_LIMITS.minSeconds,
-    maximum: SANCTION_LIMITS.maxSeconds,
-    description:
-      'Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years.',
-  },
-  expiresAt: {
-    ...dateTime,
-    description:
-      'Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).',
-  },
-};
-/** What a moderator sends to place a sanction (also `sanction` when resolving a case as upheld). */
-export const sanctionRequest = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'reason'],
-  properties: {
-    ...sanctionFields,
-    scope: { type: 'string', description: '"global" (default) or the id of the one studio it applies to.' },
-  },
-};
-const studioSanctionRequest = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['type', 'reason'],
-  properties: sanctionFields,
-};
-const revokeRequest = jsonBody(closed({ reason: { type: 'string', minLength: 1, maxLength: 2000 } }));
+const revokeRequest = joiBody(revokeSanctionSchema);
 
 const list = (security: object | undefined, who: string) => ({
   operationId: security ? 'moderatorListSanctions' : 'listSanctions',
   tags: ['sanctions'],
   summary: `A player's sanctions, newest first (${who})`,
   ...(security ? { security } : {}),
-  parameters: [
-    serviceIdParam,
-    ...(security ? [] : clientHeaders),
-    { name: 'active', in: 'query', schema: { type: 'boolean', default: false } },
-    ...pageParams(),
-  ],
+  parameters: [serviceIdParam, ...(security ? [] : clientHeaders), ...joiQuery(listQuery)],
   responses: {
     200: security ? json(page('Sanction'), 'One page.') : rateLimited(json(page('Sanction'), 'One page.')),
     400: problem('Bad active, limit or cursor.'),
@@ -104,7 +65,7 @@ export const sanctionPaths = {
       tags: ['sanctions'],
       summary: "Place a sanction limited to the calling studio's games on one of its players",
       parameters: [serviceIdParam, ...clientHeaders],
-      requestBody: jsonBody(studioSanctionRequest),
+      requestBody: joiBody(studioSanctionSchema),
       responses: {
         201: rateLimited(json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).')),
         400: problem('A bad type, reason or period.'),
@@ -138,7 +99,7 @@ export const sanctionPaths = {
       summary: 'Place a sanction, global or limited to one studio',
       security: moderator,
       parameters: [serviceIdParam],
-      requestBody: jsonBody(sanctionRequest),
+      requestBody: joiBody(sanctionSchema),
       responses: {
         201: json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).'),
         400: problem('A bad type, scope, reason or period.'),
@@ -173,9 +134,7 @@ export const sanctionPaths = {
       description:
         'Answers what it can: each id is answered once (a repeated id at its first place), in the order asked. A well-formed id of a known player is in players, one of no player in notFound, and a malformed one (not 1 to 64 letters, digits, underscores or hyphens, such as an empty string) in invalid, so one bad entry never fails a lobby.',
       parameters: clientHeaders,
-      requestBody: jsonBody(
-        closed({ serviceIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string' } } }),
-      ),
+      requestBody: joiBody(lookupBody),
       responses: {
         200: rateLimited(
           json(
@@ -242,18 +201,7 @@ export const sanctionSchemas = {
 } as const;
 
 const appealId = { name: 'appealId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
-const appealBody = jsonBody({
-  type: 'object',
-  additionalProperties: false,
-  required: ['reason', 'statement'],
-  description: 'Exactly one of sanctionId and offenseId.',
-  properties: {
-    sanctionId: { type: 'string', format: 'uuid' },
-    offenseId: { type: 'string', format: 'uuid' },
-    reason: { enum: ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] },
-    statement: { type: 'string', minLength: 1, maxLength: 2000 },
-  },
-});
+const appealBody = joiBody(appealFileSchema);
 const fileResponses = {
   201: rateLimited(json(ref('Appeal'), 'Filed (appeal.filed is sent).')),
   400: problem('A bad subject, reason or statement.'),
@@ -309,11 +257,7 @@ export const appealPaths = {
       tags: ['appeals'],
       summary: 'The appeals queue, oldest first',
       security: moderator,
-      parameters: [
-        { name: 'status', in: 'query', schema: { enum: ['open', 'granted', 'denied'], default: 'open' } },
-        { name: 'serviceId', in: 'query', schema: { type: 'string' } },
-        ...pageParams(),
-      ],
+      parameters: [...joiQuery(queueQuery)],
       responses: {
         200: json(page('Appeal'), 'One page.'),
         400: problem('A bad filter, limit or cursor.'),
@@ -377,12 +321,7 @@ export const appealPaths = {
         "Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may.",
       security: moderator,
       parameters: [appealId],
-      requestBody: jsonBody(
-        closed({
-          decision: { enum: ['granted', 'denied'] },
-          note: { type: 'string', minLength: 1, maxLength: 2000 },
-        }),
-      ),
+      requestBody: joiBody(appealDecisionSchema),
       responses: {
         200: json(ref('Appeal'), 'Decided.'),
         400: problem('A bad decision or note.'),

@@ -1,3 +1,5 @@
+import { JOI } from './contract.js';
+
 /**
  * Who may call what, in the OpenAPI document: the security schemes, and the last step of building
  * the document, which gives every operation its `security` and its 405 answer.
@@ -128,6 +130,7 @@ interface Operation {
  */
 export function finishDocument<T extends { paths: object }>(draft: T): T {
   const doc = structuredClone(draft);
+  keepJoiRules(draft.paths, doc.paths);
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
     for (const method of METHODS) {
       const op = item[method];
@@ -171,4 +174,24 @@ export function finishDocument<T extends { paths: object }>(draft: T): T {
     }
   }
   return doc;
+}
+
+type WithJoi = { [JOI]?: unknown; name?: string; in?: string };
+/**
+ * structuredClone leaves symbol keys out: the Joi rules riding on request bodies and query
+ * parameters (api/contract.ts) are put back on their copies, for the contract test to find.
+ */
+function keepJoiRules(from: object, to: object): void {
+  const source = from as Record<string, Record<string, { requestBody?: WithJoi; parameters?: WithJoi[] }>>;
+  const target = to as typeof source;
+  for (const [path, item] of Object.entries(source))
+    for (const [method, op] of Object.entries(item)) {
+      const copy = target[path]![method]!;
+      if (op.requestBody?.[JOI]) copy.requestBody![JOI] = op.requestBody[JOI];
+      for (const param of op.parameters ?? [])
+        if (param[JOI]) {
+          const same = copy.parameters?.find((p) => p.name === param.name && p.in === param.in);
+          if (same) same[JOI] = param[JOI];
+        }
+    }
 }

@@ -1,20 +1,17 @@
-import {
-  EVIDENCE_TYPES,
-  LIMITS,
-  SEVERITIES,
-  SOURCES,
-  TOXICITY_CATEGORIES,
-} from '../common/domain/reports.js';
+import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES } from '../common/domain/reports.js';
 
+import { joiBody, joiQuery, requestComponents } from './contract.js';
+import { pageQuery } from '../common/cursor.js';
+import { REPORT_ENVELOPES, type ReportKind } from '../common/domain/reports.js';
+import { createPlayerSchema } from '../common/usecases/players.js';
+import { batchSchema } from './routes/reports/schema.js';
 import {
   clientHeaders,
   closed,
   dateTime,
   json,
-  jsonBody,
   offenseTypes,
   page,
-  pageParams,
   problem,
   rateLimited,
   rateLimitedResponse,
@@ -30,36 +27,16 @@ import { SANCTION_TYPES } from '../common/data/repos/sanctions.js';
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.2.0';
 
-/**
- * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
- * against it (test/integration/openapi.test.ts), so it cannot drift from the code unnoticed.
- */
-const flag = {
-  description: 'A boolean, "true"/"false", "yes"/"no" (any case) or 1/0.',
-  oneOf: [
-    { type: 'boolean' },
-    { type: 'integer', enum: [0, 1] },
-    { type: 'string', pattern: '^(?i:\\s*(true|false|yes|no|1|0)\\s*)$' },
-  ],
-};
-const severity = {
-  type: 'string',
-  description: `One of ${SEVERITIES.join(', ')} (case-insensitive).`,
-};
+/** An offense's context as stored (normalised at filing) and shown in its record. */
 const contextProps = {
   matchId: { type: 'string', maxLength: LIMITS.contextId },
   reporterId: { type: 'string', maxLength: LIMITS.contextId },
   occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
   source: { type: 'string', description: `One of ${SOURCES.join(', ')}.` },
 };
-const commonReportProps = {
-  description: { type: 'string', maxLength: LIMITS.description },
-  severity,
-  evidence: { type: 'array', maxItems: LIMITS.evidenceItems, items: ref('EvidenceInput') },
-  ...contextProps,
-};
 
-function reportOperation(summary: string, bodySchema: string, cap: string) {
+/** A report submission: its request rule is the kind's Joi envelope (common/domain/reports.ts). */
+function reportOperation(kind: ReportKind, summary: string, bodySchema: string, cap: string) {
   return {
     post: {
       operationId: `submit${bodySchema.replace('Report', '')}Report`,
@@ -78,12 +55,7 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
             'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
         },
       ],
-      requestBody: jsonBody({
-        type: 'object',
-        additionalProperties: false,
-        required: ['report'],
-        properties: { report: ref(bodySchema) },
-      }),
+      requestBody: joiBody(REPORT_ENVELOPES[kind]),
       responses: {
         201: rateLimited(
           json(
@@ -110,6 +82,10 @@ function reportOperation(summary: string, bodySchema: string, cap: string) {
   };
 }
 
+/**
+ * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
+ * against it (test/integration/openapi.test.ts), so it cannot drift from the code unnoticed.
+ */
 const draft = {
   openapi: '3.1.0',
   info: {
@@ -432,21 +408,7 @@ const draft = {
         description:
           "The new player is linked to the calling game and has no password (they sign in here only once they create an account of their own). The same serviceId again, for a player already linked to the game, returns that player with 200 (a safe retry). A serviceId of a player not linked to the game, or a gamer tag another player holds, is 409 already_exists: a player links a game only by signing in to it. Counts against the client's reports rate.",
         parameters: [...clientHeaders],
-        requestBody: jsonBody({
-          type: 'object',
-          additionalProperties: false,
-          required: ['gamerTag', 'fullName'],
-          properties: {
-            serviceId: {
-              type: 'string',
-              pattern: '^[A-Za-z0-9_-]{1,64}$',
-              description:
-                'The id the studio knows the player by; generated when left out. "me" is reserved.',
-            },
-            gamerTag: { type: 'string', minLength: 1, maxLength: 64 },
-            fullName: { type: 'string', minLength: 1, maxLength: 200 },
-          },
-        }),
+        requestBody: joiBody(createPlayerSchema),
         responses: {
           201: rateLimited(json(ref('PlayerDetailed'), 'Created (Location: /v1/player/{serviceId}).')),
           200: rateLimited(
@@ -486,7 +448,7 @@ const draft = {
         operationId: 'listPlayerOffenses',
         tags: ['players'],
         summary: "Page through a player's offenses, newest first",
-        parameters: [serviceIdParam, ...clientHeaders, ...pageParams()],
+        parameters: [serviceIdParam, ...clientHeaders, ...joiQuery(pageQuery)],
         responses: {
           200: rateLimited(json(page('Reportoffense'), 'One page.')),
           400: problem('Bad limit or cursor.'),
@@ -505,7 +467,7 @@ const draft = {
         summary: "Every change of a player's trust score, newest first",
         description:
           'One entry per change: an offense applied, held points released by an upheld case, points given back by a dismissal or a granted appeal, or points earned back by a clean record (recovery). Every studio sees every change; visibility is "full" on the changes about the calling studio\'s own reports (the offense itself, and a dismissal, appeal or release of it).',
-        parameters: [serviceIdParam, ...clientHeaders, ...pageParams()],
+        parameters: [serviceIdParam, ...clientHeaders, ...joiQuery(pageQuery)],
         responses: {
           200: rateLimited(json(page('TrustChange'), 'One page.')),
           400: problem('Bad limit or cursor.'),
@@ -525,29 +487,7 @@ const draft = {
         description:
           'Each report is handled exactly as its single endpoint would handle it (validation, idempotency, duplicates, quota, budget) and answered in order with the status and body that endpoint would have sent; a failed one applies nothing, the others are stored. Reports without an Idempotency-Key are filed together, in one statement and one commit. Rate limits count reports, not requests.',
         parameters: clientHeaders,
-        requestBody: jsonBody(
-          closed({
-            reports: {
-              type: 'array',
-              minItems: 1,
-              maxItems: 100,
-              items: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['kind', 'serviceId', 'report'],
-                properties: {
-                  kind: { enum: ['anticheat', 'toxicity', 'afk', 'griefing'] },
-                  serviceId: { type: 'string', maxLength: 64 },
-                  report: {
-                    type: 'object',
-                    description: 'The report body of the kind, as its single endpoint takes it.',
-                  },
-                  idempotencyKey: { type: 'string', minLength: 1, maxLength: 255 },
-                },
-              },
-            },
-          }),
-        ),
+        requestBody: joiBody(batchSchema),
         responses: {
           207: rateLimited(
             json(
@@ -590,17 +530,20 @@ const draft = {
       },
     },
     '/v1/anticheat/submitReport/{serviceId}': reportOperation(
+      'anticheat',
       'Submit an anti-cheat report',
       'AntiCheatReport',
       '20',
     ),
     '/v1/toxicity/submitReport/{serviceId}': reportOperation(
+      'toxicity',
       'Submit a toxicity report',
       'ToxicityReport',
       '10',
     ),
-    '/v1/afk/submitReport/{serviceId}': reportOperation('Submit an AFK report', 'AfkReport', '5'),
+    '/v1/afk/submitReport/{serviceId}': reportOperation('afk', 'Submit an AFK report', 'AfkReport', '5'),
     '/v1/griefing/submitReport/{serviceId}': reportOperation(
+      'griefing',
       'Submit a griefing report',
       'GriefingReport',
       '15',
@@ -620,6 +563,8 @@ const draft = {
       },
     },
     schemas: {
+      // The request schemas named in the Joi rules (.id()): the report bodies and their evidence.
+      ...requestComponents(),
       ...moderationSchemas,
       ...sanctionSchemas,
       ...appealSchemas,
@@ -712,24 +657,6 @@ const draft = {
         required: ['ok'],
         properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
       },
-      EvidenceInput: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['type'],
-        properties: {
-          type: {
-            type: 'string',
-            description: `One of ${EVIDENCE_TYPES.join(', ')}; screenshot and video need url, text needs content.`,
-          },
-          url: {
-            type: 'string',
-            format: 'uri',
-            maxLength: LIMITS.evidenceUrl,
-            description: 'http or https only.',
-          },
-          content: { type: 'string', maxLength: LIMITS.evidenceContent },
-        },
-      },
       Evidence: {
         type: 'object',
         required: ['type', 'submittedAt'],
@@ -739,91 +666,6 @@ const draft = {
           content: { type: 'string' },
           submittedAt: dateTime,
           enrichment: ref('Enrichment'),
-        },
-      },
-      AntiCheatReport: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['isCheatDetected'],
-        properties: {
-          isCheatDetected: flag,
-          type: {
-            type: 'string',
-            description: 'Cheat category, e.g. aimbot, wallhack, speedhack.',
-            maxLength: 64,
-          },
-          confidence: {
-            description:
-              'Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%").',
-            oneOf: [{ type: 'number', minimum: 0, maximum: 100 }, { type: 'string' }],
-          },
-          logs: {
-            description: `Raw log text or lines; kept as text evidence (at most ${LIMITS.logChars} characters).`,
-            oneOf: [
-              { type: 'string' },
-              { type: 'array', items: { type: 'string' }, maxItems: LIMITS.logLines },
-            ],
-          },
-          ...commonReportProps,
-        },
-      },
-      ToxicityReport: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['isToxic'],
-        properties: {
-          isToxic: flag,
-          category: { type: 'string', description: `One of ${TOXICITY_CATEGORIES.join(', ')}.` },
-          messages: {
-            type: 'array',
-            maxItems: LIMITS.chatLines,
-            items: { type: 'string', maxLength: LIMITS.chatLineChars },
-            description: 'The offending chat lines; kept as text evidence.',
-          },
-          ...commonReportProps,
-        },
-      },
-      AfkReport: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['isAfk'],
-        properties: {
-          isAfk: flag,
-          afkDurationSeconds: { type: 'number', minimum: 0, maximum: 86400 },
-          matchDurationSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 86400 },
-          occurrences: { type: 'integer', minimum: 1, maximum: 100 },
-          ...commonReportProps,
-        },
-      },
-      GriefingReport: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['isGriefing'],
-        properties: {
-          isGriefing: flag,
-          affectedPlayers: {
-            description: 'How many players were affected, or their identifiers.',
-            oneOf: [
-              { type: 'integer', minimum: 0, maximum: LIMITS.affectedPlayers },
-              {
-                type: 'array',
-                items: { type: 'string' },
-                maxItems: LIMITS.affectedPlayerIds,
-                uniqueItems: true,
-              },
-            ],
-          },
-          incidents: {
-            type: 'array',
-            maxItems: LIMITS.incidents,
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['severity'],
-              properties: { severity, description: { type: 'string', maxLength: 500 }, occurredAt: dateTime },
-            },
-          },
-          ...commonReportProps,
         },
       },
       Reportoffense: {

@@ -17,10 +17,13 @@ export function decodeKeys(cursor: string, valid: (keys: string[]) => boolean): 
   }
 }
 
+export const CURSOR_DESCRIPTION = 'nextCursor of the previous page.';
+/** A listing's cursor as a query parameter: what the previous page answered as nextCursor. */
+export const CURSOR = Joi.string().max(512).description(CURSOR_DESCRIPTION);
 /** The query of a cursor-paginated listing: limit 1..100 (20 by default) and the previous page's nextCursor. */
-const pageQuery = Joi.object({
+export const pageQuery = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
+  cursor: CURSOR,
 });
 
 export const invalidCursor = () =>

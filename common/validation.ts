@@ -1,4 +1,4 @@
-import type Joi from 'joi';
+import Joi from 'joi';
 import { fieldErrors, validationError } from './errors.js';
 
 /** Validates input with `schema`: the converted value, or 400 naming every bad field (`root` names the whole). */
@@ -7,3 +7,15 @@ export function check<T>(schema: Joi.Schema, value: unknown, root = 'body'): T {
   if (error) throw validationError(fieldErrors(error.details, root));
   return v as T;
 }
+
+/**
+ * Text a person writes and another reads (a note, a reason, a statement, a name): trimmed, 1 to `max`
+ * characters, so never blank. The document states "not blank" as a pattern beside the length, since
+ * its minLength counts the spaces Joi trims away.
+ */
+export const text = (max: number) =>
+  Joi.string()
+    .trim()
+    .min(1)
+    .max(max)
+    .meta({ 'x-also': { pattern: '\\S' } });

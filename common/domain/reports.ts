@@ -81,51 +81,83 @@ const FLAG_TRUE = new Set(['true', 'yes', '1']);
 const FLAG_FALSE = new Set(['false', 'no', '0']);
 
 /** Booleans, "true"/"false", "yes"/"no" (any case) and 1/0. */
-const flag = Joi.any().custom((value: unknown, helpers) => {
-  if (typeof value === 'boolean') return value;
-  if (value === 1 || value === 0) return value === 1;
-  if (typeof value === 'string') {
-    const v = value.trim().toLowerCase();
-    if (FLAG_TRUE.has(v)) return true;
-    if (FLAG_FALSE.has(v)) return false;
-  }
-  return helpers.message({ custom: 'must be a boolean, "true"/"false", "yes"/"no" or 1/0' });
-});
+const flag = Joi.any()
+  .custom((value: unknown, helpers) => {
+    if (typeof value === 'boolean') return value;
+    if (value === 1 || value === 0) return value === 1;
+    if (typeof value === 'string') {
+      const v = value.trim().toLowerCase();
+      if (FLAG_TRUE.has(v)) return true;
+      if (FLAG_FALSE.has(v)) return false;
+    }
+    return helpers.message({ custom: 'must be a boolean, "true"/"false", "yes"/"no" or 1/0' });
+  })
+  .description('A boolean, "true"/"false", "yes"/"no" (any case) or 1/0.')
+  // The custom validator above is what runs; this is how the document states it (no inline regex
+  // flags, so every JSON Schema validator reads it the same).
+  .meta({
+    'x-schema': {
+      oneOf: [
+        { type: 'boolean' },
+        { type: 'integer', enum: [0, 1] },
+        {
+          type: 'string',
+          pattern: '^\\s*([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0)\\s*$',
+        },
+      ],
+    },
+  });
 
 const severity = Joi.string()
   .trim()
   .lowercase()
   .valid(...SEVERITIES)
-  .messages({ 'any.only': `must be one of ${SEVERITIES.join(', ')}` });
+  .messages({ 'any.only': `must be one of ${SEVERITIES.join(', ')}` })
+  .description('Case and surrounding spaces do not matter.');
 
 /** 0..1 as a fraction, above 1 up to 100 as a percentage, or a string such as "87%". */
-const confidence = Joi.any().custom((value: unknown, helpers) => {
-  let n: number | undefined;
-  let percent = false;
-  if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*%?\s*$/.test(value)) {
-    percent = value.includes('%');
-    n = Number(value.replace('%', '').trim());
-  }
-  if (n === undefined || !Number.isFinite(n) || n < 0 || n > 100)
-    return helpers.message({ custom: 'must be a number from 0 to 1, or a percentage from 0 to 100' });
-  const fraction = percent || n > 1 ? n / 100 : n;
-  return Math.round(fraction * 1000) / 1000;
-});
+const confidence = Joi.any()
+  .custom((value: unknown, helpers) => {
+    let n: number | undefined;
+    let percent = false;
+    if (typeof value === 'number') n = value;
+    else if (typeof value === 'string' && /^\s*\d+(\.\d+)?\s*%?\s*$/.test(value)) {
+      percent = value.includes('%');
+      n = Number(value.replace('%', '').trim());
+    }
+    if (n === undefined || !Number.isFinite(n) || n < 0 || n > 100)
+      return helpers.message({ custom: 'must be a number from 0 to 1, or a percentage from 0 to 100' });
+    const fraction = percent || n > 1 ? n / 100 : n;
+    return Math.round(fraction * 1000) / 1000;
+  })
+  .description(
+    'Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%").',
+  )
+  .meta({
+    'x-schema': {
+      oneOf: [
+        { type: 'number', minimum: 0, maximum: 100 },
+        { type: 'string', pattern: '^\\s*0*(100(\\.0+)?|\\d{1,2}(\\.\\d+)?)\\s*%?\\s*$' },
+      ],
+    },
+  });
 
 const httpUrl = Joi.string()
   .trim()
   .max(LIMITS.evidenceUrl)
   .uri({ scheme: ['http', 'https'] })
-  .messages({ 'string.uriCustomScheme': 'must be an http or https URL' });
+  .messages({ 'string.uriCustomScheme': 'must be an http or https URL' })
+  // The converter reads .uri() as format uri, whatever the schemes: the document names them.
+  .meta({ 'x-also': { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } });
 
 const evidenceItem = Joi.object({
   type: Joi.string()
     .trim()
     .lowercase()
     .valid(...EVIDENCE_TYPES)
-    .required(),
-  url: httpUrl,
+    .required()
+    .description('screenshot and video need url, text needs content (case does not matter).'),
+  url: httpUrl.description('http or https only.'),
   content: Joi.string().max(LIMITS.evidenceContent).custom(cleanText),
 })
   .when(Joi.object({ type: Joi.valid('screenshot', 'video') }).unknown(), {
@@ -133,19 +165,25 @@ const evidenceItem = Joi.object({
   })
   .when(Joi.object({ type: Joi.valid('text') }).unknown(), {
     then: Joi.object({ content: Joi.required() }),
-  });
+  })
+  .id('EvidenceInput');
 
 const text = (max: number) => Joi.string().max(max).allow('').custom(cleanText);
-const contextId = Joi.string().trim().min(1).max(LIMITS.contextId);
+const contextId = Joi.string()
+  .trim()
+  .min(1)
+  .max(LIMITS.contextId)
+  .meta({ 'x-also': { pattern: '\\S' } });
 const context = {
   matchId: contextId,
   reporterId: contextId,
-  occurredAt: Joi.date().iso().max('now').raw(false),
+  occurredAt: Joi.date().iso().max('now').raw(false).description('When it happened; not in the future.'),
   source: Joi.string()
     .trim()
     .lowercase()
     .replace(/[\s-]+/g, '_')
-    .valid(...SOURCES),
+    .valid(...SOURCES)
+    .description('Case does not matter; spaces and dashes read as _.'),
 };
 const common = {
   description: text(LIMITS.description),
@@ -154,12 +192,14 @@ const common = {
   ...context,
 };
 
-const logs = Joi.alternatives().try(
-  Joi.string().max(LIMITS.logChars),
-  Joi.array()
-    .items(Joi.string().max(LIMITS.chatLineChars * 4))
-    .max(LIMITS.logLines),
-);
+const logs = Joi.alternatives()
+  .try(
+    Joi.string().max(LIMITS.logChars),
+    Joi.array()
+      .items(Joi.string().max(LIMITS.chatLineChars * 4))
+      .max(LIMITS.logLines),
+  )
+  .description(`Raw log text or lines; kept as text evidence (at most ${LIMITS.logChars} characters).`);
 
 const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
   anticheat: Joi.object({
@@ -167,42 +207,53 @@ const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
     type: Joi.string()
       .trim()
       .lowercase()
-      .pattern(/^[a-z0-9_ -]{1,64}$/),
+      .pattern(/^[a-z0-9_ -]{1,64}$/)
+      .meta({ 'x-also': { pattern: '\\S' } })
+      .description('Cheat category, e.g. aimbot, wallhack, speedhack (any case).'),
     confidence,
     logs,
     ...common,
-  }),
+  }).id('AntiCheatReport'),
   toxicity: Joi.object({
     isToxic: flag.required(),
     category: Joi.string()
       .trim()
       .lowercase()
       .replace(/[\s-]+/g, '_')
-      .valid(...TOXICITY_CATEGORIES),
-    messages: Joi.array().items(Joi.string().max(LIMITS.chatLineChars)).max(LIMITS.chatLines),
+      .valid(...TOXICITY_CATEGORIES)
+      .description('Case does not matter; spaces and dashes read as _.'),
+    messages: Joi.array()
+      .items(Joi.string().max(LIMITS.chatLineChars))
+      .max(LIMITS.chatLines)
+      .description('The offending chat lines; kept as text evidence.'),
     ...common,
-  }),
+  }).id('ToxicityReport'),
   afk: Joi.object({
     isAfk: flag.required(),
     afkDurationSeconds: Joi.number().min(0).max(86_400),
     matchDurationSeconds: Joi.number().greater(0).max(86_400),
     occurrences: Joi.number().integer().min(1).max(100),
     ...common,
-  }).custom((value: { afkDurationSeconds?: number; matchDurationSeconds?: number }, helpers) => {
-    if (
-      value.afkDurationSeconds !== undefined &&
-      value.matchDurationSeconds !== undefined &&
-      value.afkDurationSeconds > value.matchDurationSeconds
-    )
-      return helpers.message({ custom: 'afkDurationSeconds cannot exceed matchDurationSeconds' });
-    return value;
-  }),
+  })
+    .custom((value: { afkDurationSeconds?: number; matchDurationSeconds?: number }, helpers) => {
+      if (
+        value.afkDurationSeconds !== undefined &&
+        value.matchDurationSeconds !== undefined &&
+        value.afkDurationSeconds > value.matchDurationSeconds
+      )
+        return helpers.message({ custom: 'afkDurationSeconds cannot exceed matchDurationSeconds' });
+      return value;
+    })
+    .description('afkDurationSeconds may not exceed matchDurationSeconds.')
+    .id('AfkReport'),
   griefing: Joi.object({
     isGriefing: flag.required(),
-    affectedPlayers: Joi.alternatives().try(
-      Joi.number().integer().min(0).max(LIMITS.affectedPlayers),
-      Joi.array().items(contextId).max(LIMITS.affectedPlayerIds).unique(),
-    ),
+    affectedPlayers: Joi.alternatives()
+      .try(
+        Joi.number().integer().min(0).max(LIMITS.affectedPlayers),
+        Joi.array().items(contextId).max(LIMITS.affectedPlayerIds).unique(),
+      )
+      .description('How many players were affected, or their identifiers.'),
     incidents: Joi.array()
       .items(
         Joi.object({
@@ -213,10 +264,10 @@ const BODY_SCHEMAS: Record<ReportKind, Joi.ObjectSchema> = {
       )
       .max(LIMITS.incidents),
     ...common,
-  }),
+  }).id('GriefingReport'),
 };
 
-const ENVELOPES = Object.fromEntries(
+export const REPORT_ENVELOPES = Object.fromEntries(
   (Object.keys(BODY_SCHEMAS) as ReportKind[]).map((k) => [
     k,
     Joi.object({ report: BODY_SCHEMAS[k].required() }),
@@ -246,7 +297,7 @@ function afkSeverity(afk?: number, match?: number): Severity {
 export function parseReport(kind: ReportKind, body: unknown, now: Date = new Date()): ParseResult {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return { ok: false, errors: [{ field: 'body', message: 'must be a JSON object { "report": { ... } }' }] };
-  const { value, error } = ENVELOPES[kind].validate(body, { abortEarly: false, convert: true });
+  const { value, error } = REPORT_ENVELOPES[kind].validate(body, { abortEarly: false, convert: true });
   if (error) {
     return { ok: false, errors: fieldErrors(error.details) };
   }

@@ -8,23 +8,25 @@ import { isAppealable, type OffenseStatus } from '../domain/offense-lifecycle.js
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { check } from '../validation.js';
+import { check, text } from '../validation.js';
 import { presentAppeal } from '../views.js';
 import type { Actor } from './moderation.js';
 import { lockPlayer, revokeInTransaction } from './sanctions.js';
 
-const fileSchema = Joi.object({
+export const appealFileSchema = Joi.object({
   sanctionId: Joi.string().guid(),
   offenseId: Joi.string().guid(),
   reason: Joi.string()
     .valid(...APPEAL_REASONS)
     .required(),
-  statement: Joi.string().trim().min(1).max(2000).required(),
-}).xor('sanctionId', 'offenseId');
+  statement: text(2000).required(),
+})
+  .xor('sanctionId', 'offenseId')
+  .description('Exactly one of sanctionId and offenseId.');
 
-const decideSchema = Joi.object({
+export const appealDecisionSchema = Joi.object({
   decision: Joi.string().valid('granted', 'denied').required(),
-  note: Joi.string().trim().min(1).max(2000).required(),
+  note: text(2000).required(),
 });
 
 const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
@@ -144,7 +146,7 @@ export async function fileAppeal(
   },
 ): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
   const v = check<{ sanctionId?: string; offenseId?: string; reason: AppealReason; statement: string }>(
-    fileSchema,
+    appealFileSchema,
     input.body,
   );
   return withTransaction(pool, async (client) => {
@@ -300,7 +302,10 @@ export async function decideAppeal(
   body: unknown,
   now: Date,
 ): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
-  const { decision, note } = check<{ decision: 'granted' | 'denied'; note: string }>(decideSchema, body);
+  const { decision, note } = check<{ decision: 'granted' | 'denied'; note: string }>(
+    appealDecisionSchema,
+    body,
+  );
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
     if (!appeal.claim) throw conflict('appeal_not_claimed', 'Claim the appeal before deciding it.');

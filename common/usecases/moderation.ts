@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { check } from '../validation.js';
+import { check, text } from '../validation.js';
 import {
   isUniqueViolation,
   withTransaction,
@@ -178,10 +178,19 @@ export const resolutionSchema = Joi.object({
   outcome: Joi.string()
     .valid(...OUTCOMES)
     .required(),
-  note: Joi.string().trim().min(1).max(NOTE_MAX).required(),
+  note: text(NOTE_MAX).required(),
   // Upholding may place a sanction in the same transaction (see usecases/sanctions.ts).
-  sanction: sanctionSchema.when('outcome', { not: 'upheld', then: Joi.forbidden() }),
-});
+  sanction: sanctionSchema
+    .when('outcome', { not: 'upheld', then: Joi.forbidden() })
+    .description('With upheld only: a sanction placed in the same transaction, with the caseId.'),
+})
+  // The document's reading of the rule above, which refers to another field (no converter reads it).
+  .meta({
+    'x-also': {
+      if: { properties: { outcome: { not: { const: 'upheld' } } } },
+      then: { not: { required: ['sanction'] } },
+    },
+  });
 
 /**
  * Resolves a case the actor holds a live claim on, in one transaction: every offense of the case
@@ -431,7 +440,7 @@ async function emitResolutionEvents(
   return emitEvents(client, events);
 }
 
-export const muteSchema = Joi.object({ note: Joi.string().trim().min(1).max(NOTE_MAX).required() });
+export const muteSchema = Joi.object({ note: text(NOTE_MAX).required() });
 
 /**
  * Mutes (or unmutes) one studio's reporter: a muted reporter's reports are stored but never take

@@ -20,6 +20,7 @@ export const playerFields = {
     .max(64)
     .pattern(PRINTABLE)
     .message('must not contain control characters')
+    .meta({ 'x-also': { pattern: '\\S' } })
     .required(),
   fullName: Joi.string()
     .trim()
@@ -27,10 +28,16 @@ export const playerFields = {
     .max(200)
     .pattern(PRINTABLE)
     .message('must not contain control characters')
+    .meta({ 'x-also': { pattern: '\\S' } })
     .required(),
 };
 /** A studio's new player: its own serviceId (the id it knows the player by) or one generated. */
-const createSchema = Joi.object({ serviceId, ...playerFields });
+export const createPlayerSchema = Joi.object({
+  serviceId: serviceId.description(
+    'The id the studio knows the player by; generated when left out. "me" is reserved.',
+  ),
+  ...playerFields,
+});
 /** An import line: the serviceId is required, so a re-run finds what an earlier run created. */
 const importSchema = Joi.object({ serviceId: serviceId.required(), ...playerFields });
 
@@ -118,7 +125,7 @@ export async function createPlayerForGame(
   gameId: string,
   input: unknown,
 ): Promise<{ created: boolean; serviceId: string }> {
-  const v = check<{ serviceId?: string; gamerTag: string; fullName: string }>(createSchema, input);
+  const v = check<{ serviceId?: string; gamerTag: string; fullName: string }>(createPlayerSchema, input);
   const row = { ...v, serviceId: v.serviceId ?? generateServiceId() };
   const [result] = await createPlayers(db, [row], { gameId });
   switch (result!.outcome) {

@@ -13,7 +13,7 @@ import {
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { check } from '../validation.js';
+import { check, text } from '../validation.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
@@ -32,22 +32,36 @@ export const SANCTION_LIMITS = {
   pastSkewSeconds: 60,
   maxStartDays: 365,
 } as const;
-const reason = Joi.string().trim().min(1).max(2000);
+const reason = text(2000);
 
 /** A sanction as a moderator asks for it (on a player, or with an upheld case). */
 export const sanctionSchema = Joi.object({
   type: Joi.string()
     .valid(...SANCTION_TYPES)
     .required(),
-  scope: Joi.alternatives(Joi.string().valid('global'), Joi.string().guid()).default('global'),
-  reason: reason.required(),
-  startsAt: Joi.date().iso(),
-  durationSeconds: Joi.number().integer().min(SANCTION_LIMITS.minSeconds).max(SANCTION_LIMITS.maxSeconds),
-  expiresAt: Joi.date().iso(),
+  scope: Joi.alternatives(Joi.string().valid('global'), Joi.string().guid())
+    .default('global')
+    .description('"global" (default) or the id of the one studio it applies to.'),
+  reason: reason.required().description('Shown to the player.'),
+  startsAt: Joi.date()
+    .iso()
+    .description('Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.'),
+  durationSeconds: Joi.number()
+    .integer()
+    .min(SANCTION_LIMITS.minSeconds)
+    .max(SANCTION_LIMITS.maxSeconds)
+    .description(
+      'Or expiresAt. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. 60 s to 10 years.',
+    ),
+  expiresAt: Joi.date()
+    .iso()
+    .description(
+      'Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).',
+    ),
 }).oxor('durationSeconds', 'expiresAt');
 
 /** A studio's: always scoped to the studio itself, so no scope to give. */
-const studioSanctionSchema = sanctionSchema.keys({ scope: Joi.forbidden() });
+export const studioSanctionSchema = sanctionSchema.keys({ scope: Joi.forbidden() });
 
 export interface SanctionInput {
   type: SanctionType;
@@ -251,7 +265,7 @@ export async function placeSanction(
   });
 }
 
-const revokeSchema = Joi.object({ reason: reason.required() });
+export const revokeSanctionSchema = Joi.object({ reason: reason.required() });
 
 /**
  * Revokes a sanction (a moderator any, a studio only its own studio's: 404 otherwise) with its
@@ -265,7 +279,7 @@ export async function revokeSanction(
   body: unknown,
   now: Date,
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
-  const { reason: why } = check<{ reason: string }>(revokeSchema, body);
+  const { reason: why } = check<{ reason: string }>(revokeSanctionSchema, body);
   return withTransaction(pool, async (client) => {
     const found = isUuid(sanctionId)
       ? await findSanctionForUpdate(client, serviceId, sanctionId, now)

@@ -28,20 +28,25 @@ const LOCAL_ONLY_NAME = /(^|\.)localhost\.?$/i;
 
 const url = Joi.string()
   .uri({ scheme: ['https', 'http'] })
-  .max(2048);
+  .max(2048)
+  // The converter reads .uri() as format uri, whatever the schemes: the document names them.
+  .meta({ 'x-also': { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } });
 const events = Joi.array()
   .items(Joi.string().valid(...EVENT_TYPES))
   .min(1)
-  .unique();
-const schema = Joi.object({ url: url.required(), events: events.default([...EVENT_TYPES]) });
-const changeSchema = Joi.object({ url, events, enabled: Joi.boolean() })
+  .unique()
+  .description('Default: every event.');
+export const webhookSchema = Joi.object({ url: url.required(), events: events.default([...EVENT_TYPES]) });
+export const webhookChangeSchema = Joi.object({ url, events, enabled: Joi.boolean() })
   .min(1)
-  .messages({ 'object.min': 'give at least one of url, events, enabled' });
+  .messages({ 'object.min': 'give at least one of url, events, enabled' })
+  // The converter drops an object's .min(): the document states it here.
+  .meta({ 'x-also': { minProperties: 1 } });
 
 /** Longest overlap of a rotated secret: a week, enough for a slow deploy of the studio's receivers. */
 export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
-const rotateSchema = Joi.object({
+export const rotateSecretSchema = Joi.object({
   overlapSeconds: Joi.number()
     .integer()
     .min(0)
@@ -78,7 +83,7 @@ export async function registerWebhook(
   studioId: string,
   input: unknown,
 ): Promise<{ webhook: WebhookRecord; secret: string }> {
-  const v = check<{ url: string; events: EventType[] }>(schema, input);
+  const v = check<{ url: string; events: EventType[] }>(webhookSchema, input);
   const problem = urlProblem(v.url, policy);
   if (problem) throw validationError([{ field: 'url', message: problem }]);
   const secret = generateWebhookSecret();
@@ -131,7 +136,7 @@ export async function changeWebhook(
   id: string,
   input: unknown,
 ): Promise<WebhookRecord> {
-  const v = check<{ url?: string; events?: EventType[]; enabled?: boolean }>(changeSchema, input);
+  const v = check<{ url?: string; events?: EventType[]; enabled?: boolean }>(webhookChangeSchema, input);
   if (v.url !== undefined) {
     const problem = urlProblem(v.url, policy);
     if (problem) throw validationError([{ field: 'url', message: problem }]);
@@ -154,7 +159,7 @@ export async function rotateSecret(
   id: string,
   input: unknown,
 ): Promise<{ webhook: WebhookRecord; secret: string }> {
-  const v = check<{ overlapSeconds: number }>(rotateSchema, input);
+  const v = check<{ overlapSeconds: number }>(rotateSecretSchema, input);
   const secret = generateWebhookSecret();
   const webhook = await withTransaction(pool, async (client) => {
     const hook = await ownWebhook(client, studioId, id, true);

@@ -1,5 +1,4 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
 import type { Context } from 'koa';
 import { isUuid } from '../../../common/data/repos/accounts.js';
 import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
@@ -12,7 +11,6 @@ import {
   type CaseFilter,
 } from '../../../common/data/repos/moderation.js';
 import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
-import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
 import { notFound } from '../../../common/errors.js';
 import {
   claimCase,
@@ -25,28 +23,10 @@ import { presentAudit, presentCase, presentOffense, presentReporter } from '../.
 import { findCaseReporters } from '../../../common/data/repos/reporters.js';
 import type { AppDeps } from '../../app.js';
 import { signInModerator } from './sign-in.js';
+import { auditQuery, caseQuery, statsQuery } from './schema.js';
 import { moderatorPlayerView, queueCounts } from '../../../common/usecases/player-view.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
-
-const caseQuery = Joi.object({
-  status: Joi.string().valid('open', 'resolved').default('open'),
-  type: Joi.string().valid(...Object.values(REPORT_KINDS)),
-  severity: Joi.string().valid(...SEVERITIES),
-  claimed: Joi.string().valid('any', 'mine', 'unclaimed').default('any'),
-  serviceId: Joi.string().max(64),
-  overdue: Joi.boolean().default(false),
-  sort: Joi.string().valid('priority', 'age').default('priority'),
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});
-
-const auditQuery = Joi.object({
-  caseId: Joi.string().guid(),
-  moderatorId: Joi.string().guid(),
-  limit: Joi.number().integer().min(1).max(100).default(50),
-  cursor: Joi.string().max(64),
-});
 
 /** A reporterId as reports carry it: 1..128 characters, no control characters. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
@@ -178,11 +158,7 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/stats', auth, async (ctx) => {
-    const { days } = check<{ days: number }>(
-      Joi.object({ days: Joi.number().integer().min(1).max(90).default(14) }),
-      ctx.query,
-      'query',
-    );
+    const { days } = check<{ days: number }>(statsQuery, ctx.query, 'query');
     ctx.body = await reviewStats(deps.pool, days);
   });
 

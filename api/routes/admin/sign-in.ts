@@ -1,14 +1,9 @@
-import Joi from 'joi';
 import type { Context } from 'koa';
 import { AppError } from '../../../common/errors.js';
 import { moderatorSignIn } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import type { AppDeps } from '../../app.js';
-
-const sessionBody = Joi.object({
-  username: Joi.string().max(64).required(),
-  password: Joi.string().max(256).required(),
-});
+import { sessionBody } from './schema.js';
 
 /**
  * A moderator's username and password from the body, behind the lockout: the account, or 401

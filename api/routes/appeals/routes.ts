@@ -1,5 +1,4 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
 import { isUuid } from '../../../common/data/repos/accounts.js';
@@ -15,13 +14,7 @@ import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
-
-const queueQuery = Joi.object({
-  status: Joi.string().valid('open', 'granted', 'denied').default('open'),
-  serviceId: Joi.string().max(64),
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});
+import { queueQuery } from './schema.js';
 
 /**
  * Appeals: a player files one through OAuth (or a studio for a player of its games) and follows it;

@@ -1,6 +1,12 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
-import { decodeKeys, encodeCursor, encodeKeys, invalidCursor, readPage } from '../../../common/cursor.js';
+import {
+  decodeKeys,
+  encodeCursor,
+  encodeKeys,
+  invalidCursor,
+  pageQuery,
+  readPage,
+} from '../../../common/cursor.js';
 import { listTrustHistory } from '../../../common/data/repos/trust.js';
 import { check } from '../../../common/validation.js';
 import { ProfileReader } from '../../../common/data/profile-reader.js';
@@ -89,7 +95,7 @@ export function playerRoutes(deps: RouteDeps): Router {
   router.get('/v1/player/:serviceId/trust-history', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const client = ctx.state.client as AuthenticatedClient;
-    const { limit, cursor } = check<{ limit: number; cursor?: string }>(historyQuery, ctx.query, 'query');
+    const { limit, cursor } = check<{ limit: number; cursor?: string }>(pageQuery, ctx.query, 'query');
     const before =
       cursor === undefined
         ? undefined
@@ -107,8 +113,3 @@ export function playerRoutes(deps: RouteDeps): Router {
 
   return router;
 }
-
-const historyQuery = Joi.object({
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});

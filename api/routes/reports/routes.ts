@@ -6,8 +6,8 @@ import type { RouteDeps } from '../../app.js';
 import { effectiveLimits } from '../../../common/domain/limits.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/errors.js';
-import Joi from 'joi';
 import { check } from '../../../common/validation.js';
+import { BATCH_MAX, batchSchema, IDEMPOTENCY_KEY } from './schema.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { withRetries } from '../../../common/data/db.js';
 import { GroupCommit } from '../../../common/data/group-commit.js';
@@ -19,8 +19,6 @@ import {
 
 /** PostgreSQL's data and integrity errors (classes 22, 23) can be one report's fault; others not. */
 const isItemFault = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function reportRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1' });
@@ -131,31 +129,9 @@ export function reportRoutes(deps: RouteDeps): Router {
   return router;
 }
 
-/** Most reports one bulk request may carry. */
-export const BATCH_MAX = 100;
-
 interface BatchItem {
   kind: ReportKind;
   serviceId: string;
   report: unknown;
   idempotencyKey?: string;
 }
-
-const batchSchema = Joi.object({
-  reports: Joi.array()
-    .min(1)
-    .max(BATCH_MAX)
-    .required()
-    .items(
-      Joi.object({
-        kind: Joi.string()
-          .valid(...Object.keys(REPORT_KINDS))
-          .required(),
-        serviceId: Joi.string().max(64).required(),
-        report: Joi.any().required(),
-        idempotencyKey: Joi.string().pattern(IDEMPOTENCY_KEY).messages({
-          'string.pattern.base': 'must be 1 to 255 visible ASCII characters',
-        }),
-      }),
-    ),
-});

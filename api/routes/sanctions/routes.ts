@@ -1,5 +1,4 @@
 import { Router } from '@koa/router';
-import Joi from 'joi';
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
 import { listSanctions, lookupPlayers } from '../../../common/data/repos/sanctions.js';
@@ -14,20 +13,8 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
+import { listQuery, lookupBody } from './schema.js';
 import type { Queryable } from '../../../common/data/db.js';
-
-export const LOOKUP_MAX = 100;
-
-const listQuery = Joi.object({
-  active: Joi.boolean().default(false),
-  limit: Joi.number().integer().min(1).max(100).default(20),
-  cursor: Joi.string().max(512),
-});
-
-// Any string is taken: one malformed id is answered as invalid, never fails the whole lobby.
-const lookupBody = Joi.object({
-  serviceIds: Joi.array().items(Joi.string().allow('')).min(1).max(LOOKUP_MAX).required(),
-});
 
 function serviceIdOf(ctx: Context): string {
   const { serviceId } = ctx.params as { serviceId: string };

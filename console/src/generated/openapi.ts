@@ -1038,6 +1038,143 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        EvidenceInput: {
+            /**
+             * @description screenshot and video need url, text needs content (case does not matter).
+             * @enum {string}
+             */
+            type: "screenshot" | "video" | "text";
+            /**
+             * Format: uri
+             * @description http or https only.
+             */
+            url?: string & unknown;
+            content?: string;
+        } & (unknown & unknown);
+        AntiCheatReport: {
+            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
+            isCheatDetected: boolean | (0 | 1) | string;
+            /** @description Cheat category, e.g. aimbot, wallhack, speedhack (any case). */
+            type?: string & unknown;
+            /** @description Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%"). */
+            confidence?: number | string;
+            /** @description Raw log text or lines; kept as text evidence (at most 20000 characters). */
+            logs?: string | string[];
+            description?: string;
+            /**
+             * @description Case and surrounding spaces do not matter.
+             * @enum {string}
+             */
+            severity?: "low" | "medium" | "high" | "critical";
+            evidence?: components["schemas"]["EvidenceInput"][];
+            matchId?: string & unknown;
+            reporterId?: string & unknown;
+            /**
+             * Format: date-time
+             * @description When it happened; not in the future.
+             */
+            occurredAt?: string;
+            /**
+             * @description Case does not matter; spaces and dashes read as _.
+             * @enum {string}
+             */
+            source?: "player" | "game_server" | "anticheat_system";
+        };
+        ToxicityReport: {
+            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
+            isToxic: boolean | (0 | 1) | string;
+            /**
+             * @description Case does not matter; spaces and dashes read as _.
+             * @enum {string}
+             */
+            category?: "harassment" | "hate_speech" | "threats" | "spam" | "sexual_content" | "other";
+            /** @description The offending chat lines; kept as text evidence. */
+            messages?: string[];
+            description?: string;
+            /**
+             * @description Case and surrounding spaces do not matter.
+             * @enum {string}
+             */
+            severity?: "low" | "medium" | "high" | "critical";
+            evidence?: components["schemas"]["EvidenceInput"][];
+            matchId?: string & unknown;
+            reporterId?: string & unknown;
+            /**
+             * Format: date-time
+             * @description When it happened; not in the future.
+             */
+            occurredAt?: string;
+            /**
+             * @description Case does not matter; spaces and dashes read as _.
+             * @enum {string}
+             */
+            source?: "player" | "game_server" | "anticheat_system";
+        };
+        /** @description afkDurationSeconds may not exceed matchDurationSeconds. */
+        AfkReport: {
+            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
+            isAfk: boolean | (0 | 1) | string;
+            afkDurationSeconds?: number;
+            matchDurationSeconds?: number;
+            occurrences?: number;
+            description?: string;
+            /**
+             * @description Case and surrounding spaces do not matter.
+             * @enum {string}
+             */
+            severity?: "low" | "medium" | "high" | "critical";
+            evidence?: components["schemas"]["EvidenceInput"][];
+            matchId?: string & unknown;
+            reporterId?: string & unknown;
+            /**
+             * Format: date-time
+             * @description When it happened; not in the future.
+             */
+            occurredAt?: string;
+            /**
+             * @description Case does not matter; spaces and dashes read as _.
+             * @enum {string}
+             */
+            source?: "player" | "game_server" | "anticheat_system";
+        };
+        GriefingReport: {
+            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
+            isGriefing: boolean | (0 | 1) | string;
+            /** @description How many players were affected, or their identifiers. */
+            affectedPlayers?: number | (string & unknown)[];
+            incidents?: {
+                /**
+                 * @description Case and surrounding spaces do not matter.
+                 * @enum {string}
+                 */
+                severity: "low" | "medium" | "high" | "critical";
+                description?: string;
+                /**
+                 * Format: date-time
+                 * @description When it happened; not in the future.
+                 */
+                occurredAt?: string;
+            }[];
+            description?: string;
+            /**
+             * @description Case and surrounding spaces do not matter.
+             * @enum {string}
+             */
+            severity?: "low" | "medium" | "high" | "critical";
+            evidence?: components["schemas"]["EvidenceInput"][];
+            matchId?: string & unknown;
+            reporterId?: string & unknown;
+            /**
+             * Format: date-time
+             * @description When it happened; not in the future.
+             */
+            occurredAt?: string;
+            /**
+             * @description Case does not matter; spaces and dashes read as _.
+             * @enum {string}
+             */
+            source?: "player" | "game_server" | "anticheat_system";
+        };
         ModeratorSession: {
             access_token: string;
             /** @constant */
@@ -1436,16 +1573,6 @@ export interface components {
             ok: boolean;
             error?: string;
         };
-        EvidenceInput: {
-            /** @description One of screenshot, video, text; screenshot and video need url, text needs content. */
-            type: string;
-            /**
-             * Format: uri
-             * @description http or https only.
-             */
-            url?: string;
-            content?: string;
-        };
         Evidence: {
             /** @enum {unknown} */
             type: "screenshot" | "video" | "text";
@@ -1454,96 +1581,6 @@ export interface components {
             /** Format: date-time */
             submittedAt: string;
             enrichment?: components["schemas"]["Enrichment"];
-        };
-        AntiCheatReport: {
-            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
-            isCheatDetected: boolean | (0 | 1) | string;
-            /** @description Cheat category, e.g. aimbot, wallhack, speedhack. */
-            type?: string;
-            /** @description Detection confidence: 0..1, or a percentage (a number above 1 up to 100, or a string such as "87%"). */
-            confidence?: number | string;
-            /** @description Raw log text or lines; kept as text evidence (at most 20000 characters). */
-            logs?: string | string[];
-            description?: string;
-            /** @description One of low, medium, high, critical (case-insensitive). */
-            severity?: string;
-            evidence?: components["schemas"]["EvidenceInput"][];
-            matchId?: string;
-            reporterId?: string;
-            /**
-             * Format: date-time
-             * @description When it happened; not in the future.
-             */
-            occurredAt?: string;
-            /** @description One of player, game_server, anticheat_system. */
-            source?: string;
-        };
-        ToxicityReport: {
-            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
-            isToxic: boolean | (0 | 1) | string;
-            /** @description One of harassment, hate_speech, threats, spam, sexual_content, other. */
-            category?: string;
-            /** @description The offending chat lines; kept as text evidence. */
-            messages?: string[];
-            description?: string;
-            /** @description One of low, medium, high, critical (case-insensitive). */
-            severity?: string;
-            evidence?: components["schemas"]["EvidenceInput"][];
-            matchId?: string;
-            reporterId?: string;
-            /**
-             * Format: date-time
-             * @description When it happened; not in the future.
-             */
-            occurredAt?: string;
-            /** @description One of player, game_server, anticheat_system. */
-            source?: string;
-        };
-        AfkReport: {
-            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
-            isAfk: boolean | (0 | 1) | string;
-            afkDurationSeconds?: number;
-            matchDurationSeconds?: number;
-            occurrences?: number;
-            description?: string;
-            /** @description One of low, medium, high, critical (case-insensitive). */
-            severity?: string;
-            evidence?: components["schemas"]["EvidenceInput"][];
-            matchId?: string;
-            reporterId?: string;
-            /**
-             * Format: date-time
-             * @description When it happened; not in the future.
-             */
-            occurredAt?: string;
-            /** @description One of player, game_server, anticheat_system. */
-            source?: string;
-        };
-        GriefingReport: {
-            /** @description A boolean, "true"/"false", "yes"/"no" (any case) or 1/0. */
-            isGriefing: boolean | (0 | 1) | string;
-            /** @description How many players were affected, or their identifiers. */
-            affectedPlayers?: number | string[];
-            incidents?: {
-                /** @description One of low, medium, high, critical (case-insensitive). */
-                severity: string;
-                description?: string;
-                /** Format: date-time */
-                occurredAt?: string;
-            }[];
-            description?: string;
-            /** @description One of low, medium, high, critical (case-insensitive). */
-            severity?: string;
-            evidence?: components["schemas"]["EvidenceInput"][];
-            matchId?: string;
-            reporterId?: string;
-            /**
-             * Format: date-time
-             * @description When it happened; not in the future.
-             */
-            occurredAt?: string;
-            /** @description One of player, game_server, anticheat_system. */
-            source?: string;
         };
         /** @description An offense. visibility "full" for the studio that reported it; "summary" (no game, studio, description, evidence, details, context) for other studios. */
         Reportoffense: {
@@ -2224,8 +2261,8 @@ export interface operations {
                 "application/json": {
                     /** @description The id the studio knows the player by; generated when left out. "me" is reserved. */
                     serviceId?: string;
-                    gamerTag: string;
-                    fullName: string;
+                    gamerTag: string & unknown;
+                    fullName: string & unknown;
                 };
             };
         };
@@ -2629,11 +2666,11 @@ export interface operations {
             content: {
                 "application/json": {
                     reports: {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         kind: "anticheat" | "toxicity" | "afk" | "griefing";
                         serviceId: string;
                         /** @description The report body of the kind, as its single endpoint takes it. */
-                        report: Record<string, never>;
+                        report: unknown;
                         idempotencyKey?: string;
                     }[];
                 };
@@ -3658,14 +3695,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     outcome: "upheld" | "dismissed";
-                    note: string;
+                    note: string & unknown;
                     /** @description With upheld only: a sanction placed in the same transaction, with the caseId. */
                     sanction?: {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
-                        reason: string;
+                        /**
+                         * @description "global" (default) or the id of the one studio it applies to.
+                         * @default global
+                         */
+                        scope?: "global" | string;
+                        /** @description Shown to the player. */
+                        reason: string & unknown;
                         /**
                          * Format: date-time
                          * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
@@ -3678,10 +3721,8 @@ export interface operations {
                          * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                          */
                         expiresAt?: string;
-                        /** @description "global" (default) or the id of the one studio it applies to. */
-                        scope?: string;
                     };
-                };
+                } & unknown;
             };
         };
         responses: {
@@ -3784,7 +3825,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    note: string;
+                    note: string & unknown;
                 };
             };
         };
@@ -3879,7 +3920,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    note: string;
+                    note: string & unknown;
                 };
             };
         };
@@ -4613,8 +4654,22 @@ export interface operations {
             content: {
                 "application/json": {
                     /** Format: uri */
-                    url: string;
-                    /** @description Default: every event. */
+                    url: string & unknown;
+                    /**
+                     * @description Default: every event.
+                     * @default [
+                     *       "offense.created",
+                     *       "case.resolved",
+                     *       "trust.changed",
+                     *       "sanction.applied",
+                     *       "sanction.revoked",
+                     *       "sanction.expired",
+                     *       "report.outcome",
+                     *       "appeal.filed",
+                     *       "appeal.decided",
+                     *       "webhook.disabled"
+                     *     ]
+                     */
                     events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
                 };
             };
@@ -4873,10 +4928,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /** Format: uri */
-                    url?: string;
+                    url?: string & unknown;
+                    /** @description Default: every event. */
                     events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
                     enabled?: boolean;
-                };
+                } & unknown;
             };
         };
         responses: {
@@ -5364,6 +5420,7 @@ export interface operations {
     listSanctions: {
         parameters: {
             query?: {
+                /** @description Only sanctions in force now. */
                 active?: boolean;
                 limit?: number;
                 /** @description nextCursor of the previous page. */
@@ -5472,9 +5529,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
-                    reason: string;
+                    /** @description Shown to the player. */
+                    reason: string & unknown;
                     /**
                      * Format: date-time
                      * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
@@ -5590,7 +5648,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    reason: string;
+                    reason: string & unknown;
                 };
             };
         };
@@ -5684,6 +5742,7 @@ export interface operations {
     moderatorListSanctions: {
         parameters: {
             query?: {
+                /** @description Only sanctions in force now. */
                 active?: boolean;
                 limit?: number;
                 /** @description nextCursor of the previous page. */
@@ -5769,9 +5828,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
-                    reason: string;
+                    /**
+                     * @description "global" (default) or the id of the one studio it applies to.
+                     * @default global
+                     */
+                    scope?: "global" | string;
+                    /** @description Shown to the player. */
+                    reason: string & unknown;
                     /**
                      * Format: date-time
                      * @description Default: now. Not in the past (60 s of clock skew allowed) and at most 365 days ahead.
@@ -5784,8 +5849,6 @@ export interface operations {
                      * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                      */
                     expiresAt?: string;
-                    /** @description "global" (default) or the id of the one studio it applies to. */
-                    scope?: string;
                 };
             };
         };
@@ -5880,7 +5943,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    reason: string;
+                    reason: string & unknown;
                 };
             };
         };
@@ -6156,9 +6219,9 @@ export interface operations {
                     sanctionId?: string;
                     /** Format: uuid */
                     offenseId?: string;
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     reason: "incorrect" | "compromised_account" | "unfair" | "forgiveness";
-                    statement: string;
+                    statement: string & unknown;
                 };
             };
         };
@@ -6274,9 +6337,9 @@ export interface operations {
                     sanctionId?: string;
                     /** Format: uuid */
                     offenseId?: string;
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     reason: "incorrect" | "compromised_account" | "unfair" | "forgiveness";
-                    statement: string;
+                    statement: string & unknown;
                 };
             };
         };
@@ -6671,9 +6734,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {unknown} */
+                    /** @enum {string} */
                     decision: "granted" | "denied";
-                    note: string;
+                    note: string & unknown;
                 };
             };
         };

@@ -1,0 +1,152 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type Joi from 'joi';
+import { JOI } from '../../../api/contract.js';
+import { openApiDocument } from '../../../api/openapi.js';
+import { samples } from '../../helpers/schema-samples.js';
+
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema({ ...openApiDocument, $id: 'openapi' } as object, 'openapi');
+
+type Schema = Record<string, unknown>;
+const doc = openApiDocument as unknown as {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+};
+const resolve = (ref: string) => doc.components.schemas[ref.replace('#/components/schemas/', '')]!;
+const pointer = (path: string) => path.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Rules the document states in words only, because JSON Schema cannot compare two fields: a sample
+ * they refuse is left out of the comparison (each is in the description of its schema).
+ */
+const IN_WORDS_ONLY: Record<string, (sample: unknown) => boolean> = {
+  'POST /v1/afk/submitReport/{serviceId}': (sample) => {
+    const r = (sample as { report?: { afkDurationSeconds?: unknown; matchDurationSeconds?: unknown } })
+      ?.report;
+    return (
+      typeof r?.afkDurationSeconds === 'number' &&
+      typeof r.matchDurationSeconds === 'number' &&
+      r.afkDurationSeconds > r.matchDurationSeconds
+    );
+  },
+};
+
+interface BodyOperation {
+  name: string;
+  schema: Schema;
+  joi: Joi.Schema;
+  at: string;
+}
+interface QueryOperation {
+  name: string;
+  params: { name: string; required: boolean; schema: Schema }[];
+  joi: Joi.Schema;
+}
+
+const bodies: BodyOperation[] = [];
+const queries: QueryOperation[] = [];
+for (const [path, item] of Object.entries(doc.paths))
+  for (const [method, op] of Object.entries(item)) {
+    const name = `${method.toUpperCase()} ${path}`;
+    const body = op.requestBody as (Schema & { [JOI]?: Joi.Schema }) | undefined;
+    if (body?.[JOI]) {
+      const content = body.content as Record<string, { schema: Schema }>;
+      for (const type of Object.keys(content))
+        bodies.push({
+          name: `${name} (${type})`,
+          schema: content[type]!.schema,
+          joi: body[JOI],
+          at: `openapi#/paths/${pointer(path)}/${method}/requestBody/content/${pointer(type)}/schema`,
+        });
+    }
+    const params = ((op.parameters as (Schema & { [JOI]?: Joi.Schema })[] | undefined) ?? []).filter(
+      (p) => p.in === 'query' && p[JOI],
+    );
+    if (params.length)
+      queries.push({
+        name,
+        joi: params[0]![JOI]!,
+        params: params.map((p) => ({
+          name: p.name as string,
+          required: p.required === true,
+          schema: p.schema as Schema,
+        })),
+      });
+  }
+
+/** What a query string carries: text; the document's typed parameters read from it as a server would. */
+const asText = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+function fromText(text: string, schema: Schema): unknown {
+  if (schema.type === 'integer' && /^-?\d+$/.test(text)) return Number(text);
+  if (schema.type === 'number' && /^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (schema.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+const RUNS = Number(process.env.CONTRACT_RUNS ?? 300);
+
+describe('The contract is derived from the Joi rules: Joi and the document accept the same requests', () => {
+  it('derives every JSON request body but the OAuth forms, and the query of every listing', () => {
+    expect(bodies.length).to.be.greaterThan(20);
+    expect(queries.map((q) => q.name)).to.include.members([
+      'GET /v1/admin/cases',
+      'GET /v1/admin/audit',
+      'GET /v1/admin/stats',
+      'GET /v1/admin/appeals',
+      'GET /v1/player/{serviceId}/offenses',
+      'GET /v1/player/{serviceId}/sanctions',
+    ]);
+  });
+
+  for (const op of bodies)
+    it(`${op.name}: generated bodies`, () => {
+      const validate = ajv.getSchema(op.at)!;
+      expect(validate, op.at).to.not.equal(undefined);
+      const inWords = IN_WORDS_ONLY[op.name.replace(/ \(.*\)$/, '')];
+      let accepted = 0;
+      fc.assert(
+        fc.property(samples(op.schema, resolve), (sample) => {
+          fc.pre(!inWords?.(sample));
+          const byDocument = validate(sample) === true;
+          const { error } = op.joi.validate(structuredClone(sample), { abortEarly: false });
+          if (byDocument) accepted++;
+          expect(
+            byDocument,
+            `${JSON.stringify(sample)}\n  document: ${byDocument ? 'accepts' : ajv.errorsText(validate.errors)}\n  Joi: ${error ? error.message : 'accepts'}`,
+          ).to.equal(!error);
+        }),
+        { numRuns: RUNS },
+      );
+      // The generator reaches valid requests, not only refused ones.
+      expect(accepted, 'too few generated bodies were valid').to.be.greaterThan(RUNS / 20);
+    });
+
+  for (const op of queries)
+    it(`${op.name}: generated query strings`, () => {
+      const model = Object.fromEntries(op.params.map((p) => [p.name, samples(p.schema, resolve)]));
+      const required = op.params.filter((p) => p.required).map((p) => p.name);
+      fc.assert(
+        fc.property(fc.record(model, { requiredKeys: required }), (values) => {
+          const query = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, asText(v)]));
+          const byDocument = op.params.every((p) =>
+            query[p.name] === undefined
+              ? !p.required
+              : ajv.validate(p.schema, fromText(query[p.name]!, p.schema)) === true,
+          );
+          const { error } = op.joi.validate(query, { abortEarly: false });
+          expect(
+            byDocument,
+            `${JSON.stringify(query)}\n  Joi: ${error ? error.message : 'accepts'}`,
+          ).to.equal(!error);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+});
