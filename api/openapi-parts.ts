@@ -1,8 +1,9 @@
 import { SERVICE_ID } from '../common/domain/players.js';
-import { REPORT_KINDS } from '../common/domain/reports.js';
 
-/** Building blocks of the OpenAPI document, shared by its parts. */
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** Building blocks of the OpenAPI document's operations, shared by the route folders' contract.ts. */
+export { allRequired, closed, dateTime, offenseTypes, ref } from '../common/schema-parts.js';
+import { closed, ref } from '../common/schema-parts.js';
+
 export const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
@@ -11,26 +12,24 @@ export const json = (schema: object, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
-export const dateTime = { type: 'string', format: 'date-time' };
-
-/** An object whose properties are all always present. */
-export const allRequired = <P extends Record<string, unknown>>(properties: P) => ({
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-});
-/** A response object with exactly these properties, every one of them always present. */
-export const closed = <P extends Record<string, unknown>>(properties: P) => ({
-  ...allRequired(properties),
-  additionalProperties: false,
-});
+/** What any call may answer when the service fails or a backing service is down. */
+export const serverErrors = {
+  500: problem('Server error.'),
+  503: problem('A backing service is unavailable; retry.'),
+};
+/** What any moderator call may answer besides its own outcomes. */
+export const moderatorErrors = {
+  401: problem(
+    'No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which).',
+  ),
+  ...serverErrors,
+};
 
 /** The spec's client credentials: two headers on every studio call. */
 export const clientHeaders = [
   { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
   { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
 ];
-export const offenseTypes = Object.values(REPORT_KINDS);
 
 /** Rate-limited routes (every studio-authenticated one): their answers carry the RateLimit headers. */
 const rateLimitHeaders = {

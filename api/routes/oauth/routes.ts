@@ -24,6 +24,7 @@ import { signIn } from '../../../common/usecases/sign-in.js';
 import type { AppDeps } from '../../app.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { consentPage, errorPage } from './page.js';
+import { GRANT_TYPES, revocationRequestSchema, TOKEN_TYPE_HINTS, tokenRequestSchema } from './schema.js';
 
 const CSRF_COOKIE = 'pt_csrf';
 
@@ -309,21 +310,17 @@ export function oauthRoutes(deps: AppDeps): Router {
     }
   }
 
-  const GRANT_TYPES = ['authorization_code', 'refresh_token'];
-
   router.post('/v1/oauth/token', requireJsonBody(true), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const grantType = str(body.grant_type);
     if (!grantType) throw oauthError(400, 'invalid_request', 'grant_type is required.');
-    if (!GRANT_TYPES.includes(grantType))
+    if (!(GRANT_TYPES as readonly string[]).includes(grantType))
       throw oauthError(400, 'unsupported_grant_type', `grant_type must be one of ${GRANT_TYPES.join(', ')}.`);
     const client = await authenticateClient(ctx, body);
-    for (const name of ['code', 'refresh_token', 'redirect_uri', 'code_verifier', 'scope']) {
-      if (body[name] !== undefined && typeof body[name] !== 'string')
-        throw oauthError(400, 'invalid_request', `${name} must be a string.`);
-    }
+    const invalid = tokenRequestSchema.validate(body, { convert: false }).error;
+    if (invalid) throw oauthError(400, 'invalid_request', `${invalid.details[0]!.message}.`);
     if (grantType === 'refresh_token') {
       const refreshToken = str(body.refresh_token);
       if (!refreshToken) throw oauthError(400, 'invalid_request', 'refresh_token is required.');
@@ -353,16 +350,16 @@ export function oauthRoutes(deps: AppDeps): Router {
     ctx.set('Cache-Control', 'no-store');
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     const client = await authenticateClient(ctx, body);
-    const token = body.token;
-    if (typeof token !== 'string' || token === '')
-      throw oauthError(400, 'invalid_request', 'token is required.');
-    const hint = body.token_type_hint;
-    if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token')
+    // The token first (invalid_request), then its hint (RFC 7009 2.2.1: unsupported_token_type).
+    const invalid = revocationRequestSchema.validate(body, { convert: false }).error?.details[0];
+    if (invalid?.path[0] === 'token_type_hint')
       throw oauthError(
         400,
         'unsupported_token_type',
-        'token_type_hint must be access_token or refresh_token.',
+        `token_type_hint must be ${TOKEN_TYPE_HINTS.join(' or ')}.`,
       );
+    if (invalid) throw oauthError(400, 'invalid_request', 'token is required.');
+    const token = body.token as string;
     await revokeToken(deps.pool, deps.tokens, { gameId: client.gameId, clientId: client.clientId, token });
     ctx.status = 200;
     ctx.body = {};

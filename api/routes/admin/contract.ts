@@ -1,0 +1,270 @@
+import { joiBody, joiQuery } from '../../contract.js';
+import {
+  closed,
+  dateTime,
+  json,
+  moderatorErrors,
+  operationIdOf,
+  page,
+  problem,
+  ref,
+  serviceIdParam,
+} from '../../openapi-parts.js';
+import { moderatorSecurity } from '../../openapi-security.js';
+import { auditQuery, caseQuery, sessionBody, statsQuery } from './schema.js';
+import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
+import { muteSchema, resolutionSchema } from '../../../common/usecases/moderation.js';
+
+/** The OpenAPI operations of the admin routes (routes.ts beside it); api/openapi.ts assembles them. */
+const bearer = moderatorSecurity;
+
+const caseIdParam = {
+  name: 'caseId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const caseAction = (summary: string, description: string, extra: Record<string, unknown> = {}) => ({
+  post: {
+    operationId: operationIdOf(summary),
+    tags: ['moderation'],
+    summary,
+    description,
+    security: bearer,
+    parameters: [caseIdParam],
+    ...extra,
+    responses: {
+      200: json(ref('ReviewCase'), 'The case after the action.'),
+      ...('requestBody' in extra
+        ? { 400: problem('Invalid body: outcome or note missing or malformed.') }
+        : {}),
+      404: problem('No such case.'),
+      409: problem(
+        'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved.',
+      ),
+      ...('requestBody' in extra ? { 415: problem('Body is not JSON.') } : {}),
+      ...moderatorErrors,
+    },
+  },
+});
+
+const reporterAction = (summary: string, description: string) => ({
+  post: {
+    operationId: operationIdOf(summary),
+    tags: ['moderation'],
+    summary,
+    description,
+    security: bearer,
+    parameters: [
+      { name: 'studioId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'reporterId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } },
+    ],
+    requestBody: joiBody(muteSchema),
+    responses: {
+      200: json(ref('Reporter'), 'The reporter after the action.'),
+      400: problem('The note is missing or too long.'),
+      404: problem('No such studio.'),
+      415: problem('Body is not JSON.'),
+      ...moderatorErrors,
+    },
+  },
+});
+
+export const paths = {
+  '/v1/admin/session': {
+    post: {
+      operationId: 'moderatorSignIn',
+      tags: ['moderation'],
+      summary: 'Moderator sign-in: a short-lived session token',
+      description:
+        'Username and password of a moderator account (created with the admin tool). After 5 failures within 15 minutes on an account (50 from an address) each further one locks it for twice as long (429 with Retry-After).',
+      requestBody: joiBody(sessionBody),
+      responses: {
+        200: json(ref('ModeratorSession'), 'Signed in.'),
+        400: problem('username or password missing.'),
+        401: problem('invalid_credentials: unknown username, wrong password, or a disabled account.'),
+        415: problem('Body is not JSON.'),
+        429: problem('too_many_attempts: locked for a while; Retry-After says how long.'),
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
+  '/v1/admin/cases': {
+    get: {
+      operationId: 'listCases',
+      tags: ['moderation'],
+      summary: 'The review queue',
+      description:
+        'Open cases by priority (highest first, then oldest); resolved cases newest first. A case whose priority changes while you page may move between pages.',
+      security: bearer,
+      parameters: joiQuery(caseQuery),
+      responses: {
+        200: json(page('ReviewCase'), 'One page of the queue.'),
+        400: problem('A bad filter, limit or cursor.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/cases/{caseId}': {
+    get: {
+      operationId: 'getCase',
+      tags: ['moderation'],
+      summary: 'A case with its offenses (evidence and enrichment in full) and its audit trail',
+      security: bearer,
+      parameters: [caseIdParam],
+      responses: {
+        200: json(ref('ReviewCaseDetail'), 'The case.'),
+        404: problem('No such case.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/cases/{caseId}/claim': caseAction(
+    'Claim a case',
+    'Takes the case for CASE_LEASE_SECONDS (15 minutes by default); claiming it again renews the lease. Another moderator cannot act on it while the lease lasts; after it expires anyone may claim it.',
+  ),
+  '/v1/admin/cases/{caseId}/release': caseAction(
+    'Release a claim',
+    'Gives the claim back. Only its holder may release it, or an admin.',
+  ),
+  '/v1/admin/cases/{caseId}/resolve': caseAction(
+    'Resolve a case as upheld or dismissed',
+    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
+    {
+      requestBody: joiBody(resolutionSchema),
+    },
+  ),
+  '/v1/admin/studios/{studioId}/reporters/{reporterId}/mute': reporterAction(
+    'Mute a reporter',
+    "A muted reporter's reports (a reporterId of that studio) are still stored but never take points, hold none and open no case. Audited.",
+  ),
+  '/v1/admin/studios/{studioId}/reporters/{reporterId}/unmute': reporterAction(
+    'Unmute a reporter',
+    'Its later reports count again. Audited.',
+  ),
+  '/v1/admin/queue-counts': {
+    get: {
+      operationId: 'queueCounts',
+      tags: ['moderation'],
+      summary: "The counts on the queue's tabs: open and overdue cases, open appeals, cases resolved in 24 h",
+      security: bearer,
+      responses: {
+        200: json(
+          closed({
+            open: { type: 'integer' },
+            overdue: { type: 'integer' },
+            appeals: { type: 'integer' },
+            resolved24h: { type: 'integer' },
+          }),
+          'The counts.',
+        ),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}': {
+    get: {
+      operationId: 'moderatorPlayerView',
+      tags: ['moderation'],
+      summary:
+        'A player as a moderator sees them: score, strikes, trust history, offenses, cases, sanctions and appeals',
+      description:
+        'The trust history holds the newest 200 changes, offenses, sanctions and appeals the newest 50 each, newest first; cases are the open ones by priority (at most 50), then the newest 50 resolved. Offenses are in full whichever studio filed them.',
+      security: bearer,
+      parameters: [serviceIdParam],
+      responses: {
+        200: json(
+          closed({
+            player: closed({
+              serviceId: { type: 'string' },
+              gamerTag: { type: 'string' },
+              fullName: { type: 'string' },
+              trustScore: { type: 'integer' },
+              isKycVerified: { type: 'boolean' },
+              createdAt: dateTime,
+            }),
+            activeStrikes: { type: 'integer' },
+            trustHistory: { type: 'array', items: ref('TrustChange') },
+            offenses: { type: 'array', items: ref('Reportoffense') },
+            cases: {
+              type: 'array',
+              items: ref('ReviewCase'),
+              description: 'Open ones by priority, then resolved ones, newest first.',
+            },
+            sanctions: { type: 'array', items: ref('Sanction') },
+            appeals: { type: 'array', items: ref('Appeal') },
+          }),
+          'The player.',
+        ),
+        404: problem('Unknown player.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/stats': {
+    get: {
+      operationId: 'reviewStats',
+      tags: ['moderation'],
+      summary:
+        "The review team's figures: open and overdue cases, and per day inbound, resolved and median handling time",
+      security: bearer,
+      parameters: joiQuery(statsQuery),
+      responses: {
+        200: json(
+          closed({
+            open: { type: 'integer' },
+            overdue: { type: 'integer' },
+            days: {
+              type: 'array',
+              description: 'Newest first, UTC days.',
+              items: closed({
+                date: { type: 'string', format: 'date' },
+                inbound: { type: 'integer', description: 'Cases opened that day.' },
+                resolved: { type: 'integer', description: 'Cases resolved that day.' },
+                medianHandlingSeconds: {
+                  type: ['integer', 'null'],
+                  description: 'Median time from opening to resolution of the cases resolved that day.',
+                },
+              }),
+            },
+          }),
+          'The figures.',
+        ),
+        400: problem('A bad days.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/audit': {
+    get: {
+      operationId: 'listAudit',
+      tags: ['moderation'],
+      summary: 'The moderation audit log, newest first (admins)',
+      security: bearer,
+      parameters: joiQuery(auditQuery),
+      responses: {
+        200: json(page('AuditEntry'), 'One page.'),
+        400: problem('A bad filter, limit or cursor.'),
+        403: problem('forbidden: the admin role is needed.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+};
+
+/** Components of the document that only this feature's answers use. */
+export const schemas = {
+  ModeratorSession: closed({
+    access_token: { type: 'string' },
+    token_type: { const: 'Bearer' },
+    expires_in: { type: 'integer' },
+    moderator: closed({
+      id: { type: 'string' },
+      username: { type: 'string' },
+      displayName: { type: 'string' },
+      role: { enum: [...MODERATOR_ROLES] },
+    }),
+  }),
+};

@@ -1,0 +1,170 @@
+import { joiBody, joiQuery } from '../../contract.js';
+import {
+  clientHeaders,
+  closed,
+  json,
+  moderatorErrors,
+  page,
+  problem,
+  rateLimited,
+  rateLimitedResponse,
+  ref,
+  serverErrors,
+  serviceIdParam,
+} from '../../openapi-parts.js';
+import { moderatorSecurity } from '../../openapi-security.js';
+import { listQuery, lookupBody } from './schema.js';
+import { SANCTION_TYPES } from '../../../common/data/repos/sanctions.js';
+import {
+  revokeSanctionSchema,
+  sanctionSchema,
+  studioSanctionSchema,
+} from '../../../common/usecases/sanctions.js';
+
+/** The OpenAPI operations of the sanctions routes (routes.ts beside it); api/openapi.ts assembles them. */
+const sanctionIdParam = {
+  name: 'sanctionId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const moderator = moderatorSecurity;
+
+const studioErrors = {
+  401: problem('Missing, unknown or wrong client credentials.'),
+  429: rateLimitedResponse,
+  ...serverErrors,
+};
+
+const revokeRequest = joiBody(revokeSanctionSchema);
+
+const list = (security: object | undefined, who: string) => ({
+  operationId: security ? 'moderatorListSanctions' : 'listSanctions',
+  tags: ['sanctions'],
+  summary: `A player's sanctions, newest first (${who})`,
+  ...(security ? { security } : {}),
+  parameters: [serviceIdParam, ...(security ? [] : clientHeaders), ...joiQuery(listQuery)],
+  responses: {
+    200: security ? json(page('Sanction'), 'One page.') : rateLimited(json(page('Sanction'), 'One page.')),
+    400: problem('Bad active, limit or cursor.'),
+    404: problem('Unknown player.'),
+    ...(security ? moderatorErrors : studioErrors),
+  },
+});
+
+export const paths = {
+  '/v1/player/{serviceId}/sanctions': {
+    get: list(undefined, "the global ones and the calling studio's"),
+    post: {
+      operationId: 'placeSanction',
+      tags: ['sanctions'],
+      summary: "Place a sanction limited to the calling studio's games on one of its players",
+      parameters: [serviceIdParam, ...clientHeaders],
+      requestBody: joiBody(studioSanctionSchema),
+      responses: {
+        201: rateLimited(json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).')),
+        400: problem('A bad type, reason or period.'),
+        404: problem("No such player among the players of the studio's games."),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+  '/v1/player/{serviceId}/sanctions/{sanctionId}/revoke': {
+    post: {
+      operationId: 'revokeSanction',
+      tags: ['sanctions'],
+      summary: "Revoke one of the studio's own sanctions",
+      parameters: [serviceIdParam, sanctionIdParam, ...clientHeaders],
+      requestBody: revokeRequest,
+      responses: {
+        200: rateLimited(json(ref('Sanction'), 'Revoked (again: unchanged).')),
+        400: problem('The reason is missing or too long.'),
+        404: problem("No such sanction of the studio's on this player."),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}/sanctions': {
+    get: list(moderator, 'every scope'),
+    post: {
+      operationId: 'moderatorPlaceSanction',
+      tags: ['sanctions'],
+      summary: 'Place a sanction, global or limited to one studio',
+      security: moderator,
+      parameters: [serviceIdParam],
+      requestBody: joiBody(sanctionSchema),
+      responses: {
+        201: json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).'),
+        400: problem('A bad type, scope, reason or period.'),
+        404: problem('Unknown player.'),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke': {
+    post: {
+      operationId: 'moderatorRevokeSanction',
+      tags: ['sanctions'],
+      summary: 'Revoke any sanction',
+      security: moderator,
+      parameters: [serviceIdParam, sanctionIdParam],
+      requestBody: revokeRequest,
+      responses: {
+        200: json(ref('Sanction'), 'Revoked (again: unchanged).'),
+        400: problem('The reason is missing or too long.'),
+        404: problem('No such sanction on this player.'),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/players/lookup': {
+    post: {
+      operationId: 'lookupPlayers',
+      tags: ['sanctions'],
+      summary: 'The lobby check: score and sanctions in force of up to 100 players, in one round trip',
+      description:
+        'Answers what it can: each id is answered once (a repeated id at its first place), in the order asked. A well-formed id of a known player is in players, one of no player in notFound, and a malformed one (not 1 to 64 letters, digits, underscores or hyphens, such as an empty string) in invalid, so one bad entry never fails a lobby.',
+      parameters: clientHeaders,
+      requestBody: joiBody(lookupBody),
+      responses: {
+        200: rateLimited(
+          json(
+            closed({
+              players: {
+                type: 'array',
+                items: closed({
+                  serviceId: { type: 'string' },
+                  trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+                  activeSanctions: {
+                    type: 'array',
+                    items: closed({
+                      id: { type: 'string' },
+                      type: { enum: [...SANCTION_TYPES] },
+                      scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
+                      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+                    }),
+                  },
+                }),
+              },
+              notFound: { type: 'array', items: { type: 'string' } },
+              invalid: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'The ids that cannot be a serviceId, as sent.',
+              },
+            }),
+            'The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones.',
+          ),
+        ),
+        400: problem('No ids, more than 100, or an entry that is not a string.'),
+        415: problem('Body is not JSON.'),
+        ...studioErrors,
+      },
+    },
+  },
+};

@@ -1,0 +1,425 @@
+import { allRequired, closed, dateTime, offenseTypes, ref } from './schema-parts.js';
+import { OUTCOMES } from './data/repos/moderation.js';
+import { SANCTION_TYPES } from './data/repos/sanctions.js';
+import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from './data/repos/webhooks.js';
+import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES } from './domain/reports.js';
+
+/** An offense's context as stored (normalised at filing) and shown in its record. */
+const contextProps = {
+  matchId: { type: 'string', maxLength: LIMITS.contextId },
+  reporterId: { type: 'string', maxLength: LIMITS.contextId },
+  occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
+  source: { type: 'string', description: `One of ${SOURCES.join(', ')}.` },
+};
+
+const claim = {
+  ...closed({ moderatorId: { type: 'string' }, username: { type: 'string' }, expiresAt: dateTime }),
+  type: ['object', 'null'],
+  description: 'The live claim; null when unclaimed or the lease ran out.',
+};
+
+const resolution = {
+  ...closed({
+    outcome: { enum: [...OUTCOMES] },
+    note: { type: 'string' },
+    moderatorId: { type: 'string' },
+    username: { type: 'string' },
+    resolvedAt: dateTime,
+    pointsRestored: { type: 'integer', minimum: 0 },
+  }),
+  type: ['object', 'null'],
+};
+
+const caseProperties = {
+  id: { type: 'string' },
+  player: closed({
+    serviceId: { type: 'string' },
+    gamerTag: { type: 'string' },
+    trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+  }),
+  type: { enum: offenseTypes },
+  status: { enum: ['open', 'resolved'] },
+  priority: {
+    type: 'number',
+    description:
+      "25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25).",
+  },
+  reportsCount: { type: 'integer' },
+  highestSeverity: { enum: [...SEVERITIES] },
+  totalPenalty: { type: 'integer', description: 'Points the offenses of the case deducted.' },
+  distinctGames: { type: 'integer' },
+  distinctReporters: { type: 'integer' },
+  dueAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the case should be reviewed by: opened + CASE_DUE_HOURS of its highest severity.',
+  },
+  overdue: { type: 'boolean', description: 'Open and past dueAt.' },
+  heldPoints: {
+    type: 'integer',
+    description: "Points the case's reports hold for a moderator: applied if upheld, dropped if dismissed.",
+  },
+  openedAt: dateTime,
+  updatedAt: dateTime,
+  claim,
+  resolution,
+};
+
+const webhookProperties = {
+  id: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'array', items: { enum: [...EVENT_TYPES] } },
+  enabled: { type: 'boolean' },
+  disabledAt: { type: ['string', 'null'], format: 'date-time' },
+  disabledReason: {
+    enum: ['studio', 'failing', null],
+    description:
+      'studio: turned off with PATCH; failing: disabled automatically after WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed for the whole retry window.',
+  },
+  consecutiveFailures: { type: 'integer', description: 'Deliveries in a row that failed for good.' },
+  previousSecretExpiresAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'While a rotated-out secret is still signed with (the overlap), when it stops.',
+  },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+};
+
+const actor = closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'string' } });
+
+/**
+ * The response schemas of what common/views.ts renders, one beside the other: presentOffense
+ * (Reportoffense, Evidence, Enrichment), presentProfile (PlayerDetailed), presentTrustChange
+ * (TrustChange), presentCase (ReviewCase, ReviewCaseDetail), presentAudit (AuditEntry),
+ * presentReporter (Reporter), presentWebhook (Webhook, WebhookWithSecret), presentDelivery
+ * (WebhookDelivery), presentSanction (Sanction) and presentAppeal (Appeal). Every answer the tests
+ * receive is validated against them.
+ */
+export const viewSchemas = {
+  Evidence: {
+    type: 'object',
+    required: ['type', 'submittedAt'],
+    properties: {
+      type: { enum: [...EVIDENCE_TYPES] },
+      url: { type: 'string' },
+      content: { type: 'string' },
+      submittedAt: dateTime,
+      enrichment: ref('Enrichment'),
+    },
+  },
+  Enrichment: {
+    description: 'What the enrichment worker found, on each stored evidence item once it has run.',
+    oneOf: [
+      allRequired({
+        kind: { const: 'text' },
+        chars: { type: 'integer' },
+        lines: { type: 'integer' },
+        sha256: { type: 'string' },
+        truncated: { type: 'boolean' },
+        enrichedAt: dateTime,
+      }),
+      allRequired({
+        kind: { const: 'url' },
+        reachable: { type: 'boolean' },
+        status: { type: ['integer', 'null'] },
+        contentType: { type: ['string', 'null'] },
+        bytes: { type: ['integer', 'null'], description: 'Bytes read (at most EVIDENCE_FETCH_MAX_BYTES).' },
+        truncated: { type: 'boolean' },
+        sha256: { type: ['string', 'null'], description: 'Of the bytes read.' },
+        finalUrl: { type: ['string', 'null'], description: 'After redirects (at most 3).' },
+        error: {
+          type: ['object', 'null'],
+          properties: { code: { type: 'string' }, message: { type: 'string' } },
+        },
+        attempts: { type: 'integer' },
+        enrichedAt: dateTime,
+      }),
+    ],
+  },
+  Reportoffense: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'An offense. visibility "full" for the studio that reported it; "summary" (no game, studio, description, evidence, details, context) for other studios.',
+    required: [
+      '_id',
+      'player',
+      'type',
+      'severity',
+      'penaltyPoints',
+      'penaltyHeld',
+      'status',
+      'penaltyRestored',
+      'restoredBy',
+      'restoredAt',
+      'reviewedByAdmin',
+      'resolved',
+      'resolvedAt',
+      'createdAt',
+      'updatedAt',
+      'visibility',
+    ],
+    properties: {
+      _id: { type: 'string' },
+      player: { type: 'string', description: "The player's serviceId." },
+      game: { type: 'string' },
+      studio: { type: 'string' },
+      type: { enum: offenseTypes },
+      description: { type: 'string' },
+      severity: { enum: [...SEVERITIES] },
+      penaltyPoints: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Points this offense took off the trust score (at filing, or when its held points were released); still shown once they were given back (see penaltyRestored).',
+      },
+      penaltyHeld: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Points held for a moderator instead of applied (0 when none were).',
+      },
+      status: {
+        enum: ['applied', 'held', 'released', 'dropped', 'recorded', 'restored'],
+        description:
+          'What became of its points. applied: taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (the case was dismissed, or an appeal granted); recorded: stored without points (the flag was false, or the reporter is muted); restored: a dismissal or a granted appeal gave its points back (applied or released before). restored, dropped and recorded are final: points come back at most once, whichever decision comes first.',
+      },
+      penaltyRestored: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Points given back to the score (status restored): what it took, less any the 100 cap left no room for. For every player, trustScore = 100 - sum(penaltyPoints) + sum(penaltyRestored) + the recovery points of the trust history.',
+      },
+      restoredBy: {
+        enum: ['dismissal', 'appeal', null],
+        description:
+          'The decision that gave the points back (restored) or let the held points go (dropped); null otherwise.',
+      },
+      restoredAt: { type: ['string', 'null'], format: 'date-time', description: 'When it did.' },
+      statusReason: {
+        type: ['string', 'null'],
+        enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding', null],
+        description: 'Why the points were held or not taken (the filing studio only).',
+      },
+      evidence: { type: 'array', items: ref('Evidence') },
+      details: {
+        type: 'object',
+        description: 'Normalised kind-specific fields (confidence, category, durations, ...).',
+      },
+      context: {
+        type: 'object',
+        additionalProperties: false,
+        properties: contextProps,
+      },
+      reviewedByAdmin: { type: 'boolean' },
+      resolved: { type: 'boolean' },
+      resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      visibility: { enum: ['full', 'summary'] },
+    },
+  },
+  TrustChange: closed({
+    id: { type: 'string' },
+    points: { type: 'integer', description: 'Negative for a deduction.' },
+    scoreBefore: { type: 'integer', minimum: 0, maximum: 100 },
+    scoreAfter: { type: 'integer', minimum: 0, maximum: 100 },
+    reason: { enum: ['offense', 'held_released', 'dismissal', 'recovery', 'appeal'] },
+    offenseId: { type: ['string', 'null'] },
+    caseId: { type: ['string', 'null'] },
+    createdAt: dateTime,
+    visibility: { enum: ['full', 'summary'] },
+  }),
+  PlayerDetailed: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'serviceId',
+      'fullName',
+      'gamerTag',
+      'trustScore',
+      'isKycVerified',
+      'games',
+      'offenses',
+      'offenseCount',
+      'offensesNextCursor',
+      'activeSanctions',
+    ],
+    properties: {
+      serviceId: { type: 'string' },
+      fullName: { type: 'string' },
+      gamerTag: { type: 'string' },
+      trustScore: { type: 'number', minimum: 0, maximum: 100 },
+      isKycVerified: { type: 'boolean' },
+      games: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['gameTitle', 'linkedAt'],
+          properties: { gameTitle: { type: 'string' }, linkedAt: dateTime },
+        },
+      },
+      offenses: {
+        type: 'array',
+        items: ref('Reportoffense'),
+        description: 'The newest offenses (PROFILE_OFFENSES_LIMIT, 20 by default).',
+      },
+      offenseCount: { type: 'integer', minimum: 0 },
+      offensesNextCursor: {
+        type: ['string', 'null'],
+        description:
+          'Cursor for /v1/player/{serviceId}/offenses to read the older ones; null when all are embedded.',
+      },
+      activeSanctions: {
+        type: 'array',
+        description: "The sanctions in force now that the caller may see (global ones and its own studio's).",
+        items: closed({
+          id: { type: 'string' },
+          type: { enum: [...SANCTION_TYPES] },
+          scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
+          startsAt: dateTime,
+          expiresAt: { type: ['string', 'null'], format: 'date-time' },
+        }),
+      },
+    },
+  },
+  ReviewCase: closed(caseProperties),
+  ReviewCaseDetail: closed({
+    ...caseProperties,
+    offenses: { type: 'array', items: ref('Reportoffense') },
+    reporters: {
+      type: 'array',
+      items: ref('Reporter'),
+      description: "The named reporters of the case's offenses, with their credibility and mute state.",
+    },
+    audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
+  }),
+  AuditEntry: closed({
+    id: { type: 'string' },
+    moderator: {
+      ...closed({ id: { type: 'string' }, username: { type: 'string' } }),
+      type: ['object', 'null'],
+      description: 'null when a studio acted (its own sanctions): see studioId.',
+    },
+    studioId: { type: ['string', 'null'] },
+    caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
+    action: {
+      enum: [
+        'claim',
+        'release',
+        'resolve',
+        'mute_reporter',
+        'unmute_reporter',
+        'place_sanction',
+        'revoke_sanction',
+        'claim_appeal',
+        'decide_appeal',
+        'release_appeal',
+      ],
+    },
+    outcome: { enum: [...OUTCOMES, null] },
+    note: { type: ['string', 'null'] },
+    trustScoreBefore: { type: ['integer', 'null'] },
+    trustScoreAfter: { type: ['integer', 'null'] },
+    details: { type: 'object' },
+    createdAt: dateTime,
+  }),
+  Reporter: closed({
+    studioId: { type: 'string' },
+    reporterId: { type: 'string' },
+    upheld: { type: 'integer', description: 'Its reports in cases resolved as upheld.' },
+    dismissed: { type: 'integer', description: 'Its reports in cases resolved as dismissed.' },
+    credibility: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: '(upheld + 1) / (upheld + dismissed + 2).',
+    },
+    muted: { type: 'boolean' },
+    mutedAt: { type: ['string', 'null'], format: 'date-time' },
+    muteNote: { type: ['string', 'null'] },
+  }),
+  Webhook: closed(webhookProperties),
+  WebhookWithSecret: closed({
+    ...webhookProperties,
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      description:
+        'Signing secret (Standard Webhooks: whsec_<base64>), shown once. Each delivery carries webhook-id, webhook-timestamp and webhook-signature: v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<raw body>" keyed with the base64-decoded secret>.',
+    },
+  }),
+  WebhookDelivery: closed({
+    id: { type: 'string' },
+    eventId: { type: 'string' },
+    eventType: { enum: [...DELIVERY_EVENT_TYPES] },
+    status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] },
+    attempts: { type: 'integer' },
+    lastStatusCode: { type: ['integer', 'null'] },
+    lastError: { type: ['string', 'null'] },
+    createdAt: dateTime,
+    lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    nextAttemptAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the next attempt is due, while the delivery is pending after a failed attempt.',
+    },
+    deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+    redeliveryOf: {
+      type: ['string', 'null'],
+      description: 'The delivery this one sends again (a redelivery), or null.',
+    },
+  }),
+  Sanction: closed({
+    id: { type: 'string' },
+    serviceId: { type: 'string' },
+    type: { enum: [...SANCTION_TYPES] },
+    scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
+    reason: { type: 'string' },
+    caseId: { type: ['string', 'null'] },
+    issuedBy: actor,
+    startsAt: dateTime,
+    expiresAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'null: never (permanent ban, warning).',
+    },
+    active: {
+      type: 'boolean',
+      description: 'Started, not expired and not revoked, at the time of the answer.',
+    },
+    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    revokedBy: { ...actor, type: ['object', 'null'] },
+    revokeReason: { type: ['string', 'null'] },
+    createdAt: dateTime,
+  }),
+  Appeal: closed({
+    id: { type: 'string' },
+    playerId: { type: 'string' },
+    subject: closed({ kind: { enum: ['sanction', 'offense'] }, id: { type: 'string' } }),
+    reason: { enum: ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] },
+    statement: { type: 'string' },
+    filedBy: {
+      type: 'object',
+      required: ['kind'],
+      properties: { kind: { enum: ['player', 'studio'] }, id: { type: 'string' } },
+      additionalProperties: false,
+    },
+    status: { enum: ['open', 'granted', 'denied'] },
+    claim: {
+      ...closed({ moderatorId: { type: 'string' }, expiresAt: dateTime }),
+      type: ['object', 'null'],
+    },
+    decision: {
+      ...closed({
+        moderatorId: { type: 'string' },
+        decidedAt: dateTime,
+        note: { type: 'string' },
+        pointsRefunded: { type: 'integer', minimum: 0 },
+      }),
+      type: ['object', 'null'],
+    },
+    createdAt: dateTime,
+  }),
+};
