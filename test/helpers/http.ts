@@ -7,7 +7,8 @@ import { openApiDocument } from '../../api/openapi.js';
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
   addFormatsModule) as unknown as AddFormats;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+/** A validator holding the whole document as `openapi`: its schemas by JSON pointer, `openapi#/...`. */
+export const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 ajv.addSchema({ ...openApiDocument, $id: 'openapi' } as object, 'openapi');
 

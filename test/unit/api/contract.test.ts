@@ -1,18 +1,10 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type Joi from 'joi';
 import { JOI } from '../../../api/contract.js';
 import { openApiDocument } from '../../../api/openapi.js';
+import { ajv } from '../../helpers/http.js';
 import { samples } from '../../helpers/schema-samples.js';
-
-type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema({ ...openApiDocument, $id: 'openapi' } as object, 'openapi');
 
 type Schema = Record<string, unknown>;
 const doc = openApiDocument as unknown as {
