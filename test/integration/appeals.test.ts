@@ -1,8 +1,5 @@
 import { expect } from 'chai';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker } from '../../worker/run.js';
+import { startTestWorker } from '../helpers/workers.js';
 import { eventually } from '../helpers/http-server.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { insertWebhook } from '../../common/data/repos/webhooks.js';
@@ -267,7 +264,7 @@ describe('appeals', function () {
   });
 
   it('granting an appeal of an upheld offense removes the strike of its case; its decider may not decide it', async () => {
-    const review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    const review = await startTestWorker(api.config, 'review');
     try {
       const player = await createTestPlayer(api.pool);
       await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });

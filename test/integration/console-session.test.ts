@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { startTestWorker } from '../helpers/workers.js';
+import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
   createTestModerator,
@@ -25,7 +23,7 @@ describe('console sessions (cookie, CSRF, idle expiry, lockout)', function () {
   before(async () => {
     now = Date.now();
     api = await startTestApi({}, { clock: () => new Date(now) });
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     moderator = await createTestModerator(api);
     admin = await createTestModerator(api, 'admin');
   });

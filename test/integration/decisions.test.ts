@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
+import { startTestWorker } from '../helpers/workers.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
   createTestModerator,
@@ -39,7 +37,7 @@ describe('decisions that compose', function () {
 
   before(async () => {
     api = await startTestApi({ STRIKE_LADDER: '' });
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     studio = await createTenant(api.pool, 'Decisions');
     other = await createTenant(api.pool, 'Other');
     [modA, modB] = [await createTestModerator(api), await createTestModerator(api)];

@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { startTestWorker } from '../helpers/workers.js';
+import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
   createTestModerator,
@@ -40,7 +38,7 @@ describe('moderation: the review queue and moderator API', function () {
 
   before(async () => {
     api = await startTestApi();
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     [modA, modB, admin] = await Promise.all([
       createTestModerator(api),
       createTestModerator(api),

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
+import { startTestWorker } from '../helpers/workers.js';
 import { createLogger } from '../../common/logger.js';
-import { offenseJobs, QUEUES } from '../../common/queues/index.js';
+import { offenseJobs } from '../../common/queues/index.js';
 import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
 import { openQueues } from '../../common/runtime.js';
-import { enrichmentProcessor } from '../../worker/processors/enrichment.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { type RunningWorker } from '../../worker/run.js';
 import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
@@ -86,10 +85,7 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     return rows;
   };
   const startWorkers = async () => {
-    workers = [
-      await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w')),
-      await startWorker(api.config, QUEUES.enrichment, enrichmentProcessor, createLogger('silent', 'w')),
-    ];
+    workers = [await startTestWorker(api.config, 'review'), await startTestWorker(api.config, 'enrichment')];
   };
 
   it('re-adds exactly the lost jobs whose effect is not done, under their ids; each effect happens once', async () => {

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
+import { startTestWorker } from '../helpers/workers.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import type { Queryable } from '../../common/data/db.js';
 import { lookupPlayers } from '../../common/data/repos/sanctions.js';
@@ -45,7 +46,7 @@ describe('sanctions', function () {
 
   before(async () => {
     api = await startTestApi({}, { clock: () => new Date(now) });
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     [a, b] = [await createTenant(api.pool, 'A'), await createTenant(api.pool, 'B')];
     [mod, admin] = [await createTestModerator(api), await createTestModerator(api, 'admin')];
   });

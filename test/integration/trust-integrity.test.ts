@@ -1,11 +1,9 @@
 import { expect } from 'chai';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
+import { startTestWorker } from '../helpers/workers.js';
 import { insertWebhook, studiosOfPlayer } from '../../common/data/repos/webhooks.js';
 import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
   createTestModerator,
@@ -55,7 +53,7 @@ describe('trust integrity: limits, duplicates, budgets, credibility and the hist
 
   before(async () => {
     api = await startTestApi();
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     [tenant, other] = [await createTenant(api.pool, 'Filer'), await createTenant(api.pool, 'Other')];
     mod = await createTestModerator(api);
   });

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
+import { startTestWorker } from '../helpers/workers.js';
 import fc from 'fast-check';
-import { createLogger } from '../../common/logger.js';
-import { QUEUES } from '../../common/queues/index.js';
 import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
-import { reviewProcessor } from '../../worker/processors/review.js';
-import { startWorker, type RunningWorker } from '../../worker/run.js';
+import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
   createTestModerator,
@@ -149,7 +147,7 @@ describe('trust model: random sequences of real API calls against the documented
       { STRIKE_LADDER: '', CREDIBILITY_MIN_HISTORY: '2', CREDIBILITY_THRESHOLD: '0.4' },
       { clock: now },
     );
-    review = await startWorker(api.config, QUEUES.review, reviewProcessor, createLogger('silent', 'w'));
+    review = await startTestWorker(api.config, 'review');
     for (const s of ['A', 'B'] as const) {
       tenants[s] = await createTenant(api.pool, `Model ${s}`);
       await setGameLimits(api.pool, {
