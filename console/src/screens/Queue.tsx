@@ -27,12 +27,31 @@ export function QueueScreen({ session }: { session: Session }) {
     serviceId: params.get('player') ?? '',
     sort: params.get('sort') ?? 'priority',
   };
-  const set = (name: string, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  };
+  // From the address as it is when React applies the change, never a copy taken at an earlier
+  // render: two changes in one frame (keys typed fast) both land.
+  const set = (name: string, value: string) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (value) next.set(name, value);
+        else next.delete(name);
+        return next;
+      },
+      { replace: true },
+    );
+  // What is typed in the player filter is the input's own; the address (and the query) follows it a
+  // moment later, so typing is never rewritten from the address under the cursor.
+  const [playerText, setPlayerText] = useState(filter.serviceId);
+  useEffect(() => {
+    const wanted = playerText.trim();
+    if (wanted === (params.get('player') ?? '')) return;
+    const timer = setTimeout(() => set('player', wanted), 250);
+    return () => clearTimeout(timer);
+  }, [playerText]);
+  // A change of the address from elsewhere (back, a link) shows in the input.
+  useEffect(() => {
+    setPlayerText((typed) => (typed.trim() === filter.serviceId ? typed : filter.serviceId));
+  }, [filter.serviceId]);
   const counts = useLoad(queueCounts, [], 2000);
   const cases = useLoad(
     () =>
@@ -123,9 +142,9 @@ export function QueueScreen({ session }: { session: Session }) {
               Player
               <input
                 id="filter"
-                value={filter.serviceId}
+                value={playerText}
                 placeholder="serviceId"
-                onChange={(e) => set('player', e.target.value.trim())}
+                onChange={(e) => setPlayerText(e.target.value)}
               />
             </label>
             <label>
