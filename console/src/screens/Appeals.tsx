@@ -11,7 +11,7 @@ export function AppealList() {
   const [status, setStatus] = useState<'open' | 'granted' | 'denied'>('open');
   const page = useLoad(() => listAppeals({ status, limit: 50 }), [status], 3000);
   return (
-    <section aria-label="Appeals">
+    <div className="appeal-list">
       <label>
         Show
         <select value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
@@ -49,7 +49,7 @@ export function AppealList() {
           </tbody>
         </table>
       )}
-    </section>
+    </div>
   );
 }
 
