@@ -15,7 +15,7 @@ import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.2.1';
+export const CONTRACT_VERSION = '1.3.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked

@@ -96,7 +96,7 @@ const actor = closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'str
  * (WebhookDelivery), presentSanction (Sanction) and presentAppeal (Appeal). Every answer the tests
  * receive is validated against them.
  */
-export const viewSchemas = {
+const schemas = {
   Evidence: {
     type: 'object',
     required: ['type', 'submittedAt'],
@@ -423,3 +423,55 @@ export const viewSchemas = {
     createdAt: dateTime,
   }),
 };
+
+/** The decision behind an appealed offense or sanction: its case, and who resolved it. */
+const caseSummary = {
+  ...closed({
+    id: { type: 'string' },
+    status: { enum: ['open', 'resolved'] },
+    outcome: { enum: [...OUTCOMES, null] },
+    note: { type: ['string', 'null'] },
+    decidedBy: { type: ['string', 'null'], description: 'The username of the moderator who resolved it.' },
+    resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+  }),
+  type: ['object', 'null'],
+};
+
+/** appealForModerator (common/usecases/appeal-context.ts): the appeal with what deciding it needs. */
+const AppealDetail = {
+  ...schemas.Appeal,
+  required: [...schemas.Appeal.required, 'context'],
+  properties: {
+    ...schemas.Appeal.properties,
+    context: closed({
+      player: closed({
+        serviceId: { type: 'string' },
+        gamerTag: { type: 'string' },
+        trustScore: { type: 'integer', minimum: 0, maximum: 100 },
+        activeStrikes: { type: 'integer', minimum: 0 },
+      }),
+      offense: {
+        ...closed({ record: ref('Reportoffense'), studioName: { type: 'string' }, case: caseSummary }),
+        type: ['object', 'null'],
+        description: 'The appealed offense in full, the studio that filed it, and its case.',
+      },
+      sanction: {
+        ...closed({
+          record: ref('Sanction'),
+          issuedByName: { type: 'string', description: "A moderator's username or a studio's name." },
+          scopeName: { type: ['string', 'null'], description: 'The studio it is limited to; null: global.' },
+          case: caseSummary,
+        }),
+        type: ['object', 'null'],
+        description: 'The appealed sanction, who placed it and where it applies, and its case.',
+      },
+      recentOffenses: {
+        type: 'array',
+        items: ref('Reportoffense'),
+        description: "The player's latest offenses, newest first.",
+      },
+    }),
+  },
+};
+
+export const viewSchemas = { ...schemas, AppealDetail };

@@ -6,6 +6,7 @@ export type Case = Schemas['ReviewCase'];
 export type CaseDetail = Schemas['ReviewCaseDetail'];
 export type Offense = Schemas['Reportoffense'];
 export type Appeal = Schemas['Appeal'];
+export type AppealDetail = Schemas['AppealDetail'];
 export type Sanction = Schemas['Sanction'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type TrustChange = Schemas['TrustChange'];
@@ -113,7 +114,7 @@ export const revokeSanction = (serviceId: string, id: string, reason: string) =>
   api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions/${enc(id)}/revoke`, { reason });
 export const listAppeals = (params: { status: string; limit?: number; cursor?: string }) =>
   api<AppealPage>('GET', `/v1/admin/appeals?${q(params)}`);
-export const getAppeal = (id: string) => api<Appeal>('GET', `/v1/admin/appeals/${enc(id)}`);
+export const getAppeal = (id: string) => api<AppealDetail>('GET', `/v1/admin/appeals/${enc(id)}`);
 export const claimAppeal = (id: string) => api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/claim`);
 export const decideAppeal = (id: string, decision: 'granted' | 'denied', note: string) =>
   api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, { decision, note });

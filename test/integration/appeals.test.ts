@@ -325,4 +325,111 @@ describe('appeals', function () {
       await review.stop();
     }
   });
+
+  it('a moderator sees what is appealed in full: the offense, its studio, the decision behind it, the latest offenses; a sanction with who placed it and where', async () => {
+    interface Detail {
+      context: {
+        player: { serviceId: string; gamerTag: string; trustScore: number; activeStrikes: number };
+        offense: {
+          record: { _id: string; description: string; visibility: string };
+          studioName: string;
+          case: { status: string; outcome: string | null; note: string | null; decidedBy: string | null };
+        } | null;
+        sanction: {
+          record: { id: string; reason: string };
+          issuedByName: string;
+          scopeName: string | null;
+          case: unknown;
+        } | null;
+        recentOffenses: { _id: string }[];
+      };
+    }
+    const detail = (id: string) =>
+      call<Detail>(api.url, 'GET', `/v1/admin/appeals/${id}`, {
+        spec: '/v1/admin/appeals/{appealId}',
+        headers: modB.headers,
+      });
+    const review = await startTestWorker(api.config, 'review');
+    try {
+      const player = await createTestPlayer(api.pool);
+      await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
+      const report = await call<{ report: { _id: string } }>(
+        api.url,
+        'POST',
+        `/v1/toxicity/submitReport/${player.serviceId}`,
+        {
+          spec: '/v1/toxicity/submitReport/{serviceId}',
+          headers: game.headers,
+          json: { report: { isToxic: true, severity: 'high', description: '<b>slurs</b> in chat' } },
+        },
+      );
+      const caseId = await eventually('the case', async () => {
+        const { rows } = await api.pool.query<{ id: string }>(
+          `SELECT case_id AS id FROM case_offenses WHERE offense_id = $1`,
+          [report.body.report._id],
+        );
+        return rows[0]?.id;
+      });
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+        spec: '/v1/admin/cases/{caseId}/claim',
+        headers: modA.headers,
+      });
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: modA.headers,
+        json: { outcome: 'upheld', note: 'clear slurs' },
+      });
+      const filed = await call<AppealBody>(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+        spec: '/v1/player/{serviceId}/appeals',
+        headers: game.headers,
+        json: { offenseId: report.body.report._id, reason: 'unfair', statement: 'Quoting someone else.' },
+      });
+      const ofOffense = await detail(filed.body.id);
+      expect(ofOffense.status).to.equal(200);
+      const c = ofOffense.body.context;
+      expect(c.player).to.deep.equal({
+        serviceId: player.serviceId,
+        gamerTag: player.gamerTag,
+        trustScore: 93,
+        activeStrikes: 1,
+      });
+      expect(c.offense!.record).to.include({
+        _id: report.body.report._id,
+        description: '<b>slurs</b> in chat',
+        visibility: 'full',
+      });
+      const studioName = (
+        await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [game.studioId])
+      ).rows[0]!.name;
+      expect(c.offense!.studioName).to.equal(studioName);
+      expect(c.offense!.case).to.include({
+        status: 'resolved',
+        outcome: 'upheld',
+        note: 'clear slurs',
+        decidedBy: modA.username,
+      });
+      expect(c.sanction).to.equal(null);
+      expect(c.recentOffenses.map((o) => o._id)).to.deep.equal([report.body.report._id]);
+
+      // A studio's sanction: placed by the studio, limited to the studio, no case behind it.
+      const placed = await call<{ id: string }>(api.url, 'POST', `/v1/player/${player.serviceId}/sanctions`, {
+        spec: '/v1/player/{serviceId}/sanctions',
+        headers: game.headers,
+        json: { type: 'chat_restriction', reason: 'spam in lobby', durationSeconds: 3600 },
+      });
+      expect(placed.status, placed.text).to.equal(201);
+      const onSanction = await call<AppealBody>(api.url, 'POST', `/v1/player/${player.serviceId}/appeals`, {
+        spec: '/v1/player/{serviceId}/appeals',
+        headers: game.headers,
+        json: { sanctionId: placed.body.id, reason: 'incorrect', statement: 'Not me.' },
+      });
+      expect(onSanction.status, onSanction.text).to.equal(201);
+      const s = (await detail(onSanction.body.id)).body.context;
+      expect(s.offense).to.equal(null);
+      expect(s.sanction).to.deep.include({ issuedByName: studioName, scopeName: studioName, case: null });
+      expect(s.sanction!.record).to.include({ id: placed.body.id, reason: 'spam in lobby' });
+    } finally {
+      await review.stop();
+    }
+  });
 });

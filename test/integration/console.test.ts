@@ -364,6 +364,23 @@ describe('moderator console in headless Chromium', function () {
     await page.getByRole('link', { name: serviceId }).click();
     await page.waitForURL(`**/console/appeals/${appealId}`);
     await page.getByText('It was my brother.').waitFor();
+    // What is appealed, without leaving the screen: the offense as filed, by which studio, the state
+    // of the decision behind it, and the player's latest offenses.
+    const gamerTag = (
+      await api.pool.query<{ gamer_tag: string }>('SELECT gamer_tag FROM players WHERE service_id = $1', [
+        serviceId,
+      ])
+    ).rows[0]!.gamer_tag;
+    await page.getByRole('heading', { name: `Appeal of an offense by ${gamerTag}, open` }).waitFor();
+    const subject = page.getByRole('region', { name: 'What is appealed' });
+    await subject.getByText('wallhack').waitFor();
+    await subject.getByText(/^Filed by .*Console Studio/).waitFor();
+    await subject.getByText('Its review case is still open.').waitFor();
+    await page
+      .getByRole('table', { name: 'Latest offenses of the player' })
+      .getByRole('row')
+      .nth(1)
+      .waitFor();
     await checkScreen(page, 'appeal');
     await page.getByLabel(/^Grant/).check();
     await page.getByLabel('Note (required)').fill('Shared account; first offense.');
@@ -465,6 +482,16 @@ describe('moderator console in headless Chromium', function () {
     await page.goto(`${api.url}/console/appeals`);
     await page.getByRole('link', { name: serviceId }).click();
     await page.getByText(`${XSS} javascript:alert(1)`).waitFor();
+    // The appeal screen shows the appealed offense in full and the gamer tag in its title: as text.
+    await page
+      .getByRole('region', { name: 'What is appealed' })
+      .getByText(`${XSS}<script>window.__xss=2</script>`)
+      .waitFor();
+    await page
+      .getByRole('heading', { name: new RegExp(`by ${XSS.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}tag`) })
+      .waitFor();
+    expect(await page.locator('a[href^="javascript:"]').count()).to.equal(0);
+    expect(await page.locator('main img, main iframe, main script, main svg[onload]').count()).to.equal(0);
     expect(await page.evaluate('window.__xss')).to.equal(undefined);
     expect(dialogs).to.deep.equal([]);
     expect(outside).to.deep.equal([]);

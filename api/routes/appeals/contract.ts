@@ -94,7 +94,10 @@ export const paths = {
       security: moderator,
       parameters: [appealId],
       responses: {
-        200: json(ref('Appeal'), 'The appeal.'),
+        200: json(
+          ref('AppealDetail'),
+          'The appeal, and in context what deciding it needs: the player, what is appealed in full with the decision behind it, the latest offenses.',
+        ),
         404: problem('No such appeal.'),
         ...moderatorErrors,
       },

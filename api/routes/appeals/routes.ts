@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
 import { isUuid } from '../../../common/data/repos/accounts.js';
-import { findAppeal, listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
+import { listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { notFound } from '../../../common/errors.js';
 import { claimAppeal, decideAppeal, fileAppeal, releaseAppeal } from '../../../common/usecases/appeals.js';
@@ -15,6 +15,7 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { queueQuery } from './schema.js';
+import { appealForModerator } from '../../../common/usecases/appeal-context.js';
 
 /**
  * Appeals: a player files one through OAuth (or a studio for a player of its games) and follows it;
@@ -78,9 +79,7 @@ export function appealRoutes(deps: RouteDeps): Router {
     };
   });
   router.get('/v1/admin/appeals/:appealId', moderator, async (ctx) => {
-    const appeal = await findAppeal(deps.pool, appealId(ctx));
-    if (!appeal) throw notFound(`Appeal ${appealId(ctx)}`);
-    ctx.body = presentAppeal(appeal);
+    ctx.body = await appealForModerator(deps.pool, appealId(ctx), deps.clock());
   });
   router.post('/v1/admin/appeals/:appealId/claim', moderator, async (ctx) => {
     ctx.body = presentAppeal(

@@ -370,3 +370,19 @@ export async function listOffenses(
     nextCursor: rows.length > limit && last ? encodeCursor(last.cursor_ts, last.id) : null,
   };
 }
+
+/** One offense by its id, with the name of the studio that filed it (for a moderator's screens). */
+export async function findOffenseForModerator(
+  db: Queryable,
+  offenseId: string,
+): Promise<{ offense: OffenseRecord; studioName: string; caseId: string | null } | undefined> {
+  const { rows } = await db.query<OffenseRow & { studio_name: string; case_id: string | null }>(
+    `SELECT ${OFFENSE_SELECT}, st.name AS studio_name,
+            (SELECT co.case_id FROM case_offenses co WHERE co.offense_id = o.id LIMIT 1) AS case_id
+       FROM offenses o JOIN players p ON p.id = o.player_id JOIN studios st ON st.id = o.studio_id
+      WHERE o.id = $1`,
+    [offenseId],
+  );
+  const r = rows[0];
+  return r && { offense: offenseFromRow(r), studioName: r.studio_name, caseId: r.case_id };
+}

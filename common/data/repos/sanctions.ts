@@ -233,3 +233,22 @@ export async function lookupPlayers(
     })),
   }));
 }
+
+/** One sanction by its id, with who placed it by name (a moderator's username or a studio's name). */
+export async function findSanctionForModerator(
+  db: Queryable,
+  sanctionId: string,
+  now: Date,
+): Promise<{ sanction: SanctionRecord; issuedByName: string; scopeName: string | null } | undefined> {
+  const { rows } = await db.query<SanctionRow & { issued_by_name: string; scope_name: string | null }>(
+    `SELECT ${COLUMNS('$2::timestamptz')}, coalesce(m.username, st.name) AS issued_by_name, sc.name AS scope_name
+       FROM sanctions s JOIN players p ON p.id = s.player_id
+       LEFT JOIN moderators m ON m.id = s.issued_by_moderator
+       LEFT JOIN studios st ON st.id = s.issued_by_studio
+       LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+      WHERE s.id = $1`,
+    [sanctionId, now],
+  );
+  const r = rows[0];
+  return r && { sanction: fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name };
+}

@@ -1630,6 +1630,86 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        AppealDetail: {
+            id: string;
+            playerId: string;
+            subject: {
+                /** @enum {unknown} */
+                kind: "sanction" | "offense";
+                id: string;
+            };
+            /** @enum {unknown} */
+            reason: "incorrect" | "compromised_account" | "unfair" | "forgiveness";
+            statement: string;
+            filedBy: {
+                /** @enum {unknown} */
+                kind: "player" | "studio";
+                id?: string;
+            };
+            /** @enum {unknown} */
+            status: "open" | "granted" | "denied";
+            claim: {
+                moderatorId: string;
+                /** Format: date-time */
+                expiresAt: string;
+            } | null;
+            decision: {
+                moderatorId: string;
+                /** Format: date-time */
+                decidedAt: string;
+                note: string;
+                pointsRefunded: number;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            context: {
+                player: {
+                    serviceId: string;
+                    gamerTag: string;
+                    trustScore: number;
+                    activeStrikes: number;
+                };
+                /** @description The appealed offense in full, the studio that filed it, and its case. */
+                offense: {
+                    record: components["schemas"]["Reportoffense"];
+                    studioName: string;
+                    case: {
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "open" | "resolved";
+                        /** @enum {unknown} */
+                        outcome: "upheld" | "dismissed" | null;
+                        note: string | null;
+                        /** @description The username of the moderator who resolved it. */
+                        decidedBy: string | null;
+                        /** Format: date-time */
+                        resolvedAt: string | null;
+                    } | null;
+                } | null;
+                /** @description The appealed sanction, who placed it and where it applies, and its case. */
+                sanction: {
+                    record: components["schemas"]["Sanction"];
+                    /** @description A moderator's username or a studio's name. */
+                    issuedByName: string;
+                    /** @description The studio it is limited to; null: global. */
+                    scopeName: string | null;
+                    case: {
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "open" | "resolved";
+                        /** @enum {unknown} */
+                        outcome: "upheld" | "dismissed" | null;
+                        note: string | null;
+                        /** @description The username of the moderator who resolved it. */
+                        decidedBy: string | null;
+                        /** Format: date-time */
+                        resolvedAt: string | null;
+                    } | null;
+                } | null;
+                /** @description The player's latest offenses, newest first. */
+                recentOffenses: components["schemas"]["Reportoffense"][];
+            };
+        };
         TokenResponse: {
             /** @description JWT (ES256) with iss, aud (client_id), sub (serviceId), iat, exp, jti, scope; kid in the header. */
             access_token: string;
@@ -6520,13 +6600,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The appeal. */
+            /** @description The appeal, and in context what deciding it needs: the player, what is appealed in full with the decision behind it, the latest offenses. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Appeal"];
+                    "application/json": components["schemas"]["AppealDetail"];
                 };
             };
             /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { claimAppeal, decideAppeal, getAppeal, listAppeals } from '../api';
+import { claimAppeal, decideAppeal, getAppeal, listAppeals, type AppealDetail } from '../api';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
+import { OffenseCard } from '../components/Evidence';
 
 /** The open appeals, oldest first (also the queue's Appeals tab). */
 export function AppealList() {
@@ -78,14 +79,24 @@ export function AppealScreen() {
         <Link to="/appeals">← Appeals</Link>
       </p>
       <h1 id="appeal-title">
-        Appeal of a {a.subject.kind}, {a.status}
+        Appeal of {a.subject.kind === 'offense' ? 'an offense' : 'a sanction'} by {a.context.player.gamerTag},{' '}
+        {a.status}
       </h1>
       <dl className="figures">
         <div>
           <dt>Player</dt>
           <dd>
-            <Link to={`/players/${encodeURIComponent(a.playerId)}`}>{a.playerId}</Link>
+            <Link to={`/players/${encodeURIComponent(a.playerId)}`}>{a.context.player.gamerTag}</Link>{' '}
+            <span className="muted">{a.playerId}</span>
           </dd>
+        </div>
+        <div>
+          <dt>Trust score</dt>
+          <dd>{a.context.player.trustScore}</dd>
+        </div>
+        <div>
+          <dt>Active strikes</dt>
+          <dd>{a.context.player.activeStrikes}</dd>
         </div>
         <div>
           <dt>Reason</dt>
@@ -93,15 +104,43 @@ export function AppealScreen() {
         </div>
         <div>
           <dt>Filed</dt>
-          <dd>{when(a.createdAt)}</dd>
-        </div>
-        <div>
-          <dt>Subject</dt>
-          <dd className="muted">{a.subject.id}</dd>
+          <dd>
+            {when(a.createdAt)} by {a.filedBy.kind === 'player' ? 'the player' : 'a studio'}
+          </dd>
         </div>
       </dl>
       <h2>Statement</h2>
       <p className="report-text">{a.statement}</p>
+      <AppealedSubject appeal={a} />
+      <section aria-labelledby="recent-offenses">
+        <h2 id="recent-offenses">Latest offenses of the player</h2>
+        {a.context.recentOffenses.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <table aria-labelledby="recent-offenses">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Points</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.context.recentOffenses.map((o) => (
+                <tr key={o._id} aria-current={o._id === a.subject.id ? 'true' : undefined}>
+                  <td>{when(o.createdAt)}</td>
+                  <td>{o.type}</td>
+                  <td>{o.severity}</td>
+                  <td>{o.penaltyPoints}</td>
+                  <td>{o.status}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
       <NoticeLine notice={notice} />
       {a.status === 'open' ? (
         <section className="decide" aria-labelledby="decide-appeal">
@@ -157,5 +196,68 @@ export function AppealScreen() {
         </section>
       )}
     </article>
+  );
+}
+
+/** The decision an appeal is against: its case's outcome, note, moderator and time. */
+function DecisionBehind({ decision }: { decision: NonNullable<AppealDetail['context']['offense']>['case'] }) {
+  if (!decision) return <p>No review case: no moderator decided it.</p>;
+  if (decision.status === 'open') return <p>Its review case is still open.</p>;
+  return (
+    <>
+      <p>
+        Case {decision.outcome} by {decision.decidedBy} on {when(decision.resolvedAt ?? undefined)}.
+      </p>
+      {decision.note && <p className="report-text">{decision.note}</p>}
+    </>
+  );
+}
+
+/** What is appealed, in full: the offense as filed (as text) or the sanction, and the decision behind it. */
+function AppealedSubject({ appeal: a }: { appeal: AppealDetail }) {
+  const { offense, sanction } = a.context;
+  return (
+    <section aria-labelledby="appealed-subject">
+      <h2 id="appealed-subject">What is appealed</h2>
+      {offense && (
+        <>
+          <p>
+            Filed by <strong>{offense.studioName}</strong>.
+          </p>
+          <OffenseCard offense={offense.record} />
+          <h3>The decision</h3>
+          <DecisionBehind decision={offense.case} />
+        </>
+      )}
+      {sanction && (
+        <>
+          <dl className="figures">
+            <div>
+              <dt>Sanction</dt>
+              <dd>{sanction.record.type}</dd>
+            </div>
+            <div>
+              <dt>Applies to</dt>
+              <dd>{sanction.scopeName ?? 'every game (global)'}</dd>
+            </div>
+            <div>
+              <dt>Placed by</dt>
+              <dd>{sanction.issuedByName}</dd>
+            </div>
+            <div>
+              <dt>Period</dt>
+              <dd>
+                {when(sanction.record.startsAt)} to{' '}
+                {sanction.record.expiresAt ? when(sanction.record.expiresAt) : 'no end'}
+                {sanction.record.revokedAt ? ` (revoked ${when(sanction.record.revokedAt)})` : ''}
+              </dd>
+            </div>
+          </dl>
+          <p className="report-text">{sanction.record.reason}</p>
+          <h3>The decision</h3>
+          <DecisionBehind decision={sanction.case} />
+        </>
+      )}
+    </section>
   );
 }

@@ -1,0 +1,74 @@
+import type { Queryable } from '../data/db.js';
+import { findAppeal } from '../data/repos/appeals.js';
+import { findCase, type CaseRecord } from '../data/repos/moderation.js';
+import { findOffenseForModerator, listOffenses } from '../data/repos/offenses.js';
+import { findSanctionForModerator } from '../data/repos/sanctions.js';
+import { notFound } from '../errors.js';
+import { presentAppeal, presentOffense, presentSanction } from '../views.js';
+
+/** How many of the player's latest offenses the appeal screen shows beside the appeal. */
+export const APPEAL_RECENT_OFFENSES = 5;
+
+/** The decision behind an offense or a sanction: its case, resolved or not, and by whom. */
+const caseSummary = (c: CaseRecord | undefined) =>
+  c
+    ? {
+        id: c.id,
+        status: c.status,
+        outcome: c.resolution?.outcome ?? null,
+        note: c.resolution?.note ?? null,
+        decidedBy: c.resolution?.username ?? null,
+        resolvedAt: c.resolution?.resolvedAt.toISOString() ?? null,
+      }
+    : null;
+
+/**
+ * One appeal as a moderator decides it: the appeal, and in `context` everything the decision needs
+ * without leaving the screen: the player (score, strikes), what is appealed in full (the offense
+ * with its evidence and the studio that filed it, or the sanction with who placed it and its scope
+ * by name), the decision behind it (the case's outcome, note, moderator and time), and the player's
+ * latest offenses.
+ */
+export async function appealForModerator(db: Queryable, appealId: string, now: Date) {
+  const appeal = await findAppeal(db, appealId);
+  if (!appeal) throw notFound(`Appeal ${appealId}`);
+  const { kind, id } = appeal.subject;
+  const [player, offense, sanction, recent] = await Promise.all([
+    db.query<{ gamer_tag: string; trust_score: number; active_strikes: number }>(
+      `SELECT p.gamer_tag, p.trust_score,
+              (SELECT count(*)::int FROM strikes s
+                WHERE s.player_id = p.id AND s.removed_at IS NULL AND s.expires_at > $2) AS active_strikes
+         FROM players p WHERE p.id = $1`,
+      [appeal.playerRowId, now],
+    ),
+    kind === 'offense' ? findOffenseForModerator(db, id) : undefined,
+    kind === 'sanction' ? findSanctionForModerator(db, id, now) : undefined,
+    listOffenses(db, appeal.serviceId, APPEAL_RECENT_OFFENSES),
+  ]);
+  const caseId = offense?.caseId ?? sanction?.sanction.caseId ?? null;
+  const decision = caseSummary(caseId ? await findCase(db, caseId) : undefined);
+  const p = player.rows[0]!;
+  return {
+    ...presentAppeal(appeal),
+    context: {
+      player: {
+        serviceId: appeal.serviceId,
+        gamerTag: p.gamer_tag,
+        trustScore: p.trust_score,
+        activeStrikes: p.active_strikes,
+      },
+      offense: offense
+        ? { record: presentOffense(offense.offense, null), studioName: offense.studioName, case: decision }
+        : null,
+      sanction: sanction
+        ? {
+            record: presentSanction(sanction.sanction),
+            issuedByName: sanction.issuedByName,
+            scopeName: sanction.scopeName,
+            case: decision,
+          }
+        : null,
+      recentOffenses: (recent?.items ?? []).map((o) => presentOffense(o, null)),
+    },
+  };
+}
