@@ -120,13 +120,53 @@ function oxorNames(branches: unknown[]): string[] | undefined {
   return singles.map((b) => (b.required as string[])[0]!);
 }
 
+/** Joi's own description of a rule (schema.describe()), as far as the refinement below reads it. */
+interface Described {
+  type?: string;
+  flags?: { id?: string };
+  allow?: unknown[];
+  rules?: { name: string; args?: Record<string, unknown> }[];
+  keys?: Record<string, Described>;
+  items?: Described[];
+  matches?: { schema?: Described }[];
+}
+
+/**
+ * What the converter leaves out of strings, put back from Joi's own description: Joi refuses an
+ * empty string unless the rule allows one (minLength 1), and a trimmed text refuses one of spaces
+ * only (not blank). Walks the description and the converted schema side by side, and leaves any
+ * part whose shapes differ (a custom validator's x-schema) as it is.
+ */
+function refine(desc: Described | undefined, node: unknown): void {
+  if (!desc || !node || typeof node !== 'object') return;
+  let target = node as JsonSchema;
+  if (typeof target.$ref === 'string' && desc.flags?.id) target = named[desc.flags.id] ?? target;
+  const has = (rule: string) => desc.rules?.some((r) => r.name === rule) ?? false;
+  const types = Array.isArray(target.type) ? (target.type as string[]) : [target.type];
+  if (desc.type === 'string' && types.includes('string') && !desc.allow?.includes('')) {
+    if (!has('min') && target.minLength === undefined) target.minLength = 1;
+    const nonBlank = (target.allOf as JsonSchema[] | undefined)?.some((s) => s.pattern === '\\S');
+    if (has('trim') && !nonBlank && target.pattern === undefined && target.enum === undefined)
+      target.allOf = [...((target.allOf as unknown[] | undefined) ?? []), { pattern: '\\S' }];
+  }
+  const properties = target.properties as Record<string, unknown> | undefined;
+  if (desc.keys && properties)
+    for (const [key, sub] of Object.entries(desc.keys)) refine(sub, properties[key]);
+  if (desc.items?.length === 1) refine(desc.items[0], target.items);
+  const branches = (target.anyOf ?? target.oneOf) as unknown[] | undefined;
+  if (desc.matches && branches?.length === desc.matches.length)
+    desc.matches.forEach((m, i) => refine(m.schema, branches[i]));
+}
+
 /** A Joi rule as the document's JSON Schema; its named parts (`.id()`) become components. */
 export function fromJoi(schema: Joi.Schema): JsonSchema {
   const converted = parse(schema, 'open-api-3.1') as JsonSchema & { schemas?: Record<string, JsonSchema> };
   const { schemas, ...rest } = converted;
   for (const [name, definition] of Object.entries(schemas ?? {}))
     named[name] = plain(definition) as JsonSchema;
-  return plain(rest) as JsonSchema;
+  const result = plain(rest) as JsonSchema;
+  refine(schema.describe() as Described, result);
+  return result;
 }
 
 /** The components named by the rules converted so far (the assembler adds them to the document). */

@@ -10,12 +10,6 @@ export function check<T>(schema: Joi.Schema, value: unknown, root = 'body'): T {
 
 /**
  * Text a person writes and another reads (a note, a reason, a statement, a name): trimmed, 1 to `max`
- * characters, so never blank. The document states "not blank" as a pattern beside the length, since
- * its minLength counts the spaces Joi trims away.
+ * characters, so never blank (the document says so with a pattern: api/contract.ts reads the trim).
  */
-export const text = (max: number) =>
-  Joi.string()
-    .trim()
-    .min(1)
-    .max(max)
-    .meta({ 'x-also': { pattern: '\\S' } });
+export const text = (max: number) => Joi.string().trim().min(1).max(max);

@@ -303,6 +303,25 @@ const schemas = {
       description: 'null when a studio acted (its own sanctions): see studioId.',
     },
     studioId: { type: ['string', 'null'] },
+    studio: {
+      ...closed({ id: { type: 'string' }, name: { type: 'string' } }),
+      type: ['object', 'null'],
+      description: 'The studio that acted (its own sanctions), by name; null when a moderator did.',
+    },
+    player: {
+      ...closed({ serviceId: { type: 'string' }, gamerTag: { type: 'string' } }),
+      type: ['object', 'null'],
+      description: 'The player the action was about: of its case, appeal or sanction; null for a reporter.',
+    },
+    reporter: {
+      ...closed({
+        studioId: { type: 'string' },
+        studioName: { type: 'string' },
+        reporterId: { type: 'string' },
+      }),
+      type: ['object', 'null'],
+      description: 'The reporter muted or unmuted, with its studio by name.',
+    },
     caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
     action: {
       enum: [

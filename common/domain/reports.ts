@@ -169,11 +169,7 @@ const evidenceItem = Joi.object({
   .id('EvidenceInput');
 
 const text = (max: number) => Joi.string().max(max).allow('').custom(cleanText);
-const contextId = Joi.string()
-  .trim()
-  .min(1)
-  .max(LIMITS.contextId)
-  .meta({ 'x-also': { pattern: '\\S' } });
+const contextId = Joi.string().trim().min(1).max(LIMITS.contextId);
 const context = {
   matchId: contextId,
   reporterId: contextId,

@@ -316,6 +316,7 @@ export async function decideAppeal(
     if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
     const outbox: OutboxRow[] = [];
     let refunded = 0;
+    let scores: { before: number; after: number } | undefined;
     if (decision === 'granted') {
       if (subject.kind === 'sanction' && !subject.revoked) {
         const sanction = (await findSanctionForUpdate(client, appeal.serviceId, subject.id, now))!;
@@ -339,6 +340,7 @@ export async function decideAppeal(
           now,
         });
         refunded = moved.points;
+        scores = { before: moved.before, after: moved.after };
         if (refunded > 0) {
           const change = {
             playerId: appeal.serviceId,
@@ -370,14 +372,23 @@ export async function decideAppeal(
         WHERE id = $1`,
       [id, decision, actor.id, now, note, refunded],
     );
+    // The score as the decision left it (the player's row is locked): moved by a granted offense
+    // appeal, as it was otherwise.
+    if (!scores) {
+      const { rows } = await client.query<{ trust_score: number }>(
+        'SELECT trust_score FROM players WHERE id = $1',
+        [appeal.playerRowId],
+      );
+      scores = { before: rows[0]!.trust_score, after: rows[0]!.trust_score };
+    }
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId: subject.caseId,
       action: 'decide_appeal',
       outcome: null,
       note,
-      trustScoreBefore: null,
-      trustScoreAfter: null,
+      trustScoreBefore: scores.before,
+      trustScoreAfter: scores.after,
       details: { appealId: id, decision, subject: appeal.subject, pointsRefunded: refunded },
     });
     const decided = (await findAppeal(client, id))!;

@@ -120,7 +120,8 @@ export const decideAppeal = (id: string, decision: 'granted' | 'denied', note: s
   api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, { decision, note });
 export const listAudit = (params: {
   caseId?: string;
-  moderatorId?: string;
+  moderator?: string;
+  player?: string;
   limit?: number;
   cursor?: string;
 }) => api<AuditPage>('GET', `/v1/admin/audit?${q(params)}`);

@@ -428,6 +428,45 @@ describe('appeals', function () {
       expect(s.offense).to.equal(null);
       expect(s.sanction).to.deep.include({ issuedByName: studioName, scopeName: studioName, case: null });
       expect(s.sanction!.record).to.include({ id: placed.body.id, reason: 'spam in lobby' });
+
+      // The audit log in names, filtered by the player's serviceId and a moderator's username.
+      await act(modB, onSanction.body.id, 'claim');
+      await act(modB, onSanction.body.id, 'decide', { decision: 'denied', note: 'spam is visible' });
+      interface Entry {
+        action: string;
+        moderator: { username: string } | null;
+        studio: { name: string } | null;
+        player: { serviceId: string; gamerTag: string } | null;
+        trustScoreBefore: number | null;
+        trustScoreAfter: number | null;
+      }
+      const audit = async (query: string) => {
+        const res = await call<{ items: Entry[] }>(api.url, 'GET', `/v1/admin/audit?${query}`, {
+          spec: '/v1/admin/audit',
+          headers: admin.headers,
+        });
+        expect(res.status, res.text).to.equal(200);
+        return res.body.items;
+      };
+      const aboutPlayer = await audit(`player=${player.serviceId}`);
+      expect(aboutPlayer.map((e) => e.action)).to.deep.equal([
+        'decide_appeal',
+        'claim_appeal',
+        'place_sanction',
+        'resolve',
+        'claim',
+      ]);
+      for (const e of aboutPlayer)
+        expect(e.player).to.deep.equal({ serviceId: player.serviceId, gamerTag: player.gamerTag });
+      expect(aboutPlayer[2]).to.deep.include({
+        moderator: null,
+        studio: { id: game.studioId, name: studioName },
+      });
+      // A denied appeal leaves the score where it was, and says so.
+      expect(aboutPlayer[0]).to.include({ trustScoreBefore: 93, trustScoreAfter: 93 });
+      const byModA = await audit(`player=${player.serviceId}&moderator=${modA.username.toUpperCase()}`);
+      expect(byModA.map((e) => e.action)).to.deep.equal(['resolve', 'claim']);
+      expect(await audit(`moderator=nobody-${player.serviceId.toLowerCase()}`)).to.deep.equal([]);
     } finally {
       await review.stop();
     }

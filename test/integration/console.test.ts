@@ -399,6 +399,17 @@ describe('moderator console in headless Chromium', function () {
     await page.goto(`${api.url}/console/audit`);
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
     await page.getByText('decide_appeal').first().waitFor();
+    // Filtered by names a moderator knows, and read in names: who, about whom, the score it moved.
+    await page.getByLabel('Player').fill(serviceId);
+    await page.getByLabel('Moderator').fill(admin.username);
+    // The header, claim_appeal and decide_appeal, once the filter (applied a moment after typing) holds.
+    await eventually('the filtered log', async () => (await page.getByRole('row').count()) === 3);
+    const decided = page.getByRole('row', { name: /decide_appeal/ });
+    await decided.getByRole('cell', { name: admin.username, exact: true }).waitFor();
+    await decided.getByRole('link', { name: new RegExp(gamerTag) }).waitFor();
+    const score = await decided.getByRole('cell', { name: /→/ }).textContent();
+    const [before, after] = score!.split('→').map((n) => Number(n.trim()));
+    expect(after! - before!).to.be.greaterThan(0);
     await checkScreen(page, 'audit');
     await context.close();
   });

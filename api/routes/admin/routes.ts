@@ -163,11 +163,14 @@ export function adminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/audit', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
-    const q = check<{ caseId?: string; moderatorId?: string; limit: number; cursor?: string }>(
-      auditQuery,
-      ctx.query,
-      'query',
-    );
+    const q = check<{
+      caseId?: string;
+      moderatorId?: string;
+      moderator?: string;
+      player?: string;
+      limit: number;
+      cursor?: string;
+    }>(auditQuery, ctx.query, 'query');
     const before =
       q.cursor === undefined
         ? undefined

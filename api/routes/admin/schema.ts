@@ -31,6 +31,14 @@ export const caseQuery = Joi.object({
 export const auditQuery = Joi.object({
   caseId: Joi.string().guid(),
   moderatorId: Joi.string().guid(),
+  moderator: Joi.string()
+    .trim()
+    .lowercase()
+    .max(64)
+    .description("A moderator's username: only what they did (none for an unknown one)."),
+  player: Joi.string()
+    .max(64)
+    .description("A player's serviceId: only actions about them (their cases, appeals, sanctions)."),
   limit: Joi.number().integer().min(1).max(100).default(50),
   cursor: Joi.string().max(64).description(CURSOR_DESCRIPTION),
 });

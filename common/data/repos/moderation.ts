@@ -288,6 +288,12 @@ export interface AuditEntry {
   /** Who acted: a moderator, or (placing and revoking its own sanctions) a studio. */
   moderator: { id: string; username: string } | null;
   studioId: string | null;
+  /** The studio that acted, by name (null when a moderator did). */
+  studio?: { id: string; name: string } | null;
+  /** The player the action was about (null for muting a reporter). */
+  player?: { serviceId: string; gamerTag: string } | null;
+  /** The reporter muted or unmuted, with its studio by name. */
+  reporter?: { studioId: string; studioName: string; reporterId: string } | null;
   /** null for actions outside a case (muting a reporter). */
   caseId: string | null;
   action:
@@ -315,9 +321,13 @@ export async function insertAudit(
     ({ moderatorId: string; studioId?: undefined } | { moderatorId: null; studioId: string }),
 ): Promise<void> {
   await db.query(
+    // The player it was about, from what the entry names: its case, its appeal or its sanction's player.
     `INSERT INTO moderation_audit (moderator_id, case_id, action, outcome, note, trust_score_before,
-                                   trust_score_after, details, studio_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+                                   trust_score_after, details, studio_id, player_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce(
+       (SELECT c.player_id FROM review_cases c WHERE c.id = $2),
+       (SELECT ap.player_id FROM appeals ap WHERE ap.id = ($8::jsonb->>'appealId')::uuid),
+       (SELECT p.id FROM players p WHERE p.service_id = $8::jsonb->>'playerId')))`,
     [
       entry.moderatorId,
       entry.caseId,
@@ -335,7 +345,7 @@ export async function insertAudit(
 /** Audit entries, newest first, keyset-paginated on the id; filters by case and by moderator. */
 export async function listAudit(
   db: Queryable,
-  filter: { caseId?: string; moderatorId?: string },
+  filter: { caseId?: string; moderatorId?: string; moderator?: string; player?: string },
   limit: number,
   beforeId?: string,
 ): Promise<{ items: AuditEntry[]; next: string | null }> {
@@ -352,19 +362,49 @@ export async function listAudit(
     trust_score_after: number | null;
     details: Record<string, unknown>;
     created_at: Date;
+    studio_name: string | null;
+    player_service_id: string | null;
+    player_gamer_tag: string | null;
+    reporter_studio_name: string | null;
   }>(
+    // Names for every id a person reads: the acting studio, the player, a muted reporter's studio.
+    // A username or serviceId filter becomes the row id it names first, so each filter is one
+    // index range (by case, moderator or player, then id), whatever the size of the log.
     `SELECT a.id::text, a.moderator_id, m.username, a.studio_id, a.case_id, a.action, a.outcome, a.note,
-            a.trust_score_before, a.trust_score_after, a.details, a.created_at
+            a.trust_score_before, a.trust_score_after, a.details, a.created_at, st.name AS studio_name,
+            p.service_id AS player_service_id, p.gamer_tag AS player_gamer_tag, rs.name AS reporter_studio_name
        FROM moderation_audit a LEFT JOIN moderators m ON m.id = a.moderator_id
+       LEFT JOIN studios st ON st.id = a.studio_id
+       LEFT JOIN players p ON p.id = a.player_id
+       LEFT JOIN studios rs ON a.action IN ('mute_reporter', 'unmute_reporter') AND rs.id = (a.details->>'studioId')::uuid
       WHERE ($1::uuid IS NULL OR a.case_id = $1) AND ($2::uuid IS NULL OR a.moderator_id = $2)
+        AND ($5::text IS NULL OR a.moderator_id = (SELECT id FROM moderators WHERE username = lower($5)))
+        AND ($6::text IS NULL OR a.player_id = (SELECT id FROM players WHERE service_id = $6))
         AND ($3::bigint IS NULL OR a.id < $3)
       ORDER BY a.id DESC LIMIT $4`,
-    [filter.caseId ?? null, filter.moderatorId ?? null, beforeId ?? null, limit + 1],
+    [
+      filter.caseId ?? null,
+      filter.moderatorId ?? null,
+      beforeId ?? null,
+      limit + 1,
+      filter.moderator ?? null,
+      filter.player ?? null,
+    ],
   );
   const items = rows.slice(0, limit).map((r) => ({
     id: r.id,
     moderator: r.moderator_id ? { id: r.moderator_id, username: r.username! } : null,
     studioId: r.studio_id,
+    studio: r.studio_id ? { id: r.studio_id, name: r.studio_name! } : null,
+    player: r.player_service_id ? { serviceId: r.player_service_id, gamerTag: r.player_gamer_tag! } : null,
+    reporter:
+      r.reporter_studio_name !== null
+        ? {
+            studioId: String(r.details.studioId),
+            studioName: r.reporter_studio_name,
+            reporterId: String(r.details.reporterId),
+          }
+        : null,
     caseId: r.case_id,
     action: r.action,
     outcome: r.outcome,

@@ -1073,7 +1073,7 @@ export interface components {
              * Format: uri
              * @description http or https only.
              */
-            url?: string & unknown;
+            url?: string & (unknown & unknown);
             content?: string;
         } & (unknown & unknown);
         AntiCheatReport: {
@@ -1462,6 +1462,22 @@ export interface components {
                 username: string;
             } | null;
             studioId: string | null;
+            /** @description The studio that acted (its own sanctions), by name; null when a moderator did. */
+            studio: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description The player the action was about: of its case, appeal or sanction; null for a reporter. */
+            player: {
+                serviceId: string;
+                gamerTag: string;
+            } | null;
+            /** @description The reporter muted or unmuted, with its studio by name. */
+            reporter: {
+                studioId: string;
+                studioName: string;
+                reporterId: string;
+            } | null;
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
@@ -4323,6 +4339,10 @@ export interface operations {
             query?: {
                 caseId?: string;
                 moderatorId?: string;
+                /** @description A moderator's username: only what they did (none for an unknown one). */
+                moderator?: string & unknown;
+                /** @description A player's serviceId: only actions about them (their cases, appeals, sanctions). */
+                player?: string;
                 limit?: number;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
