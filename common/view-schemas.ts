@@ -294,6 +294,12 @@ const schemas = {
       description: "The named reporters of the case's offenses, with their credibility and mute state.",
     },
     audit: { type: 'array', items: ref('AuditEntry'), description: 'Newest first (the latest 100).' },
+    studioNames: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        'The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id.',
+    },
   }),
   AuditEntry: closed({
     id: { type: 'string' },

@@ -1,3 +1,4 @@
+import { studioNames } from '../data/repos/accounts.js';
 import type { Queryable } from '../data/db.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
 import { listCases } from '../data/repos/moderation.js';
@@ -65,6 +66,10 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
     cases: [...open.items, ...resolved.items].map(presentCase),
     sanctions: (sanctions?.items ?? []).map(presentSanction),
     appeals: appeals.slice(0, PLAYER_VIEW_LIMIT).map(presentAppeal),
+    studioNames: await studioNames(db, [
+      ...(offenses?.items ?? []).map((o) => o.studioId),
+      ...(sanctions?.items ?? []).map((s) => s.scopeStudioId),
+    ]),
   };
 }
 

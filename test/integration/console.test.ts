@@ -246,15 +246,26 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('Tab'); // to the sanction
     await page.keyboard.press('ArrowDown'); // warning
     await page.keyboard.press('ArrowDown'); // chat restriction
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('n');
+    await page.keyboard.press('Tab'); // its days
+    await page.keyboard.press('Tab'); // where it applies: every game, or a studio's games by name
+    await page.keyboard.press('ArrowDown'); // the games of the studio that filed the report
+    await page.keyboard.press('Tab'); // the reason the player reads, apart from the note
+    await page.keyboard.type('Cheating: a wallhack, seen on the replay.');
+    await page.keyboard.press('Enter'); // submit and next
     await page.waitForURL((url) => !url.pathname.endsWith(caseId));
     expect(await caseRow(caseId)).to.deep.equal({ status: 'resolved', outcome: 'upheld' });
-    const { rows } = await api.pool.query<{ type: string; reason: string }>(
-      `SELECT s.type, s.reason FROM sanctions s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1`,
+    const { rows } = await api.pool.query<{ type: string; reason: string; scope: string | null }>(
+      `SELECT s.type, s.reason, s.scope_studio_id AS scope FROM sanctions s JOIN players p ON p.id = s.player_id
+        WHERE p.service_id = $1`,
       [serviceId],
     );
-    expect(rows).to.deep.equal([{ type: 'chat_restriction', reason: 'Clear wallhack on the replay.' }]);
+    expect(rows).to.deep.equal([
+      {
+        type: 'chat_restriction',
+        reason: 'Cheating: a wallhack, seen on the replay.',
+        scope: tenant.studioId,
+      },
+    ]);
     await context.close();
   });
 
@@ -322,7 +333,19 @@ describe('moderator console in headless Chromium', function () {
     for (const id of cases) await page.locator(`tr[data-case-id="${id}"] input[type=checkbox]`).check();
     await page.getByLabel('Note for all (required)').fill('Same false report, three times.');
     await page.getByRole('button', { name: 'Dismiss selected' }).click();
-    await page.getByRole('status').filter({ hasText: '3 of 3 done.' }).waitFor();
+    const summary = page.getByRole('status').filter({ hasText: '3 of 3 done.' });
+    await summary.waitFor();
+    // The summary names each case (whose, which kind), each a link to it.
+    for (const [kind, id] of [
+      ['cheating', cases[0]],
+      ['toxicity', cases[1]],
+      ['griefing', cases[2]],
+    ] as const) {
+      const link = summary.getByRole('link', {
+        name: new RegExp(`^P-\\w+'s ${kind} case \\(1 report, opened `),
+      });
+      expect(await link.getAttribute('href')).to.equal(`/console/cases/${id}`);
+    }
     for (const id of cases)
       expect(await caseRow(id)).to.deep.equal({ status: 'resolved', outcome: 'dismissed' });
     const audit = await api.pool.query<{ n: number }>(
@@ -330,6 +353,62 @@ describe('moderator console in headless Chromium', function () {
       [cases],
     );
     expect(audit.rows[0]!.n).to.equal(3);
+    await context.close();
+  });
+
+  it('names studios, not ids, says what became of each offense, and revokes a sanction on the page (no browser prompt)', async () => {
+    const studioName = (
+      await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [tenant.studioId])
+    ).rows[0]!.name;
+    const serviceId = await player();
+    const { caseId } = await report(serviceId, 'toxicity', {
+      isToxic: true,
+      severity: 'low',
+      reporterId: `rep-${uid()}`,
+    });
+    const placed = await fetch(`${api.url}/v1/player/${serviceId}/sanctions`, {
+      method: 'POST',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'chat_restriction', reason: 'spam', durationSeconds: 86_400 }),
+    });
+    expect(placed.status).to.equal(201);
+    const sanctionId = ((await placed.json()) as { id: string }).id;
+    const { context, page } = await signedIn(moderator);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    // The queue: the gamer tag opens the player, the kind opens the case.
+    await page.goto(`${api.url}/console?player=${serviceId}`);
+    await page.locator(`tr[data-case-id="${caseId}"]`).getByRole('link', { name: /^P-/ }).click();
+    await page.waitForURL(`**/console/players/${serviceId}`);
+    const sanctions = page.getByRole('region', { name: 'Sanctions' });
+    await sanctions.getByRole('cell', { name: studioName, exact: true }).waitFor();
+    const offense = page.locator('.offense').first();
+    await offense.getByText(`filed by ${studioName}`).waitFor();
+    await offense
+      .locator('.outcome')
+      .filter({ hasText: /^Applied: \d+ points taken\.$/ })
+      .waitFor();
+    await sanctions.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByLabel(/^Why is it revoked/).fill('Placed on the wrong player.');
+    await page.getByRole('button', { name: 'Revoke chat_restriction' }).click();
+    await page.getByRole('status').filter({ hasText: 'Sanction revoked.' }).waitFor();
+    const { rows } = await api.pool.query<{ reason: string | null }>(
+      'SELECT revoke_reason AS reason FROM sanctions WHERE id = $1 AND revoked_at IS NOT NULL',
+      [sanctionId],
+    );
+    expect(rows).to.deep.equal([{ reason: 'Placed on the wrong player.' }]);
+    expect(dialogs).to.deep.equal([]);
+    await checkScreen(page, 'player-revoked');
+    // The case: its reporters' studio and its offenses' studio by name.
+    await page.goto(`${api.url}/console/cases/${caseId}`);
+    await page
+      .getByRole('region', { name: 'Reporters' })
+      .getByRole('cell', { name: studioName, exact: true })
+      .waitFor();
+    await page.locator('.offense').getByText(`filed by ${studioName}`).waitFor();
     await context.close();
   });
 

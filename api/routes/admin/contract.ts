@@ -195,6 +195,12 @@ export const paths = {
             },
             sanctions: { type: 'array', items: ref('Sanction') },
             appeals: { type: 'array', items: ref('Appeal') },
+            studioNames: {
+              type: 'object',
+              additionalProperties: { type: 'string' },
+              description:
+                'The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id.',
+            },
           }),
           'The player.',
         ),

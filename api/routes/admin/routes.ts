@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isUuid } from '../../../common/data/repos/accounts.js';
+import { isUuid, studioNames } from '../../../common/data/repos/accounts.js';
 import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
 import { check } from '../../../common/validation.js';
 import {
@@ -100,6 +100,10 @@ export function adminRoutes(deps: AppDeps): Router {
       offenses: offenses.map((o) => presentOffense(o, null)),
       reporters: reporters.map(presentReporter),
       audit: audit.items.map(presentAudit),
+      studioNames: await studioNames(deps.pool, [
+        ...offenses.map((o) => o.studioId),
+        ...reporters.map((r) => r.studioId),
+      ]),
     };
   });
 

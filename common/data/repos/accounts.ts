@@ -163,3 +163,14 @@ export function generateServiceId(): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string) => UUID.test(s);
+
+/** The names of the given studios, by id (ids of no studio are left out): for screens people read. */
+export async function studioNames(db: Queryable, ids: Iterable<string | null | undefined>) {
+  const wanted = [...new Set([...ids].filter((id): id is string => typeof id === 'string' && isUuid(id)))];
+  if (wanted.length === 0) return {};
+  const { rows } = await db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM studios WHERE id = ANY($1::uuid[])',
+    [wanted],
+  );
+  return Object.fromEntries(rows.map((r) => [r.id, r.name])) as Record<string, string>;
+}

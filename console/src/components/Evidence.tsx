@@ -1,9 +1,30 @@
 import type { Offense } from '../api';
 import { safeHttpUrl, when } from '../format';
 
-/** What became of the offense's points, in words: given back, dropped, or still standing. */
+const REASONS: Record<string, string> = {
+  studio_budget: "the studio's daily budget on the player was spent",
+  reporter_credibility: "the reporter's credibility is low",
+  reporter_muted: 'the reporter is muted',
+  no_finding: 'the report found nothing',
+};
+
+/** What became of the offense's points, in words, whatever its status. */
 export function OffenseOutcome({ offense: o }: { offense: Offense }) {
   const by = o.restoredBy === 'appeal' ? 'a granted appeal' : 'a dismissal';
+  const why = (o as { statusReason?: string | null }).statusReason;
+  const because = why ? ` (${REASONS[why] ?? why})` : '';
+  if (o.status === 'applied') return <p className="outcome">Applied: {o.penaltyPoints} points taken.</p>;
+  if (o.status === 'held')
+    return (
+      <p className="outcome">
+        Held: {o.penaltyHeld} points wait for a moderator{because}.
+      </p>
+    );
+  if (o.status === 'released')
+    return (
+      <p className="outcome">Released: the {o.penaltyPoints} held points were taken by an upheld case.</p>
+    );
+  if (o.status === 'recorded') return <p className="outcome">Recorded: no points{because}.</p>;
   if (o.status === 'restored')
     return (
       <p className="outcome">
@@ -36,7 +57,7 @@ export const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringif
  * rendered as text only, URLs become links only when they are http(s) (never loaded or embedded),
  * anything else is shown as text.
  */
-export function OffenseCard({ offense }: { offense: Offense }) {
+export function OffenseCard({ offense, studioName }: { offense: Offense; studioName?: string | undefined }) {
   const o = offense as Offense & {
     description?: unknown;
     evidence?: EvidenceItem[];
@@ -53,6 +74,7 @@ export function OffenseCard({ offense }: { offense: Offense }) {
         </span>{' '}
         <span className="muted">
           {o.status} · {when(o.createdAt)}
+          {studioName ? ` · filed by ${studioName}` : ''}
         </span>
       </header>
       <OffenseOutcome offense={o} />

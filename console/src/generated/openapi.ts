@@ -1453,6 +1453,10 @@ export interface components {
             reporters: components["schemas"]["Reporter"][];
             /** @description Newest first (the latest 100). */
             audit: components["schemas"]["AuditEntry"][];
+            /** @description The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id. */
+            studioNames: {
+                [key: string]: string;
+            };
         };
         AuditEntry: {
             id: string;
@@ -4219,6 +4223,10 @@ export interface operations {
                         cases: components["schemas"]["ReviewCase"][];
                         sanctions: components["schemas"]["Sanction"][];
                         appeals: components["schemas"]["Appeal"][];
+                        /** @description The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id. */
+                        studioNames: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };

@@ -41,6 +41,9 @@ export function CaseScreen({ session }: { session: Session }) {
   const [note, setNote] = useState('');
   const [sanctionType, setSanctionType] = useState('');
   const [days, setDays] = useState('7');
+  // What the player reads (the statement of reasons), kept apart from the note moderators read.
+  const [sanctionReason, setSanctionReason] = useState('');
+  const [scope, setScope] = useState('global');
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const c = kase.data;
   const mine = c?.claim?.moderatorId === session.moderator.id;
@@ -61,9 +64,12 @@ export function CaseScreen({ session }: { session: Session }) {
     }
     const body: Resolution = { outcome, note: note.trim() };
     if (outcome === 'upheld' && sanctionType) {
+      if (!sanctionReason.trim())
+        return setMessage({ kind: 'error', text: 'Write the reason the player will read for the sanction.' });
       body.sanction = {
         type: sanctionType as NonNullable<Resolution['sanction']>['type'],
-        reason: note.trim(),
+        reason: sanctionReason.trim(),
+        scope,
         ...(NEEDS_PERIOD.includes(sanctionType) ? { durationSeconds: Math.round(Number(days) * 86400) } : {}),
       };
     }
@@ -74,6 +80,8 @@ export function CaseScreen({ session }: { session: Session }) {
       setOutcome('');
       setNote('');
       setSanctionType('');
+      setSanctionReason('');
+      setScope('global');
       if (next) {
         const page = await listCases({ status: 'open', claimed: 'unclaimed', limit: 5 });
         const following = page.items.find((x) => x.id !== c.id);
@@ -227,6 +235,36 @@ export function CaseScreen({ session }: { session: Session }) {
                   />
                 </label>
               )}
+              {sanctionType && (
+                <>
+                  <label>
+                    Applies to
+                    <select value={scope} onChange={(e) => setScope(e.target.value)}>
+                      <option value="global">every game (global)</option>
+                      {Object.entries(c.studioNames).map(([id, name]) => (
+                        <option key={id} value={id}>
+                          the games of {name}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                  <label>
+                    Reason the player reads (required)
+                    <input
+                      value={sanctionReason}
+                      maxLength={2000}
+                      onChange={(e) => setSanctionReason(e.target.value)}
+                      onKeyDown={(e) => {
+                        // Enter submits and opens the next case, as Ctrl+Enter does in the note.
+                        if (e.key === 'Enter') {
+                          e.preventDefault();
+                          void submit(true);
+                        }
+                      }}
+                    />
+                  </label>
+                </>
+              )}
             </div>
           )}
           <div className="row">
@@ -251,7 +289,7 @@ export function CaseScreen({ session }: { session: Session }) {
       <section aria-labelledby="offenses-title">
         <h2 id="offenses-title">Offenses ({c.offenses.length})</h2>
         {c.offenses.map((o) => (
-          <OffenseCard key={o._id} offense={o} />
+          <OffenseCard key={o._id} offense={o} studioName={o.studio ? c.studioNames[o.studio] : undefined} />
         ))}
       </section>
       <section aria-labelledby="reporters-title">
@@ -273,7 +311,7 @@ export function CaseScreen({ session }: { session: Session }) {
               {c.reporters.map((r) => (
                 <tr key={`${r.studioId}:${r.reporterId}`}>
                   <td className="report-text">{asText(r.reporterId)}</td>
-                  <td className="muted">{r.studioId}</td>
+                  <td>{c.studioNames[r.studioId] ?? r.studioId}</td>
                   <td>{Math.round(r.credibility * 100)}%</td>
                   <td>
                     {r.upheld} / {r.dismissed}

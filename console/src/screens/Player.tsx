@@ -1,4 +1,4 @@
-import type { FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
 import { OffenseCard } from '../components/Evidence';
@@ -15,6 +15,9 @@ export function PlayerScreen() {
   const { serviceId = '' } = useParams();
   const view = useLoad(() => getPlayer(serviceId), [serviceId]);
   const { notice, setNotice: setMessage, fail: report } = useAction(view.reload);
+  // The sanction being revoked, and the reason for it (asked on the page, not in a browser prompt).
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const [revokeReason, setRevokeReason] = useState('');
 
   async function place(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -36,12 +39,14 @@ export function PlayerScreen() {
       report(err);
     }
   }
-  async function revoke(id: string) {
-    const reason = window.prompt('Why is this sanction revoked? (goes into the audit log)');
-    if (!reason?.trim()) return;
+  async function revoke(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (!revoking || !revokeReason.trim()) return;
     try {
-      await revokeSanction(serviceId, id, reason.trim());
+      await revokeSanction(serviceId, revoking, revokeReason.trim());
       setMessage({ kind: 'ok', text: 'Sanction revoked.' });
+      setRevoking(null);
+      setRevokeReason('');
       await view.reload();
     } catch (err) {
       report(err);
@@ -125,7 +130,9 @@ export function PlayerScreen() {
               {v.sanctions.map((s) => (
                 <tr key={s.id}>
                   <td>{s.type}</td>
-                  <td>{s.scope}</td>
+                  <td>
+                    {s.scope === 'global' ? 'every game (global)' : (v.studioNames[s.scope] ?? s.scope)}
+                  </td>
                   <td>
                     {when(s.startsAt)} – {s.expiresAt ? when(s.expiresAt) : 'no end'}
                   </td>
@@ -133,7 +140,14 @@ export function PlayerScreen() {
                   <td className="report-text">{s.reason}</td>
                   <td>
                     {!s.revokedAt && (s.active || !s.expiresAt || Date.parse(s.expiresAt) > Date.now()) && (
-                      <button type="button" onClick={() => void revoke(s.id)}>
+                      <button
+                        type="button"
+                        aria-expanded={revoking === s.id}
+                        onClick={() => {
+                          setRevoking(s.id);
+                          setRevokeReason('');
+                        }}
+                      >
                         Revoke
                       </button>
                     )}
@@ -142,6 +156,26 @@ export function PlayerScreen() {
               ))}
             </tbody>
           </table>
+        )}
+        {revoking && (
+          <form className="row" onSubmit={(e) => void revoke(e)} aria-label="Revoke the sanction">
+            <label>
+              Why is it revoked? (goes into the audit log and to the player)
+              <input
+                autoFocus
+                required
+                maxLength={2000}
+                value={revokeReason}
+                onChange={(e) => setRevokeReason(e.target.value)}
+              />
+            </label>
+            <button type="submit" disabled={!revokeReason.trim()}>
+              Revoke {v.sanctions.find((x) => x.id === revoking)?.type ?? 'sanction'}
+            </button>
+            <button type="button" onClick={() => setRevoking(null)}>
+              Cancel
+            </button>
+          </form>
         )}
         <form className="row" onSubmit={(e) => void place(e)} aria-label="Place a sanction">
           <label>
@@ -185,7 +219,7 @@ export function PlayerScreen() {
       <section aria-labelledby="offenses-title">
         <h2 id="offenses-title">Offenses (newest {v.offenses.length})</h2>
         {v.offenses.map((o) => (
-          <OffenseCard key={o._id} offense={o} />
+          <OffenseCard key={o._id} offense={o} studioName={o.studio ? v.studioNames[o.studio] : undefined} />
         ))}
       </section>
     </article>

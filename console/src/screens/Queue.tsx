@@ -211,7 +211,7 @@ export function QueueScreen({ session }: { session: Session }) {
               <ul>
                 {bulkResults.map((r) => (
                   <li key={r.id} className={r.ok ? 'ok' : 'error'}>
-                    {r.name}: {r.ok ? r.message : `failed (${r.message})`}
+                    <Link to={`/cases/${r.id}`}>{r.name}</Link>: {r.ok ? r.message : `failed (${r.message})`}
                   </li>
                 ))}
               </ul>
@@ -261,10 +261,14 @@ export function QueueScreen({ session }: { session: Session }) {
                       />
                     </td>
                     <td>
-                      <Link to={`/cases/${c.id}`}>{c.player.gamerTag}</Link>
+                      <Link to={`/players/${encodeURIComponent(c.player.serviceId)}`}>
+                        {c.player.gamerTag}
+                      </Link>
                       <div className="muted">{c.player.serviceId}</div>
                     </td>
-                    <td>{c.type}</td>
+                    <td>
+                      <Link to={`/cases/${c.id}`}>{c.type} case</Link>
+                    </td>
                     <td>
                       <span className={`sev sev-${c.highestSeverity}`}>{c.highestSeverity}</span>
                     </td>
@@ -324,7 +328,12 @@ function BulkBar({
 }) {
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
-  const name = (id: string) => cases.find((c) => c.id === id)?.player.gamerTag ?? id;
+  // Each case by what a moderator recognises: the player, the kind, how many reports, when opened.
+  const name = (id: string) => {
+    const c = cases.find((x) => x.id === id);
+    if (!c) return `case ${id}`;
+    return `${c.player.gamerTag}'s ${c.type} case (${c.reportsCount} report${c.reportsCount === 1 ? '' : 's'}, opened ${age(c.openedAt)})`;
+  };
   async function run(outcome: 'dismissed' | 'upheld') {
     if (!note.trim()) return;
     setBusy(true);
