@@ -110,6 +110,13 @@ export const resolveCase = (id: string, body: Resolution) =>
 export const getPlayer = (serviceId: string) => api<PlayerView>('GET', `/v1/admin/players/${enc(serviceId)}`);
 export const placeSanction = (serviceId: string, body: SanctionRequest) =>
   api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions`, body);
+/** Mutes or unmutes a reporter of a studio (audited with the note). */
+export const setReporterMuted = (studioId: string, reporterId: string, muted: boolean, note: string) =>
+  api<Schemas['Reporter']>(
+    'POST',
+    `/v1/admin/studios/${enc(studioId)}/reporters/${enc(reporterId)}/${muted ? 'mute' : 'unmute'}`,
+    { note },
+  );
 export const revokeSanction = (serviceId: string, id: string, reason: string) =>
   api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions/${enc(id)}/revoke`, { reason });
 export const listAppeals = (params: { status: string; limit?: number; cursor?: string }) =>

@@ -409,6 +409,24 @@ describe('moderator console in headless Chromium', function () {
       .getByRole('cell', { name: studioName, exact: true })
       .waitFor();
     await page.locator('.offense').getByText(`filed by ${studioName}`).waitFor();
+    // Muting the reporter from the case, with a note (it was possible only through the API).
+    const reporterId = (
+      await api.pool.query<{ r: string }>(
+        `SELECT context->>'reporterId' AS r FROM offenses o
+        JOIN case_offenses co ON co.offense_id = o.id WHERE co.case_id = $1`,
+        [caseId],
+      )
+    ).rows[0]!.r;
+    await page.getByRole('button', { name: `Mute ${reporterId}` }).click();
+    await page.getByLabel(/^Why mute this reporter/).fill('Files a report on every loss.');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').filter({ hasText: 'Reporter muted.' }).waitFor();
+    await page.getByRole('button', { name: `Unmute ${reporterId}` }).waitFor();
+    const muted = await api.pool.query(
+      'SELECT 1 FROM reporters WHERE studio_id = $1 AND reporter_id = $2 AND muted_at IS NOT NULL',
+      [tenant.studioId, reporterId],
+    );
+    expect(muted.rowCount).to.equal(1);
     await context.close();
   });
 

@@ -7,6 +7,7 @@ import {
   listCases,
   releaseCase,
   resolveCase,
+  setReporterMuted,
   type Resolution,
   type Session,
 } from '../api';
@@ -44,6 +45,9 @@ export function CaseScreen({ session }: { session: Session }) {
   // What the player reads (the statement of reasons), kept apart from the note moderators read.
   const [sanctionReason, setSanctionReason] = useState('');
   const [scope, setScope] = useState('global');
+  // The reporter being muted or unmuted, and the note for the audit log.
+  const [muting, setMuting] = useState<{ studioId: string; reporterId: string; mute: boolean } | null>(null);
+  const [muteNote, setMuteNote] = useState('');
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const c = kase.data;
   const mine = c?.claim?.moderatorId === session.moderator.id;
@@ -305,6 +309,9 @@ export function CaseScreen({ session }: { session: Session }) {
                 <th scope="col">Credibility</th>
                 <th scope="col">Upheld / dismissed</th>
                 <th scope="col">Muted</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -317,10 +324,58 @@ export function CaseScreen({ session }: { session: Session }) {
                     {r.upheld} / {r.dismissed}
                   </td>
                   <td>{r.muted ? 'yes' : 'no'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      aria-expanded={muting?.reporterId === r.reporterId && muting.studioId === r.studioId}
+                      onClick={() => {
+                        setMuting({ studioId: r.studioId, reporterId: r.reporterId, mute: !r.muted });
+                        setMuteNote('');
+                      }}
+                    >
+                      {r.muted ? 'Unmute' : 'Mute'} <span className="sr-only">{asText(r.reporterId)}</span>
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
+        )}
+        {muting && (
+          <form
+            className="row"
+            aria-label={muting.mute ? 'Mute the reporter' : 'Unmute the reporter'}
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!muteNote.trim()) return;
+              void act(
+                async () => {
+                  await setReporterMuted(muting.studioId, muting.reporterId, muting.mute, muteNote.trim());
+                  setMuting(null);
+                },
+                muting.mute ? 'Reporter muted.' : 'Reporter unmuted.',
+              );
+            }}
+          >
+            <label>
+              {muting.mute
+                ? 'Why mute this reporter? Their reports will take no points and open no case (audited)'
+                : 'Why unmute this reporter? (audited)'}
+              <input
+                autoFocus
+                required
+                maxLength={2000}
+                value={muteNote}
+                onChange={(e) => setMuteNote(e.target.value)}
+              />
+            </label>
+            <button type="submit" disabled={busy || !muteNote.trim()}>
+              Confirm
+            </button>
+            <button type="button" onClick={() => setMuting(null)}>
+              Cancel
+            </button>
+          </form>
         )}
       </section>
       <section aria-labelledby="audit-title">
