@@ -96,6 +96,7 @@ export const listCases = (params: {
   severity?: string;
   claimed?: string;
   serviceId?: string;
+  player?: string;
   overdue?: boolean;
   sort?: string;
   limit?: number;

@@ -319,6 +319,37 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('finds players by the start of a gamer tag, any case, and pages past the first 50 cases', async () => {
+    const tag = `Page${uid()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 53; i++) {
+      const serviceId = `pg-${uid()}-${i}`;
+      const created = await fetch(`${api.url}/v1/players`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ serviceId, gamerTag: `${tag}-${i}`, fullName: 'Paged Player' }),
+      });
+      expect(created.status).to.equal(201);
+      ids.push(serviceId);
+    }
+    const cases = await Promise.all(ids.map(async (id) => (await cheat(id)).caseId));
+    const { context, page } = await signedIn(moderator);
+    await page.getByLabel('Player').fill(tag.toLowerCase());
+    await page.waitForURL((url) => url.searchParams.get('player') === tag.toLowerCase());
+    const rows = page.locator('tbody tr[data-case-id]');
+    // Only this test's players (the database is shared with the whole run), 50 of them.
+    await eventually('the first page', async () => {
+      const players = await rows.evaluateAll((trs) => trs.map((tr) => tr.textContent ?? ''));
+      return players.length === 50 && players.every((t) => t.includes(tag));
+    });
+    await page.getByRole('button', { name: 'More cases' }).click();
+    await eventually('the second page', async () => (await rows.count()) === 53);
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case-id')));
+    expect([...shown].sort()).to.deep.equal([...cases].sort());
+    expect(await page.getByRole('button', { name: 'More cases' }).count()).to.equal(0);
+    await context.close();
+  });
+
   it('bulk-dismisses three cases with one note, each on its own', async () => {
     const serviceId = await player();
     const cases = [

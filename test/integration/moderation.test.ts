@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { provisionPlayer } from '../../common/usecases/provisioning.js';
 import { startTestWorker } from '../helpers/workers.js';
 import { type RunningWorker } from '../../worker/run.js';
 import {
@@ -209,6 +210,53 @@ describe('moderation: the review queue and moderator API', function () {
 
       // Small pages give the very same sequence: each case once, none skipped, same order.
       expect((await wholeQueue(7)).map((c) => c.id)).to.deep.equal(ids);
+    });
+
+    it("filters the queue by the start of a player's serviceId or gamer tag (any case); % and _ match only themselves", async () => {
+      const stamp = crypto.randomBytes(4).toString('hex');
+      const make = (serviceId: string, gamerTag: string) =>
+        provisionPlayer(api.pool, {
+          serviceId,
+          gamerTag,
+          fullName: 'Prefix',
+          password: 'correct horse battery',
+        });
+      const zed = await make(`zed_${stamp}-1`, `Zephyr${stamp}`);
+      const zoe = await make(`zoe-${stamp}`, `zed_${stamp}x`); // a gamer tag starting like zed's serviceId
+      const pct = await make(`pct${stamp}`, `Zed%${stamp}`);
+      const zedy = await make(`zedy${stamp}`, `Y${stamp}`); // what zed_ would match were _ a wildcard
+      for (const p of [zed, zoe, pct, zedy])
+        await submit(p.serviceId, 'afk', { isAfk: true, severity: 'low' });
+      const cases = Object.fromEntries(
+        await Promise.all(
+          [zed, zoe, pct, zedy].map(async (p) => [p.serviceId, await openCase(p.serviceId, 1)]),
+        ),
+      ) as Record<string, string>;
+      const filtered = async (player: string) => {
+        const res = await call<{ items: CaseBody[] }>(
+          api.url,
+          'GET',
+          `/v1/admin/cases?player=${encodeURIComponent(player)}&limit=100`,
+          { spec: '/v1/admin/cases', headers: modA.headers },
+        );
+        expect(res.status, res.text).to.equal(200);
+        return res.body.items.map((c) => c.id).sort();
+      };
+      // By serviceId or by gamer tag, either one matching.
+      expect(await filtered(`zed_${stamp}`)).to.deep.equal(
+        [cases[zed.serviceId], cases[zoe.serviceId]].sort(),
+      );
+      // Gamer tags ignore case; serviceIds do not.
+      expect(await filtered(`ZEPHYR${stamp}`)).to.deep.equal([cases[zed.serviceId]]);
+      expect(await filtered(`ZED_${stamp}`)).to.deep.equal([cases[zoe.serviceId]]);
+      // _ and % are not wildcards.
+      expect(await filtered(`zed%`)).to.deep.equal([cases[pct.serviceId]]);
+      // One character is too broad to be a search.
+      const short = await call(api.url, 'GET', '/v1/admin/cases?player=z', {
+        spec: '/v1/admin/cases',
+        headers: modA.headers,
+      });
+      expect(short.status).to.equal(400);
     });
 
     it("keeps a case's figures: count, total, highest severity, distinct games and reporters, and the priority", async () => {

@@ -17,7 +17,12 @@ export const caseQuery = Joi.object({
     .valid('any', 'mine', 'unclaimed')
     .default('any')
     .description('unclaimed includes cases whose claim expired.'),
-  serviceId: Joi.string().max(64),
+  serviceId: Joi.string().max(64).description('Exactly this player.'),
+  player: Joi.string()
+    .trim()
+    .min(2)
+    .max(64)
+    .description('Players whose serviceId or gamer tag (any case) starts with this: at least 2 characters.'),
   overdue: Joi.boolean().default(false).description('Only open cases past their dueAt.'),
   sort: Joi.string()
     .valid('priority', 'age')

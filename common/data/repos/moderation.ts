@@ -209,6 +209,8 @@ export interface CaseFilter {
   /** any, mine (claimed by `moderatorId`; none without one), unclaimed (no live claim) */
   claimed: 'any' | 'mine' | 'unclaimed';
   serviceId?: string;
+  /** Cases of players whose serviceId or gamer tag (any case) starts with this. */
+  player?: string;
   /** Only open cases past their due time. */
   overdue?: boolean;
   /** Open cases: by priority (the default) or by age, oldest first. */
@@ -244,6 +246,13 @@ export async function listCases(
     `SELECT ${CASE_SELECT}
       WHERE c.status = $1 AND ($2::text IS NULL OR c.type = $2) AND ($3::text IS NULL OR c.highest_severity = $3)
         AND ($4::text IS NULL OR p.service_id = $4)
+        AND (${
+          filter.player
+            ? // Each side one range of a text_pattern_ops index (migration 022).
+              `c.player_id IN (SELECT id FROM players WHERE service_id LIKE $${8 + (after?.length ?? 0)}
+                 UNION SELECT id FROM players WHERE lower(gamer_tag) LIKE lower($${8 + (after?.length ?? 0)}))`
+            : 'true'
+        })
         AND (${filter.overdue ? 'c.due_at < now()' : 'true'})
         AND CASE $5::text
               WHEN 'mine' THEN c.claimed_by = $6 AND c.claim_expires_at > now()
@@ -260,6 +269,7 @@ export async function listCases(
       filter.moderatorId ?? null,
       limit + 1,
       ...(after ?? []),
+      ...(filter.player ? [`${filter.player.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`] : []),
     ],
   );
   const items = rows.slice(0, limit).map(caseFromRow);

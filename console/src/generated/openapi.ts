@@ -3534,7 +3534,10 @@ export interface operations {
                 severity?: "low" | "medium" | "high" | "critical";
                 /** @description unclaimed includes cases whose claim expired. */
                 claimed?: "any" | "mine" | "unclaimed";
+                /** @description Exactly this player. */
                 serviceId?: string;
+                /** @description Players whose serviceId or gamer tag (any case) starts with this: at least 2 characters. */
+                player?: string & unknown;
                 /** @description Only open cases past their dueAt. */
                 overdue?: boolean;
                 /** @description Open cases by priority (highest first, then oldest) or by age (oldest first). */

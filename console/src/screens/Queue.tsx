@@ -16,6 +16,9 @@ type Tab = (typeof TABS)[number][0];
 const TYPES: Case['type'][] = ['cheating', 'toxicity', 'afk', 'griefing'];
 const SEVERITIES: Case['highestSeverity'][] = ['low', 'medium', 'high', 'critical'];
 
+/** Cases a page of the queue shows, and each further page adds. */
+const PAGE = 50;
+
 /** The review queue: tabs, filters, sorting, keyboard selection, live claims and bulk actions. */
 export function QueueScreen({ session }: { session: Session }) {
   const [params, setParams] = useSearchParams();
@@ -53,24 +56,39 @@ export function QueueScreen({ session }: { session: Session }) {
     setPlayerText((typed) => (typed.trim() === filter.serviceId ? typed : filter.serviceId));
   }, [filter.serviceId]);
   const counts = useLoad(queueCounts, [], 2000);
+  // The start of a serviceId or gamer tag; one character is too broad to search by.
+  const player = filter.serviceId.length >= 2 ? filter.serviceId : undefined;
+  const query = {
+    status: tab === 'resolved' ? ('resolved' as const) : ('open' as const),
+    overdue: tab === 'overdue' ? true : undefined,
+    type: filter.type || undefined,
+    severity: filter.severity || undefined,
+    claimed: filter.claimed,
+    player,
+    sort: tab === 'resolved' ? undefined : filter.sort,
+    limit: PAGE,
+  };
+  // The first page refreshes every 2 s; further pages are loaded on demand, after the last shown.
+  const [further, setFurther] = useState<{ items: Case[]; next: string | null } | null>(null);
   const cases = useLoad(
-    () =>
-      tab === 'appeals'
-        ? Promise.resolve(undefined)
-        : listCases({
-            status: tab === 'resolved' ? 'resolved' : 'open',
-            overdue: tab === 'overdue' ? true : undefined,
-            type: filter.type || undefined,
-            severity: filter.severity || undefined,
-            claimed: filter.claimed,
-            serviceId: filter.serviceId || undefined,
-            sort: tab === 'resolved' ? undefined : filter.sort,
-            limit: 50,
-          }),
-    [tab, filter.type, filter.severity, filter.claimed, filter.serviceId, filter.sort],
+    async () => (tab === 'appeals' ? undefined : listCases(query)),
+    [tab, filter.type, filter.severity, filter.claimed, player, filter.sort],
     2000,
   );
-  const items: Case[] = cases.data?.items ?? [];
+  // Other filters, another list: the further pages of the previous one go.
+  useEffect(() => setFurther(null), [tab, filter.type, filter.severity, filter.claimed, player, filter.sort]);
+  async function loadMore() {
+    const cursor = further ? further.next : cases.data?.nextCursor;
+    if (!cursor) return;
+    const page = await listCases({ ...query, cursor });
+    setFurther((f) => ({ items: [...(f?.items ?? []), ...page.items], next: page.nextCursor }));
+  }
+  const moreAvailable = further ? further.next !== null : Boolean(cases.data?.nextCursor);
+  const firstIds = new Set((cases.data?.items ?? []).map((c) => c.id));
+  const items: Case[] = [
+    ...(cases.data?.items ?? []),
+    ...(further?.items ?? []).filter((c) => !firstIds.has(c.id)),
+  ];
   const [cursor, setCursor] = useState(0);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [bulkResults, setBulkResults] = useState<Outcome[]>();
@@ -143,7 +161,7 @@ export function QueueScreen({ session }: { session: Session }) {
               <input
                 id="filter"
                 value={playerText}
-                placeholder="serviceId"
+                placeholder="start of a serviceId or gamer tag"
                 onChange={(e) => setPlayerText(e.target.value)}
               />
             </label>
@@ -296,6 +314,11 @@ export function QueueScreen({ session }: { session: Session }) {
                 ))}
               </tbody>
             </table>
+          )}
+          {moreAvailable && (
+            <button type="button" onClick={() => void loadMore()}>
+              More cases
+            </button>
           )}
         </>
       )}
