@@ -499,4 +499,46 @@ const AppealDetail = {
   },
 };
 
-export const viewSchemas = { ...schemas, AppealDetail };
+/** A statement of reasons (common/domain/statement-of-reasons.ts). */
+const StatementOfReasons = closed({
+  id: { type: 'string', description: "The offense's or the sanction's id: what an appeal names." },
+  kind: { enum: ['offense', 'sanction'] },
+  decidedAt: dateTime,
+  decision: { type: 'string', description: 'What was decided, in words.' },
+  scope: {
+    oneOf: [
+      closed({ kind: { const: 'global' } }),
+      closed({ kind: { const: 'studio' }, name: { type: 'string' } }),
+    ],
+    description: 'Where it applies: every game, or the games of one studio.',
+  },
+  period: {
+    ...closed({ startsAt: dateTime, endsAt: { type: ['string', 'null'], format: 'date-time' } }),
+    type: ['object', 'null'],
+    description: "A sanction's period (endsAt null: no end); null for points.",
+  },
+  facts: {
+    type: 'string',
+    description: 'The facts it rests on; never who reported, nor what a studio wrote.',
+  },
+  ground: { type: 'string', description: 'The rule applied, or the reason given to the player.' },
+  automated: { type: 'boolean', description: 'Whether automated means took the decision.' },
+  automatedMeans: { type: ['string', 'null'], description: 'Which automated means, in words.' },
+  state: { type: 'string', description: 'Where it stands now, in words.' },
+  appeal: closed({
+    possible: { type: 'boolean', description: 'Whether an appeal can be filed now.' },
+    deadline: { type: ['string', 'null'], format: 'date-time' },
+    how: { type: 'string' },
+    filed: {
+      ...closed({
+        id: { type: 'string' },
+        status: { enum: ['open', 'granted', 'denied'] },
+        decidedAt: { type: ['string', 'null'], format: 'date-time' },
+        note: { type: ['string', 'null'] },
+      }),
+      type: ['object', 'null'],
+    },
+  }),
+});
+
+export const viewSchemas = { ...schemas, AppealDetail, StatementOfReasons };

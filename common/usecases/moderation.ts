@@ -264,6 +264,7 @@ export async function resolveCase(
         sanction,
         caseId,
         now,
+        appealWindowDays: strikes?.appealWindowDays,
       });
       placed.push(given.sanction);
       outbox.push(...given.outbox);

@@ -1,3 +1,4 @@
+import { sanctionStatement } from '../domain/statement-of-reasons.js';
 import Joi from 'joi';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { isUuid } from '../data/repos/accounts.js';
@@ -26,6 +27,12 @@ export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'
  * (durationSeconds, or expiresAt - startsAt), starts no earlier than now (a minute's clock skew
  * allowed) and no later than a year from now.
  */
+/** APPEAL_WINDOW_DAYS's default: what a statement says when a caller gives no window. */
+export const DEFAULT_APPEAL_WINDOW_DAYS = 30;
+
+/** How a sanction the strike ladder placed begins its reason (statements of reasons call it automated). */
+export const STRIKE_LADDER_REASON = 'Strike ladder:';
+
 export const SANCTION_LIMITS = {
   minSeconds: 60,
   maxSeconds: 10 * 365 * 86_400,
@@ -114,6 +121,8 @@ export async function applySanction(
     sanction: SanctionInput;
     caseId: string | null;
     now: Date;
+    /** APPEAL_WINDOW_DAYS: the appeal deadline its statement of reasons gives. */
+    appealWindowDays?: number;
   },
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const v = input.sanction;
@@ -137,7 +146,7 @@ export async function applySanction(
     input.now,
   );
   await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction);
-  const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction);
+  const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
   if (sanction.expiresAt) {
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
     // active never depends on it.
@@ -217,6 +226,7 @@ async function emitSanctionEvent(
   client: PoolClient,
   type: 'sanction.applied' | 'sanction.revoked' | 'sanction.expired',
   s: SanctionRecord,
+  appealWindowDays = DEFAULT_APPEAL_WINDOW_DAYS,
 ): Promise<OutboxRow[]> {
   const audience = s.scopeStudioId
     ? [s.scopeStudioId]
@@ -227,8 +237,40 @@ async function emitSanctionEvent(
         ]),
       ];
   if (audience.length === 0) return [];
-  const data = { playerId: s.serviceId, sanction: presentSanction(s) };
+  const data = {
+    playerId: s.serviceId,
+    sanction: presentSanction(s),
+    // What the game shows its player: the same statement as the standing page and the API.
+    ...(type === 'sanction.applied'
+      ? { statementOfReasons: await statementOf(client, s, appealWindowDays) }
+      : {}),
+  };
   return emitEvents(client, [{ type, dataByStudio: new Map(audience.map((studio) => [studio, data])) }]);
+}
+
+/** The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts). */
+async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
+  const scope = s.scopeStudioId
+    ? (await client.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [s.scopeStudioId]))
+        .rows[0]
+    : undefined;
+  return sanctionStatement(
+    {
+      id: s.id,
+      type: s.type,
+      scopeName: scope?.name ?? null,
+      reason: s.reason,
+      startsAt: s.startsAt,
+      expiresAt: s.expiresAt,
+      createdAt: s.createdAt,
+      revokedAt: s.revokedAt,
+      revokeReason: s.revokeReason,
+      issuedBy: s.issuedBy.kind,
+      byStrikeLadder:
+        s.issuedBy.kind === 'moderator' && s.caseId !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+    },
+    { windowDays: appealWindowDays, now: s.createdAt, appeal: null },
+  );
 }
 
 /** A player by service id, locked; with `studioId`, only a player of that studio's games (else 404). */
@@ -254,6 +296,7 @@ export async function placeSanction(
   serviceId: string,
   body: unknown,
   now: Date,
+  appealWindowDays?: number,
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const sanction = check<SanctionInput>(
     actor.kind === 'studio' ? studioSanctionSchema : sanctionSchema,
@@ -261,7 +304,7 @@ export async function placeSanction(
   );
   return withTransaction(pool, async (client) => {
     const player = await lockPlayer(client, serviceId, actor.kind === 'studio' ? actor.id : null);
-    return applySanction(client, { actor, player, sanction, caseId: null, now });
+    return applySanction(client, { actor, player, sanction, caseId: null, now, appealWindowDays });
   });
 }
 
@@ -308,6 +351,8 @@ export async function revokeInTransaction(
 export interface StrikePolicy {
   ttlDays: number;
   ladder: StrikeRung[];
+  /** APPEAL_WINDOW_DAYS, for the statements of reasons of the sanctions it places. */
+  appealWindowDays?: number;
 }
 
 /**
@@ -346,11 +391,12 @@ export async function addStrike(
       player: input.player,
       sanction: {
         type: rung.type,
-        reason: `Strike ladder: ${rung.strikes} active strikes.`,
+        reason: `${STRIKE_LADDER_REASON} ${rung.strikes} active strikes.`,
         ...(rung.durationSeconds ? { durationSeconds: rung.durationSeconds } : {}),
       },
       caseId: input.caseId,
       now: input.now,
+      appealWindowDays: input.policy.appealWindowDays,
     });
     sanctions.push(placed.sanction);
     outbox.push(...placed.outbox);

@@ -124,7 +124,11 @@ export function adminRoutes(deps: AppDeps): Router {
       caseId(ctx),
       ctx.request.body ?? {},
       deps.clock(),
-      { ttlDays: deps.config.strikeTtlDays, ladder: deps.config.strikeLadder },
+      {
+        ttlDays: deps.config.strikeTtlDays,
+        ladder: deps.config.strikeLadder,
+        appealWindowDays: deps.config.appealWindowDays,
+      },
     );
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case);

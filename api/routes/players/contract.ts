@@ -36,6 +36,27 @@ export const paths = {
       },
     },
   },
+  '/v1/player/me/decisions': {
+    get: {
+      operationId: 'listMyDecisions',
+      tags: ['players'],
+      summary: 'Every decision about the signed-in player, with its statement of reasons',
+      description:
+        'Newest first: each offense that took or held points and each sanction, with what was decided, where and for how long, the facts and the rule or reason, whether automated means decided it, where it stands and how to appeal by when (the EU Digital Services Act, Art. 17). Never who reported, nor what a studio wrote. The same statements are on the standing page (/standing). Authorization: Bearer <access token> and the client_secret header of its game.',
+      security: playerSecurity,
+      parameters: joiQuery(pageQuery),
+      responses: {
+        200: rateLimited(json(page('StatementOfReasons'), 'One page of decisions.')),
+        400: problem('A bad limit or cursor.'),
+        401: problem(
+          'Missing, malformed, expired, revoked or foreign token, or a client_secret of another client; WWW-Authenticate: Bearer (RFC 6750).',
+        ),
+        404: problem('The player no longer exists.'),
+        429: rateLimitedResponse,
+        500: problem('Server error.'),
+      },
+    },
+  },
   '/v1/players': {
     post: {
       operationId: 'createPlayer',

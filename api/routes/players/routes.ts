@@ -18,6 +18,7 @@ import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { createPlayerForGame } from '../../../common/usecases/players.js';
+import { playerDecisions } from '../../../common/usecases/decisions.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
 import type { Queryable } from '../../../common/data/db.js';
@@ -70,6 +71,24 @@ export function playerRoutes(deps: RouteDeps): Router {
     ctx.body = await routedRead(ctx, deps.reads, (db) =>
       profileBody(db, bearer.serviceId, bearer.client.studioId),
     );
+  });
+
+  // The signed-in player's decisions, each with its statement of reasons.
+  router.get('/v1/player/me/decisions', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
+    const bearer = ctx.state.bearer as { serviceId: string };
+    const { limit, after } = readPage(ctx.query);
+    const page = await playerDecisions(
+      deps.pool,
+      bearer.serviceId,
+      {
+        now: deps.clock(),
+        appealWindowDays: deps.config.appealWindowDays,
+        caps: deps.config.penaltyCaps,
+      },
+      limit,
+      after,
+    );
+    ctx.body = { items: page.items, nextCursor: page.next && encodeCursor(page.next.ts, page.next.id) };
   });
 
   router.get('/v1/player/:serviceId', ...auth, async (ctx) => {

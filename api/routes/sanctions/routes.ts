@@ -69,6 +69,7 @@ export function sanctionRoutes(deps: RouteDeps): Router {
       serviceIdOf(ctx),
       ctx.request.body ?? {},
       deps.clock(),
+      deps.config.appealWindowDays,
     );
     deps.dispatcher.enqueue(outbox);
     ctx.status = 201;

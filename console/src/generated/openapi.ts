@@ -203,6 +203,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/player/me/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every decision about the signed-in player, with its statement of reasons
+         * @description Newest first: each offense that took or held points and each sanction, with what was decided, where and for how long, the facts and the rule or reason, whether automated means decided it, where it stands and how to appeal by when (the EU Digital Services Act, Art. 17). Never who reported, nor what a studio wrote. The same statements are on the standing page (/standing). Authorization: Bearer <access token> and the client_secret header of its game.
+         */
+        get: operations["listMyDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players": {
         parameters: {
             query?: never;
@@ -1730,6 +1750,57 @@ export interface components {
                 recentOffenses: components["schemas"]["Reportoffense"][];
             };
         };
+        StatementOfReasons: {
+            /** @description The offense's or the sanction's id: what an appeal names. */
+            id: string;
+            /** @enum {unknown} */
+            kind: "offense" | "sanction";
+            /** Format: date-time */
+            decidedAt: string;
+            /** @description What was decided, in words. */
+            decision: string;
+            /** @description Where it applies: every game, or the games of one studio. */
+            scope: {
+                /** @constant */
+                kind: "global";
+            } | {
+                /** @constant */
+                kind: "studio";
+                name: string;
+            };
+            /** @description A sanction's period (endsAt null: no end); null for points. */
+            period: {
+                /** Format: date-time */
+                startsAt: string;
+                /** Format: date-time */
+                endsAt: string | null;
+            } | null;
+            /** @description The facts it rests on; never who reported, nor what a studio wrote. */
+            facts: string;
+            /** @description The rule applied, or the reason given to the player. */
+            ground: string;
+            /** @description Whether automated means took the decision. */
+            automated: boolean;
+            /** @description Which automated means, in words. */
+            automatedMeans: string | null;
+            /** @description Where it stands now, in words. */
+            state: string;
+            appeal: {
+                /** @description Whether an appeal can be filed now. */
+                possible: boolean;
+                /** Format: date-time */
+                deadline: string | null;
+                how: string;
+                filed: {
+                    id: string;
+                    /** @enum {unknown} */
+                    status: "open" | "granted" | "denied";
+                    /** Format: date-time */
+                    decidedAt: string | null;
+                    note: string | null;
+                } | null;
+            };
+        };
         TokenResponse: {
             /** @description JWT (ES256) with iss, aud (client_id), sub (serviceId), iat, exp, jti, scope; kid in the header. */
             access_token: string;
@@ -2337,6 +2408,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerDetailed"];
+                };
+            };
+            /** @description Missing, malformed, expired, revoked or foreign token, or a client_secret of another client; WWW-Authenticate: Bearer (RFC 6750). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The player no longer exists. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMyDecisions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of decisions. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["StatementOfReasons"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad limit or cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description Missing, malformed, expired, revoked or foreign token, or a client_secret of another client; WWW-Authenticate: Bearer (RFC 6750). */

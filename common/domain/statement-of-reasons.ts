@@ -1,0 +1,245 @@
+import type { OffenseStatus } from './offense-lifecycle.js';
+import type { OffenseType, Severity } from './reports.js';
+import type { SanctionType } from './sanctions.js';
+
+/**
+ * A statement of reasons for a decision that affects a player (the content the EU Digital Services
+ * Act, Art. 17, asks of platforms): what was decided, where and for how long; the facts and the rule
+ * it rests on; whether automated means decided it; and how to appeal, by when. Written for the
+ * player: it never says who reported them, and carries nothing of a studio's own report (its text,
+ * evidence, match or reporter); the same statement goes to the standing page, the API
+ * (`GET /v1/player/me/decisions`) and the `sanction.applied` event.
+ */
+export interface StatementOfReasons {
+  /** The offense's or the sanction's id (what an appeal names). */
+  id: string;
+  kind: 'offense' | 'sanction';
+  decidedAt: string;
+  /** What was decided, in words. */
+  decision: string;
+  /** Where it applies: every game (global) or the games of one studio. */
+  scope: { kind: 'global' } | { kind: 'studio'; name: string };
+  /** When it applies: a sanction's period (no end for a permanent ban); null for points. */
+  period: { startsAt: string; endsAt: string | null } | null;
+  /** The facts the decision rests on. */
+  facts: string;
+  /** The rule it applies (a penalty rule, the strike ladder) or the reason a person gave. */
+  ground: string;
+  /** Whether automated means took the decision, and which. */
+  automated: boolean;
+  automatedMeans: string | null;
+  /** Where it stands now, in words (given back, revoked, expired, in force). */
+  state: string;
+  appeal: {
+    possible: boolean;
+    /** Until when an appeal is taken (null when none is possible). */
+    deadline: string | null;
+    /** Why none is possible, or how to file one. */
+    how: string;
+    /** The appeal already filed, and its decision. */
+    filed: {
+      id: string;
+      status: 'open' | 'granted' | 'denied';
+      decidedAt: string | null;
+      note: string | null;
+    } | null;
+  };
+}
+
+const KIND_WORDS: Record<OffenseType, string> = {
+  cheating: 'cheating',
+  toxicity: 'toxic behaviour',
+  afk: 'leaving a match (AFK)',
+  griefing: 'griefing',
+};
+const SOURCE_WORDS: Record<string, string> = {
+  anticheat_system: "the game's anti-cheat system",
+  game_server: "the game's server",
+  player: 'another player',
+};
+const SANCTION_WORDS: Record<SanctionType, string> = {
+  warning: 'A warning',
+  chat_restriction: 'A chat restriction: you cannot send chat messages',
+  matchmaking_restriction: 'A matchmaking restriction: you cannot join matchmaking',
+  temporary_ban: 'A temporary ban: you cannot play',
+  permanent_ban: 'A permanent ban: you cannot play',
+};
+const HOLD_WORDS: Record<string, string> = {
+  studio_budget: "the studio's daily limit on points it may take from one player was reached",
+  reporter_credibility: 'reports from this reporter are often found unfounded',
+};
+
+export interface AppealFiled {
+  id: string;
+  status: 'open' | 'granted' | 'denied';
+  decidedAt: Date | null;
+  note: string | null;
+}
+
+const HOW_TO_APPEAL =
+  'Appeal on your standing page (/standing) or in the game (POST /v1/player/me/appeals), naming this decision, with your reason and a statement.';
+
+function appealOf(
+  possible: boolean,
+  whyNot: string,
+  decidedAt: Date,
+  windowDays: number,
+  now: Date,
+  filed: AppealFiled | null,
+): StatementOfReasons['appeal'] {
+  const deadline = new Date(decidedAt.getTime() + windowDays * 86_400_000);
+  const open = possible && !filed && now.getTime() <= deadline.getTime();
+  return {
+    possible: open,
+    deadline: possible ? deadline.toISOString() : null,
+    how: filed
+      ? filed.status === 'open'
+        ? 'Your appeal is being reviewed.'
+        : `Your appeal was ${filed.status}.`
+      : !possible
+        ? whyNot
+        : open
+          ? HOW_TO_APPEAL
+          : `Appeals were taken until ${deadline.toISOString()}.`,
+    filed: filed && {
+      id: filed.id,
+      status: filed.status,
+      decidedAt: filed.decidedAt?.toISOString() ?? null,
+      note: filed.note,
+    },
+  };
+}
+
+export interface OffenseFacts {
+  id: string;
+  type: OffenseType;
+  severity: Severity;
+  source: string | null;
+  createdAt: Date;
+  status: OffenseStatus;
+  penaltyPoints: number;
+  penaltyHeld: number;
+  penaltyRestored: number;
+  restoredBy: 'dismissal' | 'appeal' | null;
+  /** The moderator's decision on its case, when one was made. */
+  caseOutcome: 'upheld' | 'dismissed' | null;
+  resolvedAt: Date | null;
+  /** The penalty rule's cap for this kind (points are never above it). */
+  cap: number;
+  statusReason: string | null;
+}
+
+/** The statement for an offense: the points it took (or held), by which rule, decided how. */
+export function offenseStatement(
+  o: OffenseFacts,
+  opts: { windowDays: number; now: Date; appeal: AppealFiled | null },
+): StatementOfReasons {
+  const held =
+    o.status === 'held' || o.status === 'dropped' || (o.status === 'released' && o.penaltyHeld > 0);
+  const points = held ? o.penaltyHeld : o.penaltyPoints;
+  const byModerator = o.caseOutcome === 'upheld' && (o.status === 'released' || o.status === 'applied');
+  const decidedAt = o.status === 'released' && o.resolvedAt ? o.resolvedAt : o.createdAt;
+  const decision =
+    o.status === 'held'
+      ? `${points} points of your trust score are held until a moderator reviews the report.`
+      : `Your trust score was lowered by ${points} points.`;
+  const state: Record<OffenseStatus, string> = {
+    applied: o.caseOutcome === 'upheld' ? 'In effect: a moderator upheld it.' : 'In effect.',
+    held: 'Held: a moderator has not decided yet.',
+    released: 'In effect: a moderator upheld it and the held points were taken.',
+    recorded: 'No points were taken.',
+    restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}.`,
+    dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}).`,
+  };
+  const automated = o.status === 'applied' || o.status === 'held';
+  return {
+    id: o.id,
+    kind: 'offense',
+    decidedAt: decidedAt.toISOString(),
+    decision,
+    scope: { kind: 'global' },
+    period: null,
+    facts: `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${o.createdAt.toISOString()}.`,
+    ground: `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}; a score never goes below 0.${
+      o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''
+    }`,
+    automated,
+    automatedMeans: automated
+      ? o.status === 'held'
+        ? 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
+        : 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.'
+      : byModerator
+        ? null
+        : null,
+    state: state[o.status],
+    appeal: appealOf(
+      o.status === 'applied' || o.status === 'released' || o.status === 'held',
+      o.status === 'restored' || o.status === 'dropped'
+        ? 'Nothing to appeal: these points are no longer taken.'
+        : 'Nothing to appeal: no points were taken.',
+      decidedAt,
+      opts.windowDays,
+      opts.now,
+      opts.appeal,
+    ),
+  };
+}
+
+export interface SanctionFacts {
+  id: string;
+  type: SanctionType;
+  scopeName: string | null;
+  reason: string;
+  startsAt: Date;
+  expiresAt: Date | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+  revokeReason: string | null;
+  issuedBy: 'moderator' | 'studio';
+  /** Placed by the strike ladder, automatically, when an upheld case added a strike. */
+  byStrikeLadder: boolean;
+}
+
+/** The statement for a sanction: what it stops, where and until when, why, and decided how. */
+export function sanctionStatement(
+  s: SanctionFacts,
+  opts: { windowDays: number; now: Date; appeal: AppealFiled | null },
+): StatementOfReasons {
+  const now = opts.now.getTime();
+  const state = s.revokedAt
+    ? `Revoked on ${s.revokedAt.toISOString()}${s.revokeReason ? `: ${s.revokeReason}` : ''}.`
+    : s.startsAt.getTime() > now
+      ? `Starts on ${s.startsAt.toISOString()}.`
+      : s.expiresAt && s.expiresAt.getTime() <= now
+        ? `Ended on ${s.expiresAt.toISOString()}.`
+        : 'In force.';
+  return {
+    id: s.id,
+    kind: 'sanction',
+    decidedAt: s.createdAt.toISOString(),
+    decision: `${SANCTION_WORDS[s.type]}${s.scopeName ? `, in the games of ${s.scopeName}` : ', in every game'}${
+      s.type === 'warning' ? '.' : s.expiresAt ? `, until ${s.expiresAt.toISOString()}.` : ', with no end.'
+    }`,
+    scope: s.scopeName ? { kind: 'studio', name: s.scopeName } : { kind: 'global' },
+    period: { startsAt: s.startsAt.toISOString(), endsAt: s.expiresAt?.toISOString() ?? null },
+    facts: s.byStrikeLadder
+      ? 'A moderator upheld a report against you, which added a strike; your active strikes reached a rung of the strike ladder.'
+      : s.issuedBy === 'moderator'
+        ? 'A moderator reviewed your account and decided it.'
+        : "The game's studio decided it for its games.",
+    ground: s.reason,
+    automated: s.byStrikeLadder,
+    automatedMeans: s.byStrikeLadder
+      ? 'Placed automatically by the strike ladder when your active strikes reached its rung; the strike came from a moderator’s decision.'
+      : null,
+    state,
+    appeal: appealOf(
+      !s.revokedAt,
+      'Nothing to appeal: it was revoked.',
+      s.createdAt,
+      opts.windowDays,
+      opts.now,
+      opts.appeal,
+    ),
+  };
+}

@@ -1,0 +1,169 @@
+import type { Queryable } from '../data/db.js';
+import type { OffenseStatus } from '../domain/offense-lifecycle.js';
+import type { PenaltyCaps } from '../domain/penalty.js';
+import type { OffenseType, Severity } from '../domain/reports.js';
+import type { SanctionType } from '../domain/sanctions.js';
+import {
+  offenseStatement,
+  sanctionStatement,
+  type AppealFiled,
+  type StatementOfReasons,
+} from '../domain/statement-of-reasons.js';
+import { notFound } from '../errors.js';
+import { STRIKE_LADDER_REASON } from './sanctions.js';
+
+export interface DecisionsPolicy {
+  now: Date;
+  appealWindowDays: number;
+  caps: PenaltyCaps;
+}
+
+/**
+ * Every decision that affects a player, newest first, each with its statement of reasons: the
+ * offenses that took or held points (a report that took none is no decision about them) and the
+ * sanctions. Keyset-paged on (time of filing, id) across both; each kind read by its player index.
+ */
+export async function playerDecisions(
+  db: Queryable,
+  serviceId: string,
+  policy: DecisionsPolicy,
+  limit: number,
+  after?: { ts: string; id: string },
+): Promise<{ items: StatementOfReasons[]; next: { ts: string; id: string } | null }> {
+  const player = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [serviceId]);
+  const playerId = player.rows[0]?.id;
+  if (!playerId) throw notFound(`Player ${serviceId}`);
+  const keyset = (t: string) =>
+    `($3::timestamptz IS NULL OR (${t}.created_at, ${t}.id) < ($3::timestamptz, $4::uuid))`;
+  const page = [playerId, limit + 1, after?.ts ?? null, after?.id ?? null];
+  const [offenses, sanctions, appeals] = await Promise.all([
+    db.query<{
+      id: string;
+      type: OffenseType;
+      severity: Severity;
+      source: string | null;
+      created_at: Date;
+      status: OffenseStatus;
+      penalty_points: number;
+      penalty_held: number;
+      penalty_restored: number;
+      restored_by: 'dismissal' | 'appeal' | null;
+      status_reason: string | null;
+      outcome: 'upheld' | 'dismissed' | null;
+      resolved_at: Date | null;
+      ts: string;
+    }>(
+      // A report without a source but with a reporter is a player's (common/domain/reports.ts).
+      `SELECT o.id, o.type, o.severity,
+              coalesce(o.context->>'source', CASE WHEN o.context ? 'reporterId' THEN 'player' END) AS source,
+              o.created_at, o.status, o.penalty_points, o.penalty_held, o.penalty_restored, o.restored_by,
+              o.status_reason, c.outcome, c.resolved_at, to_json(o.created_at)#>>'{}' AS ts
+         FROM offenses o
+         LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
+        WHERE o.player_id = $1 AND o.status <> 'recorded' AND ${keyset('o')}
+        ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
+      page,
+    ),
+    db.query<{
+      id: string;
+      type: SanctionType;
+      scope_name: string | null;
+      reason: string;
+      starts_at: Date;
+      expires_at: Date | null;
+      created_at: Date;
+      revoked_at: Date | null;
+      revoke_reason: string | null;
+      by_moderator: boolean;
+      case_id: string | null;
+      ts: string;
+    }>(
+      `SELECT s.id, s.type, sc.name AS scope_name, s.reason, s.starts_at, s.expires_at, s.created_at, s.revoked_at,
+              s.revoke_reason, s.issued_by_moderator IS NOT NULL AS by_moderator, s.case_id,
+              to_json(s.created_at)#>>'{}' AS ts
+         FROM sanctions s LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+        WHERE s.player_id = $1 AND ${keyset('s')}
+        ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
+      page,
+    ),
+    db.query<{
+      id: string;
+      subject: string;
+      status: 'open' | 'granted' | 'denied';
+      decided_at: Date | null;
+      decision_note: string | null;
+    }>(
+      // The newest appeal of each subject.
+      `SELECT DISTINCT ON (coalesce(sanction_id, offense_id)) id, coalesce(sanction_id, offense_id) AS subject,
+              status, decided_at, decision_note
+         FROM appeals WHERE player_id = $1
+        ORDER BY coalesce(sanction_id, offense_id), created_at DESC`,
+      [playerId],
+    ),
+  ]);
+  const appealOf = new Map<string, AppealFiled>(
+    appeals.rows.map((a) => [
+      a.subject,
+      { id: a.id, status: a.status, decidedAt: a.decided_at, note: a.decision_note },
+    ]),
+  );
+  const opts = (id: string) => ({
+    windowDays: policy.appealWindowDays,
+    now: policy.now,
+    appeal: appealOf.get(id) ?? null,
+  });
+  const all = [
+    ...offenses.rows.map((o) => ({
+      ts: o.ts,
+      id: o.id,
+      statement: offenseStatement(
+        {
+          id: o.id,
+          type: o.type,
+          severity: o.severity,
+          source: o.source,
+          createdAt: o.created_at,
+          status: o.status,
+          penaltyPoints: o.penalty_points,
+          penaltyHeld: o.penalty_held,
+          penaltyRestored: o.penalty_restored,
+          restoredBy: o.restored_by,
+          caseOutcome: o.outcome,
+          resolvedAt: o.resolved_at,
+          cap: policy.caps[o.type],
+          statusReason: o.status_reason,
+        },
+        opts(o.id),
+      ),
+    })),
+    ...sanctions.rows.map((s) => ({
+      ts: s.ts,
+      id: s.id,
+      statement: sanctionStatement(
+        {
+          id: s.id,
+          type: s.type,
+          scopeName: s.scope_name,
+          reason: s.reason,
+          startsAt: s.starts_at,
+          expiresAt: s.expires_at,
+          createdAt: s.created_at,
+          revokedAt: s.revoked_at,
+          revokeReason: s.revoke_reason,
+          issuedBy: s.by_moderator ? 'moderator' : 'studio',
+          byStrikeLadder: s.by_moderator && s.case_id !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+        },
+        opts(s.id),
+      ),
+    })),
+  ];
+  // Newest first by the time of filing, then id; the same order both reads kept.
+  // The timestamps are one format (to_json, one session time zone), so text order is time order.
+  all.sort((a, b) => (a.ts === b.ts ? (a.id < b.id ? 1 : -1) : a.ts < b.ts ? 1 : -1));
+  const items = all.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((x) => x.statement),
+    next: all.length > limit && last ? { ts: last.ts, id: last.id } : null,
+  };
+}
