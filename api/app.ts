@@ -1,3 +1,4 @@
+import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps): Koa {
     docsRoutes(deprecations),
     docsPages(),
     consoleSessionRoutes(deps),
+    standingRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

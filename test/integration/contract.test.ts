@@ -11,7 +11,16 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
  * Pages for people, not operations of the JSON contract: the API reference page and its assets, and
  * the demo callback (development only), documented in the README.
  */
-const NOT_OPERATIONS = new Set(['GET /docs', 'GET /docs/assets/{file}', 'GET /demo/callback']);
+const NOT_OPERATIONS = new Set([
+  'GET /docs',
+  'GET /docs/assets/{file}',
+  'GET /demo/callback',
+  // The player's standing page and its forms (README "Players"): pages for people, like the console.
+  'GET /standing',
+  'POST /standing/sign-in',
+  'POST /standing/appeal',
+  'POST /standing/sign-out',
+]);
 
 /** Documented operations served by mounted middleware, not a router: the console's files and the queue board. */
 const MOUNTED = new Set(['GET /console', 'GET /admin/queues']);

@@ -1,0 +1,168 @@
+import crypto from 'node:crypto';
+import type { StatementOfReasons } from '../../../common/domain/statement-of-reasons.js';
+import { escapeHtml } from '../oauth/page.js';
+
+/**
+ * The player's standing page, rendered on the server: no script at all, one inline style allowed by
+ * its hash (so the Content-Security-Policy needs no 'unsafe-inline'), every text escaped, labelled
+ * forms, landmarks and headings in order, usable by keyboard and screen reader.
+ */
+const STYLE = `
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }
+  main { max-width: 46rem; margin: 2rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px #0002; }
+  h1 { font-size: 1.5rem; margin-top: 0; } h2 { font-size: 1.2rem; margin-top: 2rem; } h3 { font-size: 1.05rem; margin-bottom: .25rem; }
+  label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
+  input[type=text], input[type=password], select, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font-size: 1rem; border: 1px solid #6b7385; border-radius: 4px; }
+  input:focus, button:focus, select:focus, textarea:focus, a:focus { outline: 3px solid #2848c8; outline-offset: 2px; }
+  button { padding: .55rem 1.1rem; font-size: 1rem; border-radius: 4px; border: 1px solid #2848c8; background: #2848c8; color: #fff; cursor: pointer; margin-top: .75rem; }
+  button.secondary { background: #fff; color: #2848c8; }
+  .error { background: #fde8e8; border: 1px solid #c62828; padding: .75rem; border-radius: 4px; }
+  .notice { background: #e7f5ea; border: 1px solid #2e7d32; padding: .75rem; border-radius: 4px; }
+  .score { font-size: 2rem; font-weight: 700; }
+  article.decision { border: 1px solid #d4d8e0; border-radius: 6px; padding: 1rem; margin: 1rem 0; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
+  dt { font-weight: 600; } dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+  table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e1e4ea; }
+  details { margin-top: .75rem; }
+`;
+/** The Content-Security-Policy of every standing page: nothing but this page's own style. */
+export const STANDING_CSP = `default-src 'none'; style-src 'sha256-${crypto
+  .createHash('sha256')
+  .update(STYLE)
+  .digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+const e = (v: string | number | null | undefined) => escapeHtml(String(v ?? ''));
+const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(title)}</title><style>${STYLE}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+export function signInPage(input: {
+  csrf: string;
+  error?: string | undefined;
+  gamerTag?: string | undefined;
+}) {
+  return layout(
+    'Your standing: sign in',
+    `<h1>Your standing</h1>
+<p>Sign in with your player account to see your trust score, the decisions about you and why they were made, and to appeal them.</p>
+${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
+<form method="post" action="/standing/sign-in" aria-labelledby="signin-heading">
+<h2 id="signin-heading">Sign in</h2>
+<input type="hidden" name="csrf" value="${e(input.csrf)}">
+<label for="gamer_tag">Gamer tag</label>
+<input type="text" id="gamer_tag" name="gamer_tag" autocomplete="username" maxlength="64" value="${e(input.gamerTag)}" required autofocus>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" maxlength="256" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export interface StandingView {
+  gamerTag: string;
+  trustScore: number;
+  history: { at: string; change: number; after: number; reason: string }[];
+  strikes: { expiresAt: string }[];
+  decisions: StatementOfReasons[];
+  csrf: string;
+  notice?: string | undefined;
+  error?: string | undefined;
+}
+
+const REASONS = [
+  ['incorrect', 'The decision is wrong: I did not do this'],
+  ['compromised_account', 'Someone else used my account'],
+  ['unfair', 'The decision is too harsh'],
+  ['forgiveness', 'I understand, and ask for another chance'],
+] as const;
+
+const HISTORY_WORDS: Record<string, string> = {
+  offense: 'a report against you',
+  held_released: 'held points taken after review',
+  dismissal: 'points given back: a report was dismissed',
+  recovery: 'recovery for clean play',
+  appeal: 'points given back: your appeal was granted',
+};
+
+function decisionArticle(d: StatementOfReasons, csrf: string, index: number): string {
+  const id = `decision-${index}`;
+  const appeal = d.appeal;
+  const form = appeal.possible
+    ? `<details><summary>Appeal this decision (until ${e(when(appeal.deadline))})</summary>
+<form method="post" action="/standing/appeal" aria-label="Appeal: ${e(d.decision)}">
+<input type="hidden" name="csrf" value="${e(csrf)}">
+<input type="hidden" name="${d.kind === 'sanction' ? 'sanctionId' : 'offenseId'}" value="${e(d.id)}">
+<label for="${id}-reason">Why</label>
+<select id="${id}-reason" name="reason" required>${REASONS.map(([v, t]) => `<option value="${v}">${e(t)}</option>`).join('')}</select>
+<label for="${id}-statement">Your statement (what the moderator should know)</label>
+<textarea id="${id}-statement" name="statement" rows="4" maxlength="2000" required></textarea>
+<button type="submit">File the appeal</button>
+</form></details>`
+    : '';
+  const filed = appeal.filed
+    ? `<p>Your appeal: <strong>${e(appeal.filed.status)}</strong>${appeal.filed.decidedAt ? ` on ${e(when(appeal.filed.decidedAt))}` : ''}${appeal.filed.note ? `. The moderator's note: ${e(appeal.filed.note)}` : ''}</p>`
+    : '';
+  return `<article class="decision" aria-labelledby="${id}-title">
+<h3 id="${id}-title">${e(d.decision)}</h3>
+<dl>
+<dt>Decided</dt><dd>${e(when(d.decidedAt))}</dd>
+<dt>Where</dt><dd>${d.scope.kind === 'global' ? 'Every game' : `The games of ${e(d.scope.name)}`}</dd>
+${d.period ? `<dt>Period</dt><dd>${e(when(d.period.startsAt))} to ${d.period.endsAt ? e(when(d.period.endsAt)) : 'no end'}</dd>` : ''}
+<dt>Facts</dt><dd>${e(d.facts)}</dd>
+<dt>Why</dt><dd>${e(d.ground)}</dd>
+<dt>Automated</dt><dd>${d.automated ? `Yes. ${e(d.automatedMeans)}` : 'No: a person decided it.'}</dd>
+<dt>Now</dt><dd>${e(d.state)}</dd>
+<dt>Appeal</dt><dd>${e(appeal.how)}</dd>
+</dl>
+${filed}${form}
+</article>`;
+}
+
+export function standingPage(v: StandingView): string {
+  const active = v.decisions.filter((d) => d.kind === 'sanction' && d.state === 'In force.');
+  return layout(
+    `Your standing, ${v.gamerTag}`,
+    `<h1>Your standing, ${e(v.gamerTag)}</h1>
+${v.notice ? `<p class="notice" role="status">${e(v.notice)}</p>` : ''}
+${v.error ? `<p class="error" role="alert">${e(v.error)}</p>` : ''}
+<section aria-labelledby="score-heading">
+<h2 id="score-heading">Trust score</h2>
+<p><span class="score" data-testid="trust-score">${e(v.trustScore)}</span> of 100</p>
+${
+  v.history.length
+    ? `<table aria-labelledby="score-heading"><caption>The latest changes</caption><thead><tr><th scope="col">When</th><th scope="col">Change</th><th scope="col">Score</th><th scope="col">Why</th></tr></thead><tbody>${v.history
+        .map(
+          (h) =>
+            `<tr><td>${e(when(h.at))}</td><td>${h.change > 0 ? '+' : ''}${e(h.change)}</td><td>${e(h.after)}</td><td>${e(HISTORY_WORDS[h.reason] ?? h.reason)}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '<p>No changes yet.</p>'
+}
+</section>
+<section aria-labelledby="sanctions-heading">
+<h2 id="sanctions-heading">Sanctions in force</h2>
+${active.length ? `<ul>${active.map((d) => `<li>${e(d.decision)}</li>`).join('')}</ul>` : '<p>None.</p>'}
+</section>
+<section aria-labelledby="strikes-heading">
+<h2 id="strikes-heading">Strikes</h2>
+${
+  v.strikes.length
+    ? `<ul>${v.strikes.map((s) => `<li>A strike, until ${e(when(s.expiresAt))}</li>`).join('')}</ul>`
+    : '<p>None.</p>'
+}
+</section>
+<section aria-labelledby="decisions-heading">
+<h2 id="decisions-heading">Decisions about you, and why</h2>
+${v.decisions.length ? v.decisions.map((d, i) => decisionArticle(d, v.csrf, i)).join('\n') : '<p>None.</p>'}
+</section>
+<form method="post" action="/standing/sign-out" aria-label="Sign out">
+<input type="hidden" name="csrf" value="${e(v.csrf)}">
+<button type="submit" class="secondary">Sign out</button>
+</form>`,
+  );
+}

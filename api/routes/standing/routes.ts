@@ -1,0 +1,241 @@
+import crypto from 'node:crypto';
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { listTrustHistory } from '../../../common/data/repos/trust.js';
+import { AppError } from '../../../common/errors.js';
+import { fileAppeal } from '../../../common/usecases/appeals.js';
+import { playerDecisions } from '../../../common/usecases/decisions.js';
+import { signIn } from '../../../common/usecases/sign-in.js';
+import type { AppDeps } from '../../app.js';
+import { signInPage, STANDING_CSP, standingPage } from './page.js';
+
+const SESSION_COOKIE = 'pt_standing';
+const CSRF_COOKIE = 'pt_standing_csrf';
+/** How long a standing page session lasts after sign-in. */
+const SESSION_SECONDS = 30 * 60;
+const HISTORY_ROWS = 20;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * The player's standing page (/standing): the player signs in with the same account as the OAuth
+ * page and sees their trust score and its history, sanctions in force, strikes, and every decision
+ * about them with its statement of reasons; and appeals one from the page. The session is a signed
+ * HttpOnly, SameSite=Strict cookie of 30 minutes (no server state); every form carries a CSRF token
+ * bound to a cookie of its own. No script runs on these pages.
+ */
+export function standingRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/standing' });
+  const mac = (what: string) => crypto.createHmac('sha256', deps.pepper).update(what).digest('base64url');
+  const secure = (ctx: Context) => ctx.protocol === 'https' || deps.issuer.startsWith('https:');
+  const cookieOptions = (ctx: Context) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    path: '/standing',
+    secure: secure(ctx),
+    overwrite: true,
+  });
+
+  function headers(ctx: Context) {
+    ctx.set('Content-Security-Policy', STANDING_CSP);
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+  }
+
+  /** The form token of this browser: an HMAC of its CSRF cookie (set when missing). */
+  function csrfToken(ctx: Context): string {
+    let cookie = ctx.cookies.get(CSRF_COOKIE);
+    if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
+      cookie = crypto.randomBytes(32).toString('base64url');
+      ctx.cookies.set(CSRF_COOKIE, cookie, cookieOptions(ctx));
+    }
+    return mac(`standing-csrf:${cookie}`);
+  }
+  function csrfValid(ctx: Context): boolean {
+    const cookie = ctx.cookies.get(CSRF_COOKIE);
+    const sent = str((ctx.request.body as Record<string, unknown> | undefined)?.csrf) ?? '';
+    if (!cookie) return false;
+    const expected = mac(`standing-csrf:${cookie}`);
+    return (
+      sent.length === expected.length && crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(expected))
+    );
+  }
+
+  /** The signed-in player's id, from a session cookie this service signed and that has not expired. */
+  function sessionPlayer(ctx: Context): string | undefined {
+    const [playerId, expires, signature] = (ctx.cookies.get(SESSION_COOKIE) ?? '').split('.');
+    if (!playerId || !expires || !signature) return undefined;
+    const expected = mac(`standing:${playerId}.${expires}`);
+    if (
+      signature.length !== expected.length ||
+      !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+    )
+      return undefined;
+    return Number(expires) > deps.clock().getTime() ? playerId : undefined;
+  }
+
+  async function render(ctx: Context, playerId: string, extra: { notice?: string; error?: string } = {}) {
+    const { rows } = await deps.pool.query<{ service_id: string; gamer_tag: string; trust_score: number }>(
+      'SELECT service_id, gamer_tag, trust_score FROM players WHERE id = $1',
+      [playerId],
+    );
+    const p = rows[0];
+    if (!p) {
+      ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+      ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'This account no longer exists.' });
+      return;
+    }
+    const now = deps.clock();
+    const [history, strikes, decisions] = await Promise.all([
+      listTrustHistory(deps.pool, p.service_id, HISTORY_ROWS),
+      deps.pool.query<{ expires_at: Date }>(
+        `SELECT expires_at FROM strikes WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $2
+          ORDER BY expires_at`,
+        [playerId, now],
+      ),
+      playerDecisions(
+        deps.pool,
+        p.service_id,
+        { now, appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
+        100,
+      ),
+    ]);
+    ctx.body = standingPage({
+      gamerTag: p.gamer_tag,
+      trustScore: p.trust_score,
+      history: (history?.items ?? []).map((h) => ({
+        at: h.createdAt.toISOString(),
+        change: h.scoreAfter - h.scoreBefore,
+        after: h.scoreAfter,
+        reason: h.reason,
+      })),
+      strikes: strikes.rows.map((s) => ({ expiresAt: s.expires_at.toISOString() })),
+      decisions: decisions.items,
+      csrf: csrfToken(ctx),
+      notice: extra.notice,
+      error: extra.error,
+    });
+  }
+
+  /** Every form post: a form body and this browser's CSRF token, else a page that says so. */
+  function formRefused(ctx: Context): boolean {
+    headers(ctx);
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      ctx.status = 415;
+      ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'Submit the forms of this page.' });
+      return true;
+    }
+    if (!csrfValid(ctx)) {
+      ctx.status = 403;
+      ctx.body = signInPage({
+        csrf: csrfToken(ctx),
+        error: 'This form expired or did not come from this page. Try again.',
+      });
+      return true;
+    }
+    return false;
+  }
+
+  router.get('/', async (ctx) => {
+    headers(ctx);
+    const playerId = sessionPlayer(ctx);
+    if (!playerId) {
+      ctx.body = signInPage({ csrf: csrfToken(ctx) });
+      return;
+    }
+    const filed = ctx.query.filed === '1';
+    await render(
+      ctx,
+      playerId,
+      filed ? { notice: 'Your appeal was filed. A moderator will review it.' } : {},
+    );
+  });
+
+  router.post('/sign-in', async (ctx) => {
+    if (formRefused(ctx)) return;
+    const body = ctx.request.body as Record<string, unknown>;
+    const gamerTag = (str(body.gamer_tag) ?? '').trim();
+    const password = str(body.password) ?? '';
+    if (!gamerTag || !password) {
+      ctx.status = 400;
+      ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'Enter your gamer tag and password.', gamerTag });
+      return;
+    }
+    const result = await signIn(deps.pool, { gamerTag, password, address: ctx.ip, now: deps.clock() });
+    if (!result.ok) {
+      if (result.reason === 'locked') {
+        ctx.status = 429;
+        ctx.set('Retry-After', String(result.retryAfterSeconds));
+        ctx.body = signInPage({
+          csrf: csrfToken(ctx),
+          error: `Too many failed sign-ins. Try again in ${result.retryAfterSeconds} seconds.`,
+          gamerTag,
+        });
+        return;
+      }
+      ctx.status = 401;
+      ctx.body = signInPage({
+        csrf: csrfToken(ctx),
+        error: 'The gamer tag or password is not right.',
+        gamerTag,
+      });
+      return;
+    }
+    const expires = deps.clock().getTime() + SESSION_SECONDS * 1000;
+    const value = `${result.account.playerId}.${expires}`;
+    ctx.cookies.set(SESSION_COOKIE, `${value}.${mac(`standing:${value}`)}`, {
+      ...cookieOptions(ctx),
+      maxAge: SESSION_SECONDS * 1000,
+    });
+    ctx.status = 303;
+    ctx.redirect('/standing');
+  });
+
+  router.post('/appeal', async (ctx) => {
+    if (formRefused(ctx)) return;
+    const playerId = sessionPlayer(ctx);
+    if (!playerId) {
+      ctx.status = 401;
+      ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'Your session ended. Sign in again.' });
+      return;
+    }
+    const body = ctx.request.body as Record<string, unknown>;
+    const { rows } = await deps.pool.query<{ service_id: string }>(
+      'SELECT service_id FROM players WHERE id = $1',
+      [playerId],
+    );
+    try {
+      const { outbox } = await fileAppeal(deps.pool, {
+        serviceId: rows[0]?.service_id ?? '',
+        filedBy: { kind: 'player' },
+        body: Object.fromEntries(
+          ['sanctionId', 'offenseId', 'reason', 'statement']
+            .filter((k) => typeof body[k] === 'string' && body[k] !== '')
+            .map((k) => [k, body[k]]),
+        ),
+        now: deps.clock(),
+        windowDays: deps.config.appealWindowDays,
+      });
+      deps.dispatcher.enqueue(outbox);
+      ctx.status = 303;
+      ctx.redirect('/standing?filed=1');
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.status = err.status;
+      const fields = (err.fields ?? []).map((f) => `${f.field} ${f.message}`).join('; ');
+      await render(ctx, playerId, { error: `The appeal was not filed: ${fields || err.detail}` });
+      headers(ctx);
+    }
+  });
+
+  router.post('/sign-out', (ctx) => {
+    if (formRefused(ctx)) return;
+    ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+    ctx.status = 303;
+    ctx.redirect('/standing');
+  });
+
+  return router;
+}

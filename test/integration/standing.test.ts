@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { call } from '../helpers/http.js';
+
+const ARTIFACTS = path.resolve('test-artifacts/standing');
+const XSS = '<img src=x onerror="window.__xss=1">';
+
+/**
+ * Issue 25, the player's standing page in Chromium: a player signs in with their account, sees
+ * their score, sanctions and every decision with its statement of reasons (as text, whatever a
+ * moderator or a studio wrote), files an appeal from the page and reads its decision; no script, a
+ * strict Content-Security-Policy, and no moderate, serious or critical accessibility fault.
+ */
+describe("the player's standing page in headless Chromium", function () {
+  this.timeout(120_000);
+  let api: TestApi;
+  let browser: Browser;
+  let game: Tenant;
+  let mod: TestModerator;
+  let admin: TestModerator;
+
+  before(async function () {
+    chromiumOrSkip(this);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    api = await startTestApi();
+    game = await createTenant(api.pool, 'Standing');
+    mod = await createTestModerator(api);
+    admin = await createTestModerator(api, 'admin');
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  async function accessible(page: Page, name: string) {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    const result = await new AxeBuilder({ page }).analyze();
+    const bad = result.violations
+      .filter((v) => v.impact === 'moderate' || v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(bad, `axe on ${name}: ${bad.join('; ')}`).to.deep.equal([]);
+  }
+
+  it('signs in, reads each decision and why (as text), appeals one and reads the decision on it', async () => {
+    const player = await createTestPlayer(api.pool);
+    const report = await call(api.url, 'POST', `/v1/anticheat/submitReport/${player.serviceId}`, {
+      spec: '/v1/anticheat/submitReport/{serviceId}',
+      headers: game.headers,
+      json: { report: { isCheatDetected: true, severity: 'medium', description: `${XSS} studio only` } },
+    });
+    expect(report.status).to.equal(201);
+    const ban = await call<{ id: string }>(
+      api.url,
+      'POST',
+      `/v1/admin/players/${player.serviceId}/sanctions`,
+      {
+        spec: '/v1/admin/players/{serviceId}/sanctions',
+        headers: mod.headers,
+        json: { type: 'temporary_ban', reason: `Aimbot on replay ${XSS}`, durationSeconds: 86_400 },
+      },
+    );
+    expect(ban.status).to.equal(201);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const outside: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => {
+      if (!r.url().startsWith(api.url)) outside.push(r.url());
+    });
+    const first = await page.goto(`${api.url}/standing`);
+    const csp = first!.headers()['content-security-policy']!;
+    expect(csp).to.match(
+      /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'/,
+    );
+    expect(csp).not.to.include('unsafe-inline');
+    await page.getByRole('heading', { name: 'Your standing' }).waitFor();
+    await accessible(page, 'sign-in');
+    await page.getByLabel('Gamer tag').fill(player.gamerTag);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The gamer tag or password is not right.' }).waitFor();
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: `Your standing, ${player.gamerTag}` }).waitFor();
+    expect(await page.getByTestId('trust-score').textContent()).to.equal('90');
+
+    // The ban: what, where, how long, the reason the moderator wrote (as text), decided by a person.
+    const decision = page.getByRole('article', {
+      name: /^A temporary ban: you cannot play, in every game, until /,
+    });
+    await decision.getByText(`Aimbot on replay ${XSS}`).waitFor();
+    await decision.getByText('No: a person decided it.').waitFor();
+    // The penalty: automated, by the penalty rule; nothing of what the studio wrote.
+    const points = page.getByRole('article', { name: 'Your trust score was lowered by 10 points.' });
+    await points.getByText(/^Yes\. The points were taken automatically/).waitFor();
+    expect(await page.content()).not.to.include('studio only');
+    await accessible(page, 'standing');
+
+    // Appeal the ban from the page.
+    await decision.getByText(/^Appeal this decision/).click();
+    await decision.getByLabel('Why').selectOption('incorrect');
+    await decision.getByLabel(/^Your statement/).fill(`<script>window.__xss=2</script> I was at work.`);
+    await decision.getByRole('button', { name: 'File the appeal' }).click();
+    await page.getByRole('status').filter({ hasText: 'Your appeal was filed.' }).waitFor();
+    await decision.getByText('Your appeal: open').waitFor();
+    const { rows } = await api.pool.query<{ id: string; statement: string; filed_by_studio: string | null }>(
+      'SELECT id, statement, filed_by_studio FROM appeals WHERE sanction_id = $1',
+      [ban.body.id],
+    );
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include({
+      statement: '<script>window.__xss=2</script> I was at work.',
+      filed_by_studio: null,
+    });
+
+    // A moderator grants it; the page says so, with the moderator's note, and the ban is revoked.
+    const act = (action: string, json?: object) =>
+      call(api.url, 'POST', `/v1/admin/appeals/${rows[0]!.id}/${action}`, {
+        spec: `/v1/admin/appeals/{appealId}/${action}` as never,
+        headers: admin.headers,
+        ...(json ? { json } : {}),
+      });
+    await act('claim');
+    expect(
+      (await act('decide', { decision: 'granted', note: `Work logs confirm it ${XSS}` })).status,
+    ).to.equal(200);
+    await page.reload();
+    await decision.getByText(`Your appeal: granted`).waitFor();
+    await decision.getByText(`The moderator's note: Work logs confirm it ${XSS}`, { exact: false }).waitFor();
+    await decision.getByText(/^Revoked on /).waitFor();
+    expect(await page.locator('main img, main script').count()).to.equal(0);
+    expect(await page.evaluate('window.__xss')).to.equal(undefined);
+
+    // Signed out, the page asks to sign in again.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(errors).to.deep.equal([]);
+    expect(outside).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('refuses a form without its CSRF token, and an appeal without a session', async () => {
+    const res = await fetch(`${api.url}/standing/appeal`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'offenseId=x&reason=incorrect&statement=hi',
+    });
+    expect(res.status).to.equal(403);
+    expect(await res.text()).to.include('This form expired or did not come from this page.');
+  });
+});
