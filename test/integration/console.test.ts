@@ -284,6 +284,10 @@ describe('moderator console in headless Chromium', function () {
     await page.getByRole('heading', { name: /^Player / }).waitFor();
     await page.getByTestId('trust-score').filter({ hasText: '100' }).waitFor();
     expect(await page.locator('svg circle').count()).to.equal(2); // the offense, then the dismissal
+    // The chart has a time axis: four dated ticks, from the first change to the last.
+    const ticks = await page.locator('svg text.time').allTextContents();
+    expect(ticks).to.have.length(4);
+    for (const t of ticks) expect(t).to.match(/\d/);
     // The offense says what became of it, not only the score.
     await page
       .locator('.offense .outcome')

@@ -2,7 +2,14 @@ import type { TrustChange } from '../api';
 import { when } from '../format';
 
 const W = 640;
-const H = 200;
+/** A tick's label: the day, and the time of day when the whole span is under two days. */
+const tick = (t: number, span: number) => {
+  const d = new Date(t);
+  return span < 2 * 86_400_000
+    ? d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+    : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+};
+const H = 220;
 const PAD = 32;
 
 /**
@@ -36,6 +43,22 @@ export function TrustChart({ history, current }: { history: TrustChange[]; curre
             </text>
           </g>
         ))}
+        {/* The time axis: the first and last change and two ticks between, each dated. */}
+        <line x1={PAD} x2={W - PAD} y1={H - PAD} y2={H - PAD} className="grid" />
+        {[0, 1 / 3, 2 / 3, 1].map((f) => {
+          const t = t0 + f * (t1 - t0);
+          return (
+            <text
+              key={f}
+              x={PAD + f * (W - 2 * PAD)}
+              y={H - PAD + 18}
+              textAnchor={f === 0 ? 'start' : f === 1 ? 'end' : 'middle'}
+              className="axis time"
+            >
+              {tick(t, t1 - t0)}
+            </text>
+          );
+        })}
         <path d={path} className="line" fill="none" />
         {changes.map((c, i) => (
           <circle
