@@ -1,3 +1,4 @@
+import { templateRoutes } from './routes/templates/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
 import Koa from 'koa';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps): Koa {
     docsPages(),
     consoleSessionRoutes(deps),
     standingRoutes(deps),
+    templateRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

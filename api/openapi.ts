@@ -13,6 +13,7 @@ import * as consolePages from './routes/console/contract.js';
 import * as webhooks from './routes/webhooks/contract.js';
 import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
+import * as templates from './routes/templates/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.3.0';
@@ -60,6 +61,7 @@ const draft = {
     ...webhooks.paths,
     ...sanctions.paths,
     ...appeals.paths,
+    ...templates.paths,
   },
   components: {
     securitySchemes,
@@ -82,6 +84,7 @@ const draft = {
       ...reports.schemas,
       ...admin.schemas,
       ...consolePages.schemas,
+      ...templates.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

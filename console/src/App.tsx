@@ -1,3 +1,4 @@
+import { TemplatesScreen } from './screens/Templates';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
@@ -48,6 +49,7 @@ export function App() {
         <Route path="/appeals/:appealId" element={<AppealScreen />} />
         <Route path="/stats" element={<StatsScreen />} />
         {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
+        {session.moderator.role === 'admin' && <Route path="/templates" element={<TemplatesScreen />} />}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
       </Routes>
     </Layout>
@@ -105,6 +107,7 @@ const SHORTCUTS: [string, string][] = [
   ['c', 'claim the case'],
   ['u', 'uphold: choose it and write the note'],
   ['d', 'dismiss: choose it and write the note'],
+  ['1 … 9', 'apply a decision template: outcome, sanction, reason for the player'],
   ['n', 'submit and open the next case (Ctrl+Enter in the note too)'],
   ['/', 'focus the filter'],
   ['g then q', 'back to the queue'],
@@ -162,6 +165,7 @@ function Layout({
           <NavLink to="/appeals">Appeals</NavLink>
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
+          {isAdmin && <NavLink to="/templates">Templates</NavLink>}
         </nav>
         <span className="who">
           {session.moderator.displayName} ({session.moderator.role})

@@ -133,4 +133,9 @@ export const listAudit = (params: {
   limit?: number;
   cursor?: string;
 }) => api<AuditPage>('GET', `/v1/admin/audit?${q(params)}`);
+export type DecisionTemplate = Schemas['DecisionTemplate'];
+export const listTemplates = () => api<{ items: DecisionTemplate[] }>('GET', '/v1/admin/templates');
+export const createTemplate = (body: Req<'/v1/admin/templates', 'post'>) =>
+  api<DecisionTemplate>('POST', '/v1/admin/templates', body);
+export const archiveTemplate = (id: string) => api<void>('DELETE', `/v1/admin/templates/${enc(id)}`);
 export const getStats = (days = 14) => api<Stats>('GET', `/v1/admin/stats?days=${days}`);

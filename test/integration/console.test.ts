@@ -237,7 +237,7 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('j');
     await page.keyboard.press('Enter');
     await page.waitForURL(`**/console/cases/${caseId}`);
-    await page.getByText('wallhack').waitFor();
+    await page.locator('.offense').getByText('wallhack').waitFor();
     await page.keyboard.press('c');
     await page.getByTestId('claim').filter({ hasText: 'you' }).waitFor();
     await checkScreen(page, 'case');
@@ -351,6 +351,54 @@ describe('moderator console in headless Chromium', function () {
     const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case-id')));
     expect([...shown].sort()).to.deep.equal([...cases].sort());
     expect(await page.getByRole('button', { name: 'More cases' }).count()).to.equal(0);
+    await context.close();
+  });
+
+  it("an admin adds a decision template; a moderator applies it with one key, and the player-facing reason is the template's", async () => {
+    const title = `Wallhack ${uid()}`;
+    const reason = 'A moderator confirmed wall-hack software in your matches.';
+    const adminSide = await signedIn(admin);
+    await adminSide.page.getByRole('link', { name: 'Templates' }).click();
+    await adminSide.page.getByRole('heading', { name: 'Decision templates' }).waitFor();
+    await adminSide.page.getByLabel('Title').fill(title);
+    await adminSide.page.getByLabel('Sanction').selectOption('temporary_ban');
+    await adminSide.page.getByLabel('Days').fill('3');
+    await adminSide.page.getByLabel('Reason the player reads').fill(reason);
+    await adminSide.page.getByRole('button', { name: 'Add template' }).click();
+    await adminSide.page.getByRole('cell', { name: title, exact: true }).waitFor();
+    await checkScreen(adminSide.page, 'templates');
+    await adminSide.context.close();
+
+    const serviceId = await player();
+    const { caseId } = await cheat(serviceId);
+    const { context, page } = await signedIn(moderator);
+    await page.goto(`${api.url}/console/cases/${caseId}`);
+    await page.locator('.offense').getByText('wallhack').waitFor();
+    await page.keyboard.press('c');
+    await page.getByTestId('claim').filter({ hasText: 'you' }).waitFor();
+    const button = page
+      .getByRole('group', { name: 'Templates' })
+      .getByRole('button', { name: new RegExp(`: ${title}$`) });
+    const key = (await button.textContent())!.split(':')[0]!;
+    await page.keyboard.press(key);
+    expect(await button.getAttribute('aria-pressed')).to.equal('true');
+    expect(await page.getByLabel(/^Uphold/).isChecked()).to.equal(true);
+    expect(await page.getByLabel('Sanction').inputValue()).to.equal('temporary_ban');
+    expect(await page.getByLabel('Reason the player reads (required)').inputValue()).to.equal(reason);
+    await page.keyboard.type('Replay 3 shows it clearly.'); // the note: the template put the cursor there
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Case upheld.' }).waitFor();
+    const { rows } = await api.pool.query<{ type: string; reason: string; days: number }>(
+      `SELECT s.type, s.reason, round(extract(epoch FROM s.expires_at - s.starts_at) / 86400)::int AS days
+         FROM sanctions s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1`,
+      [serviceId],
+    );
+    expect(rows).to.deep.equal([{ type: 'temporary_ban', reason, days: 3 }]);
+    const note = await api.pool.query<{ note: string }>(
+      `SELECT note FROM moderation_audit WHERE case_id = $1 AND action = 'resolve'`,
+      [caseId],
+    );
+    expect(note.rows[0]!.note).to.equal('Replay 3 shows it clearly.');
     await context.close();
   });
 

@@ -5,9 +5,11 @@ import {
   getCase,
   getPlayer,
   listCases,
+  listTemplates,
   releaseCase,
   resolveCase,
   setReporterMuted,
+  type DecisionTemplate,
   type Resolution,
   type Session,
 } from '../api';
@@ -49,6 +51,18 @@ export function CaseScreen({ session }: { session: Session }) {
   const [muting, setMuting] = useState<{ studioId: string; reporterId: string; mute: boolean } | null>(null);
   const [muteNote, setMuteNote] = useState('');
   const noteRef = useRef<HTMLTextAreaElement>(null);
+  const templates = useLoad(listTemplates, []);
+  const [template, setTemplate] = useState<string | null>(null);
+  /** A canned decision: its outcome, sanction and the reason the player reads; the note stays yours. */
+  const apply = (t: DecisionTemplate) => {
+    setTemplate(t.title);
+    setOutcome(t.outcome);
+    setSanctionType(t.outcome === 'upheld' ? (t.sanctionType ?? '') : '');
+    if (t.durationSeconds) setDays(String(Math.round((t.durationSeconds / 86_400) * 100) / 100));
+    setSanctionReason(t.playerReason);
+    setScope('global');
+    noteRef.current?.focus();
+  };
   const c = kase.data;
   const mine = c?.claim?.moderatorId === session.moderator.id;
   const open = c?.status === 'open';
@@ -86,6 +100,7 @@ export function CaseScreen({ session }: { session: Session }) {
       setSanctionType('');
       setSanctionReason('');
       setScope('global');
+      setTemplate(null);
       if (next) {
         const page = await listCases({ status: 'open', claimed: 'unclaimed', limit: 5 });
         const following = page.items.find((x) => x.id !== c.id);
@@ -102,7 +117,11 @@ export function CaseScreen({ session }: { session: Session }) {
     }
   }
 
+  const keyed = Object.fromEntries(
+    (templates.data?.items ?? []).slice(0, 9).map((t, i) => [String(i + 1), () => open && apply(t)]),
+  );
   useShortcuts({
+    ...keyed,
     c: () => c && open && !mine && void act(() => claimCase(c.id), 'Claimed.'),
     u: () => open && choose('upheld'),
     d: () => open && choose('dismissed'),
@@ -183,6 +202,15 @@ export function CaseScreen({ session }: { session: Session }) {
               </button>
             )}
           </div>
+          {(templates.data?.items.length ?? 0) > 0 && (
+            <div className="row" role="group" aria-label="Templates">
+              {templates.data!.items.slice(0, 9).map((t, i) => (
+                <button key={t.id} type="button" aria-pressed={template === t.title} onClick={() => apply(t)}>
+                  {i + 1}: {t.title}
+                </button>
+              ))}
+            </div>
+          )}
           <fieldset>
             <legend>Outcome</legend>
             <label>

@@ -1,0 +1,30 @@
+import { Router } from '@koa/router';
+import { isUuid } from '../../../common/data/repos/accounts.js';
+import { notFound } from '../../../common/errors.js';
+import { archiveTemplate, createTemplate, listTemplates } from '../../../common/usecases/templates.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/** Decision templates (canned reasons): every moderator reads them; admins write and archive them. */
+export function templateRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin/templates' });
+  const moderator = moderatorAuth(deps);
+  const admin = moderatorAuth(deps, { role: 'admin' });
+
+  router.get('/', moderator, async (ctx) => {
+    ctx.body = { items: await listTemplates(deps.pool) };
+  });
+  router.post('/', admin, requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await createTemplate(deps.pool, (ctx.state.actor as Actor).id, ctx.request.body ?? {});
+  });
+  router.delete('/:templateId', admin, async (ctx) => {
+    const { templateId } = ctx.params as { templateId: string };
+    if (!isUuid(templateId)) throw notFound(`Template ${templateId}`);
+    await archiveTemplate(deps.pool, templateId);
+    ctx.status = 204;
+  });
+  return router;
+}
