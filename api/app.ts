@@ -1,3 +1,4 @@
+import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
@@ -119,6 +120,7 @@ export function createApp(deps: AppDeps): Koa {
     consoleSessionRoutes(deps),
     standingRoutes(deps),
     templateRoutes(deps),
+    noteRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

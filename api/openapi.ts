@@ -14,6 +14,7 @@ import * as webhooks from './routes/webhooks/contract.js';
 import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
+import * as notes from './routes/notes/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.3.0';
@@ -62,6 +63,7 @@ const draft = {
     ...sanctions.paths,
     ...appeals.paths,
     ...templates.paths,
+    ...notes.paths,
   },
   components: {
     securitySchemes,
@@ -85,6 +87,7 @@ const draft = {
       ...admin.schemas,
       ...consolePages.schemas,
       ...templates.schemas,
+      ...notes.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

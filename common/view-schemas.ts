@@ -341,6 +341,7 @@ const schemas = {
         'claim_appeal',
         'decide_appeal',
         'release_appeal',
+        'add_note',
       ],
     },
     outcome: { enum: [...OUTCOMES, null] },

@@ -402,6 +402,29 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it("a team: one moderator's note on a case is read by another on the player's screen, as text", async () => {
+    const serviceId = await player();
+    const { caseId } = await cheat(serviceId);
+    const first = await signedIn(moderator);
+    await first.page.goto(`${api.url}/console/cases/${caseId}`);
+    const thread = first.page.getByRole('region', { name: 'Notes on this case' });
+    await thread.getByText('No notes yet.').waitFor();
+    await thread.getByLabel('New note (moderators only)').fill(`Check the replay ${XSS} before upholding.`);
+    await thread.getByRole('button', { name: 'Add note' }).click();
+    await thread.getByText(`Check the replay ${XSS} before upholding.`).waitFor();
+    await checkScreen(first.page, 'case-notes');
+    await first.context.close();
+
+    const second = await signedIn(admin);
+    await second.page.goto(`${api.url}/console/players/${serviceId}`);
+    const onPlayer = second.page.getByRole('region', { name: 'Notes on this player' });
+    await onPlayer.getByText(`Check the replay ${XSS} before upholding.`).waitFor();
+    await onPlayer.getByText(`${moderator.username},`, { exact: false }).waitFor();
+    expect(await second.page.locator('main img').count()).to.equal(0);
+    expect(await second.page.evaluate('window.__xss')).to.equal(undefined);
+    await second.context.close();
+  });
+
   it('bulk-dismisses three cases with one note, each on its own', async () => {
     const serviceId = await player();
     const cases = [

@@ -316,7 +316,8 @@ export interface AuditEntry {
     | 'revoke_sanction'
     | 'claim_appeal'
     | 'decide_appeal'
-    | 'release_appeal';
+    | 'release_appeal'
+    | 'add_note';
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;

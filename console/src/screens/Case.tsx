@@ -19,6 +19,7 @@ import { when } from '../format';
 import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
+import { Notes } from '../components/Notes';
 
 export const SANCTION_TYPES = [
   ['', 'no sanction'],
@@ -318,6 +319,7 @@ export function CaseScreen({ session }: { session: Session }) {
           {c.resolution?.note && <p className="report-text">{c.resolution.note}</p>}
         </section>
       )}
+      <Notes path={`/v1/admin/cases/${encodeURIComponent(c.id)}/notes`} label="Notes on this case" />
       <section aria-labelledby="offenses-title">
         <h2 id="offenses-title">Offenses ({c.offenses.length})</h2>
         {c.offenses.map((o) => (

@@ -9,6 +9,7 @@ import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
+import { Notes } from '../components/Notes';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
 export function PlayerScreen() {
@@ -90,6 +91,10 @@ export function PlayerScreen() {
           </table>
         </details>
       </section>
+      <Notes
+        path={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/notes`}
+        label="Notes on this player"
+      />
       <section aria-labelledby="cases-title">
         <h2 id="cases-title">Cases</h2>
         {v.cases.length === 0 ? (
