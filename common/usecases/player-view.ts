@@ -84,3 +84,80 @@ export async function queueCounts(db: Queryable) {
   );
   return rows[0]!;
 }
+
+/** How many events a player's timeline shows, newest first. */
+export const TIMELINE_LIMIT = 200;
+
+export interface TimelineEvent {
+  at: string;
+  kind: 'report' | 'score' | 'decision' | 'appeal' | 'note';
+  who: { kind: 'studio' | 'moderator' | 'player' | 'service'; name: string | null };
+  what: string;
+  why: string | null;
+  caseId: string | null;
+}
+
+/**
+ * Everything that happened to a player, in one list, newest first: every report filed (by which
+ * studio), every score change (and its reason), every moderator's or studio's decision from the
+ * audit log (resolutions, sanctions placed and revoked, appeals decided, mutes, notes), and every
+ * appeal filed, each with who and why. Each source is read by its player index, the latest
+ * TIMELINE_LIMIT of each, then merged.
+ */
+export async function playerTimeline(db: Queryable, serviceId: string): Promise<TimelineEvent[]> {
+  const { rows: found } = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
+    serviceId,
+  ]);
+  if (!found[0]) throw notFound(`Player ${serviceId}`);
+  const { rows } = await db.query<{
+    at: Date;
+    kind: TimelineEvent['kind'];
+    who_kind: TimelineEvent['who']['kind'];
+    who_name: string | null;
+    what: string;
+    why: string | null;
+    case_id: string | null;
+  }>(
+    // At the same instant (one transaction), the consequence is listed above its cause: newest first.
+    `(SELECT o.created_at AS at, 1 AS rank, 'report' AS kind, 'studio' AS who_kind, st.name AS who_name,
+             o.type || ' report, ' || o.severity || ': ' || o.penalty_points || ' points taken, ' || o.penalty_held
+               || ' held (' || o.status || ')' AS what,
+             o.status_reason AS why, (SELECT co.case_id FROM case_offenses co WHERE co.offense_id = o.id LIMIT 1) AS case_id
+        FROM offenses o JOIN studios st ON st.id = o.studio_id
+       WHERE o.player_id = $1 ORDER BY o.created_at DESC LIMIT $2)
+     UNION ALL
+     (SELECT h.created_at, 3, 'score', 'service', NULL,
+             'score ' || h.score_before || ' → ' || h.score_after, h.reason, h.case_id
+        FROM trust_history h WHERE h.player_id = $1 ORDER BY h.id DESC LIMIT $2)
+     UNION ALL
+     (SELECT a.created_at, 2, CASE WHEN a.action = 'add_note' THEN 'note' ELSE 'decision' END,
+             CASE WHEN a.moderator_id IS NOT NULL THEN 'moderator' ELSE 'studio' END,
+             coalesce(m.username, st.name),
+             a.action || coalesce(' (' || a.outcome || ')', '')
+               || CASE WHEN a.trust_score_before IS NOT NULL AND a.trust_score_after IS DISTINCT FROM a.trust_score_before
+                       THEN ', score ' || a.trust_score_before || ' → ' || a.trust_score_after ELSE '' END,
+             a.note, a.case_id
+        FROM moderation_audit a LEFT JOIN moderators m ON m.id = a.moderator_id
+        LEFT JOIN studios st ON st.id = a.studio_id
+       WHERE a.player_id = $1 AND a.action NOT IN ('claim', 'release', 'claim_appeal', 'release_appeal')
+       ORDER BY a.id DESC LIMIT $2)
+     UNION ALL
+     (SELECT ap.created_at, 4, 'appeal', CASE WHEN ap.filed_by_studio IS NULL THEN 'player' ELSE 'studio' END,
+             st.name,
+             'appeal of ' || CASE WHEN ap.sanction_id IS NULL THEN 'an offense' ELSE 'a sanction' END
+               || ': ' || ap.reason || ' (' || ap.status || ')',
+             ap.statement, NULL
+        FROM appeals ap LEFT JOIN studios st ON st.id = ap.filed_by_studio
+       WHERE ap.player_id = $1 ORDER BY ap.created_at DESC LIMIT $2)
+     ORDER BY at DESC, rank DESC LIMIT $2`,
+    [found[0].id, TIMELINE_LIMIT],
+  );
+  return rows.map((r) => ({
+    at: r.at.toISOString(),
+    kind: r.kind,
+    who: { kind: r.who_kind, name: r.who_name },
+    what: r.what,
+    why: r.why,
+    caseId: r.case_id,
+  }));
+}

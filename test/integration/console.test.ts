@@ -277,7 +277,7 @@ describe('moderator console in headless Chromium', function () {
     await page.getByTestId('trust-score').filter({ hasText: /^\d+$/ }).waitFor();
     expect(Number(await page.getByTestId('trust-score').textContent())).to.be.lessThan(100);
     await page.getByLabel(/Dismiss \(d\)/).check();
-    await page.getByLabel(/^Note/).fill('Replay shows no cheating.');
+    await page.getByLabel(/^Note \(required/).fill('Replay shows no cheating.');
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Case dismissed.' }).waitFor();
     await page.getByRole('link', { name: /^P-/ }).first().click();
@@ -420,6 +420,12 @@ describe('moderator console in headless Chromium', function () {
     const onPlayer = second.page.getByRole('region', { name: 'Notes on this player' });
     await onPlayer.getByText(`Check the replay ${XSS} before upholding.`).waitFor();
     await onPlayer.getByText(`${moderator.username},`, { exact: false }).waitFor();
+    // The timeline has the note, with who wrote it, beside the report and the score change.
+    const timeline = second.page.getByRole('table', { name: 'Timeline' });
+    await timeline.locator('tr[data-kind="note"]').getByText(moderator.username).waitFor();
+    await timeline.locator('tr[data-kind="report"]').first().waitFor();
+    await timeline.locator('tr[data-kind="score"]').first().waitFor();
+    await checkScreen(second.page, 'player-timeline');
     expect(await second.page.locator('main img').count()).to.equal(0);
     expect(await second.page.evaluate('window.__xss')).to.equal(undefined);
     await second.context.close();

@@ -104,6 +104,27 @@ describe('internal notes on cases and players', function () {
       'Known to report others in revenge.',
       'Same pattern as last week; check the voice logs.',
     ]);
+    // The player's timeline: the report (by the studio), the score change, both notes (by whom, the
+    // text as why), newest first.
+    const timeline = await call<{
+      items: { kind: string; who: { kind: string; name: string | null }; what: string; why: string | null }[];
+    }>(api.url, 'GET', `/v1/admin/players/${player.serviceId}/timeline`, {
+      spec: '/v1/admin/players/{serviceId}/timeline',
+      headers: modA.headers,
+    });
+    expect(timeline.status, timeline.text).to.equal(200);
+    const studioName = (
+      await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [game.studioId])
+    ).rows[0]!.name;
+    expect(timeline.body.items.map((e) => [e.kind, e.who.kind, e.who.name, e.why])).to.deep.equal([
+      ['note', 'moderator', modB.username, 'Known to report others in revenge.'],
+      ['note', 'moderator', modA.username, 'Same pattern as last week; check the voice logs.'],
+      ['score', 'service', null, 'offense'],
+      ['report', 'studio', studioName, null],
+    ]);
+    expect(timeline.body.items[3]!.what).to.match(
+      /^toxicity report, low: \d+ points taken, 0 held \(applied\)$/,
+    );
     // A studio reads the player: nothing of the notes.
     const profile = await call(api.url, 'GET', `/v1/player/${player.serviceId}`, {
       spec: '/v1/player/{serviceId}',

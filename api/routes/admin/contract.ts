@@ -209,6 +209,40 @@ export const paths = {
       },
     },
   },
+  '/v1/admin/players/{serviceId}/timeline': {
+    get: {
+      operationId: 'playerTimeline',
+      tags: ['moderation'],
+      summary: "A player's timeline: every report, score change, decision, appeal and note, newest first",
+      description:
+        'Each event with who (a studio, a moderator, the player, or the service itself) and why; the latest 200. Claims and releases are left out (the audit log has them).',
+      security: bearer,
+      parameters: [serviceIdParam],
+      responses: {
+        200: json(
+          closed({
+            items: {
+              type: 'array',
+              items: closed({
+                at: dateTime,
+                kind: { enum: ['report', 'score', 'decision', 'appeal', 'note'] },
+                who: closed({
+                  kind: { enum: ['studio', 'moderator', 'player', 'service'] },
+                  name: { type: ['string', 'null'] },
+                }),
+                what: { type: 'string' },
+                why: { type: ['string', 'null'] },
+                caseId: { type: ['string', 'null'] },
+              }),
+            },
+          }),
+          'The timeline.',
+        ),
+        404: problem('Unknown player.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/admin/stats': {
     get: {
       operationId: 'reviewStats',

@@ -24,7 +24,7 @@ import { findCaseReporters } from '../../../common/data/repos/reporters.js';
 import type { AppDeps } from '../../app.js';
 import { signInModerator } from './sign-in.js';
 import { auditQuery, caseQuery, statsQuery } from './schema.js';
-import { moderatorPlayerView, queueCounts } from '../../../common/usecases/player-view.js';
+import { moderatorPlayerView, playerTimeline, queueCounts } from '../../../common/usecases/player-view.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -158,6 +158,11 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.get('/queue-counts', auth, async (ctx) => {
     ctx.body = await queueCounts(deps.pool);
+  });
+
+  router.get('/players/:serviceId/timeline', auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    ctx.body = { items: await playerTimeline(deps.pool, serviceId) };
   });
 
   router.get('/players/:serviceId', auth, async (ctx) => {

@@ -10,6 +10,7 @@ import { NoticeLine } from '../components/NoticeLine';
 import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
+import { PlayerTimeline } from '../components/Timeline';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
 export function PlayerScreen() {
@@ -91,6 +92,7 @@ export function PlayerScreen() {
           </table>
         </details>
       </section>
+      <PlayerTimeline serviceId={v.player.serviceId} />
       <Notes
         path={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/notes`}
         label="Notes on this player"
