@@ -63,6 +63,16 @@ const caseProperties = {
   updatedAt: dateTime,
   claim,
   resolution,
+  assignedTo: {
+    ...closed({ moderatorId: { type: 'string' }, username: { type: 'string' } }),
+    type: ['object', 'null'],
+    description: 'The moderator an admin assigned it to.',
+  },
+  escalation: {
+    ...closed({ at: dateTime, note: { type: 'string' } }),
+    type: ['object', 'null'],
+    description: 'Escalated to the senior role (admins see and work it), with why.',
+  },
 };
 
 const webhookProperties = {

@@ -123,6 +123,8 @@ export const presentCase = (c: CaseRecord) => ({
     ...c.resolution,
     resolvedAt: c.resolution.resolvedAt.toISOString(),
   },
+  assignedTo: c.assignedTo,
+  escalation: c.escalation && { at: c.escalation.at.toISOString(), note: c.escalation.note },
 });
 
 export const presentAudit = (a: AuditEntry) => ({ ...a, createdAt: a.createdAt.toISOString() });

@@ -32,7 +32,7 @@ import {
   type SanctionInput,
   type StrikePolicy,
 } from './sanctions.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
 import { passwordSignIn, type SignInResult } from './lockout.js';
@@ -135,6 +135,8 @@ async function lockOpenCase(client: PoolClient, caseId: string): Promise<CaseRec
 export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseSeconds: number) {
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
+    if (c.escalation && actor.role !== 'admin')
+      throw conflict('case_escalated', 'The case was escalated: an admin works it.', c);
     if (c.claim && c.claim.moderatorId !== actor.id)
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     const expiresAt = await setClaim(client, caseId, actor.id, leaseSeconds);
@@ -215,6 +217,8 @@ export async function resolveCase(
   );
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
+    if (c.escalation && actor.role !== 'admin')
+      throw conflict('case_escalated', 'The case was escalated: an admin works it.', c);
     if (c.claim && c.claim.moderatorId !== actor.id)
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     if (!c.claim)
@@ -469,5 +473,81 @@ export async function setReporterMute(
       details: { studioId: input.studioId, reporterId: input.reporterId },
     });
     return reporter;
+  });
+}
+
+export const escalationSchema = Joi.object({
+  note: text(NOTE_MAX).required().description('Why it needs the senior role (audited).'),
+});
+export const assignmentSchema = Joi.object({
+  username: Joi.string()
+    .trim()
+    .lowercase()
+    .max(64)
+    .allow(null)
+    .required()
+    .description("The moderator's username; null takes the assignment back."),
+});
+
+/**
+ * Escalates an open case to the senior role (admins), with a note: its claim and assignment go, and
+ * from then only admins see it in the queue and may claim it. Audited (escalate).
+ */
+export async function escalateCase(pool: Pool, actor: Actor, caseId: string, input: unknown) {
+  const { note } = check<{ note: string }>(escalationSchema, input);
+  return withTransaction(pool, async (client) => {
+    const c = await lockOpenCase(client, caseId);
+    if (c.escalation) throw conflict('case_escalated', 'The case is already escalated.', c);
+    await client.query(
+      `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL,
+              claimed_by = NULL, claim_expires_at = NULL
+        WHERE id = $1`,
+      [caseId, note],
+    );
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId,
+      action: 'escalate',
+      outcome: null,
+      note,
+      trustScoreBefore: c.player.trustScore,
+      trustScoreAfter: c.player.trustScore,
+      details: {},
+    });
+    return (await findCase(client, caseId))!;
+  });
+}
+
+/** Assigns an open case to a moderator, or takes the assignment back (admins). Audited (assign). */
+export async function assignCase(pool: Pool, actor: Actor, caseId: string, input: unknown) {
+  const { username } = check<{ username: string | null }>(assignmentSchema, input);
+  return withTransaction(pool, async (client) => {
+    const c = await lockOpenCase(client, caseId);
+    let assignee: { id: string; role: string } | undefined;
+    if (username !== null) {
+      const { rows } = await client.query<{ id: string; role: string }>(
+        'SELECT id, role FROM moderators WHERE username = $1 AND disabled_at IS NULL',
+        [username],
+      );
+      assignee = rows[0];
+      if (!assignee) throw validationError([{ field: 'username', message: 'is no enabled moderator' }]);
+      if (c.escalation && assignee.role !== 'admin')
+        throw conflict('case_escalated', 'An escalated case goes to an admin only.', c);
+    }
+    await client.query('UPDATE review_cases SET assigned_to = $2 WHERE id = $1', [
+      caseId,
+      assignee?.id ?? null,
+    ]);
+    await insertAudit(client, {
+      moderatorId: actor.id,
+      caseId,
+      action: 'assign',
+      outcome: null,
+      note: null,
+      trustScoreBefore: c.player.trustScore,
+      trustScoreAfter: c.player.trustScore,
+      details: { assignedTo: username },
+    });
+    return (await findCase(client, caseId))!;
   });
 }

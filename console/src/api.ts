@@ -97,6 +97,8 @@ export const listCases = (params: {
   claimed?: string;
   serviceId?: string;
   player?: string;
+  assigned?: 'any' | 'mine';
+  escalated?: 'exclude' | 'only' | 'include';
   overdue?: boolean;
   sort?: string;
   limit?: number;
@@ -106,6 +108,10 @@ export const queueCounts = () => api<QueueCounts>('GET', '/v1/admin/queue-counts
 export const getCase = (id: string) => api<CaseDetail>('GET', `/v1/admin/cases/${enc(id)}`);
 export const claimCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/claim`);
 export const releaseCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/release`);
+export const escalateCase = (id: string, note: string) =>
+  api<Case>('POST', `/v1/admin/cases/${enc(id)}/escalate`, { note });
+export const assignCase = (id: string, username: string | null) =>
+  api<Case>('POST', `/v1/admin/cases/${enc(id)}/assign`, { username });
 export const resolveCase = (id: string, body: Resolution) =>
   api<Case>('POST', `/v1/admin/cases/${enc(id)}/resolve`, body);
 export const getPlayer = (serviceId: string) => api<PlayerView>('GET', `/v1/admin/players/${enc(serviceId)}`);

@@ -431,6 +431,35 @@ describe('moderator console in headless Chromium', function () {
     await second.context.close();
   });
 
+  it('a moderator escalates a case with a note; an admin finds it under Escalated and assigns it to themself', async () => {
+    const serviceId = await player();
+    const { caseId } = await cheat(serviceId);
+    const mod = await signedIn(moderator);
+    await mod.page.goto(`${api.url}/console/cases/${caseId}`);
+    await mod.page.getByRole('group', { name: 'Team' }).getByRole('button', { name: 'Escalate' }).click();
+    await mod.page.getByLabel(/^Why does it need an admin/).fill('Looks like a shared account.');
+    await mod.page.getByRole('button', { name: 'Escalate now' }).click();
+    await mod.page.getByRole('status').filter({ hasText: 'Escalated to the admins.' }).waitFor();
+    await mod.page
+      .getByText(/Looks like a shared account\./)
+      .first()
+      .waitFor();
+    expect(await mod.page.getByRole('tab', { name: /Escalated/ }).count()).to.equal(0); // moderators have no such tab
+    await mod.context.close();
+
+    const lead = await signedIn(admin);
+    await lead.page.getByRole('tab', { name: /Escalated/ }).click();
+    await lead.page.locator(`tr[data-case-id="${caseId}"]`).getByRole('link', { name: /case$/ }).click();
+    await lead.page.waitForURL(`**/console/cases/${caseId}`);
+    await lead.page.getByLabel(/^Assign to/).fill(admin.username);
+    await lead.page.getByRole('button', { name: 'Assign', exact: true }).click();
+    await lead.page.getByTestId('assigned').filter({ hasText: admin.username }).waitFor();
+    await checkScreen(lead.page, 'case-escalated');
+    await lead.page.goto(`${api.url}/console?tab=assigned`);
+    await lead.page.locator(`tr[data-case-id="${caseId}"]`).waitFor();
+    await lead.context.close();
+  });
+
   it('bulk-dismisses three cases with one note, each on its own', async () => {
     const serviceId = await player();
     const cases = [

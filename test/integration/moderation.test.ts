@@ -259,6 +259,63 @@ describe('moderation: the review queue and moderator API', function () {
       expect(short.status).to.equal(400);
     });
 
+    it("a case escalated with a note leaves the moderators' queue for the admins'; an admin assigns it, and the assignee finds it", async () => {
+      const player = await createTestPlayer(api.pool);
+      await submit(player.serviceId, 'afk', { isAfk: true, severity: 'low' });
+      const id = await openCase(player.serviceId, 1);
+      const post = (by: TestModerator, action: string, json: object) =>
+        call<
+          CaseBody & {
+            code?: string;
+            escalation: { note: string } | null;
+            assignedTo: { username: string } | null;
+          }
+        >(api.url, 'POST', `/v1/admin/cases/${id}/${action}`, {
+          spec: `/v1/admin/cases/{caseId}/${action}` as never,
+          headers: by.headers,
+          json,
+        });
+      const queue = async (by: TestModerator, query: string) => {
+        const res = await call<{ items: CaseBody[] }>(
+          api.url,
+          'GET',
+          `/v1/admin/cases?player=${player.serviceId}&${query}`,
+          {
+            spec: '/v1/admin/cases',
+            headers: by.headers,
+          },
+        );
+        return { status: res.status, ids: (res.body.items ?? []).map((c) => c.id) };
+      };
+      await post(modA, 'claim', {});
+      const escalated = await post(modA, 'escalate', { note: 'Possible account sharing; needs an admin.' });
+      expect(escalated.status, escalated.text).to.equal(200);
+      expect(escalated.body.escalation!.note).to.equal('Possible account sharing; needs an admin.');
+      expect(escalated.body.claim).to.equal(null);
+      expect((await queue(modB, 'status=open')).ids).to.deep.equal([]);
+      expect((await queue(modB, 'escalated=only')).status).to.equal(403);
+      expect((await queue(admin, 'escalated=only')).ids).to.deep.equal([id]);
+      expect((await post(modB, 'claim', {})).body.code).to.equal('case_escalated');
+      expect((await post(modA, 'escalate', { note: 'again' })).body.code).to.equal('case_escalated');
+      // Assigning: admins only; an escalated case to an admin only.
+      expect((await post(modA, 'assign', { username: admin.username })).status).to.equal(403);
+      expect((await post(admin, 'assign', { username: modB.username })).body.code).to.equal('case_escalated');
+      expect((await post(admin, 'assign', { username: 'nobody-at-all' })).status).to.equal(400);
+      const assigned = await post(admin, 'assign', { username: admin.username.toUpperCase() });
+      expect(assigned.status, assigned.text).to.equal(200);
+      expect(assigned.body.assignedTo!.username).to.equal(admin.username);
+      expect((await queue(admin, 'assigned=mine&escalated=include')).ids).to.deep.equal([id]);
+      expect((await post(admin, 'claim', {})).status).to.equal(200);
+      const audit = await api.pool.query<{ action: string; note: string | null }>(
+        `SELECT action, note FROM moderation_audit WHERE case_id = $1 AND action IN ('escalate', 'assign') ORDER BY id`,
+        [id],
+      );
+      expect(audit.rows).to.deep.equal([
+        { action: 'escalate', note: 'Possible account sharing; needs an admin.' },
+        { action: 'assign', note: null },
+      ]);
+    });
+
     it("keeps a case's figures: count, total, highest severity, distinct games and reporters, and the priority", async () => {
       const player = await createTestPlayer(api.pool);
       const other = await createTenant(api.pool);

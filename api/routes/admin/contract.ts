@@ -11,7 +11,14 @@ import {
   serviceIdParam,
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
-import { auditQuery, caseQuery, sessionBody, statsQuery } from './schema.js';
+import {
+  assignmentSchema,
+  auditQuery,
+  caseQuery,
+  escalationSchema,
+  sessionBody,
+  statsQuery,
+} from './schema.js';
 import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 import { muteSchema, resolutionSchema } from '../../../common/usecases/moderation.js';
 
@@ -33,15 +40,16 @@ const caseAction = (summary: string, description: string, extra: Record<string, 
     description,
     security: bearer,
     parameters: [caseIdParam],
-    ...extra,
+    ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'forbidden')),
     responses: {
       200: json(ref('ReviewCase'), 'The case after the action.'),
       ...('requestBody' in extra
         ? { 400: problem('Invalid body: outcome or note missing or malformed.') }
         : {}),
       404: problem('No such case.'),
+      ...('forbidden' in extra ? { 403: problem('forbidden: admins only.') } : {}),
       409: problem(
-        'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved.',
+        'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it).',
       ),
       ...('requestBody' in extra ? { 415: problem('Body is not JSON.') } : {}),
       ...moderatorErrors,
@@ -103,6 +111,7 @@ export const paths = {
       responses: {
         200: json(page('ReviewCase'), 'One page of the queue.'),
         400: problem('A bad filter, limit or cursor.'),
+        403: problem('forbidden: escalated=only or include, which are for admins.'),
         ...moderatorErrors,
       },
     },
@@ -124,6 +133,16 @@ export const paths = {
   '/v1/admin/cases/{caseId}/claim': caseAction(
     'Claim a case',
     'Takes the case for CASE_LEASE_SECONDS (15 minutes by default); claiming it again renews the lease. Another moderator cannot act on it while the lease lasts; after it expires anyone may claim it.',
+  ),
+  '/v1/admin/cases/{caseId}/escalate': caseAction(
+    'Escalate a case to the senior role',
+    'With a note saying why. Its claim and assignment go; from then only admins see it in the queue (escalated=only) and may claim it. Audited (escalate).',
+    { requestBody: joiBody(escalationSchema) },
+  ),
+  '/v1/admin/cases/{caseId}/assign': caseAction(
+    'Assign a case to a moderator',
+    'Admins only. username: the moderator (an admin, for an escalated case); null takes the assignment back. The assignee finds it with assigned=mine. Audited (assign).',
+    { requestBody: joiBody(assignmentSchema), forbidden: true },
   ),
   '/v1/admin/cases/{caseId}/release': caseAction(
     'Release a claim',

@@ -11,9 +11,11 @@ import {
   type CaseFilter,
 } from '../../../common/data/repos/moderation.js';
 import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
-import { notFound } from '../../../common/errors.js';
+import { AppError, notFound } from '../../../common/errors.js';
 import {
+  assignCase,
   claimCase,
+  escalateCase,
   releaseCase,
   resolveCase,
   setReporterMute,
@@ -76,6 +78,8 @@ export function adminRoutes(deps: AppDeps): Router {
       ctx.query,
       'query',
     );
+    if (q.escalated !== 'exclude' && actorOf(ctx).role !== 'admin')
+      throw new AppError(403, 'forbidden', 'Escalated cases are for admins.');
     const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, orderingOf(q));
     if (q.cursor !== undefined && !after) throw invalidCursor();
     const page = await listCases(deps.pool, { ...q, moderatorId: actorOf(ctx).id }, q.limit, after);
@@ -112,6 +116,19 @@ export function adminRoutes(deps: AppDeps): Router {
       await claimCase(deps.pool, actorOf(ctx), caseId(ctx), deps.config.caseLeaseSeconds),
     );
   });
+
+  router.post('/cases/:caseId/escalate', auth, requireJsonBody(), async (ctx) => {
+    ctx.body = presentCase(await escalateCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}));
+  });
+
+  router.post(
+    '/cases/:caseId/assign',
+    moderatorAuth(deps, { role: 'admin' }),
+    requireJsonBody(),
+    async (ctx) => {
+      ctx.body = presentCase(await assignCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}));
+    },
+  );
 
   router.post('/cases/:caseId/release', auth, async (ctx) => {
     ctx.body = presentCase(await releaseCase(deps.pool, actorOf(ctx), caseId(ctx)));

@@ -24,6 +24,16 @@ export const caseQuery = Joi.object({
     .max(64)
     .description('Players whose serviceId or gamer tag (any case) starts with this: at least 2 characters.'),
   overdue: Joi.boolean().default(false).description('Only open cases past their dueAt.'),
+  assigned: Joi.string()
+    .valid('any', 'mine')
+    .default('any')
+    .description('mine: the cases an admin assigned to you.'),
+  escalated: Joi.string()
+    .valid('exclude', 'only', 'include')
+    .default('exclude')
+    .description(
+      'Escalated open cases: left out (the default), only them, or both; only and include are for admins.',
+    ),
   sort: Joi.string()
     .valid('priority', 'age')
     .default('priority')
@@ -56,3 +66,5 @@ export const sessionBody = Joi.object({
   username: Joi.string().max(64).required(),
   password: Joi.string().max(256).required(),
 });
+
+export { assignmentSchema, escalationSchema } from '../../../common/usecases/moderation.js';

@@ -101,6 +101,10 @@ export interface CaseRecord {
   updatedAt: Date;
   /** The current claim; null when unclaimed or when the lease ran out. */
   claim: { moderatorId: string; username: string; expiresAt: Date } | null;
+  /** The moderator an admin assigned it to. */
+  assignedTo: { moderatorId: string; username: string } | null;
+  /** Escalated to the senior role (admins), with the note that says why. */
+  escalation: { at: Date; note: string } | null;
   resolution: {
     outcome: Outcome;
     note: string;
@@ -145,6 +149,10 @@ interface CaseRow {
   points_restored: number;
   opened_ts: string;
   resolved_ts: string | null;
+  assigned_to: string | null;
+  assignee: string | null;
+  escalated_at: Date | null;
+  escalation_note: string | null;
 }
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
@@ -152,9 +160,11 @@ const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score
   (c.status = 'open' AND c.due_at < now()) AS overdue, c.opened_at, c.updated_at,
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
-  c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts
+  c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts,
+  c.assigned_to, am.username AS assignee, c.escalated_at, c.escalation_note
   FROM review_cases c JOIN players p ON p.id = c.player_id
-  LEFT JOIN moderators cm ON cm.id = c.claimed_by LEFT JOIN moderators rm ON rm.id = c.resolved_by`;
+  LEFT JOIN moderators cm ON cm.id = c.claimed_by LEFT JOIN moderators rm ON rm.id = c.resolved_by
+  LEFT JOIN moderators am ON am.id = c.assigned_to`;
 
 function caseFromRow(r: CaseRow): CaseRecord {
   return {
@@ -188,6 +198,8 @@ function caseFromRow(r: CaseRow): CaseRecord {
             pointsRestored: r.points_restored,
           }
         : null,
+    assignedTo: r.assigned_to ? { moderatorId: r.assigned_to, username: r.assignee! } : null,
+    escalation: r.escalated_at ? { at: r.escalated_at, note: r.escalation_note ?? '' } : null,
     playerRowId: r.player_id,
     cursorKeys: r.status === 'open' ? [r.priority, r.opened_ts, r.id] : [r.resolved_ts ?? '', r.id],
   };
@@ -216,6 +228,10 @@ export interface CaseFilter {
   /** Open cases: by priority (the default) or by age, oldest first. */
   sort?: 'priority' | 'age';
   moderatorId?: string;
+  /** mine: assigned to `moderatorId`. */
+  assigned?: 'any' | 'mine';
+  /** Escalated cases: left out (a moderator's queue), only them, or both (an admin's). */
+  escalated?: 'exclude' | 'only' | 'include';
 }
 
 /**
@@ -254,6 +270,14 @@ export async function listCases(
             : 'true'
         })
         AND (${filter.overdue ? 'c.due_at < now()' : 'true'})
+        AND (${filter.assigned === 'mine' ? 'c.assigned_to = $6' : 'true'})
+        AND (${
+          filter.escalated === 'only'
+            ? 'c.escalated_at IS NOT NULL'
+            : filter.escalated === 'include'
+              ? 'true'
+              : "(c.escalated_at IS NULL OR c.status = 'resolved')"
+        })
         AND CASE $5::text
               WHEN 'mine' THEN c.claimed_by = $6 AND c.claim_expires_at > now()
               WHEN 'unclaimed' THEN c.claimed_by IS NULL OR c.claim_expires_at <= now()
@@ -317,7 +341,9 @@ export interface AuditEntry {
     | 'claim_appeal'
     | 'decide_appeal'
     | 'release_appeal'
-    | 'add_note';
+    | 'add_note'
+    | 'assign'
+    | 'escalate';
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;

@@ -474,6 +474,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/cases/{caseId}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Escalate a case to the senior role
+         * @description With a note saying why. Its claim and assignment go; from then only admins see it in the queue (escalated=only) and may claim it. Audited (escalate).
+         */
+        post: operations["escalateACaseToTheSeniorRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/cases/{caseId}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign a case to a moderator
+         * @description Admins only. username: the moderator (an admin, for an escalated case); null takes the assignment back. The assignee finds it with assigned=mine. Audited (assign).
+         */
+        post: operations["assignACaseToAModerator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/cases/{caseId}/release": {
         parameters: {
             query?: never;
@@ -1523,6 +1563,17 @@ export interface components {
                 resolvedAt: string;
                 pointsRestored: number;
             } | null;
+            /** @description The moderator an admin assigned it to. */
+            assignedTo: {
+                moderatorId: string;
+                username: string;
+            } | null;
+            /** @description Escalated to the senior role (admins see and work it), with why. */
+            escalation: {
+                /** Format: date-time */
+                at: string;
+                note: string;
+            } | null;
         };
         ReviewCaseDetail: {
             id: string;
@@ -1573,6 +1624,17 @@ export interface components {
                 /** Format: date-time */
                 resolvedAt: string;
                 pointsRestored: number;
+            } | null;
+            /** @description The moderator an admin assigned it to. */
+            assignedTo: {
+                moderatorId: string;
+                username: string;
+            } | null;
+            /** @description Escalated to the senior role (admins see and work it), with why. */
+            escalation: {
+                /** Format: date-time */
+                at: string;
+                note: string;
             } | null;
             offenses: components["schemas"]["Reportoffense"][];
             /** @description The named reporters of the case's offenses, with their credibility and mute state. */
@@ -3824,6 +3886,10 @@ export interface operations {
                 player?: string & unknown;
                 /** @description Only open cases past their dueAt. */
                 overdue?: boolean;
+                /** @description mine: the cases an admin assigned to you. */
+                assigned?: "any" | "mine";
+                /** @description Escalated open cases: left out (the default), only them, or both; only and include are for admins. */
+                escalated?: "exclude" | "only" | "include";
                 /** @description Open cases by priority (highest first, then oldest) or by age (oldest first). */
                 sort?: "priority" | "age";
                 limit?: number;
@@ -3859,6 +3925,15 @@ export interface operations {
             };
             /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: escalated=only or include, which are for admins. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3996,8 +4071,216 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved. */
+            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    escalateACaseToTheSeniorRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it needs the senior role (audited). */
+                    note: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The case after the action. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewCase"];
+                };
+            };
+            /** @description Invalid body: outcome or note missing or malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such case. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    assignACaseToAModerator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                caseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The moderator's username; null takes the assignment back. */
+                    username: ((string & unknown) | null) & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The case after the action. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewCase"];
+                };
+            };
+            /** @description Invalid body: outcome or note missing or malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such case. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4075,7 +4358,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved. */
+            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,7 +4478,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, or case_resolved. */
+            /** @description case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,8 @@ import {
   getCase,
   getPlayer,
   listCases,
+  assignCase,
+  escalateCase,
   listTemplates,
   releaseCase,
   resolveCase,
@@ -51,6 +53,9 @@ export function CaseScreen({ session }: { session: Session }) {
   // The reporter being muted or unmuted, and the note for the audit log.
   const [muting, setMuting] = useState<{ studioId: string; reporterId: string; mute: boolean } | null>(null);
   const [muteNote, setMuteNote] = useState('');
+  const [escalating, setEscalating] = useState(false);
+  const [escalationNote, setEscalationNote] = useState('');
+  const [assignee, setAssignee] = useState('');
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const templates = useLoad(listTemplates, []);
   const [template, setTemplate] = useState<string | null>(null);
@@ -173,6 +178,18 @@ export function CaseScreen({ session }: { session: Session }) {
           </dd>
         </div>
         <div>
+          <dt>Assigned to</dt>
+          <dd data-testid="assigned">{c.assignedTo ? c.assignedTo.username : 'nobody'}</dd>
+        </div>
+        {c.escalation && (
+          <div>
+            <dt>Escalated</dt>
+            <dd className="report-text">
+              {when(c.escalation.at)}: {c.escalation.note}
+            </dd>
+          </div>
+        )}
+        <div>
           <dt>Claim</dt>
           <dd data-testid="claim">
             {c.claim ? `${mine ? 'you' : c.claim.username} until ${when(c.claim.expiresAt)}` : 'unclaimed'}
@@ -203,6 +220,64 @@ export function CaseScreen({ session }: { session: Session }) {
               </button>
             )}
           </div>
+          <div className="row" role="group" aria-label="Team">
+            {!c.escalation && (
+              <button type="button" aria-expanded={escalating} onClick={() => setEscalating((x) => !x)}>
+                Escalate
+              </button>
+            )}
+            {session.moderator.role === 'admin' && (
+              <form
+                className="row"
+                aria-label="Assign the case"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void act(
+                    () => assignCase(c.id, assignee.trim() || null),
+                    assignee.trim() ? `Assigned to ${assignee.trim()}.` : 'Assignment taken back.',
+                  );
+                  setAssignee('');
+                }}
+              >
+                <label>
+                  Assign to (username; empty takes it back)
+                  <input value={assignee} maxLength={64} onChange={(e) => setAssignee(e.target.value)} />
+                </label>
+                <button type="submit" disabled={busy}>
+                  Assign
+                </button>
+              </form>
+            )}
+          </div>
+          {escalating && (
+            <form
+              className="row"
+              aria-label="Escalate the case"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (!escalationNote.trim()) return;
+                void act(async () => {
+                  await escalateCase(c.id, escalationNote.trim());
+                  setEscalating(false);
+                  setEscalationNote('');
+                }, 'Escalated to the admins.');
+              }}
+            >
+              <label>
+                Why does it need an admin? (audited)
+                <input
+                  autoFocus
+                  required
+                  maxLength={2000}
+                  value={escalationNote}
+                  onChange={(e) => setEscalationNote(e.target.value)}
+                />
+              </label>
+              <button type="submit" disabled={busy || !escalationNote.trim()}>
+                Escalate now
+              </button>
+            </form>
+          )}
           {(templates.data?.items.length ?? 0) > 0 && (
             <div className="row" role="group" aria-label="Templates">
               {templates.data!.items.slice(0, 9).map((t, i) => (

@@ -9,6 +9,8 @@ import { ErrorLine } from '../components/ErrorLine';
 const TABS = [
   ['open', 'Open'],
   ['overdue', 'Overdue'],
+  ['assigned', 'Assigned to me'],
+  ['escalated', 'Escalated'],
   ['appeals', 'Appeals'],
   ['resolved', 'Resolved'],
 ] as const;
@@ -61,6 +63,14 @@ export function QueueScreen({ session }: { session: Session }) {
   const query = {
     status: tab === 'resolved' ? ('resolved' as const) : ('open' as const),
     overdue: tab === 'overdue' ? true : undefined,
+    assigned: tab === 'assigned' ? ('mine' as const) : undefined,
+    // An admin's own assignments include the escalated cases given to them.
+    escalated:
+      tab === 'escalated'
+        ? ('only' as const)
+        : tab === 'assigned' && session.moderator.role === 'admin'
+          ? ('include' as const)
+          : undefined,
     type: filter.type || undefined,
     severity: filter.severity || undefined,
     claimed: filter.claimed,
@@ -120,6 +130,7 @@ export function QueueScreen({ session }: { session: Session }) {
   const count = (t: Tab) => {
     const c = counts.data;
     if (!c) return '';
+    if (t === 'assigned' || t === 'escalated') return '';
     return String(
       t === 'open' ? c.open : t === 'overdue' ? c.overdue : t === 'appeals' ? c.appeals : c.resolved24h,
     );
@@ -129,7 +140,7 @@ export function QueueScreen({ session }: { session: Session }) {
     <section aria-labelledby="queue-title">
       <h1 id="queue-title">Review queue</h1>
       <div role="tablist" aria-label="Queue" className="tabs">
-        {TABS.map(([t, label]) => (
+        {TABS.filter(([t]) => t !== 'escalated' || session.moderator.role === 'admin').map(([t, label]) => (
           <button
             key={t}
             role="tab"
