@@ -1,3 +1,4 @@
+import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps): Koa {
     standingRoutes(deps),
     templateRoutes(deps),
     noteRoutes(deps),
+    tagRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

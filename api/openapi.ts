@@ -15,6 +15,7 @@ import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as notes from './routes/notes/contract.js';
+import * as tags from './routes/tags/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.3.0';
@@ -64,6 +65,7 @@ const draft = {
     ...appeals.paths,
     ...templates.paths,
     ...notes.paths,
+    ...tags.paths,
   },
   components: {
     securitySchemes,

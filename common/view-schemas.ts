@@ -73,6 +73,7 @@ const caseProperties = {
     type: ['object', 'null'],
     description: 'Escalated to the senior role (admins see and work it), with why.',
   },
+  tags: { type: 'array', items: { type: 'string' }, description: "The team's tags on the case, in order." },
 };
 
 const webhookProperties = {

@@ -66,6 +66,13 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
     cases: [...open.items, ...resolved.items].map(presentCase),
     sanctions: (sanctions?.items ?? []).map(presentSanction),
     appeals: appeals.slice(0, PLAYER_VIEW_LIMIT).map(presentAppeal),
+    tags: (
+      await db.query<{ tag: string }>(
+        `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
+          WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
+        [serviceId],
+      )
+    ).rows.map((r) => r.tag),
     studioNames: await studioNames(db, [
       ...(offenses?.items ?? []).map((o) => o.studioId),
       ...(sanctions?.items ?? []).map((s) => s.scopeStudioId),

@@ -97,6 +97,7 @@ export const listCases = (params: {
   claimed?: string;
   serviceId?: string;
   player?: string;
+  tag?: string;
   assigned?: 'any' | 'mine';
   escalated?: 'exclude' | 'only' | 'include';
   overdue?: boolean;

@@ -415,7 +415,20 @@ describe('moderator console in headless Chromium', function () {
     await thread.getByLabel('New note (moderators only)').fill(`Check the replay ${XSS} before upholding.`);
     await thread.getByRole('button', { name: 'Add note' }).click();
     await thread.getByText(`Check the replay ${XSS} before upholding.`).waitFor();
+    // A tag on the case, and the queue filtered by it.
+    const tag = `team-${uid()}`;
+    const tags = first.page.getByRole('region', { name: 'Tags of this case' });
+    await tags.getByLabel('New tag').fill(tag.toUpperCase());
+    await tags.getByRole('button', { name: 'Add tag' }).click();
+    await tags.getByText(tag, { exact: true }).waitFor();
     await checkScreen(first.page, 'case-notes');
+    await first.page.goto(`${api.url}/console?tag=${tag}`);
+    await eventually('only the tagged case', async () => {
+      const ids = await first.page
+        .locator('tbody tr[data-case-id]')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case-id')));
+      return ids.length === 1 && ids[0] === caseId;
+    });
     await first.context.close();
 
     const second = await signedIn(admin);

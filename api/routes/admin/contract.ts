@@ -214,6 +214,7 @@ export const paths = {
             },
             sanctions: { type: 'array', items: ref('Sanction') },
             appeals: { type: 'array', items: ref('Appeal') },
+            tags: { type: 'array', items: { type: 'string' }, description: "The team's tags on the player." },
             studioNames: {
               type: 'object',
               additionalProperties: { type: 'string' },

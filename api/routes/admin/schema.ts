@@ -24,6 +24,7 @@ export const caseQuery = Joi.object({
     .max(64)
     .description('Players whose serviceId or gamer tag (any case) starts with this: at least 2 characters.'),
   overdue: Joi.boolean().default(false).description('Only open cases past their dueAt.'),
+  tag: Joi.string().trim().lowercase().max(32).description('Cases with this tag.'),
   assigned: Joi.string()
     .valid('any', 'mine')
     .default('any')

@@ -105,6 +105,8 @@ export interface CaseRecord {
   assignedTo: { moderatorId: string; username: string } | null;
   /** Escalated to the senior role (admins), with the note that says why. */
   escalation: { at: Date; note: string } | null;
+  /** The team's tags on it, in order. */
+  tags: string[];
   resolution: {
     outcome: Outcome;
     note: string;
@@ -153,6 +155,7 @@ interface CaseRow {
   assignee: string | null;
   escalated_at: Date | null;
   escalation_note: string | null;
+  tags: string[];
 }
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
@@ -161,7 +164,8 @@ const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
   c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts,
-  c.assigned_to, am.username AS assignee, c.escalated_at, c.escalation_note
+  c.assigned_to, am.username AS assignee, c.escalated_at, c.escalation_note,
+  ARRAY(SELECT t.tag FROM tags t WHERE t.subject_kind = 'case' AND t.subject_id = c.id ORDER BY t.tag) AS tags
   FROM review_cases c JOIN players p ON p.id = c.player_id
   LEFT JOIN moderators cm ON cm.id = c.claimed_by LEFT JOIN moderators rm ON rm.id = c.resolved_by
   LEFT JOIN moderators am ON am.id = c.assigned_to`;
@@ -200,6 +204,7 @@ function caseFromRow(r: CaseRow): CaseRecord {
         : null,
     assignedTo: r.assigned_to ? { moderatorId: r.assigned_to, username: r.assignee! } : null,
     escalation: r.escalated_at ? { at: r.escalated_at, note: r.escalation_note ?? '' } : null,
+    tags: r.tags,
     playerRowId: r.player_id,
     cursorKeys: r.status === 'open' ? [r.priority, r.opened_ts, r.id] : [r.resolved_ts ?? '', r.id],
   };
@@ -223,6 +228,8 @@ export interface CaseFilter {
   serviceId?: string;
   /** Cases of players whose serviceId or gamer tag (any case) starts with this. */
   player?: string;
+  /** Cases with this tag. */
+  tag?: string;
   /** Only open cases past their due time. */
   overdue?: boolean;
   /** Open cases: by priority (the default) or by age, oldest first. */
@@ -270,6 +277,11 @@ export async function listCases(
             : 'true'
         })
         AND (${filter.overdue ? 'c.due_at < now()' : 'true'})
+        AND (${
+          filter.tag
+            ? `c.id IN (SELECT subject_id FROM tags WHERE subject_kind = 'case' AND tag = $${8 + (after?.length ?? 0) + (filter.player ? 1 : 0)})`
+            : 'true'
+        })
         AND (${filter.assigned === 'mine' ? 'c.assigned_to = $6' : 'true'})
         AND (${
           filter.escalated === 'only'
@@ -294,6 +306,7 @@ export async function listCases(
       limit + 1,
       ...(after ?? []),
       ...(filter.player ? [`${filter.player.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`] : []),
+      ...(filter.tag ? [filter.tag] : []),
     ],
   );
   const items = rows.slice(0, limit).map(caseFromRow);

@@ -22,6 +22,7 @@ import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
+import { Tags } from '../components/Tags';
 
 export const SANCTION_TYPES = [
   ['', 'no sanction'],
@@ -394,6 +395,12 @@ export function CaseScreen({ session }: { session: Session }) {
           {c.resolution?.note && <p className="report-text">{c.resolution.note}</p>}
         </section>
       )}
+      <Tags
+        path={`/v1/admin/cases/${encodeURIComponent(c.id)}/tags`}
+        tags={c.tags}
+        label="Tags of this case"
+        onChange={kase.reload}
+      />
       <Notes path={`/v1/admin/cases/${encodeURIComponent(c.id)}/notes`} label="Notes on this case" />
       <section aria-labelledby="offenses-title">
         <h2 id="offenses-title">Offenses ({c.offenses.length})</h2>

@@ -10,6 +10,7 @@ import { NoticeLine } from '../components/NoticeLine';
 import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
+import { Tags } from '../components/Tags';
 import { PlayerTimeline } from '../components/Timeline';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
@@ -92,6 +93,12 @@ export function PlayerScreen() {
           </table>
         </details>
       </section>
+      <Tags
+        path={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/tags`}
+        tags={v.tags}
+        label="Tags of this player"
+        onChange={view.reload}
+      />
       <PlayerTimeline serviceId={v.player.serviceId} />
       <Notes
         path={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/notes`}

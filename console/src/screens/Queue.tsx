@@ -30,6 +30,7 @@ export function QueueScreen({ session }: { session: Session }) {
     severity: params.get('severity') ?? '',
     claimed: params.get('claimed') ?? 'any',
     serviceId: params.get('player') ?? '',
+    tag: params.get('tag') ?? '',
     sort: params.get('sort') ?? 'priority',
   };
   // From the address as it is when React applies the change, never a copy taken at an earlier
@@ -75,6 +76,7 @@ export function QueueScreen({ session }: { session: Session }) {
     severity: filter.severity || undefined,
     claimed: filter.claimed,
     player,
+    tag: filter.tag || undefined,
     sort: tab === 'resolved' ? undefined : filter.sort,
     limit: PAGE,
   };
@@ -82,17 +84,24 @@ export function QueueScreen({ session }: { session: Session }) {
   const [further, setFurther] = useState<{ items: Case[]; next: string | null } | null>(null);
   const cases = useLoad(
     async () => (tab === 'appeals' ? undefined : listCases(query)),
-    [tab, filter.type, filter.severity, filter.claimed, player, filter.sort],
+    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.sort],
     2000,
   );
   // Other filters, another list: the further pages of the previous one go.
-  useEffect(() => setFurther(null), [tab, filter.type, filter.severity, filter.claimed, player, filter.sort]);
+  useEffect(
+    () => setFurther(null),
+    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.sort],
+  );
   async function loadMore() {
     const cursor = further ? further.next : cases.data?.nextCursor;
     if (!cursor) return;
     const page = await listCases({ ...query, cursor });
     setFurther((f) => ({ items: [...(f?.items ?? []), ...page.items], next: page.nextCursor }));
   }
+  // The tags to filter by: those on the cases listed, and the one chosen (even when none is listed).
+  const knownTags = [
+    ...new Set([...(cases.data?.items ?? []).flatMap((c) => c.tags), ...(filter.tag ? [filter.tag] : [])]),
+  ].sort();
   const moreAvailable = further ? further.next !== null : Boolean(cases.data?.nextCursor);
   const firstIds = new Set((cases.data?.items ?? []).map((c) => c.id));
   const items: Case[] = [
@@ -175,6 +184,17 @@ export function QueueScreen({ session }: { session: Session }) {
                 placeholder="start of a serviceId or gamer tag"
                 onChange={(e) => setPlayerText(e.target.value)}
               />
+            </label>
+            <label>
+              Tag
+              <select value={filter.tag} onChange={(e) => set('tag', e.target.value)}>
+                <option value="">any</option>
+                {knownTags.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
             </label>
             <label>
               Type
@@ -297,6 +317,12 @@ export function QueueScreen({ session }: { session: Session }) {
                     </td>
                     <td>
                       <Link to={`/cases/${c.id}`}>{c.type} case</Link>
+                      {c.tags.map((t) => (
+                        <span key={t} className="badge">
+                          {' '}
+                          {t}
+                        </span>
+                      ))}
                     </td>
                     <td>
                       <span className={`sev sev-${c.highestSeverity}`}>{c.highestSeverity}</span>

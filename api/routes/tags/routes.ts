@@ -1,0 +1,34 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { addTag, removeTag, tagsOf, type TagSubject } from '../../../common/usecases/tags.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/** Tags on cases and players: moderators only. */
+export function tagRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin' });
+  const auth = moderatorAuth(deps);
+  const subjects: [string, (ctx: Context) => TagSubject][] = [
+    ['/cases/:caseId/tags', (ctx) => ({ kind: 'case', caseId: (ctx.params as { caseId: string }).caseId })],
+    [
+      '/players/:serviceId/tags',
+      (ctx) => ({ kind: 'player', serviceId: (ctx.params as { serviceId: string }).serviceId }),
+    ],
+  ];
+  for (const [path, subject] of subjects) {
+    router.get(path, auth, async (ctx) => {
+      ctx.body = { tags: await tagsOf(deps.pool, subject(ctx)) };
+    });
+    router.post(path, auth, requireJsonBody(), async (ctx) => {
+      ctx.body = {
+        tags: await addTag(deps.pool, ctx.state.actor as Actor, subject(ctx), ctx.request.body ?? {}),
+      };
+    });
+    router.delete(`${path}/:tag`, auth, async (ctx) => {
+      ctx.body = { tags: await removeTag(deps.pool, subject(ctx), (ctx.params as { tag: string }).tag) };
+    });
+  }
+  return router;
+}

@@ -1,0 +1,66 @@
+import Joi from 'joi';
+import type { Queryable } from '../data/db.js';
+import { isUuid } from '../data/repos/accounts.js';
+import { notFound } from '../errors.js';
+import { check } from '../validation.js';
+import type { Actor } from './moderation.js';
+
+/** A tag: 1 to 32 lower-case letters, digits, _ or -, starting with a letter or digit (any case in). */
+export const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export const tagSchema = Joi.object({
+  tag: Joi.string()
+    .trim()
+    .lowercase()
+    .pattern(TAG)
+    .required()
+    .description('1 to 32 letters, digits, _ or -, starting with a letter or digit; kept in lower case.'),
+});
+
+export type TagSubject = { kind: 'case'; caseId: string } | { kind: 'player'; serviceId: string };
+
+async function subjectId(db: Queryable, s: TagSubject): Promise<string> {
+  if (s.kind === 'case') {
+    const found = isUuid(s.caseId)
+      ? await db.query('SELECT 1 FROM review_cases WHERE id = $1', [s.caseId])
+      : null;
+    if (!found?.rowCount) throw notFound(`Case ${s.caseId}`);
+    return s.caseId;
+  }
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
+    s.serviceId,
+  ]);
+  if (!rows[0]) throw notFound(`Player ${s.serviceId}`);
+  return rows[0].id;
+}
+
+/** The tags of a case or a player, in order. */
+export async function tagsOf(db: Queryable, s: TagSubject): Promise<string[]> {
+  const id = await subjectId(db, s);
+  const { rows } = await db.query<{ tag: string }>(
+    'SELECT tag FROM tags WHERE subject_kind = $1 AND subject_id = $2 ORDER BY tag',
+    [s.kind, id],
+  );
+  return rows.map((r) => r.tag);
+}
+
+/** Adds a tag (adding one it has changes nothing); answers the tags after. */
+export async function addTag(db: Queryable, actor: Actor, s: TagSubject, input: unknown): Promise<string[]> {
+  const { tag } = check<{ tag: string }>(tagSchema, input);
+  const id = await subjectId(db, s);
+  await db.query(
+    `INSERT INTO tags (subject_kind, subject_id, tag, added_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [s.kind, id, tag, actor.id],
+  );
+  return tagsOf(db, s);
+}
+
+/** Removes a tag (removing one it lacks is a 404); answers the tags after. */
+export async function removeTag(db: Queryable, s: TagSubject, tag: string): Promise<string[]> {
+  const id = await subjectId(db, s);
+  const { rowCount } = await db.query(
+    'DELETE FROM tags WHERE subject_kind = $1 AND subject_id = $2 AND tag = $3',
+    [s.kind, id, tag.toLowerCase()],
+  );
+  if (!rowCount) throw notFound(`Tag ${tag}`);
+  return tagsOf(db, s);
+}
