@@ -1,3 +1,4 @@
+import { savedFilterRoutes } from './routes/saved-filters/routes.js';
 import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): Koa {
     templateRoutes(deps),
     noteRoutes(deps),
     tagRoutes(deps),
+    savedFilterRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

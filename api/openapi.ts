@@ -16,6 +16,7 @@ import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
+import * as savedFilters from './routes/saved-filters/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.3.0';
@@ -66,6 +67,7 @@ const draft = {
     ...templates.paths,
     ...notes.paths,
     ...tags.paths,
+    ...savedFilters.paths,
   },
   components: {
     securitySchemes,
@@ -90,6 +92,7 @@ const draft = {
       ...consolePages.schemas,
       ...templates.schemas,
       ...notes.schemas,
+      ...savedFilters.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

@@ -145,4 +145,9 @@ export const listTemplates = () => api<{ items: DecisionTemplate[] }>('GET', '/v
 export const createTemplate = (body: Req<'/v1/admin/templates', 'post'>) =>
   api<DecisionTemplate>('POST', '/v1/admin/templates', body);
 export const archiveTemplate = (id: string) => api<void>('DELETE', `/v1/admin/templates/${enc(id)}`);
+export type SavedFilter = Schemas['SavedFilter'];
+export const listSavedFilters = () => api<{ items: SavedFilter[] }>('GET', '/v1/admin/saved-filters');
+export const saveFilter = (name: string, filters: Record<string, string>) =>
+  api<SavedFilter>('POST', '/v1/admin/saved-filters', { name, filters });
+export const deleteSavedFilter = (id: string) => api<void>('DELETE', `/v1/admin/saved-filters/${enc(id)}`);
 export const getStats = (days = 14) => api<Stats>('GET', `/v1/admin/stats?days=${days}`);

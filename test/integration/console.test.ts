@@ -429,6 +429,16 @@ describe('moderator console in headless Chromium', function () {
         .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case-id')));
       return ids.length === 1 && ids[0] === caseId;
     });
+    // Saved under a name of the moderator's own, and applied again with one click.
+    await first.page.getByLabel('Save these filters as').fill(`Raid ${tag}`);
+    await first.page.getByRole('button', { name: 'Save', exact: true }).click();
+    const saved = first.page
+      .getByRole('group', { name: 'Saved filters' })
+      .getByRole('button', { name: `Raid ${tag}`, exact: true });
+    await saved.waitFor();
+    await first.page.goto(`${api.url}/console`);
+    await saved.click();
+    await first.page.waitForURL((url) => url.searchParams.get('tag') === tag);
     await first.context.close();
 
     const second = await signedIn(admin);

@@ -1,6 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { claimCase, listCases, queueCounts, resolveCase, type Case, type Session } from '../api';
+import {
+  claimCase,
+  deleteSavedFilter,
+  listCases,
+  listSavedFilters,
+  queueCounts,
+  resolveCase,
+  saveFilter,
+  type Case,
+  type Session,
+} from '../api';
 import { age, when } from '../format';
 import { describeError, useLoad, useShortcuts } from '../hooks';
 import { AppealList } from './Appeals';
@@ -170,6 +180,10 @@ export function QueueScreen({ session }: { session: Session }) {
         <AppealList />
       ) : (
         <>
+          <SavedFilters
+            params={params}
+            apply={(filters) => setParams(new URLSearchParams(filters), { replace: true })}
+          />
           <form
             className="filters"
             role="search"
@@ -438,6 +452,66 @@ function BulkBar({
       >
         Uphold selected
       </button>
+    </div>
+  );
+}
+
+/** The moderator's saved filters: one click applies one; the current filters save under a name. */
+function SavedFilters({
+  params,
+  apply,
+}: {
+  params: URLSearchParams;
+  apply: (filters: Record<string, string>) => void;
+}) {
+  const saved = useLoad(listSavedFilters, []);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string>();
+  const current = Object.fromEntries(
+    [...params.entries()].filter(([k]) =>
+      ['tab', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'].includes(k),
+    ),
+  );
+  return (
+    <div className="row" role="group" aria-label="Saved filters">
+      {(saved.data?.items ?? []).map((f) => (
+        <span key={f.id}>
+          <button type="button" onClick={() => apply(f.filters)}>
+            {f.name}
+          </button>
+          <button type="button" onClick={() => void deleteSavedFilter(f.id).then(saved.reload)}>
+            <span aria-hidden="true">×</span>
+            <span className="sr-only">Delete the saved filter {f.name}</span>
+          </button>
+        </span>
+      ))}
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!name.trim()) return;
+          saveFilter(name.trim(), current)
+            .then(() => {
+              setName('');
+              setError(undefined);
+              return saved.reload();
+            })
+            .catch((err: unknown) => setError(describeError(err)));
+        }}
+      >
+        <label>
+          Save these filters as
+          <input value={name} maxLength={60} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <button type="submit" disabled={!name.trim()}>
+          Save
+        </button>
+      </form>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

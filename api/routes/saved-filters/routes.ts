@@ -1,0 +1,28 @@
+import { Router } from '@koa/router';
+import { deleteSavedFilter, listSavedFilters, saveFilter } from '../../../common/usecases/saved-filters.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/** Each moderator's saved queue filters (their own only). */
+export function savedFilterRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin/saved-filters' });
+  const auth = moderatorAuth(deps);
+  router.get('/', auth, async (ctx) => {
+    ctx.body = { items: await listSavedFilters(deps.pool, ctx.state.actor as Actor) };
+  });
+  router.post('/', auth, requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await saveFilter(deps.pool, ctx.state.actor as Actor, ctx.request.body ?? {});
+  });
+  router.delete('/:filterId', auth, async (ctx) => {
+    await deleteSavedFilter(
+      deps.pool,
+      ctx.state.actor as Actor,
+      (ctx.params as { filterId: string }).filterId,
+    );
+    ctx.status = 204;
+  });
+  return router;
+}

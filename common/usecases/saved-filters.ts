@@ -1,0 +1,60 @@
+import Joi from 'joi';
+import { isUniqueViolation, type Queryable } from '../data/db.js';
+import { isUuid } from '../data/repos/accounts.js';
+import { AppError, notFound } from '../errors.js';
+import { check, text } from '../validation.js';
+import type { Actor } from './moderation.js';
+
+/** The queue's filters a saved filter may hold: what GET /v1/admin/cases takes, nothing else. */
+const FILTER_KEYS = ['tab', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'] as const;
+
+export const savedFilterSchema = Joi.object({
+  name: text(60).required(),
+  filters: Joi.object(Object.fromEntries(FILTER_KEYS.map((k) => [k, Joi.string().trim().max(64).allow('')])))
+    .required()
+    .description(`The queue's filters: any of ${FILTER_KEYS.join(', ')}.`),
+});
+
+export interface SavedFilter {
+  id: string;
+  name: string;
+  filters: Record<string, string>;
+}
+
+/** The signed-in moderator's saved filters, by name. */
+export async function listSavedFilters(db: Queryable, actor: Actor): Promise<SavedFilter[]> {
+  const { rows } = await db.query<{ id: string; name: string; query: string }>(
+    'SELECT id, name, query FROM saved_filters WHERE moderator_id = $1 ORDER BY name',
+    [actor.id],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    filters: Object.fromEntries(new URLSearchParams(r.query)),
+  }));
+}
+
+/** Saves the current filters under a name of the moderator's own (409 filter_exists for a name in use). */
+export async function saveFilter(db: Queryable, actor: Actor, input: unknown): Promise<SavedFilter> {
+  const v = check<{ name: string; filters: Record<string, string> }>(savedFilterSchema, input);
+  const filters = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value !== ''));
+  try {
+    const { rows } = await db.query<{ id: string }>(
+      'INSERT INTO saved_filters (moderator_id, name, query) VALUES ($1, $2, $3) RETURNING id',
+      [actor.id, v.name, new URLSearchParams(filters).toString()],
+    );
+    return { id: rows[0]!.id, name: v.name, filters };
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw new AppError(409, 'filter_exists', `You already have a filter named ${v.name}.`);
+    throw err;
+  }
+}
+
+/** Deletes one of the moderator's own saved filters. */
+export async function deleteSavedFilter(db: Queryable, actor: Actor, id: string): Promise<void> {
+  const gone = isUuid(id)
+    ? await db.query('DELETE FROM saved_filters WHERE id = $1 AND moderator_id = $2', [id, actor.id])
+    : null;
+  if (!gone?.rowCount) throw notFound(`Saved filter ${id}`);
+}
