@@ -1,5 +1,5 @@
 import { allRequired, closed, dateTime, offenseTypes, ref } from './schema-parts.js';
-import { OUTCOMES } from './data/repos/moderation.js';
+import { AUDIT_ACTIONS, OUTCOMES } from './data/repos/moderation.js';
 import { SANCTION_TYPES } from './data/repos/sanctions.js';
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from './data/repos/webhooks.js';
 import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES } from './domain/reports.js';
@@ -340,21 +340,7 @@ const schemas = {
       description: 'The reporter muted or unmuted, with its studio by name.',
     },
     caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
-    action: {
-      enum: [
-        'claim',
-        'release',
-        'resolve',
-        'mute_reporter',
-        'unmute_reporter',
-        'place_sanction',
-        'revoke_sanction',
-        'claim_appeal',
-        'decide_appeal',
-        'release_appeal',
-        'add_note',
-      ],
-    },
+    action: { enum: [...AUDIT_ACTIONS] },
     outcome: { enum: [...OUTCOMES, null] },
     note: { type: ['string', 'null'] },
     trustScoreBefore: { type: ['integer', 'null'] },

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type Router from '@koa/router';
 import { openApiDocument } from '../../api/openapi.js';
+import { AUDIT_ACTIONS } from '../../common/data/repos/moderation.js';
 import { startTestApi, type TestApi } from '../helpers/app.js';
 
 /** Koa's path syntax to OpenAPI's: /v1/player/:serviceId -> /v1/player/{serviceId}. */
@@ -52,5 +53,19 @@ describe('The contract covers the routes: every route registered in Koa is an op
     expect(undocumented, 'routes registered in Koa with no operation in the document').to.deep.equal([]);
     expect(unrouted, 'operations of the document with no route registered in Koa').to.deep.equal([]);
     expect(routes.size).to.be.greaterThan(50);
+  });
+
+  it("the audit actions the document lists are the ones the database's check constraint takes", async () => {
+    const { rows } = await api.pool.query<{ def: string }>(
+      "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'moderation_audit_action_check'",
+    );
+    const inDatabase = [...rows[0]!.def.matchAll(/'([a-z_]+)'::text/g)].map((m) => m[1]).sort();
+    expect(inDatabase).to.deep.equal([...AUDIT_ACTIONS].sort());
+    const schemas = (
+      openApiDocument as unknown as {
+        components: { schemas: Record<string, { properties: Record<string, { enum: string[] }> }> };
+      }
+    ).components.schemas;
+    expect([...schemas.AuditEntry!.properties.action!.enum].sort()).to.deep.equal(inDatabase);
   });
 });

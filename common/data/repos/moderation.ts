@@ -330,6 +330,24 @@ export async function setClaim(
   return rows[0]?.expires_at ?? null;
 }
 
+/** Every action the audit log records (the table's check constraint lists the same). */
+export const AUDIT_ACTIONS = [
+  'claim',
+  'release',
+  'resolve',
+  'mute_reporter',
+  'unmute_reporter',
+  'place_sanction',
+  'revoke_sanction',
+  'claim_appeal',
+  'decide_appeal',
+  'release_appeal',
+  'add_note',
+  'assign',
+  'escalate',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface AuditEntry {
   id: string;
   /** Who acted: a moderator, or (placing and revoking its own sanctions) a studio. */
@@ -343,20 +361,7 @@ export interface AuditEntry {
   reporter?: { studioId: string; studioName: string; reporterId: string } | null;
   /** null for actions outside a case (muting a reporter). */
   caseId: string | null;
-  action:
-    | 'claim'
-    | 'release'
-    | 'resolve'
-    | 'mute_reporter'
-    | 'unmute_reporter'
-    | 'place_sanction'
-    | 'revoke_sanction'
-    | 'claim_appeal'
-    | 'decide_appeal'
-    | 'release_appeal'
-    | 'add_note'
-    | 'assign'
-    | 'escalate';
+  action: AuditAction;
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;

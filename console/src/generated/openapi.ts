@@ -1788,7 +1788,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate";
             /** @enum {unknown} */
             outcome: "upheld" | "dismissed" | null;
             note: string | null;
