@@ -83,8 +83,12 @@ describe("the player's standing page in headless Chromium", function () {
     page.on('request', (r) => {
       if (!r.url().startsWith(api.url)) outside.push(r.url());
     });
-    const first = await page.goto(`${api.url}/standing`);
-    const csp = first!.headers()['content-security-policy']!;
+    await page.goto(`${api.url}/`);
+    const [first] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/standing')),
+      page.getByRole('link', { name: 'Your standing' }).click(),
+    ]);
+    const csp = first.headers()['content-security-policy']!;
     expect(csp).to.match(
       /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'/,
     );

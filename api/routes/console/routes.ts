@@ -203,6 +203,7 @@ const LANDING_PAGE = `<!doctype html>
 <li><a href="/docs">API reference</a> (for studios)</li>
 <li><a href="/console">Moderator console</a></li>
 <li><a href="/v1/openapi.json">OpenAPI document</a></li>
+<li><a href="/standing">Your standing</a> (for players: your trust score, the decisions about you and why, appeals)</li>
 </ul>
 </main>
 </body>
