@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { eventually } from './http-server.js';
 import { Writable } from 'node:stream';
 import { parseConfig, type Config } from '../../common/config.js';
 import { createPool, type Pool } from '../../common/data/db.js';
@@ -197,3 +198,13 @@ export async function moderatorHeaders(
   const body = (await res.json()) as { access_token: string };
   return { authorization: `Bearer ${body.access_token}` };
 }
+
+/** The review case an offense was filed into, once the review worker has filed it. */
+export const caseOfOffense = (pool: Pool, offenseId: string) =>
+  eventually(`the case of offense ${offenseId}`, async () => {
+    const { rows } = await pool.query<{ id: string }>(
+      'SELECT case_id AS id FROM case_offenses WHERE offense_id = $1',
+      [offenseId],
+    );
+    return rows[0]?.id;
+  });

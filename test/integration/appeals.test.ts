@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { startTestWorker } from '../helpers/workers.js';
-import { eventually } from '../helpers/http-server.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import {
+  caseOfOffense,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -278,13 +278,7 @@ describe('appeals', function () {
           json: { report: { isToxic: true, severity: 'high' } },
         },
       );
-      const caseId = await eventually('the case', async () => {
-        const { rows } = await api.pool.query<{ id: string }>(
-          `SELECT case_id AS id FROM case_offenses WHERE offense_id = $1`,
-          [report.body.report._id],
-        );
-        return rows[0]?.id;
-      });
+      const caseId = await caseOfOffense(api.pool, report.body.report._id);
       await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
         spec: '/v1/admin/cases/{caseId}/claim',
         headers: modA.headers,
@@ -363,13 +357,7 @@ describe('appeals', function () {
           json: { report: { isToxic: true, severity: 'high', description: '<b>slurs</b> in chat' } },
         },
       );
-      const caseId = await eventually('the case', async () => {
-        const { rows } = await api.pool.query<{ id: string }>(
-          `SELECT case_id AS id FROM case_offenses WHERE offense_id = $1`,
-          [report.body.report._id],
-        );
-        return rows[0]?.id;
-      });
+      const caseId = await caseOfOffense(api.pool, report.body.report._id);
       await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
         spec: '/v1/admin/cases/{caseId}/claim',
         headers: modA.headers,

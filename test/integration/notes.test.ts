@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  caseOfOffense,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -8,7 +9,6 @@ import {
   type TestApi,
   type TestModerator,
 } from '../helpers/app.js';
-import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
 import { startTestWorker } from '../helpers/workers.js';
 import type { RunningWorker } from '../../worker/run.js';
@@ -68,13 +68,7 @@ describe('internal notes on cases and players', function () {
         json: { report: { isToxic: true, severity: 'low' } },
       },
     );
-    const caseId = await eventually('the case', async () => {
-      const { rows } = await api.pool.query<{ id: string }>(
-        'SELECT case_id AS id FROM case_offenses WHERE offense_id = $1',
-        [report.body.report._id],
-      );
-      return rows[0]?.id;
-    });
+    const caseId = await caseOfOffense(api.pool, report.body.report._id);
     const casePath = `/v1/admin/cases/${caseId}/notes`;
     const playerPath = `/v1/admin/players/${player.serviceId}/notes`;
     const onCase = await add(modA, casePath, '/v1/admin/cases/{caseId}/notes', {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  caseOfOffense,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -8,7 +9,6 @@ import {
   type TestApi,
   type TestModerator,
 } from '../helpers/app.js';
-import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
 import { startTestWorker } from '../helpers/workers.js';
 import type { RunningWorker } from '../../worker/run.js';
@@ -44,13 +44,7 @@ describe('tags on cases and players', function () {
         json: { report: { isAfk: true, severity: 'low' } },
       },
     );
-    const caseId = await eventually('the case', async () => {
-      const { rows } = await api.pool.query<{ id: string }>(
-        'SELECT case_id AS id FROM case_offenses WHERE offense_id = $1',
-        [res.body.report._id],
-      );
-      return rows[0]?.id;
-    });
+    const caseId = await caseOfOffense(api.pool, res.body.report._id);
     return { player, caseId };
   }
   const tag = (path: string, spec: string, json: object) =>
