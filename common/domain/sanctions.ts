@@ -7,3 +7,10 @@ export const SANCTION_TYPES = [
   'permanent_ban',
 ] as const;
 export type SanctionType = (typeof SANCTION_TYPES)[number];
+
+/** The sanctions that need a period; a warning may have one, a permanent ban may not. */
+export const NEEDS_PERIOD: readonly SanctionType[] = [
+  'chat_restriction',
+  'matchmaking_restriction',
+  'temporary_ban',
+];

@@ -137,7 +137,6 @@ export function offenseStatement(
   const held =
     o.status === 'held' || o.status === 'dropped' || (o.status === 'released' && o.penaltyHeld > 0);
   const points = held ? o.penaltyHeld : o.penaltyPoints;
-  const byModerator = o.caseOutcome === 'upheld' && (o.status === 'released' || o.status === 'applied');
   const decidedAt = o.status === 'released' && o.resolvedAt ? o.resolvedAt : o.createdAt;
   const decision =
     o.status === 'held'
@@ -164,13 +163,11 @@ export function offenseStatement(
       o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''
     }`,
     automated,
-    automatedMeans: automated
-      ? o.status === 'held'
+    automatedMeans: !automated
+      ? null
+      : o.status === 'held'
         ? 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
-        : 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.'
-      : byModerator
-        ? null
-        : null,
+        : 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.',
     state: state[o.status],
     appeal: appealOf(
       o.status === 'applied' || o.status === 'released' || o.status === 'held',

@@ -1,3 +1,4 @@
+import { NEEDS_PERIOD } from '../domain/sanctions.js';
 import { sanctionStatement } from '../domain/statement-of-reasons.js';
 import Joi from 'joi';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
@@ -86,7 +87,7 @@ function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date 
     v.expiresAt ?? (v.durationSeconds ? new Date(startsAt.getTime() + v.durationSeconds * 1000) : null);
   if (v.type === 'permanent_ban' && expiresAt)
     throw validationError([{ field: 'expiresAt', message: 'a permanent ban does not expire' }]);
-  if (v.type !== 'permanent_ban' && v.type !== 'warning' && !expiresAt)
+  if (NEEDS_PERIOD.includes(v.type) && !expiresAt)
     throw validationError([
       { field: 'durationSeconds', message: `a ${v.type} needs durationSeconds or expiresAt` },
     ]);

@@ -1,12 +1,9 @@
 import Joi from 'joi';
 import type { Queryable } from '../data/db.js';
-import { SANCTION_TYPES, type SanctionType } from '../domain/sanctions.js';
+import { NEEDS_PERIOD, SANCTION_TYPES, type SanctionType } from '../domain/sanctions.js';
 import { notFound, validationError } from '../errors.js';
 import { check, text } from '../validation.js';
 import { SANCTION_LIMITS } from './sanctions.js';
-
-/** The sanctions that need a period; a warning may have one, a permanent ban may not. */
-const NEEDS_PERIOD = ['chat_restriction', 'matchmaking_restriction', 'temporary_ban'];
 
 /** A decision template as an admin writes it (the reason is what the player reads). */
 export const templateSchema = Joi.object({
