@@ -12,7 +12,7 @@ import { enrichmentProcessor } from '../worker/processors/enrichment.js';
 import { reviewProcessor } from '../worker/processors/review.js';
 import { concurrencyOf } from '../worker/run.js';
 import { type Pool } from '../common/data/db.js';
-import { findProfiles, recordReports, type ReportToRecord } from '../common/data/repos/offenses.js';
+import { recordReports, renderProfiles, type ReportToRecord } from '../common/data/repos/offenses.js';
 import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
 
@@ -282,8 +282,16 @@ export async function rawSql(
   return figures(latencies, reports / elapsed, errors);
 }
 
-/** BP: the profile statement (findProfiles, one player a call) driven directly on CONNECTIONS loops. */
-export async function rawProfiles(pool: Pool, player: () => string, seconds: number): Promise<Figures> {
+/**
+ * BP: the profile statement (renderProfiles, one player a call, rendered for the bench's studio as
+ * the API's are) driven directly on CONNECTIONS loops.
+ */
+export async function rawProfiles(
+  pool: Pool,
+  player: () => string,
+  viewerStudioId: string,
+  seconds: number,
+): Promise<Figures> {
   const latencies: number[] = [];
   let errors = 0;
   const started0 = Date.now();
@@ -293,8 +301,13 @@ export async function rawProfiles(pool: Pool, player: () => string, seconds: num
       while (Date.now() < until) {
         const started = process.hrtime.bigint();
         try {
-          const id = player();
-          if (!(await findProfiles(pool, [id], DEFAULTS.profileOffensesLimit, new Date())).has(id)) errors++;
+          const [body] = await renderProfiles(
+            pool,
+            [{ serviceId: player(), viewerStudioId }],
+            DEFAULTS.profileOffensesLimit,
+            new Date(),
+          );
+          if (body === undefined) errors++;
         } catch {
           errors++;
         }
@@ -416,6 +429,8 @@ export interface BenchContext {
   reportObject: unknown;
   /** A random player of the set being measured (the small one, then the large one). */
   randomPlayer: () => string;
+  /** A random one of the 1,000 small-set players holding 20 offenses each (P20). */
+  randomFullProfile: () => string;
   /** The next report for the statement driven directly (B1, B100). */
   nextReport: () => ReportToRecord;
   /** The next pre-issued authorization code (T). */
@@ -431,7 +446,7 @@ export interface BenchContext {
   ) => Promise<Figures>;
   /** A measurement driving the database directly, its outbox rows then marked sent. */
   direct: (measuring: Promise<Figures>) => Promise<Figures>;
-  profilesAt: (url: string) => (seconds: number) => Promise<Figures>;
+  profilesAt: (url: string, pick?: () => string) => (seconds: number) => Promise<Figures>;
   lookupsAt: (url: string) => (seconds: number) => Promise<Figures>;
   reportsAt: (url: string) => (seconds: number) => Promise<Figures>;
 }

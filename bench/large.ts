@@ -1,6 +1,6 @@
 import type { Pool } from '../common/data/db.js';
 import { listCases } from '../common/data/repos/moderation.js';
-import { findProfiles } from '../common/data/repos/offenses.js';
+import { renderProfiles } from '../common/data/repos/offenses.js';
 import { lookupPlayers } from '../common/data/repos/sanctions.js';
 
 /**
@@ -144,7 +144,10 @@ export async function explainLarge(
   const small = ctx.smallSet ?? [];
   const pickSmall = () => small[Math.floor(Math.random() * small.length)]!;
   const plans: [string, (db: Pool) => Promise<unknown>][] = [
-    ['profile read (P: one player, 20 newest offenses)', (db) => findProfiles(db, [pick()], 20)],
+    [
+      'profile read (P: one player, 20 newest offenses, rendered for a studio)',
+      (db) => renderProfiles(db, [{ serviceId: pick(), viewerStudioId: ctx.studioId }], 20),
+    ],
     [
       'lobby check (LK: 100 players)',
       (db) =>

@@ -84,6 +84,23 @@ async function main() {
          FROM players p CROSS JOIN generate_series(1, 10) AS k WHERE p.service_id LIKE $1`,
       [`b${runId}-%`, game.id, studio.id],
     );
+    // And 1,000 players holding 20 offenses each (a full profile at PROFILE_OFFENSES_LIMIT): P20's.
+    const { rows: full } = await pool.query<{ service_id: string }>(
+      `INSERT INTO players (service_id, full_name, gamer_tag)
+       SELECT 'b${runId}-f' || i, 'Bench full ' || i, 'bench-${runId}-f' || i FROM generate_series(1, 1000) AS i
+       RETURNING service_id`,
+    );
+    await pool.query(
+      `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, description,
+                             created_at, updated_at)
+       SELECT p.id, $2, $3, (ARRAY['cheating','toxicity','afk','griefing'])[1 + (k % 4)],
+              (ARRAY['low','medium','high','critical'])[1 + (k % 4)], true, 1 + (k % 5), 'seeded',
+              now() - make_interval(days => 90) + make_interval(secs => (random() * 90 * 86400)::int), now()
+         FROM players p CROSS JOIN generate_series(1, 20) AS k WHERE p.service_id LIKE $1`,
+      [`b${runId}-f%`, game.id, studio.id],
+    );
+    await pool.query(`UPDATE players SET offense_count = 20 WHERE service_id LIKE $1`, [`b${runId}-f%`]);
+    const fullProfiles = full.map((r) => r.service_id);
     const hot = serviceIds[0]!;
     const headers = {
       client_id: game.clientId,
@@ -199,14 +216,16 @@ async function main() {
       await pool.query('UPDATE outbox SET sent_at = now() WHERE sent_at IS NULL');
       return f;
     };
-    const profilesAt = (url: string) => (s: number) =>
-      run({
-        url,
-        duration: s,
-        requests: [
-          { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/v1/player/${randomPlayer()}` }) },
-        ],
-      });
+    const profilesAt =
+      (url: string, pick: () => string = () => randomPlayer()) =>
+      (s: number) =>
+        run({
+          url,
+          duration: s,
+          requests: [
+            { method: 'GET', headers, setupRequest: (r) => ({ ...r, path: `/v1/player/${pick()}` }) },
+          ],
+        });
     const lookupsAt = (url: string) => (s: number) =>
       perItem(
         s,
@@ -242,6 +261,7 @@ async function main() {
       reportBody,
       reportObject,
       randomPlayer: () => randomPlayer(),
+      randomFullProfile: () => fullProfiles[Math.floor(Math.random() * fullProfiles.length)]!,
       nextReport,
       nextCode: () => codes[nextCode++ % codeCount]!,
       moderatorToken: session.access_token,

@@ -1,7 +1,7 @@
 import type { ReportContext } from './domain/reports.js';
 import type { AuditEntry, CaseRecord } from './data/repos/moderation.js';
 import type { DeliveryRecord, WebhookRecord } from './data/repos/webhooks.js';
-import type { GameLink, OffenseRecord, PlayerProfile } from './data/repos/offenses.js';
+import type { OffenseRecord } from './data/repos/offenses.js';
 import type { TrustChange } from './data/repos/trust.js';
 import type { ReporterRecord } from './data/repos/reporters.js';
 import type { SanctionRecord } from './data/repos/sanctions.js';
@@ -69,32 +69,6 @@ export function presentOffense(o: OffenseRecord, viewerStudioId: string | null):
     details: o.details,
     context: o.context,
     statusReason: o.statusReason,
-  };
-}
-
-export const presentGame = (g: GameLink) => ({ gameTitle: g.gameTitle, linkedAt: g.linkedAt.toISOString() });
-
-export function presentProfile(p: PlayerProfile, viewerStudioId: string | null, nextCursor: string | null) {
-  return {
-    serviceId: p.serviceId,
-    fullName: p.fullName,
-    gamerTag: p.gamerTag,
-    trustScore: p.trustScore,
-    isKycVerified: p.isKycVerified,
-    games: p.games.map(presentGame),
-    offenses: p.offenses.map((o) => presentOffense(o, viewerStudioId)),
-    offenseCount: p.offenseCount,
-    offensesNextCursor: nextCursor,
-    // What a matchmaker needs: the sanctions in force now that this studio may see.
-    activeSanctions: p.activeSanctions
-      .filter((s) => visibleTo(s, viewerStudioId))
-      .map((s) => ({
-        id: s.id,
-        type: s.type,
-        scope: s.scopeStudioId ?? 'global',
-        startsAt: s.startsAt.toISOString(),
-        expiresAt: s.expiresAt?.toISOString() ?? null,
-      })),
   };
 }
 

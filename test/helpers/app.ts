@@ -1,3 +1,5 @@
+import { expect } from 'chai';
+import { call } from './http.js';
 import crypto from 'node:crypto';
 import { eventually } from './http-server.js';
 import { Writable } from 'node:stream';
@@ -208,3 +210,20 @@ export const caseOfOffense = (pool: Pool, offenseId: string) =>
     );
     return rows[0]?.id;
   });
+
+/** A studio's report through the API, checked against the OpenAPI document (201 expected): its offense id. */
+export async function fileReport(
+  url: string,
+  tenant: Tenant,
+  serviceId: string,
+  kind: 'anticheat' | 'toxicity' | 'afk' | 'griefing',
+  report: object,
+): Promise<string> {
+  const res = await call<{ report: { _id: string } }>(url, 'POST', `/v1/${kind}/submitReport/${serviceId}`, {
+    spec: `/v1/${kind}/submitReport/{serviceId}` as never,
+    headers: tenant.headers,
+    json: { report },
+  });
+  expect(res.status, res.text).to.equal(201);
+  return res.body.report._id;
+}

@@ -9,6 +9,15 @@ import { parseReport } from '../../common/domain/reports.js';
 import { createTenant, createTestPlayer, type Tenant } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
 
+interface Profile {
+  serviceId: string;
+  trustScore: number;
+  offenseCount: number;
+  offenses: { _id: string; player: string }[];
+}
+/** A rendered profile read back (undefined stays undefined). */
+const parse = (text: string | undefined) => (text === undefined ? undefined : (JSON.parse(text) as Profile));
+
 describe('ProfileReader (batched profile reads)', () => {
   let pool: Pool;
   let tenant: Tenant;
@@ -51,13 +60,13 @@ describe('ProfileReader (batched profile reads)', () => {
       for (let k = 0; k < i % 3; k++) scores.set(p.serviceId, (await report(p.serviceId, 'low'))!.trustScore);
     const reader = new ProfileReader(counted, 20);
     const asked = [...players.map((p) => p.serviceId), 'nobody-here', players[0]!.serviceId];
-    const profiles = await Promise.all(asked.map((id) => reader.read(id)));
+    const profiles = (await Promise.all(asked.map((id) => reader.read(id, tenant.studioId)))).map(parse);
     expect(statements).to.equal(1);
     for (const [i, p] of players.entries()) {
       const profile = profiles[i]!;
       expect(profile.serviceId).to.equal(p.serviceId);
       expect(profile.offenseCount).to.equal(i % 3);
-      expect(profile.offenses.map((o) => o.playerServiceId)).to.deep.equal(Array(i % 3).fill(p.serviceId));
+      expect(profile.offenses.map((o) => o.player)).to.deep.equal(Array(i % 3).fill(p.serviceId));
       expect(profile.trustScore).to.equal(scores.get(p.serviceId) ?? 100);
     }
     expect(profiles[players.length]).to.equal(undefined);
@@ -68,13 +77,13 @@ describe('ProfileReader (batched profile reads)', () => {
     const player = await createTestPlayer(pool);
     const reader = new ProfileReader(counted, 20);
     const burst = await Promise.all(
-      Array.from({ length: PROFILE_BATCH_MAX + 1 }, () => reader.read(player.serviceId)),
+      Array.from({ length: PROFILE_BATCH_MAX + 1 }, () => reader.read(player.serviceId, tenant.studioId)),
     );
     expect(statements).to.equal(2);
-    expect(burst.every((p) => p?.serviceId === player.serviceId)).to.equal(true);
+    expect(burst.every((p) => parse(p)?.serviceId === player.serviceId)).to.equal(true);
     statements = 0;
-    expect((await reader.read(player.serviceId))?.serviceId).to.equal(player.serviceId);
-    expect(await reader.read('nobody-here')).to.equal(undefined);
+    expect(parse(await reader.read(player.serviceId, tenant.studioId))?.serviceId).to.equal(player.serviceId);
+    expect(await reader.read('nobody-here', tenant.studioId)).to.equal(undefined);
     expect(statements).to.equal(2);
   });
 
@@ -85,10 +94,10 @@ describe('ProfileReader (batched profile reads)', () => {
     for (let i = 0; i < 4; i++) {
       const recorded = await report(player.serviceId, 'critical');
       expected = recorded!.trustScore;
-      const profile = await reader.read(player.serviceId);
+      const profile = parse(await reader.read(player.serviceId, tenant.studioId));
       expect(profile?.trustScore).to.equal(expected);
       expect(profile?.offenseCount).to.equal(i + 1);
-      expect(profile?.offenses[0]?.id).to.equal(recorded!.offense.id);
+      expect(profile?.offenses[0]?._id).to.equal(recorded!.offense.id);
     }
     expect(expected).to.be.below(100);
   });
@@ -101,9 +110,12 @@ describe('ProfileReader (batched profile reads)', () => {
         fail ? Promise.reject(new Error('connection lost')) : pool.query(config)) as Queryable['query'],
     };
     const reader = new ProfileReader(flaky, 20);
-    const outcomes = await Promise.allSettled([reader.read(player.serviceId), reader.read('nobody-here')]);
+    const outcomes = await Promise.allSettled([
+      reader.read(player.serviceId, tenant.studioId),
+      reader.read('nobody-here', null),
+    ]);
     expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
     fail = false;
-    expect((await reader.read(player.serviceId))?.serviceId).to.equal(player.serviceId);
+    expect(parse(await reader.read(player.serviceId, null))?.serviceId).to.equal(player.serviceId);
   });
 });

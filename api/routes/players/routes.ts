@@ -1,4 +1,5 @@
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
 import {
   decodeKeys,
   encodeCursor,
@@ -10,9 +11,9 @@ import {
 import { listTrustHistory } from '../../../common/data/repos/trust.js';
 import { check } from '../../../common/validation.js';
 import { ProfileReader } from '../../../common/data/profile-reader.js';
-import { listOffenses } from '../../../common/data/repos/offenses.js';
+import { renderOffensePage } from '../../../common/data/repos/offenses.js';
 import { notFound } from '../../../common/errors.js';
-import { presentOffense, presentProfile, presentTrustChange } from '../../../common/views.js';
+import { presentTrustChange } from '../../../common/views.js';
 import type { RouteDeps } from '../../app.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
@@ -22,6 +23,12 @@ import { playerDecisions } from '../../../common/usecases/decisions.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
 import type { Queryable } from '../../../common/data/db.js';
+
+/** An answer PostgreSQL rendered as JSON text: sent as it is, typed first so Koa does not guess. */
+function sendRendered(ctx: Context, json: string) {
+  ctx.type = 'application/json';
+  ctx.body = json;
+}
 
 export function playerRoutes(deps: RouteDeps): Router {
   const router = new Router();
@@ -52,24 +59,25 @@ export function playerRoutes(deps: RouteDeps): Router {
       ctx.status = created ? 201 : 200;
       ctx.set('Location', `/v1/player/${serviceId}`);
       // Just written: read back from the primary.
-      ctx.body = await profileBody(deps.pool, serviceId, client.studioId);
+      sendRendered(ctx, await profileBody(deps.pool, serviceId, client.studioId));
     },
   );
 
+  /** The profile as the studio may see it, as PostgreSQL rendered it (JSON text, passed through). */
   async function profileBody(db: Queryable, serviceId: string, viewerStudioId: string) {
-    const profile = SERVICE_ID.test(serviceId) ? await readerFor(db).read(serviceId) : undefined;
+    const profile = SERVICE_ID.test(serviceId)
+      ? await readerFor(db).read(serviceId, viewerStudioId)
+      : undefined;
     if (!profile) throw notFound(`Player ${serviceId}`);
-    const last = profile.offenses[profile.offenses.length - 1];
-    const next =
-      profile.offenseCount > profile.offenses.length && last ? encodeCursor(last.cursorTs, last.id) : null;
-    return presentProfile(profile, viewerStudioId, next);
+    return profile;
   }
 
   // Registered before /:serviceId, and "me" is reserved so no player can be called that.
   router.get('/v1/player/me', bearerAuth(deps.tokens, deps.clientAuth), reads, async (ctx) => {
     const bearer = ctx.state.bearer as { serviceId: string; client: AuthenticatedClient };
-    ctx.body = await routedRead(ctx, deps.reads, (db) =>
-      profileBody(db, bearer.serviceId, bearer.client.studioId),
+    sendRendered(
+      ctx,
+      await routedRead(ctx, deps.reads, (db) => profileBody(db, bearer.serviceId, bearer.client.studioId)),
     );
   });
 
@@ -94,7 +102,7 @@ export function playerRoutes(deps: RouteDeps): Router {
   router.get('/v1/player/:serviceId', ...auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     const viewer = (ctx.state.client as AuthenticatedClient).studioId;
-    ctx.body = await routedRead(ctx, deps.reads, (db) => profileBody(db, serviceId, viewer));
+    sendRendered(ctx, await routedRead(ctx, deps.reads, (db) => profileBody(db, serviceId, viewer)));
   });
 
   router.get('/v1/player/:serviceId/offenses', ...auth, async (ctx) => {
@@ -102,13 +110,12 @@ export function playerRoutes(deps: RouteDeps): Router {
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, after } = readPage(ctx.query);
     const page = SERVICE_ID.test(serviceId)
-      ? await routedRead(ctx, deps.reads, (db) => listOffenses(db, serviceId, limit, after))
+      ? await routedRead(ctx, deps.reads, (db) =>
+          renderOffensePage(db, serviceId, client.studioId, limit, after),
+        )
       : undefined;
     if (!page) throw notFound(`Player ${serviceId}`);
-    ctx.body = {
-      items: page.items.map((o) => presentOffense(o, client.studioId)),
-      nextCursor: page.nextCursor,
-    };
+    sendRendered(ctx, page);
   });
 
   router.get('/v1/player/:serviceId/trust-history', ...auth, async (ctx) => {

@@ -10,6 +10,7 @@ import { offenseJobs } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { encodeCursor } from '../../cursor.js';
+import { isoSql, timeCursorSql } from '../render.js';
 import { DEDUP_SECONDS } from '../../domain/limits.js';
 
 export interface OffenseRecord {
@@ -49,38 +50,28 @@ export type { OffenseStatus };
 import type { StatusReason } from '../../domain/filing-rules.js';
 export type { StatusReason };
 
-export interface GameLink {
-  gameTitle: string;
-  linkedAt: Date;
-}
-
-export interface PlayerProfile {
-  serviceId: string;
-  fullName: string;
-  gamerTag: string;
-  trustScore: number;
-  isKycVerified: boolean;
-  games: GameLink[];
-  offenses: OffenseRecord[];
-  offenseCount: number;
-  /** Sanctions active at the read's time, every scope (the view filters what a studio may see). */
-  activeSanctions: ActiveSanction[];
-}
-
-export interface ActiveSanction {
-  id: string;
-  type: string;
-  /** null: global; otherwise the studio it is limited to. */
-  scopeStudioId: string | null;
-  startsAt: Date;
-  expiresAt: Date | null;
-}
-
 /** Column list shared by every offense read; `cursor` is the full-precision sort key. */
 const OFFENSE_SELECT = `o.id, p.service_id, o.game_id, o.studio_id, o.type, o.description, o.severity, o.penalty_points,
   o.evidence, o.details, o.context, o.reviewed_by_admin, o.resolved, o.resolved_at, o.created_at, o.updated_at,
   o.trust_score_after, o.penalty_held, o.status, o.status_reason, o.penalty_restored, o.restored_by, o.restored_at,
   to_json(o.created_at)#>>'{}' AS cursor_ts`;
+
+/**
+ * SQL: the offense `o` (joined with its player `p`) as a studio sees it, in the shape and key order
+ * of presentOffense (common/views.ts): in full to the studio that filed it (or to a moderator, a
+ * null `viewer`), a summary to any other. Rows of the named types of migration 029, whose field
+ * names are the keys, which PostgreSQL renders faster than json_build_object. A test holds the two
+ * equal on every kind of offense.
+ */
+export const offenseViewSql = (viewer: string) => {
+  const base = `o.id, p.service_id, o.type, o.severity, o.penalty_points, o.penalty_held, o.status,
+    o.penalty_restored, o.restored_by, ${isoSql('o.restored_at')}, o.reviewed_by_admin, o.resolved,
+    ${isoSql('o.resolved_at')}, ${isoSql('o.created_at')}, ${isoSql('o.updated_at')}`;
+  return `CASE WHEN ${viewer} IS NULL OR ${viewer} = o.studio_id
+    THEN to_json(ROW(${base}, 'full', o.game_id, o.studio_id, o.description, o.evidence, o.details, o.context,
+                     o.status_reason)::pt_offense_full)
+    ELSE to_json(ROW(${base}, 'summary')::pt_offense_summary) END`;
+};
 
 interface OffenseRow {
   id: string;
@@ -270,75 +261,58 @@ export async function recordReports(
   return rows.map(({ r }) => (r.status === 'created' ? { ...r, offense: offenseFromRow(r.offense) } : r));
 }
 
-interface ProfileRow {
-  service_id: string;
-  full_name: string;
-  gamer_tag: string;
-  trust_score: number;
-  is_kyc_verified: boolean;
-  games: { gameTitle: string; linkedAt: string }[];
-  offenses: OffenseRow[];
-  offense_count: number;
-  active_sanctions: {
-    id: string;
-    type: string;
-    scope: string | null;
-    startsAt: string;
-    expiresAt: string | null;
-  }[];
+/** A profile asked for: the player, and the studio whose view it is (null: a moderator's, in full). */
+export interface ProfileAsk {
+  serviceId: string;
+  viewerStudioId: string | null;
 }
 
 /**
- * Players with linked games, the newest `limit` offenses and the total count, by service id, in one
- * round trip however many are asked for. Unknown ids are absent from the map.
+ * Player profiles as the API answers them (PlayerDetailed: linked games, the newest `limit` offenses
+ * as the viewer may see them, the count and the next page's cursor, the sanctions in force at `now`
+ * the viewer may see), rendered to JSON text by PostgreSQL in one round trip however many are asked
+ * for; undefined for a player that does not exist.
  */
-export async function findProfiles(
+export async function renderProfiles(
   db: Queryable,
-  serviceIds: readonly string[],
+  asks: readonly ProfileAsk[],
   limit: number,
   now: Date = new Date(),
-): Promise<Map<string, PlayerProfile>> {
-  const { rows } = await db.query<ProfileRow>({
-    name: 'find-profiles',
-    text: `SELECT p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified,
-       (SELECT coalesce(json_agg(json_build_object('gameTitle', g.title, 'linkedAt', pg.linked_at)
-                                 ORDER BY pg.linked_at, g.title), '[]')
-          FROM player_games pg JOIN games g ON g.id = pg.game_id WHERE pg.player_id = p.id) AS games,
-       (SELECT coalesce(json_agg(x ORDER BY x.created_at DESC, x.id DESC), '[]') FROM (
-          SELECT ${OFFENSE_SELECT} FROM offenses o WHERE o.player_id = p.id
-           ORDER BY o.created_at DESC, o.id DESC LIMIT $2) x) AS offenses,
-       p.offense_count,
-       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'scope', s.scope_studio_id,
-                                                   'startsAt', s.starts_at, 'expiresAt', s.expires_at)
-                                 ORDER BY s.created_at DESC, s.id DESC), '[]')
-          FROM sanctions s
-         WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $3
-           AND (s.expires_at IS NULL OR s.expires_at > $3)) AS active_sanctions
-     FROM players p WHERE p.service_id = ANY($1::text[])`,
-    values: [[...new Set(serviceIds)], limit, now],
+): Promise<(string | undefined)[]> {
+  const { rows } = await db.query<{ n: string; body: string }>({
+    name: 'render-profiles',
+    text: `SELECT k.n, json_build_object(
+         'serviceId', p.service_id, 'fullName', p.full_name, 'gamerTag', p.gamer_tag,
+         'trustScore', p.trust_score, 'isKycVerified', p.is_kyc_verified,
+         'games', (SELECT coalesce(json_agg(json_build_object('gameTitle', g.title, 'linkedAt', ${isoSql('pg.linked_at')})
+                                            ORDER BY pg.linked_at, g.title), '[]')
+                     FROM player_games pg JOIN games g ON g.id = pg.game_id WHERE pg.player_id = p.id),
+         'offenses', coalesce(off.list, '[]'),
+         'offenseCount', p.offense_count,
+         'offensesNextCursor', CASE WHEN p.offense_count > off.shown THEN ${timeCursorSql('off.last_ts', 'off.last_id')} END,
+         'activeSanctions', (
+           SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type,
+                                                      'scope', coalesce(s.scope_studio_id::text, 'global'),
+                                                      'startsAt', ${isoSql('s.starts_at')},
+                                                      'expiresAt', ${isoSql('s.expires_at')})
+                                    ORDER BY s.created_at DESC, s.id DESC), '[]')
+             FROM sanctions s
+            WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $4
+              AND (s.expires_at IS NULL OR s.expires_at > $4)
+              AND (k.viewer IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = k.viewer)))::text AS body
+       FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(service_id, viewer, n)
+       JOIN players p ON p.service_id = k.service_id
+       CROSS JOIN LATERAL (
+         SELECT json_agg(${offenseViewSql('k.viewer')} ORDER BY o.created_at DESC, o.id DESC) AS list,
+                count(*) AS shown, min(o.created_at) AS last_ts,
+                (array_agg(o.id ORDER BY o.created_at, o.id))[1] AS last_id
+           FROM (SELECT * FROM offenses o WHERE o.player_id = p.id
+                  ORDER BY o.created_at DESC, o.id DESC LIMIT $3) o) off`,
+    values: [asks.map((a) => a.serviceId), asks.map((a) => a.viewerStudioId), limit, now],
   });
-  return new Map(
-    rows.map((row) => [
-      row.service_id,
-      {
-        serviceId: row.service_id,
-        fullName: row.full_name,
-        gamerTag: row.gamer_tag,
-        trustScore: row.trust_score,
-        isKycVerified: row.is_kyc_verified,
-        games: row.games.map((g) => ({ gameTitle: g.gameTitle, linkedAt: new Date(g.linkedAt) })),
-        offenses: row.offenses.map(offenseFromRow),
-        offenseCount: row.offense_count,
-        activeSanctions: row.active_sanctions.map((a) => ({
-          id: a.id,
-          type: a.type,
-          scopeStudioId: a.scope,
-          startsAt: new Date(a.startsAt),
-          expiresAt: a.expiresAt === null ? null : new Date(a.expiresAt),
-        })),
-      },
-    ]),
-  );
+  const bodies: (string | undefined)[] = new Array(asks.length).fill(undefined);
+  for (const r of rows) bodies[Number(r.n) - 1] = r.body;
+  return bodies;
 }
 
 export interface OffensePage {
@@ -369,6 +343,36 @@ export async function listOffenses(
     items: page.map(offenseFromRow),
     nextCursor: rows.length > limit && last ? encodeCursor(last.cursor_ts, last.id) : null,
   };
+}
+
+/**
+ * One page of a player's offenses as `viewerStudioId` may see them (null: in full), newest first,
+ * as the API answers it (`{"items": [...], "nextCursor": ...}`), the offenses rendered to JSON text
+ * by PostgreSQL (offenseViewSql); undefined when there is no such player.
+ */
+export async function renderOffensePage(
+  db: Queryable,
+  serviceId: string,
+  viewerStudioId: string | null,
+  limit: number,
+  after?: { ts: string; id: string },
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ json: string; cursor: string }>({
+    name: 'render-offense-page',
+    text: `SELECT (${offenseViewSql('$5::uuid')})::text AS json, ${timeCursorSql('o.created_at', 'o.id')} AS cursor
+             FROM players p JOIN offenses o ON o.player_id = p.id
+            WHERE p.service_id = $1
+              AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
+            ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
+    values: [serviceId, limit + 1, after?.ts ?? null, after?.id ?? null, viewerStudioId],
+  });
+  if (rows.length === 0) {
+    const exists = await db.query('SELECT 1 FROM players WHERE service_id = $1', [serviceId]);
+    if (!exists.rowCount) return undefined;
+  }
+  const page = rows.slice(0, limit);
+  const next = rows.length > limit ? page[page.length - 1]!.cursor : null;
+  return `{"items":[${page.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(next)}}`;
 }
 
 /** One offense by its id, with the name of the studio that filed it (for a moderator's screens). */
