@@ -1,4 +1,5 @@
 import { savedFilterRoutes } from './routes/saved-filters/routes.js';
+import { queueRoutes } from './routes/queues/routes.js';
 import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps): Koa {
     noteRoutes(deps),
     tagRoutes(deps),
     savedFilterRoutes(deps),
+    queueRoutes(deps),
   ];
   for (const middleware of consoleStatic(deps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

@@ -17,9 +17,10 @@ import * as templates from './routes/templates/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
+import * as queues from './routes/queues/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.3.0';
+export const CONTRACT_VERSION = '1.4.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -68,6 +69,7 @@ const draft = {
     ...notes.paths,
     ...tags.paths,
     ...savedFilters.paths,
+    ...queues.paths,
   },
   components: {
     securitySchemes,
@@ -93,6 +95,7 @@ const draft = {
       ...templates.schemas,
       ...notes.schemas,
       ...savedFilters.schemas,
+      ...queues.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

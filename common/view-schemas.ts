@@ -74,6 +74,19 @@ const caseProperties = {
     description: 'Escalated to the senior role (admins see and work it), with why.',
   },
   tags: { type: 'array', items: { type: 'string' }, description: "The team's tags on the case, in order." },
+  queue: {
+    ...closed({
+      key: { type: 'string' },
+      name: { type: 'string' },
+      visibleTo: { enum: ['moderator', 'admin'], description: 'admin: only admins see and work its cases.' },
+      pinned: {
+        type: 'boolean',
+        description: 'Moved here by a moderator (escalated to this queue): the routing rules leave it here.',
+      },
+    }),
+    description:
+      'The review queue the case is in: routed by the rules (GET /v1/admin/queue-rules) or moved by hand.',
+  },
 };
 
 const webhookProperties = {

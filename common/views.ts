@@ -100,6 +100,7 @@ export const presentCase = (c: CaseRecord) => ({
   assignedTo: c.assignedTo,
   escalation: c.escalation && { at: c.escalation.at.toISOString(), note: c.escalation.note },
   tags: c.tags,
+  queue: c.queue,
 });
 
 export const presentAudit = (a: AuditEntry) => ({ ...a, createdAt: a.createdAt.toISOString() });

@@ -24,6 +24,7 @@ import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webho
 import { moveOffenses } from '../data/repos/offense-lifecycle.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
+import { findQueue } from '../data/repos/queues.js';
 import type { SanctionRecord } from '../data/repos/sanctions.js';
 import {
   addStrike,
@@ -119,6 +120,21 @@ const conflict = (code: string, detail: string, c?: CaseRecord) =>
       : {},
   });
 
+/**
+ * A case in a queue only admins see is theirs alone: 403 for a moderator (to read, claim, resolve or
+ * escalate it; an admin may still assign it to an admin).
+ */
+export function assertMayWork(actor: Actor, c: CaseRecord) {
+  if (c.queue.visibleTo === 'admin' && actor.role !== 'admin')
+    throw new AppError(403, 'forbidden', `The case is in the ${c.queue.name} queue, which only admins work.`);
+}
+
+/** A case escalated to the senior role is the admins': 409 case_escalated for anyone else. */
+function assertNotEscalatedAway(actor: Actor, c: CaseRecord) {
+  if (c.escalation && actor.role !== 'admin')
+    throw conflict('case_escalated', 'The case was escalated: an admin works it.', c);
+}
+
 /** Locks the case for this transaction; 404 when there is none, 409 when it is already resolved. */
 async function lockOpenCase(client: PoolClient, caseId: string): Promise<CaseRecord> {
   const c = await findCase(client, caseId, true);
@@ -135,8 +151,8 @@ async function lockOpenCase(client: PoolClient, caseId: string): Promise<CaseRec
 export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseSeconds: number) {
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
-    if (c.escalation && actor.role !== 'admin')
-      throw conflict('case_escalated', 'The case was escalated: an admin works it.', c);
+    assertMayWork(actor, c);
+    assertNotEscalatedAway(actor, c);
     if (c.claim && c.claim.moderatorId !== actor.id)
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     const expiresAt = await setClaim(client, caseId, actor.id, leaseSeconds);
@@ -217,8 +233,8 @@ export async function resolveCase(
   );
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
-    if (c.escalation && actor.role !== 'admin')
-      throw conflict('case_escalated', 'The case was escalated: an admin works it.', c);
+    assertMayWork(actor, c);
+    assertNotEscalatedAway(actor, c);
     if (c.claim && c.claim.moderatorId !== actor.id)
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     if (!c.claim)
@@ -477,7 +493,12 @@ export async function setReporterMute(
 }
 
 export const escalationSchema = Joi.object({
-  note: text(NOTE_MAX).required().description('Why it needs the senior role (audited).'),
+  note: text(NOTE_MAX).required().description('Why it needs the senior role or the other queue (audited).'),
+  queue: Joi.string()
+    .max(40)
+    .description(
+      'The review queue to move it to (its key); left out, the case goes to the senior role (admins) in its own queue.',
+    ),
 });
 export const assignmentSchema = Joi.object({
   username: Joi.string()
@@ -490,20 +511,36 @@ export const assignmentSchema = Joi.object({
 });
 
 /**
- * Escalates an open case to the senior role (admins), with a note: its claim and assignment go, and
- * from then only admins see it in the queue and may claim it. Audited (escalate).
+ * Escalates an open case, with a note: to another review queue (`queue`: it is moved there and stays,
+ * whatever the routing rules say) or, without one, to the senior role (admins: from then only they
+ * see it in the queue and may claim it). Either way its claim and assignment go. Audited (escalate).
  */
 export async function escalateCase(pool: Pool, actor: Actor, caseId: string, input: unknown) {
-  const { note } = check<{ note: string }>(escalationSchema, input);
+  const { note, queue } = check<{ note: string; queue?: string }>(escalationSchema, input);
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
-    if (c.escalation) throw conflict('case_escalated', 'The case is already escalated.', c);
-    await client.query(
-      `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL,
-              claimed_by = NULL, claim_expires_at = NULL
-        WHERE id = $1`,
-      [caseId, note],
-    );
+    assertMayWork(actor, c);
+    if (queue === undefined) {
+      if (c.escalation) throw conflict('case_escalated', 'The case is already escalated.', c);
+      await client.query(
+        `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL,
+                claimed_by = NULL, claim_expires_at = NULL
+          WHERE id = $1`,
+        [caseId, note],
+      );
+    } else {
+      assertNotEscalatedAway(actor, c);
+      const target = await findQueue(client, queue);
+      if (!target) throw validationError([{ field: 'queue', message: 'is no queue in use' }]);
+      if (target.key === c.queue.key)
+        throw validationError([{ field: 'queue', message: `the case is in ${target.name} already` }]);
+      await client.query(
+        `UPDATE review_cases SET queue_key = $2, queue_pinned = true, assigned_to = NULL,
+                claimed_by = NULL, claim_expires_at = NULL
+          WHERE id = $1`,
+        [caseId, target.key],
+      );
+    }
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId,
@@ -512,7 +549,7 @@ export async function escalateCase(pool: Pool, actor: Actor, caseId: string, inp
       note,
       trustScoreBefore: c.player.trustScore,
       trustScoreAfter: c.player.trustScore,
-      details: {},
+      details: queue === undefined ? { to: 'senior' } : { to: 'queue', from: c.queue.key, queue },
     });
     return (await findCase(client, caseId))!;
   });
@@ -533,6 +570,10 @@ export async function assignCase(pool: Pool, actor: Actor, caseId: string, input
       if (!assignee) throw validationError([{ field: 'username', message: 'is no enabled moderator' }]);
       if (c.escalation && assignee.role !== 'admin')
         throw conflict('case_escalated', 'An escalated case goes to an admin only.', c);
+      if (c.queue.visibleTo === 'admin' && assignee.role !== 'admin')
+        throw validationError([
+          { field: 'username', message: `is no admin, and only admins work the ${c.queue.name} queue` },
+        ]);
     }
     await client.query('UPDATE review_cases SET assigned_to = $2 WHERE id = $1', [
       caseId,

@@ -141,6 +141,9 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
              CASE WHEN a.moderator_id IS NOT NULL THEN 'moderator' ELSE 'studio' END,
              coalesce(m.username, st.name),
              a.action || coalesce(' (' || a.outcome || ')', '')
+               || CASE WHEN a.action = 'escalate'
+                       THEN coalesce(' to the ' || (SELECT q.name FROM review_queues q WHERE q.key = a.details->>'queue')
+                                     || ' queue', ' to the senior role') ELSE '' END
                || CASE WHEN a.trust_score_before IS NOT NULL AND a.trust_score_after IS DISTINCT FROM a.trust_score_before
                        THEN ', score ' || a.trust_score_before || ' → ' || a.trust_score_after ELSE '' END,
              a.note, a.case_id

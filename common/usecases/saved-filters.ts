@@ -6,7 +6,7 @@ import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
 
 /** The queue's filters a saved filter may hold: what GET /v1/admin/cases takes, nothing else. */
-const FILTER_KEYS = ['tab', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'] as const;
+const FILTER_KEYS = ['tab', 'queue', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'] as const;
 
 export const savedFilterSchema = Joi.object({
   name: text(60).required(),

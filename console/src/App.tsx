@@ -7,6 +7,7 @@ import { AuditScreen } from './screens/Audit';
 import { CaseScreen } from './screens/Case';
 import { PlayerScreen } from './screens/Player';
 import { QueueScreen } from './screens/Queue';
+import { QueuesScreen } from './screens/Queues';
 import { StatsScreen } from './screens/Stats';
 
 export function App() {
@@ -48,6 +49,7 @@ export function App() {
         <Route path="/appeals" element={<AppealsScreen />} />
         <Route path="/appeals/:appealId" element={<AppealScreen />} />
         <Route path="/stats" element={<StatsScreen />} />
+        <Route path="/queues" element={<QueuesScreen session={session} />} />
         {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
         {session.moderator.role === 'admin' && <Route path="/templates" element={<TemplatesScreen />} />}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
@@ -163,6 +165,7 @@ function Layout({
             Queue
           </NavLink>
           <NavLink to="/appeals">Appeals</NavLink>
+          <NavLink to="/queues">Queues</NavLink>
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
           {isAdmin && <NavLink to="/templates">Templates</NavLink>}

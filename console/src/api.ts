@@ -13,7 +13,7 @@ export type TrustChange = Schemas['TrustChange'];
 export type Session = Schemas['ConsoleSession'];
 
 type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
-type Method = 'get' | 'post' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** The JSON body a path and method answer with a status. */
 export type Res<P extends keyof paths, M extends Method, S extends number> = paths[P][M] extends {
   responses: infer Rs;
@@ -98,6 +98,7 @@ export const listCases = (params: {
   serviceId?: string;
   player?: string;
   tag?: string;
+  queue?: string;
   assigned?: 'any' | 'mine';
   escalated?: 'exclude' | 'only' | 'include';
   overdue?: boolean;
@@ -109,8 +110,9 @@ export const queueCounts = () => api<QueueCounts>('GET', '/v1/admin/queue-counts
 export const getCase = (id: string) => api<CaseDetail>('GET', `/v1/admin/cases/${enc(id)}`);
 export const claimCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/claim`);
 export const releaseCase = (id: string) => api<Case>('POST', `/v1/admin/cases/${enc(id)}/release`);
-export const escalateCase = (id: string, note: string) =>
-  api<Case>('POST', `/v1/admin/cases/${enc(id)}/escalate`, { note });
+/** To another review queue (its key), or without one to the senior role (admins). */
+export const escalateCase = (id: string, note: string, queue?: string) =>
+  api<Case>('POST', `/v1/admin/cases/${enc(id)}/escalate`, queue ? { note, queue } : { note });
 export const assignCase = (id: string, username: string | null) =>
   api<Case>('POST', `/v1/admin/cases/${enc(id)}/assign`, { username });
 export const resolveCase = (id: string, body: Resolution) =>
@@ -151,3 +153,17 @@ export const saveFilter = (name: string, filters: Record<string, string>) =>
   api<SavedFilter>('POST', '/v1/admin/saved-filters', { name, filters });
 export const deleteSavedFilter = (id: string) => api<void>('DELETE', `/v1/admin/saved-filters/${enc(id)}`);
 export const getStats = (days = 14) => api<Stats>('GET', `/v1/admin/stats?days=${days}`);
+export type ReviewQueue = Schemas['ReviewQueue'];
+export type RoutingRule = Schemas['RoutingRule'];
+export type StudioWithGames = Schemas['StudioWithGames'];
+export const listQueues = () => api<{ items: ReviewQueue[] }>('GET', '/v1/admin/queues');
+export const createQueue = (body: Req<'/v1/admin/queues', 'post'>) =>
+  api<ReviewQueue>('POST', '/v1/admin/queues', body);
+export const changeQueue = (key: string, body: Req<'/v1/admin/queues/{queueKey}', 'patch'>) =>
+  api<ReviewQueue>('PATCH', `/v1/admin/queues/${enc(key)}`, body);
+export const archiveQueue = (key: string) => api<void>('DELETE', `/v1/admin/queues/${enc(key)}`);
+export type RulesPage = Res<'/v1/admin/queue-rules', 'get', 200>;
+export const listRules = () => api<RulesPage>('GET', '/v1/admin/queue-rules');
+export const saveRules = (rules: RoutingRule[]) =>
+  api<Res<'/v1/admin/queue-rules', 'put', 200>>('PUT', '/v1/admin/queue-rules', { rules });
+export const listStudios = () => api<{ items: StudioWithGames[] }>('GET', '/v1/admin/studios');

@@ -63,18 +63,18 @@ export const describeError = (err: unknown) =>
   err instanceof ApiError ? `${err.message} (${err.code})` : String(err);
 
 /**
- * One action at a time on a screen: `run` marks it busy, shows `done` or the error as a notice, and
- * reloads the screen's data after a success.
+ * One action at a time on a screen: `run` marks it busy, shows `done` (or what `done` makes of the
+ * action's result) or the error as a notice, and reloads the screen's data after a success.
  */
 export function useAction(reload: () => Promise<unknown>) {
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<Notice>();
   const fail = (err: unknown) => setNotice({ kind: 'error', text: describeError(err) });
-  async function run(what: () => Promise<unknown>, done: string) {
+  async function run<T>(what: () => Promise<T>, done: string | ((result: T) => string)) {
     setBusy(true);
     try {
-      await what();
-      setNotice({ kind: 'ok', text: done });
+      const result = await what();
+      setNotice({ kind: 'ok', text: typeof done === 'string' ? done : done(result) });
       await reload();
     } catch (err) {
       fail(err);

@@ -459,4 +459,25 @@ describe('appeals', function () {
       await review.stop();
     }
   });
+  it("the stats count the appeals queue: open now, filed and decided in the window, each moderator's decisions", async () => {
+    const { rows } = await api.pool.query<{ open: number; decided_by_b: number; decided_by_admin: number }>(
+      `SELECT (SELECT count(*)::int FROM appeals WHERE status = 'open') AS open,
+              (SELECT count(*)::int FROM appeals WHERE decided_by = $1) AS decided_by_b,
+              (SELECT count(*)::int FROM appeals WHERE decided_by = $2) AS decided_by_admin`,
+      [modB.id, admin.id],
+    );
+    const expected = rows[0]!;
+    expect(expected.decided_by_b, 'this suite decided appeals as modB').to.be.greaterThan(1);
+    const stats = await call<{
+      appeals: { pending: number; decided: number; moderators: { username: string; resolved: number }[] };
+    }>(api.url, 'GET', '/v1/admin/stats?days=90', { spec: '/v1/admin/stats', headers: modA.headers });
+    expect(stats.status).to.equal(200);
+    expect(stats.body.appeals.pending).to.equal(expected.open);
+    const share = (m: TestModerator) =>
+      stats.body.appeals.moderators.find((x) => x.username === m.username)?.resolved ?? 0;
+    expect(share(modB)).to.equal(expected.decided_by_b);
+    expect(share(admin)).to.equal(expected.decided_by_admin);
+    expect(share(modA)).to.equal(0);
+    expect(stats.body.appeals.decided).to.be.at.least(expected.decided_by_b + expected.decided_by_admin);
+  });
 });

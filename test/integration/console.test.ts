@@ -8,8 +8,10 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { type RunningWorker } from '../../worker/run.js';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
 import {
+  caseOfOffense,
   createTenant,
   createTestModerator,
+  createTestPlayer,
   startTestApi,
   type Tenant,
   type TestApi,
@@ -463,7 +465,7 @@ describe('moderator console in headless Chromium', function () {
     const mod = await signedIn(moderator);
     await mod.page.goto(`${api.url}/console/cases/${caseId}`);
     await mod.page.getByRole('group', { name: 'Team' }).getByRole('button', { name: 'Escalate' }).click();
-    await mod.page.getByLabel(/^Why does it need an admin/).fill('Looks like a shared account.');
+    await mod.page.getByLabel(/^Why\?/).fill('Looks like a shared account.');
     await mod.page.getByRole('button', { name: 'Escalate now' }).click();
     await mod.page.getByRole('status').filter({ hasText: 'Escalated to the admins.' }).waitFor();
     await mod.page
@@ -484,6 +486,122 @@ describe('moderator console in headless Chromium', function () {
     await lead.page.goto(`${api.url}/console?tab=assigned`);
     await lead.page.locator(`tr[data-case-id="${caseId}"]`).waitFor();
     await lead.context.close();
+  });
+
+  it('a team works by queues: an admin adds queues and a routing rule on the page, a case lands there, a moderator moves it to an admins-only queue and loses sight of it, the admin works it', async () => {
+    const id = uid();
+    const routed = await createTenant(api.pool, `Routing ${id}`);
+    const { rows } = await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [
+      routed.studioId,
+    ]);
+    const studioName = rows[0]!.name;
+    const lead = await signedIn(admin);
+    await lead.page.getByRole('link', { name: 'Queues' }).click();
+    await lead.page.getByRole('heading', { name: 'Queues and routing' }).waitFor();
+    const addQueue = async (key: string, name: string, description: string, seenBy: string) => {
+      const form = lead.page.getByRole('form', { name: 'Add a queue' });
+      await form.getByLabel(/^Key/).fill(key);
+      await form.getByLabel('Name').fill(name);
+      await form.getByLabel('What it is for').fill(description);
+      await form.getByLabel('Seen by').selectOption({ label: seenBy });
+      await form.getByRole('button', { name: 'Add queue' }).click();
+      await lead.page.getByRole('table', { name: 'Queues' }).getByText(key, { exact: true }).waitFor();
+    };
+    await addQueue(
+      `fraud-${id}`,
+      `Fraud ${id}`,
+      `Cheating reports from the routing studio ${XSS}`,
+      'every moderator',
+    );
+    await addQueue(`senior-${id}`, `Senior ${id}`, 'Threats and legal', 'admins only (a senior queue)');
+    await lead.page.getByRole('button', { name: 'Add a rule' }).click();
+    const rule = lead.page.getByRole('listitem').last();
+    await rule.getByLabel('Queue').selectOption({ label: `Fraud ${id}` });
+    await rule.getByRole('checkbox', { name: 'cheating' }).check();
+    await rule.getByLabel(/^Studios/).selectOption({ label: studioName });
+    await rule.getByText(`cheating, from ${studioName}`).waitFor();
+    await lead.page.getByRole('button', { name: 'Save the rules' }).click();
+    await lead.page
+      .getByRole('status')
+      .filter({ hasText: /^Rules saved/ })
+      .waitFor();
+    await lead.page.getByText(`Cheating reports from the routing studio ${XSS}`).waitFor();
+    await checkScreen(lead.page, 'queues');
+
+    // A cheating report from the routing studio lands in Fraud.
+    const target = await createTestPlayer(api.pool);
+    const res = await fetch(`${api.url}/v1/anticheat/submitReport/${target.serviceId}`, {
+      method: 'POST',
+      headers: { ...routed.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ report: { isCheatDetected: true, severity: 'medium' } }),
+    });
+    expect(res.status).to.equal(201);
+    const caseId = await caseOfOffense(
+      api.pool,
+      ((await res.json()) as { report: { _id: string } }).report._id,
+    );
+
+    const mod = await signedIn(moderator);
+    await mod.page.getByRole('combobox', { name: /^Queue/ }).selectOption({ label: `Fraud ${id} (1 open)` });
+    const row = mod.page.locator(`tr[data-case-id="${caseId}"]`);
+    await row.getByText(`Fraud ${id}`).waitFor();
+    // The admins-only queue is not among the moderator's filters.
+    expect(await mod.page.getByRole('option', { name: new RegExp(`Senior ${id}`) }).count()).to.equal(0);
+    await row.getByRole('link', { name: /case$/ }).click();
+    await mod.page
+      .getByTestId('queue')
+      .filter({ hasText: `Fraud ${id}` })
+      .waitFor();
+    await mod.page
+      .getByRole('group', { name: 'Team' })
+      .getByRole('button', { name: 'Escalate or move' })
+      .click();
+    await mod.page
+      .getByRole('combobox', { name: /^To/ })
+      .selectOption({ label: `the Senior ${id} queue (admins only)` });
+    await mod.page.getByLabel(/^Why\?/).fill('Threatened a teammate in voice <b>chat</b>.');
+    await mod.page.getByRole('button', { name: 'Escalate now' }).click();
+    await mod.page
+      .getByRole('status')
+      .filter({ hasText: `Moved to the Senior ${id} queue.` })
+      .waitFor();
+    await mod.page
+      .getByRole('alert')
+      .filter({ hasText: /only admins work/ })
+      .waitFor();
+    await mod.page.goto(`${api.url}/console?queue=fraud-${id}`);
+    await mod.page.getByText('No cases here.').waitFor();
+    await mod.context.close();
+
+    await lead.page.goto(`${api.url}/console?queue=senior-${id}`);
+    await lead.page.locator(`tr[data-case-id="${caseId}"]`).getByText('(moved)').waitFor();
+    await lead.page.goto(`${api.url}/console/cases/${caseId}`);
+    await lead.page.getByTestId('queue').filter({ hasText: 'moved here by hand' }).waitFor();
+    await lead.page.getByText('Threatened a teammate in voice <b>chat</b>.').first().waitFor();
+    await lead.page.getByRole('button', { name: 'Claim (c)' }).click();
+    await lead.page.getByTestId('claim').filter({ hasText: 'you' }).waitFor();
+    // The audit log says it in words: the rules saved, and where the case was escalated.
+    await lead.page.getByRole('link', { name: 'Audit log' }).click();
+    await lead.page
+      .getByText(/^routing rules saved \(\d+ open cases moved\)$/)
+      .first()
+      .waitFor();
+    await lead.page.getByText(`escalate to the queue senior-${id}`).first().waitFor();
+    await lead.page.getByRole('link', { name: 'Stats' }).click();
+    await lead.page
+      .getByRole('table', { name: 'Per queue, the last 14 days' })
+      .getByRole('row', { name: new RegExp(`^Senior ${id} 1 `) })
+      .waitFor();
+    await checkScreen(lead.page, 'stats');
+    expect(await lead.page.evaluate('window.__xss')).to.equal(undefined);
+    await lead.context.close();
+    // The rules go back to none, so the suites after this one route as before.
+    const cleared = await fetch(`${api.url}/v1/admin/queue-rules`, {
+      method: 'PUT',
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [] }),
+    });
+    expect(cleared.status).to.equal(200);
   });
 
   it('bulk-dismisses three cases with one note, each on its own', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   caseOfOffense,
+  fileReport,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -58,17 +59,11 @@ describe('internal notes on cases and players', function () {
 
   it("one moderator's notes on a case and on the player reach the others, oldest first; audited; never in a studio's answers", async () => {
     const player = await createTestPlayer(api.pool);
-    const report = await call<{ report: { _id: string } }>(
-      api.url,
-      'POST',
-      `/v1/toxicity/submitReport/${player.serviceId}`,
-      {
-        spec: '/v1/toxicity/submitReport/{serviceId}',
-        headers: game.headers,
-        json: { report: { isToxic: true, severity: 'low' } },
-      },
-    );
-    const caseId = await caseOfOffense(api.pool, report.body.report._id);
+    const offenseId = await fileReport(api.url, game, player.serviceId, 'toxicity', {
+      isToxic: true,
+      severity: 'low',
+    });
+    const caseId = await caseOfOffense(api.pool, offenseId);
     const casePath = `/v1/admin/cases/${caseId}/notes`;
     const playerPath = `/v1/admin/players/${player.serviceId}/notes`;
     const onCase = await add(modA, casePath, '/v1/admin/cases/{caseId}/notes', {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   caseOfOffense,
+  fileReport,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -34,17 +35,11 @@ describe('tags on cases and players', function () {
 
   async function openCase() {
     const player = await createTestPlayer(api.pool);
-    const res = await call<{ report: { _id: string } }>(
-      api.url,
-      'POST',
-      `/v1/afk/submitReport/${player.serviceId}`,
-      {
-        spec: '/v1/afk/submitReport/{serviceId}',
-        headers: game.headers,
-        json: { report: { isAfk: true, severity: 'low' } },
-      },
-    );
-    const caseId = await caseOfOffense(api.pool, res.body.report._id);
+    const offenseId = await fileReport(api.url, game, player.serviceId, 'afk', {
+      isAfk: true,
+      severity: 'low',
+    });
+    const caseId = await caseOfOffense(api.pool, offenseId);
     return { player, caseId };
   }
   const tag = (path: string, spec: string, json: object) =>

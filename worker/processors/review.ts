@@ -1,3 +1,4 @@
+import { SEVERITY_ORDER_SQL } from '../../common/data/render.js';
 import { UnrecoverableError, type Job } from 'bullmq';
 import DataLoader from 'dataloader';
 import { batchedLoads } from '../../common/data/batching.js';
@@ -10,10 +11,9 @@ import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { isUuid } from '../../common/data/repos/accounts.js';
 import { presentOffense } from '../../common/views.js';
+import { routeSql } from '../../common/data/repos/queues.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
-
-const SEVERITY_ORDER = "ARRAY['low','medium','high','critical']";
 
 const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
 
@@ -34,7 +34,9 @@ export interface Filing {
  * many reports the case holds; an offense already filed is left alone, so a repeated job changes
  * nothing. Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x
  * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before
- * the case's first report (at most 10) + half the points held for the case (at most 25). A report
+ * the case's first report (at most 10) + half the points held for the case (at most 25). Each filing
+ * routes the case into its queue by the routing rules (common/data/repos/queues.ts), unless a
+ * moderator moved it by hand. A report
  * without a finding or from a muted reporter opens no case (its events are still sent).
  *
  * The jobs a worker runs at once are filed together: their filings are collected until the event
@@ -112,8 +114,8 @@ export async function fileOffenses(
            FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
           WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
        c AS (
-         INSERT INTO review_cases (player_id, type, earlier_offenses)
-         SELECT f.player_id, f.type,
+         INSERT INTO review_cases (player_id, type, first_game_id, earlier_offenses)
+         SELECT f.player_id, f.type, f.first_game,
                 -- Offenses of the case's own type not filed anywhere yet are this case's own, their
                 -- jobs merely behind this one (jobs run out of order): not history.
                 (SELECT count(*)::int FROM (
@@ -122,7 +124,8 @@ export async function fileOffenses(
                       AND NOT (x.type = f.type
                                AND NOT EXISTS (SELECT 1 FROM case_offenses cx WHERE cx.offense_id = x.id))
                     LIMIT 10) e)
-           FROM (SELECT player_id, type, min(created_at) AS first FROM o
+           FROM (SELECT player_id, type, min(created_at) AS first,
+                        (array_agg(game_id ORDER BY created_at, id))[1] AS first_game FROM o
                   WHERE case_id IS NULL AND status <> 'recorded' GROUP BY player_id, type) f
           ORDER BY f.player_id, f.type
          ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
@@ -154,11 +157,11 @@ export async function fileOffenses(
            RETURNING case_id),
      added AS (
        SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
-              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER}, severity)) AS sev
+              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev
          FROM input GROUP BY case_id),
      n AS (
        SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
-              GREATEST(array_position(${SEVERITY_ORDER}, c.highest_severity), a.sev) AS sev,
+              GREATEST(array_position(${SEVERITY_ORDER_SQL}, c.highest_severity), a.sev) AS sev,
               c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
               c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
               GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
@@ -166,11 +169,12 @@ export async function fileOffenses(
          FROM review_cases c JOIN added a ON a.case_id = c.id)
      UPDATE review_cases c SET
        reports_count = n.reports, total_penalty = n.penalty,
-       highest_severity = (${SEVERITY_ORDER})[n.sev], distinct_games = n.games,
+       highest_severity = (${SEVERITY_ORDER_SQL})[n.sev], distinct_games = n.games,
        distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
        due_at = c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
        priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
-                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
+                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0,
+       queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id')} END
        FROM n WHERE c.id = n.id`,
     [
       filing.map((o) => o.case_id),

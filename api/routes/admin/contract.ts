@@ -40,14 +40,22 @@ const caseAction = (summary: string, description: string, extra: Record<string, 
     description,
     security: bearer,
     parameters: [caseIdParam],
-    ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'forbidden')),
+    ...Object.fromEntries(Object.entries(extra).filter(([k]) => k !== 'forbidden' && k !== 'anyQueue')),
     responses: {
       200: json(ref('ReviewCase'), 'The case after the action.'),
       ...('requestBody' in extra
         ? { 400: problem('Invalid body: outcome or note missing or malformed.') }
         : {}),
       404: problem('No such case.'),
-      ...('forbidden' in extra ? { 403: problem('forbidden: admins only.') } : {}),
+      // Every action but a release (its holder may give a claim back wherever the case went).
+      ...('anyQueue' in extra
+        ? {}
+        : {
+            403: problem(
+              'forbidden: the case is in a queue only admins work' +
+                ('forbidden' in extra ? ', or the action is for admins only.' : '.'),
+            ),
+          }),
       409: problem(
         'case_claimed (another moderator holds a live claim: claimedBy, claimExpiresAt), case_not_claimed, case_resolved, or case_escalated (the case was escalated: an admin works it).',
       ),
@@ -111,7 +119,10 @@ export const paths = {
       responses: {
         200: json(page('ReviewCase'), 'One page of the queue.'),
         400: problem('A bad filter, limit or cursor.'),
-        403: problem('forbidden: escalated=only or include, which are for admins.'),
+        403: problem(
+          'forbidden: escalated=only or include, or a queue only admins see, which are for admins.',
+        ),
+        404: problem('not_found: queue names no queue in use.'),
         ...moderatorErrors,
       },
     },
@@ -125,6 +136,7 @@ export const paths = {
       parameters: [caseIdParam],
       responses: {
         200: json(ref('ReviewCaseDetail'), 'The case.'),
+        403: problem('forbidden: the case is in a queue only admins work.'),
         404: problem('No such case.'),
         ...moderatorErrors,
       },
@@ -136,7 +148,7 @@ export const paths = {
   ),
   '/v1/admin/cases/{caseId}/escalate': caseAction(
     'Escalate a case to the senior role',
-    'With a note saying why. Its claim and assignment go; from then only admins see it in the queue (escalated=only) and may claim it. Audited (escalate).',
+    'With a note saying why. With queue (a queue key), the case moves to that review queue and stays there whatever the routing rules say (queue.pinned); without, it goes to the senior role: only admins see it in the queue (escalated=only) and may claim it. Either way its claim and assignment go. Audited (escalate).',
     { requestBody: joiBody(escalationSchema) },
   ),
   '/v1/admin/cases/{caseId}/assign': caseAction(
@@ -147,6 +159,7 @@ export const paths = {
   '/v1/admin/cases/{caseId}/release': caseAction(
     'Release a claim',
     'Gives the claim back. Only its holder may release it, or an admin.',
+    { anyQueue: true },
   ),
   '/v1/admin/cases/{caseId}/resolve': caseAction(
     'Resolve a case as upheld or dismissed',
@@ -289,6 +302,25 @@ export const paths = {
                 },
               }),
             },
+            queues: {
+              type: 'array',
+              description:
+                'Each review queue you may see (general first): open now, and over the window (a case counts in the queue it is in now).',
+              items: ref('QueueFigures'),
+            },
+            appeals: {
+              ...closed({
+                pending: { type: 'integer', description: 'Open appeals now.' },
+                inbound: { type: 'integer', description: 'Appeals filed in the window.' },
+                decided: { type: 'integer', description: 'Appeals decided in the window.' },
+                medianHandlingSeconds: {
+                  type: ['integer', 'null'],
+                  description: 'Median time from filing to decision of those.',
+                },
+                moderators: { type: 'array', items: ref('ModeratorFigures') },
+              }),
+              description: 'The appeals queue over the same window.',
+            },
           }),
           'The figures.',
         ),
@@ -315,7 +347,32 @@ export const paths = {
 };
 
 /** Components of the document that only this feature's answers use. */
+const handling = {
+  type: ['integer', 'null'],
+  description: 'Median time from opening to resolution of the cases resolved in the window (null: none).',
+};
+
 export const schemas = {
+  ModeratorFigures: closed({
+    username: { type: 'string' },
+    resolved: { type: 'integer', description: 'Cases resolved (appeals decided) in the window.' },
+    medianHandlingSeconds: handling,
+  }),
+  QueueFigures: closed({
+    key: { type: 'string' },
+    name: { type: 'string' },
+    visibleTo: { enum: ['moderator', 'admin'] },
+    pending: { type: 'integer', description: 'Open cases in it now.' },
+    overdue: { type: 'integer', description: 'Of those, past their dueAt.' },
+    inbound: { type: 'integer', description: 'Cases opened in the window that are in it now.' },
+    resolved: { type: 'integer', description: 'Cases resolved in it in the window.' },
+    medianHandlingSeconds: handling,
+    moderators: {
+      type: 'array',
+      description: 'Who resolved them, most first.',
+      items: ref('ModeratorFigures'),
+    },
+  }),
   ModeratorSession: closed({
     access_token: { type: 'string' },
     token_type: { const: 'Bearer' },

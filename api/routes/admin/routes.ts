@@ -13,6 +13,7 @@ import {
 import { findCaseOffenses } from '../../../common/data/repos/offenses.js';
 import { AppError, notFound } from '../../../common/errors.js';
 import {
+  assertMayWork,
   assignCase,
   claimCase,
   escalateCase,
@@ -27,6 +28,7 @@ import type { AppDeps } from '../../app.js';
 import { signInModerator } from './sign-in.js';
 import { auditQuery, caseQuery, statsQuery } from './schema.js';
 import { moderatorPlayerView, playerTimeline, queueCounts } from '../../../common/usecases/player-view.js';
+import { queueStats, visibleQueue } from '../../../common/usecases/queues.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -78,11 +80,15 @@ export function adminRoutes(deps: AppDeps): Router {
       ctx.query,
       'query',
     );
-    if (q.escalated !== 'exclude' && actorOf(ctx).role !== 'admin')
+    const actor = actorOf(ctx);
+    if (q.escalated !== 'exclude' && actor.role !== 'admin')
       throw new AppError(403, 'forbidden', 'Escalated cases are for admins.');
+    // A queue only admins see is not found by others; without one, theirs are left out of the list.
+    if (q.queue !== undefined) await visibleQueue(deps.pool, actor, q.queue);
     const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, orderingOf(q));
     if (q.cursor !== undefined && !after) throw invalidCursor();
-    const page = await listCases(deps.pool, { ...q, moderatorId: actorOf(ctx).id }, q.limit, after);
+    const restricted = actor.role === 'admin' ? 'include' : 'exclude';
+    const page = await listCases(deps.pool, { ...q, moderatorId: actor.id, restricted }, q.limit, after);
     ctx.body = {
       items: page.items.map(presentCase),
       nextCursor: page.next && encodeKeys([orderingOf(q), ...page.next]),
@@ -93,6 +99,7 @@ export function adminRoutes(deps: AppDeps): Router {
     const id = caseId(ctx);
     const c = await findCase(deps.pool, id);
     if (!c) throw notFound(`Case ${id}`);
+    assertMayWork(actorOf(ctx), c);
     const [offenses, audit, reporters] = await Promise.all([
       findCaseOffenses(deps.pool, id),
       listAudit(deps.pool, { caseId: id }, 100),
@@ -189,7 +196,11 @@ export function adminRoutes(deps: AppDeps): Router {
 
   router.get('/stats', auth, async (ctx) => {
     const { days } = check<{ days: number }>(statsQuery, ctx.query, 'query');
-    ctx.body = await reviewStats(deps.pool, days);
+    const [review, queues] = await Promise.all([
+      reviewStats(deps.pool, days),
+      queueStats(deps.pool, actorOf(ctx), days),
+    ]);
+    ctx.body = { ...review, ...queues };
   });
 
   router.get('/audit', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {

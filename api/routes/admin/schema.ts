@@ -35,6 +35,11 @@ export const caseQuery = Joi.object({
     .description(
       'Escalated open cases: left out (the default), only them, or both; only and include are for admins.',
     ),
+  queue: Joi.string()
+    .max(40)
+    .description(
+      'Only the cases in this review queue (its key; 403 for a queue only admins see, to a moderator).',
+    ),
   sort: Joi.string()
     .valid('priority', 'age')
     .default('priority')

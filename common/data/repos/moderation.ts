@@ -107,6 +107,8 @@ export interface CaseRecord {
   escalation: { at: Date; note: string } | null;
   /** The team's tags on it, in order. */
   tags: string[];
+  /** The review queue it is in; pinned when a moderator moved it there (the rules leave it be). */
+  queue: { key: string; name: string; visibleTo: 'moderator' | 'admin'; pinned: boolean };
   resolution: {
     outcome: Outcome;
     note: string;
@@ -156,6 +158,10 @@ interface CaseRow {
   escalated_at: Date | null;
   escalation_note: string | null;
   tags: string[];
+  queue_key: string;
+  queue_name: string;
+  queue_visible_to: 'moderator' | 'admin';
+  queue_pinned: boolean;
 }
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
@@ -165,10 +171,11 @@ const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
   c.points_restored, to_json(c.opened_at)#>>'{}' AS opened_ts, to_json(c.resolved_at)#>>'{}' AS resolved_ts,
   c.assigned_to, am.username AS assignee, c.escalated_at, c.escalation_note,
+  c.queue_key, q.name AS queue_name, q.visible_to AS queue_visible_to, c.queue_pinned,
   ARRAY(SELECT t.tag FROM tags t WHERE t.subject_kind = 'case' AND t.subject_id = c.id ORDER BY t.tag) AS tags
   FROM review_cases c JOIN players p ON p.id = c.player_id
   LEFT JOIN moderators cm ON cm.id = c.claimed_by LEFT JOIN moderators rm ON rm.id = c.resolved_by
-  LEFT JOIN moderators am ON am.id = c.assigned_to`;
+  LEFT JOIN moderators am ON am.id = c.assigned_to JOIN review_queues q ON q.key = c.queue_key`;
 
 function caseFromRow(r: CaseRow): CaseRecord {
   return {
@@ -205,6 +212,7 @@ function caseFromRow(r: CaseRow): CaseRecord {
     assignedTo: r.assigned_to ? { moderatorId: r.assigned_to, username: r.assignee! } : null,
     escalation: r.escalated_at ? { at: r.escalated_at, note: r.escalation_note ?? '' } : null,
     tags: r.tags,
+    queue: { key: r.queue_key, name: r.queue_name, visibleTo: r.queue_visible_to, pinned: r.queue_pinned },
     playerRowId: r.player_id,
     cursorKeys: r.status === 'open' ? [r.priority, r.opened_ts, r.id] : [r.resolved_ts ?? '', r.id],
   };
@@ -239,6 +247,10 @@ export interface CaseFilter {
   assigned?: 'any' | 'mine';
   /** Escalated cases: left out (a moderator's queue), only them, or both (an admin's). */
   escalated?: 'exclude' | 'only' | 'include';
+  /** Only the cases in this review queue. */
+  queue?: string;
+  /** exclude: leave out the cases of queues only admins see (a moderator's list). */
+  restricted?: 'exclude' | 'include';
 }
 
 /**
@@ -253,61 +265,51 @@ export async function listCases(
 ): Promise<{ items: CaseRecord[]; next: string[] | null }> {
   const open = filter.status === 'open';
   const byAge = open && filter.sort === 'age';
-  const keyset = !after
-    ? 'true'
-    : byAge
-      ? `(c.opened_at, c.id) > ($8::timestamptz, $9::uuid)`
-      : open
-        ? `(c.priority < $8::numeric OR (c.priority = $8::numeric AND (c.opened_at, c.id) > ($9::timestamptz, $10::uuid)))`
-        : `(c.resolved_at, c.id) < ($8::timestamptz, $9::uuid)`;
+  const params: unknown[] = [];
+  /** The placeholder of one more parameter. */
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const where = [`c.status = ${p(filter.status)}`];
+  if (filter.type) where.push(`c.type = ${p(filter.type)}`);
+  if (filter.severity) where.push(`c.highest_severity = ${p(filter.severity)}`);
+  if (filter.serviceId) where.push(`p.service_id = ${p(filter.serviceId)}`);
+  if (filter.player) {
+    // Each side one range of a text_pattern_ops index (migration 022).
+    const prefix = p(`${filter.player.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    where.push(`c.player_id IN (SELECT id FROM players WHERE service_id LIKE ${prefix}
+                 UNION SELECT id FROM players WHERE lower(gamer_tag) LIKE lower(${prefix}))`);
+  }
+  if (filter.overdue) where.push('c.due_at < now()');
+  if (filter.tag)
+    where.push(
+      `c.id IN (SELECT subject_id FROM tags WHERE subject_kind = 'case' AND tag = ${p(filter.tag)})`,
+    );
+  if (filter.queue) where.push(`c.queue_key = ${p(filter.queue)}`);
+  if (filter.restricted === 'exclude') where.push("q.visible_to = 'moderator'");
+  if (filter.assigned === 'mine') where.push(`c.assigned_to = ${p(filter.moderatorId ?? null)}`);
+  if (filter.escalated === 'only') where.push('c.escalated_at IS NOT NULL');
+  else if (filter.escalated !== 'include') where.push("(c.escalated_at IS NULL OR c.status = 'resolved')");
+  if (filter.claimed === 'mine')
+    where.push(`c.claimed_by = ${p(filter.moderatorId ?? null)} AND c.claim_expires_at > now()`);
+  else if (filter.claimed === 'unclaimed')
+    where.push('(c.claimed_by IS NULL OR c.claim_expires_at <= now())');
+  if (after) {
+    const k = after.map(p);
+    where.push(
+      byAge
+        ? `(c.opened_at, c.id) > (${k[0]}::timestamptz, ${k[1]}::uuid)`
+        : open
+          ? `(c.priority < ${k[0]}::numeric OR (c.priority = ${k[0]}::numeric AND (c.opened_at, c.id) > (${k[1]}::timestamptz, ${k[2]}::uuid)))`
+          : `(c.resolved_at, c.id) < (${k[0]}::timestamptz, ${k[1]}::uuid)`,
+    );
+  }
   const order = byAge
     ? 'c.opened_at, c.id'
     : open
       ? 'c.priority DESC, c.opened_at, c.id'
       : 'c.resolved_at DESC, c.id DESC';
   const { rows } = await db.query<CaseRow>(
-    `SELECT ${CASE_SELECT}
-      WHERE c.status = $1 AND ($2::text IS NULL OR c.type = $2) AND ($3::text IS NULL OR c.highest_severity = $3)
-        AND ($4::text IS NULL OR p.service_id = $4)
-        AND (${
-          filter.player
-            ? // Each side one range of a text_pattern_ops index (migration 022).
-              `c.player_id IN (SELECT id FROM players WHERE service_id LIKE $${8 + (after?.length ?? 0)}
-                 UNION SELECT id FROM players WHERE lower(gamer_tag) LIKE lower($${8 + (after?.length ?? 0)}))`
-            : 'true'
-        })
-        AND (${filter.overdue ? 'c.due_at < now()' : 'true'})
-        AND (${
-          filter.tag
-            ? `c.id IN (SELECT subject_id FROM tags WHERE subject_kind = 'case' AND tag = $${8 + (after?.length ?? 0) + (filter.player ? 1 : 0)})`
-            : 'true'
-        })
-        AND (${filter.assigned === 'mine' ? 'c.assigned_to = $6' : 'true'})
-        AND (${
-          filter.escalated === 'only'
-            ? 'c.escalated_at IS NOT NULL'
-            : filter.escalated === 'include'
-              ? 'true'
-              : "(c.escalated_at IS NULL OR c.status = 'resolved')"
-        })
-        AND CASE $5::text
-              WHEN 'mine' THEN c.claimed_by = $6 AND c.claim_expires_at > now()
-              WHEN 'unclaimed' THEN c.claimed_by IS NULL OR c.claim_expires_at <= now()
-              ELSE true END
-        AND ${keyset}
-      ORDER BY ${order} LIMIT $7`,
-    [
-      filter.status,
-      filter.type ?? null,
-      filter.severity ?? null,
-      filter.serviceId ?? null,
-      filter.claimed,
-      filter.moderatorId ?? null,
-      limit + 1,
-      ...(after ?? []),
-      ...(filter.player ? [`${filter.player.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`] : []),
-      ...(filter.tag ? [filter.tag] : []),
-    ],
+    `SELECT ${CASE_SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${p(limit + 1)}`,
+    params,
   );
   const items = rows.slice(0, limit).map(caseFromRow);
   const last = items[items.length - 1];
@@ -345,6 +347,7 @@ export const AUDIT_ACTIONS = [
   'add_note',
   'assign',
   'escalate',
+  'edit_routing',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -485,7 +485,7 @@ export interface paths {
         put?: never;
         /**
          * Escalate a case to the senior role
-         * @description With a note saying why. Its claim and assignment go; from then only admins see it in the queue (escalated=only) and may claim it. Audited (escalate).
+         * @description With a note saying why. With queue (a queue key), the case moves to that review queue and stays there whatever the routing rules say (queue.pinned); without, it goes to the senior role: only admins see it in the queue (escalated=only) and may claim it. Either way its claim and assignment go. Audited (escalate).
          */
         post: operations["escalateACaseToTheSeniorRole"];
         delete?: never;
@@ -1311,6 +1311,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every review queue in use, general first (any moderator may escalate to any), with the open, overdue and unclaimed cases of those you may see */
+        get: operations["listQueues"];
+        put?: never;
+        /** Add a review queue (admins); routing rules send cases to it */
+        post: operations["createQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/queues/{queueKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Archive a queue (admins): only one no rule sends cases to and that holds no open case */
+        delete: operations["archiveQueue"];
+        options?: never;
+        head?: never;
+        /** Rename a queue, rewrite its description or change who sees it (admins; general stays everyone's) */
+        patch: operations["changeQueue"];
+        trace?: never;
+    };
+    "/v1/admin/queue-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The routing rules, in order: the first a case matches picks its queue */
+        get: operations["listQueueRules"];
+        /**
+         * Replace the routing rules (admins); open cases nobody moved by hand are routed again at once
+         * @description A case is matched on its kind, its highest severity and the game (and that game's studio) of its first report; it is routed again at each filing (its severity may rise) and when the rules are saved, unless a moderator moved it to a queue (escalate with queue).
+         */
+        put: operations["replaceQueueRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/studios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The studios and their games by name: what routing rules (and names in the console) refer to */
+        get: operations["listStudios"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1687,6 +1761,18 @@ export interface components {
             } | null;
             /** @description The team's tags on the case, in order. */
             tags: string[];
+            /** @description The review queue the case is in: routed by the rules (GET /v1/admin/queue-rules) or moved by hand. */
+            queue: {
+                key: string;
+                name: string;
+                /**
+                 * @description admin: only admins see and work its cases.
+                 * @enum {unknown}
+                 */
+                visibleTo: "moderator" | "admin";
+                /** @description Moved here by a moderator (escalated to this queue): the routing rules leave it here. */
+                pinned: boolean;
+            };
         };
         ReviewCaseDetail: {
             id: string;
@@ -1751,6 +1837,18 @@ export interface components {
             } | null;
             /** @description The team's tags on the case, in order. */
             tags: string[];
+            /** @description The review queue the case is in: routed by the rules (GET /v1/admin/queue-rules) or moved by hand. */
+            queue: {
+                key: string;
+                name: string;
+                /**
+                 * @description admin: only admins see and work its cases.
+                 * @enum {unknown}
+                 */
+                visibleTo: "moderator" | "admin";
+                /** @description Moved here by a moderator (escalated to this queue): the routing rules leave it here. */
+                pinned: boolean;
+            };
             offenses: components["schemas"]["Reportoffense"][];
             /** @description The named reporters of the case's offenses, with their credibility and mute state. */
             reporters: components["schemas"]["Reporter"][];
@@ -1788,7 +1886,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing";
             /** @enum {unknown} */
             outcome: "upheld" | "dismissed" | null;
             note: string | null;
@@ -2130,6 +2228,31 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
+        ModeratorFigures: {
+            username: string;
+            /** @description Cases resolved (appeals decided) in the window. */
+            resolved: number;
+            /** @description Median time from opening to resolution of the cases resolved in the window (null: none). */
+            medianHandlingSeconds: number | null;
+        };
+        QueueFigures: {
+            key: string;
+            name: string;
+            /** @enum {unknown} */
+            visibleTo: "moderator" | "admin";
+            /** @description Open cases in it now. */
+            pending: number;
+            /** @description Of those, past their dueAt. */
+            overdue: number;
+            /** @description Cases opened in the window that are in it now. */
+            inbound: number;
+            /** @description Cases resolved in it in the window. */
+            resolved: number;
+            /** @description Median time from opening to resolution of the cases resolved in the window (null: none). */
+            medianHandlingSeconds: number | null;
+            /** @description Who resolved them, most first. */
+            moderators: components["schemas"]["ModeratorFigures"][];
+        };
         ModeratorSession: {
             access_token: string;
             /** @constant */
@@ -2186,6 +2309,41 @@ export interface components {
             filters: {
                 [key: string]: string;
             };
+        };
+        ReviewQueue: {
+            key: string;
+            name: string;
+            description: string;
+            /**
+             * @description admin: only admins see its cases and work them.
+             * @enum {unknown}
+             */
+            visibleTo: "moderator" | "admin";
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Open cases in it now (null: a queue only admins see, to a moderator). */
+            pending: number | null;
+            /** @description Of those, past their dueAt (null as pending). */
+            overdue: number | null;
+            /** @description Of those, held by nobody, no live claim (null as pending). */
+            unclaimed: number | null;
+        };
+        /** @description Each criterion left out matches any case. */
+        RoutingRule: {
+            queue: string;
+            types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+            /** @enum {unknown} */
+            minSeverity?: "low" | "medium" | "high" | "critical";
+            studios?: string[];
+            games?: string[];
+        };
+        StudioWithGames: {
+            id: string;
+            name: string;
+            games: {
+                id: string;
+                title: string;
+            }[];
         };
         /** @description RFC 9457 problem details with a stable machine-readable code. */
         ErrorResponse: {
@@ -4014,6 +4172,8 @@ export interface operations {
                 assigned?: "any" | "mine";
                 /** @description Escalated open cases: left out (the default), only them, or both; only and include are for admins. */
                 escalated?: "exclude" | "only" | "include";
+                /** @description Only the cases in this review queue (its key; 403 for a queue only admins see, to a moderator). */
+                queue?: string;
                 /** @description Open cases by priority (highest first, then oldest) or by age (oldest first). */
                 sort?: "priority" | "age";
                 limit?: number;
@@ -4056,8 +4216,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description forbidden: escalated=only or include, which are for admins. */
+            /** @description forbidden: escalated=only or include, or a queue only admins see, which are for admins. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: queue names no queue in use. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4108,6 +4277,15 @@ export interface operations {
             };
             /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: the case is in a queue only admins work. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4176,7 +4354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description forbidden: the case is in a queue only admins work. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,8 +4414,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Why it needs the senior role (audited). */
+                    /** @description Why it needs the senior role or the other queue (audited). */
                     note: string & unknown;
+                    /** @description The review queue to move it to (its key); left out, the case goes to the senior role (admins) in its own queue. */
+                    queue?: string;
                 };
             };
         };
@@ -4271,7 +4451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description forbidden: the case is in a queue only admins work. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4375,7 +4555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description forbidden: the case is in a queue only admins work, or the action is for admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,7 +4763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description forbidden: the case is in a queue only admins work. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5070,6 +5250,20 @@ export interface operations {
                             /** @description Median time from opening to resolution of the cases resolved that day. */
                             medianHandlingSeconds: number | null;
                         }[];
+                        /** @description Each review queue you may see (general first): open now, and over the window (a case counts in the queue it is in now). */
+                        queues: components["schemas"]["QueueFigures"][];
+                        /** @description The appeals queue over the same window. */
+                        appeals: {
+                            /** @description Open appeals now. */
+                            pending: number;
+                            /** @description Appeals filed in the window. */
+                            inbound: number;
+                            /** @description Appeals decided in the window. */
+                            decided: number;
+                            /** @description Median time from filing to decision of those. */
+                            medianHandlingSeconds: number | null;
+                            moderators: components["schemas"]["ModeratorFigures"][];
+                        };
                     };
                 };
             };
@@ -8757,9 +8951,10 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string & unknown;
-                    /** @description The queue's filters: any of tab, type, severity, claimed, player, tag, sort. */
+                    /** @description The queue's filters: any of tab, queue, type, severity, claimed, player, tag, sort. */
                     filters: {
                         tab?: string;
+                        queue?: string;
                         type?: string;
                         severity?: string;
                         claimed?: string;
@@ -8888,6 +9083,551 @@ export interface operations {
             };
             /** @description No such filter of yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queues. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ReviewQueue"][];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The queue in addresses and filters (queue=): 1 to 40 lower-case letters, digits or -. */
+                    key: string;
+                    /** @description What moderators read, e.g. "Cheating: high and critical". */
+                    name: string & unknown;
+                    /**
+                     * @description What the queue is for.
+                     * @default
+                     */
+                    description?: string;
+                    /**
+                     * @description admin: only admins see its cases and work them (a senior queue to escalate to).
+                     * @default moderator
+                     * @enum {string}
+                     */
+                    visibleTo?: "moderator" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description Added (audited: edit_routing). */
+            201: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewQueue"];
+                };
+            };
+            /** @description A missing or bad field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description queue_exists: the key, or the name of a queue in use, is taken (a key stays taken once used). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    archiveQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                queueKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Archived (audited: edit_routing); its resolved cases still name it. */
+            204: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue in use. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description queue_in_use: general, or a queue a rule names or that holds open cases. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    changeQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                queueKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string & unknown;
+                    description?: string;
+                    /** @enum {string} */
+                    visibleTo?: "moderator" | "admin";
+                } & unknown;
+            };
+        };
+        responses: {
+            /** @description Changed (audited: edit_routing). */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewQueue"];
+                };
+            };
+            /** @description No field, a bad one, or general made admins-only. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue in use. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description queue_exists: another queue has that name. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listQueueRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["RoutingRule"][];
+                        /** @description Where a case no rule matches goes: general. */
+                        defaultQueue: string;
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    replaceQueueRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In order: the first rule a case matches routes it; a case no rule matches goes to general. */
+                    rules: {
+                        /** @description The queue a matching case goes to. */
+                        queue: string;
+                        /** @description Only cases of these kinds. */
+                        types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+                        /**
+                         * @description Only cases whose highest severity is this or worse.
+                         * @enum {string}
+                         */
+                        minSeverity?: "low" | "medium" | "high" | "critical";
+                        /** @description Only cases whose first report came from one of these studios. */
+                        studios?: string[];
+                        /** @description Only cases whose first report came from one of these games. */
+                        games?: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Saved (audited: edit_routing, the rules before and after). */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["RoutingRule"][];
+                        /** @description Where a case no rule matches goes: general. */
+                        defaultQueue: string;
+                        /** @description Open cases that changed queue. */
+                        rerouted: number;
+                    };
+                };
+            };
+            /** @description A bad rule, a queue not in use, or a studio or game that does not exist (named by field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listStudios: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every studio. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["StudioWithGames"][];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

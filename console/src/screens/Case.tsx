@@ -7,6 +7,7 @@ import {
   listCases,
   assignCase,
   escalateCase,
+  listQueues,
   listTemplates,
   releaseCase,
   resolveCase,
@@ -56,6 +57,9 @@ export function CaseScreen({ session }: { session: Session }) {
   const [muteNote, setMuteNote] = useState('');
   const [escalating, setEscalating] = useState(false);
   const [escalationNote, setEscalationNote] = useState('');
+  // Where to: '' is the senior role (admins); otherwise a queue's key.
+  const [escalateTo, setEscalateTo] = useState('');
+  const queues = useLoad(listQueues, []);
   const [assignee, setAssignee] = useState('');
   const noteRef = useRef<HTMLTextAreaElement>(null);
   const templates = useLoad(listTemplates, []);
@@ -71,6 +75,9 @@ export function CaseScreen({ session }: { session: Session }) {
     noteRef.current?.focus();
   };
   const c = kase.data;
+  const otherQueues = (queues.data?.items ?? []).filter((q) => q.key !== c?.queue.key);
+  // An escalated case cannot go to the senior role again: the first other queue is the choice then.
+  const destination = escalateTo || (c?.escalation ? (otherQueues[0]?.key ?? '') : '');
   const mine = c?.claim?.moderatorId === session.moderator.id;
   const open = c?.status === 'open';
 
@@ -141,7 +148,17 @@ export function CaseScreen({ session }: { session: Session }) {
     }
   };
 
-  if (kase.error) return <ErrorLine error={kase.error} notFound="No such case." />;
+  if (kase.error)
+    return (
+      <>
+        {/* What was just done stays said: a case moved to a queue only admins see is gone from view. */}
+        <NoticeLine notice={notice} />
+        <ErrorLine error={kase.error} notFound="No such case." />
+        <p>
+          <Link to="/">← Queue</Link>
+        </p>
+      </>
+    );
   if (!c) return <p role="status">Loading the case…</p>;
   return (
     <article aria-labelledby="case-title">
@@ -176,6 +193,14 @@ export function CaseScreen({ session }: { session: Session }) {
           <dd>
             {when(c.dueAt)}
             {c.overdue ? ' (overdue)' : ''}
+          </dd>
+        </div>
+        <div>
+          <dt>Queue</dt>
+          <dd data-testid="queue">
+            {c.queue.name}
+            {c.queue.visibleTo === 'admin' ? ' (admins only)' : ''}
+            {c.queue.pinned ? ', moved here by hand' : ''}
           </dd>
         </div>
         <div>
@@ -222,9 +247,9 @@ export function CaseScreen({ session }: { session: Session }) {
             )}
           </div>
           <div className="row" role="group" aria-label="Team">
-            {!c.escalation && (
+            {(!c.escalation || session.moderator.role === 'admin') && (
               <button type="button" aria-expanded={escalating} onClick={() => setEscalating((x) => !x)}>
-                Escalate
+                Escalate or move
               </button>
             )}
             {session.moderator.role === 'admin' && (
@@ -257,15 +282,31 @@ export function CaseScreen({ session }: { session: Session }) {
               onSubmit={(e) => {
                 e.preventDefault();
                 if (!escalationNote.trim()) return;
-                void act(async () => {
-                  await escalateCase(c.id, escalationNote.trim());
-                  setEscalating(false);
-                  setEscalationNote('');
-                }, 'Escalated to the admins.');
+                const target = queues.data?.items.find((q) => q.key === destination);
+                void act(
+                  async () => {
+                    await escalateCase(c.id, escalationNote.trim(), destination || undefined);
+                    setEscalating(false);
+                    setEscalationNote('');
+                    setEscalateTo('');
+                  },
+                  target ? `Moved to the ${target.name} queue.` : 'Escalated to the admins.',
+                );
               }}
             >
               <label>
-                Why does it need an admin? (audited)
+                To
+                <select value={destination} onChange={(e) => setEscalateTo(e.target.value)}>
+                  {!c.escalation && <option value="">the senior role (admins)</option>}
+                  {otherQueues.map((q) => (
+                    <option key={q.key} value={q.key}>
+                      the {q.name} queue{q.visibleTo === 'admin' ? ' (admins only)' : ''}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Why? (audited)
                 <input
                   autoFocus
                   required

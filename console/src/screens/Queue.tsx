@@ -4,6 +4,7 @@ import {
   claimCase,
   deleteSavedFilter,
   listCases,
+  listQueues,
   listSavedFilters,
   queueCounts,
   resolveCase,
@@ -25,8 +26,8 @@ const TABS = [
   ['resolved', 'Resolved'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
-const TYPES: Case['type'][] = ['cheating', 'toxicity', 'afk', 'griefing'];
-const SEVERITIES: Case['highestSeverity'][] = ['low', 'medium', 'high', 'critical'];
+export const TYPES: Case['type'][] = ['cheating', 'toxicity', 'afk', 'griefing'];
+export const SEVERITIES: Case['highestSeverity'][] = ['low', 'medium', 'high', 'critical'];
 
 /** Cases a page of the queue shows, and each further page adds. */
 const PAGE = 50;
@@ -41,6 +42,7 @@ export function QueueScreen({ session }: { session: Session }) {
     claimed: params.get('claimed') ?? 'any',
     serviceId: params.get('player') ?? '',
     tag: params.get('tag') ?? '',
+    queue: params.get('queue') ?? '',
     sort: params.get('sort') ?? 'priority',
   };
   // From the address as it is when React applies the change, never a copy taken at an earlier
@@ -69,6 +71,7 @@ export function QueueScreen({ session }: { session: Session }) {
     setPlayerText((typed) => (typed.trim() === filter.serviceId ? typed : filter.serviceId));
   }, [filter.serviceId]);
   const counts = useLoad(queueCounts, [], 2000);
+  const queues = useLoad(listQueues, [], 5000);
   // The start of a serviceId or gamer tag; one character is too broad to search by.
   const player = filter.serviceId.length >= 2 ? filter.serviceId : undefined;
   const query = {
@@ -87,6 +90,7 @@ export function QueueScreen({ session }: { session: Session }) {
     claimed: filter.claimed,
     player,
     tag: filter.tag || undefined,
+    queue: filter.queue || undefined,
     sort: tab === 'resolved' ? undefined : filter.sort,
     limit: PAGE,
   };
@@ -94,13 +98,13 @@ export function QueueScreen({ session }: { session: Session }) {
   const [further, setFurther] = useState<{ items: Case[]; next: string | null } | null>(null);
   const cases = useLoad(
     async () => (tab === 'appeals' ? undefined : listCases(query)),
-    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.sort],
+    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.queue, filter.sort],
     2000,
   );
   // Other filters, another list: the further pages of the previous one go.
   useEffect(
     () => setFurther(null),
-    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.sort],
+    [tab, filter.type, filter.severity, filter.claimed, player, filter.tag, filter.queue, filter.sort],
   );
   async function loadMore() {
     const cursor = further ? further.next : cases.data?.nextCursor;
@@ -158,7 +162,7 @@ export function QueueScreen({ session }: { session: Session }) {
   return (
     <section aria-labelledby="queue-title">
       <h1 id="queue-title">Review queue</h1>
-      <div role="tablist" aria-label="Queue" className="tabs">
+      <div role="tablist" aria-label="Lists" className="tabs">
         {TABS.filter(([t]) => t !== 'escalated' || session.moderator.role === 'admin').map(([t, label]) => (
           <button
             key={t}
@@ -190,6 +194,19 @@ export function QueueScreen({ session }: { session: Session }) {
             aria-label="Filter cases"
             onSubmit={(e) => e.preventDefault()}
           >
+            <label>
+              Queue
+              <select value={filter.queue} onChange={(e) => set('queue', e.target.value)}>
+                <option value="">all I may see</option>
+                {(queues.data?.items ?? [])
+                  .filter((q) => q.pending !== null)
+                  .map((q) => (
+                    <option key={q.key} value={q.key}>
+                      {q.name} ({q.pending} open{q.overdue ? `, ${q.overdue} overdue` : ''})
+                    </option>
+                  ))}
+              </select>
+            </label>
             <label>
               Player
               <input
@@ -294,6 +311,7 @@ export function QueueScreen({ session }: { session: Session }) {
                   </th>
                   <th scope="col">Player</th>
                   <th scope="col">Type</th>
+                  <th scope="col">Queue</th>
                   <th scope="col">Severity</th>
                   <th scope="col">Priority</th>
                   <th scope="col">Reports</th>
@@ -337,6 +355,10 @@ export function QueueScreen({ session }: { session: Session }) {
                           {t}
                         </span>
                       ))}
+                    </td>
+                    <td>
+                      {c.queue.name}
+                      {c.queue.pinned && <span className="muted"> (moved)</span>}
                     </td>
                     <td>
                       <span className={`sev sev-${c.highestSeverity}`}>{c.highestSeverity}</span>
@@ -469,7 +491,7 @@ function SavedFilters({
   const [error, setError] = useState<string>();
   const current = Object.fromEntries(
     [...params.entries()].filter(([k]) =>
-      ['tab', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'].includes(k),
+      ['tab', 'queue', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'].includes(k),
     ),
   );
   return (

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parse } from 'yaml';
 import { parseConfig } from '../../../common/config.js';
@@ -20,6 +22,14 @@ describe('deployment files', () => {
     expect(fs.readFileSync('Dockerfile', 'utf8')).to.match(/npm prune --omit=dev/);
     for (const line of fs.readFileSync('Procfile', 'utf8').trim().split('\n'))
       expect(line, 'Procfile runs the build with node').to.match(/: node dist\//);
+  });
+
+  it('the production build compiles (what npm run build and npm start run): nothing in it reaches for test code', async function () {
+    this.timeout(120_000);
+    const { stdout } = await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json', '--noEmit'], {
+      encoding: 'utf8',
+    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err) }));
+    expect(stdout.trim(), 'tsc -p tsconfig.build.json').to.equal('');
   });
 
   it('compose builds the image once and gives every process a stop grace above SHUTDOWN_GRACE_MS', () => {

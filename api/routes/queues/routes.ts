@@ -1,0 +1,54 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import {
+  archiveQueue,
+  changeQueue,
+  createQueue,
+  listQueues,
+  listRules,
+  listStudiosAndGames,
+  replaceRules,
+} from '../../../common/usecases/queues.js';
+import { DEFAULT_QUEUE } from '../../../common/data/repos/queues.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import type { AppDeps } from '../../app.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/**
+ * Review queues and their routing rules: every moderator reads the queues they may see and the rules;
+ * admins create, change and archive queues and replace the rules.
+ */
+export function queueRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: '/v1/admin' });
+  const moderator = moderatorAuth(deps);
+  const admin = moderatorAuth(deps, { role: 'admin' });
+  const actorOf = (ctx: Context) => ctx.state.actor as Actor;
+  const key = (ctx: Context) => (ctx.params as { queueKey: string }).queueKey;
+
+  router.get('/queues', moderator, async (ctx) => {
+    ctx.body = { items: await listQueues(deps.pool, actorOf(ctx)) };
+  });
+  router.post('/queues', admin, requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await createQueue(deps.pool, actorOf(ctx), ctx.request.body ?? {});
+  });
+  router.patch('/queues/:queueKey', admin, requireJsonBody(), async (ctx) => {
+    ctx.body = await changeQueue(deps.pool, actorOf(ctx), key(ctx), ctx.request.body ?? {});
+  });
+  router.delete('/queues/:queueKey', admin, async (ctx) => {
+    await archiveQueue(deps.pool, actorOf(ctx), key(ctx));
+    ctx.status = 204;
+  });
+  router.get('/queue-rules', moderator, async (ctx) => {
+    ctx.body = { items: await listRules(deps.pool), defaultQueue: DEFAULT_QUEUE };
+  });
+  router.put('/queue-rules', admin, requireJsonBody(), async (ctx) => {
+    const { rules, rerouted } = await replaceRules(deps.pool, actorOf(ctx), ctx.request.body ?? {});
+    ctx.body = { items: rules, defaultQueue: DEFAULT_QUEUE, rerouted };
+  });
+  router.get('/studios', moderator, async (ctx) => {
+    ctx.body = { items: await listStudiosAndGames(deps.pool) };
+  });
+  return router;
+}

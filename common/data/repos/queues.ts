@@ -1,0 +1,67 @@
+import { SEVERITY_ORDER_SQL } from '../render.js';
+import type { Queryable } from '../db.js';
+
+/** The queue every case lands in when no routing rule matches it; it cannot be archived or restricted. */
+export const DEFAULT_QUEUE = 'general';
+
+/**
+ * SQL for the queue a case belongs in by the routing rules (migration 028): the first rule, by
+ * position, whose every criterion matches the case's kind (`type`), its highest severity (`sevRank`,
+ * 1 for low .. 4 for critical) and the game of its first report (`game`, and that game's studio); the
+ * default queue when none does. One index scan of a table of at most RULES_MAX rows.
+ */
+export const routeSql = (type: string, sevRank: string, game: string) =>
+  `coalesce((SELECT r.queue_key FROM queue_rules r
+     WHERE (r.types IS NULL OR ${type} = ANY (r.types))
+       AND (r.min_severity IS NULL OR array_position(${SEVERITY_ORDER_SQL}, r.min_severity) <= ${sevRank})
+       AND (r.game_ids IS NULL OR ${game} = ANY (r.game_ids))
+       AND (r.studio_ids IS NULL OR EXISTS (
+             SELECT 1 FROM games g WHERE g.id = ${game} AND g.studio_id = ANY (r.studio_ids)))
+     ORDER BY r.position LIMIT 1), '${DEFAULT_QUEUE}')`;
+
+/**
+ * Routes every open case nobody moved by hand again by the rules (after the rules changed): the
+ * number of cases that changed queue. Their claims stay: a moderator working one finishes it.
+ */
+export async function rerouteOpenCases(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE review_cases c SET queue_key = r.queue_key
+       FROM (SELECT id, ${routeSql('x.type', `array_position(${SEVERITY_ORDER_SQL}, x.highest_severity)`, 'x.first_game_id')} AS queue_key
+               FROM review_cases x WHERE x.status = 'open' AND NOT x.queue_pinned) r
+      WHERE c.id = r.id AND c.queue_key <> r.queue_key`,
+  );
+  return rowCount ?? 0;
+}
+
+export interface QueueRecord {
+  key: string;
+  name: string;
+  description: string;
+  visibleTo: 'moderator' | 'admin';
+  createdAt: Date;
+}
+
+/** One queue in use (archived ones are not found). */
+export async function findQueue(db: Queryable, key: string): Promise<QueueRecord | undefined> {
+  const { rows } = await db.query<{
+    key: string;
+    name: string;
+    description: string;
+    visible_to: 'moderator' | 'admin';
+    created_at: Date;
+  }>(
+    `SELECT key, name, description, visible_to, created_at FROM review_queues
+      WHERE key = $1 AND archived_at IS NULL`,
+    [key],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      key: r.key,
+      name: r.name,
+      description: r.description,
+      visibleTo: r.visible_to,
+      createdAt: r.created_at,
+    }
+  );
+}
