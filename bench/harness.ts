@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import { Queue, Worker, type Job } from 'bullmq';
 import { parseConfig } from '../common/config.js';
 import { createLogger } from '../common/logger.js';
-import { offenseJobs, QUEUES } from '../common/queues/index.js';
+import { OFFENSE_BATCH_JOBS, offenseBatchJobId, QUEUES } from '../common/queues/index.js';
 import { enrichmentProcessor } from '../worker/processors/enrichment.js';
 import { reviewProcessor } from '../worker/processors/review.js';
 import { concurrencyOf } from '../worker/run.js';
@@ -319,10 +319,13 @@ export async function rawProfiles(
 }
 
 export const DRAIN_JOBS = 20_000;
+/** Offenses a job names in the drain: a batch of reports as the group commit files them under load. */
+export const DRAIN_BATCH = 20;
 
 /**
- * W0 / W1: how fast the two offense queues drain 20,000 jobs (10,000 offenses, one job on each
- * queue), with no-op processors (W0: BullMQ and Redis alone) or the real enrichment and review
+ * W0 / W1: how fast the two offense queues drain 10,000 offenses (each on both queues: 20,000
+ * offense jobs, counted as such), in jobs of DRAIN_BATCH offenses as the report statement writes
+ * them, with no-op processors (W0: BullMQ and Redis alone) or the real enrichment and review
  * processors (W1), in the same workers at the production concurrency. Each round gets fresh
  * offenses with log evidence and its own queue prefix; the time counts from the workers' start
  * to the last completion.
@@ -362,16 +365,14 @@ export async function drain(
   const connection = { url: redisUrl, maxRetriesPerRequest: null };
   const names = [QUEUES.enrichment, QUEUES.review] as const;
   const queues = names.map((n) => new Queue(n, { connection, prefix }));
-  for (let i = 0; i < rows.length; i += 1000) {
-    const jobs = rows.slice(i, i + 1000).flatMap((r) =>
-      offenseJobs(r.id).map((j) => ({
-        queue: j.queue,
-        name: j.jobName,
-        data: { offenseId: r.id },
-        opts: { jobId: j.jobId },
-      })),
-    );
-    for (const [k, name] of names.entries()) await queues[k]!.addBulk(jobs.filter((j) => j.queue === name));
+  for (let i = 0; i < rows.length; i += DRAIN_BATCH) {
+    const offenseIds = rows.slice(i, i + DRAIN_BATCH).map((r) => r.id);
+    for (const [k, job] of OFFENSE_BATCH_JOBS.entries())
+      await queues[k]!.add(
+        job.job_name,
+        { offenseIds },
+        { jobId: offenseBatchJobId(job.queue, offenseIds[0]!) },
+      );
   }
   const deps = {
     pool: pg.pool,
@@ -390,8 +391,9 @@ export async function drain(
   const workers: Worker[] = [];
   const finished = new Promise<void>((resolve) => {
     const count = (job: Job | undefined, ok: boolean) => {
-      if (ok) done++;
-      else failed++;
+      const offenses = (job?.data as { offenseIds?: string[] } | undefined)?.offenseIds?.length ?? 1;
+      if (ok) done += offenses;
+      else failed += offenses;
       if (job?.processedOn && job.finishedOn) durations.push(job.finishedOn - job.processedOn);
       if (done + failed === DRAIN_JOBS) resolve();
     };

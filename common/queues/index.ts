@@ -10,6 +10,10 @@ export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
 
 export const JOB_NAMES = {
+  /** One job for the offenses of a batch of reports (of one queue shard), since batch jobs (pt_file_reports Version 2). */
+  enrichOffenses: 'enrich-offenses',
+  reviewOffenses: 'review-offenses',
+  /** One job an offense: what earlier releases wrote; workers still run them. */
   enrichEvidence: 'enrich-evidence',
   reviewOffense: 'review-offense',
   deliverWebhook: 'deliver-webhook',
@@ -24,15 +28,30 @@ export interface WebhookJobData {
   deliveryId: string;
 }
 
-/** Payload of both offense jobs: the worker reads everything else from the database. */
-export interface OffenseJobData {
-  offenseId: string;
-}
+/**
+ * Payload of the offense jobs: the offenses of a batch of reports (`offenseIds`, in the order they
+ * were filed), or one offense (`offenseId`, the jobs of earlier releases). The worker reads
+ * everything else from the database.
+ */
+export type OffenseJobData = { offenseIds: string[] } | { offenseId: string };
 
-/** Job ids derive from the offense id, so adding the same job twice is a no-op in BullMQ. */
+/**
+ * The jobs a batch of reports owes, one of each a queue shard: the report statement
+ * (pt_file_reports) writes their outbox rows, each under the id `<queue>-b-<first offense id>`
+ * (offenseBatchJobId), so adding the same job twice is a no-op in BullMQ. Offense ids are random, so
+ * such an id never comes back, even after a restore.
+ */
+export const OFFENSE_BATCH_JOBS = [
+  { queue: QUEUES.enrichment, job_name: JOB_NAMES.enrichOffenses },
+  { queue: QUEUES.review, job_name: JOB_NAMES.reviewOffenses },
+] as const;
+
+export const offenseBatchJobId = (queue: QueueName, firstOffenseId: string) => `${queue}-b-${firstOffenseId}`;
+
+/** A job id of earlier releases: one job an offense. */
 export const offenseJobId = (queue: QueueName, offenseId: string) => `${queue}-${offenseId}`;
 
-/** The jobs every offense owes: what the report transaction writes to the outbox. */
+/** The jobs of one offense as earlier releases wrote them (what their API still asks for). */
 export const offenseJobs = (offenseId: string) => [
   {
     queue: QUEUES.enrichment,

@@ -12,8 +12,10 @@ import { send, type OutboxRow } from './outbox.js';
  * write, a server without persistence restarts empty. The reconciler re-adds, under the same job id,
  * every row sent within a window whose effect is not recorded as done in PostgreSQL:
  *
- * - review-offense: the offense is filed into a case (or was recorded, which opens none);
- * - enrich-evidence: every evidence item of the offense carries its enrichment;
+ * - review-offenses (review-offense in earlier releases): each of its offenses is filed into a case (or was
+ *   recorded, which opens none);
+ * - enrich-offenses (enrich-evidence in earlier releases): every evidence item of each of its offenses carries
+ *   its enrichment;
  * - deliver-webhook: the delivery is no longer pending (delivered, failed or cancelled);
  * - sanction-expiry: the expiry was announced, or the sanction revoked.
  *
@@ -38,6 +40,15 @@ const NOT_DONE = `
      AND o.sent_at <= now() - make_interval(secs => $2)
      AND o.id > $3 AND o.queue = ANY($4::text[])
      AND NOT CASE o.job_name
+       WHEN '${JOB_NAMES.reviewOffenses}' THEN
+         NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(o.payload->'offenseIds') e(id)
+                       JOIN offenses x ON x.id = e.id::uuid
+                      WHERE x.status <> 'recorded'
+                        AND NOT EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = x.id))
+       WHEN '${JOB_NAMES.enrichOffenses}' THEN
+         NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(o.payload->'offenseIds') e(id)
+                       JOIN offenses x ON x.id = e.id::uuid
+                      WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(x.evidence) v WHERE NOT v ? 'enrichment'))
        WHEN '${JOB_NAMES.reviewOffense}' THEN
          EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = (o.payload->>'offenseId')::uuid)
          OR EXISTS (SELECT 1 FROM offenses x WHERE x.id = (o.payload->>'offenseId')::uuid AND x.status = 'recorded')

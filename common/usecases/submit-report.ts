@@ -5,7 +5,12 @@ import {
   completeIdempotencyKey,
   releaseIdempotencyKey,
 } from '../data/repos/idempotency.js';
-import { recordReports, type RecordOutcome, type ReportToRecord } from '../data/repos/offenses.js';
+import {
+  recordReports,
+  type FilingOptions,
+  type RecordOutcome,
+  type ReportToRecord,
+} from '../data/repos/offenses.js';
 import type { Limits } from '../domain/limits.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import { isPlayerSourced, parseReport, type ReportKind } from '../domain/reports.js';
@@ -20,6 +25,8 @@ export interface SubmitReportDeps {
    * group commit, so reports arriving together share one statement and one commit.
    */
   write?: (item: ReportToRecord) => Promise<RecordOutcome>;
+  /** How the jobs of a report are grouped (QUEUE_SHARDS); one shard when left out. */
+  filing?: FilingOptions;
   caps: PenaltyCaps;
   credibility: { threshold: number; minHistory: number };
   idempotencyTtlHours: number;
@@ -96,7 +103,8 @@ export async function submitReport(
       credibilityMinHistory: deps.credibility.minHistory,
     },
   };
-  const record = async (db: Queryable) => created((await recordReports(db, [item]))[0]!, input.serviceId);
+  const record = async (db: Queryable) =>
+    created((await recordReports(db, [item], deps.filing))[0]!, input.serviceId);
   const respond = (rec: Created) => ({
     message: MESSAGES[input.kind],
     playerId: input.serviceId,

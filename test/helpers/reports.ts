@@ -58,3 +58,30 @@ export function reportItem(
     policy: { ...DEFAULT_POLICY, ...policy },
   };
 }
+
+/** An outbox row that carries offense jobs, as a test reads it back. */
+export interface OffenseJobRow {
+  id: string;
+  queue: string;
+  job_name: string;
+  job_id: string;
+  payload: { offenseIds?: string[]; offenseId?: string };
+  shard_key: string | null;
+  shard: number | null;
+  sent: boolean;
+}
+
+/**
+ * The outbox rows that carry these offenses' jobs, oldest first: the row of each batch of reports
+ * and queue shard that names any of them among its offenseIds (or, from an earlier release, the
+ * one-offense rows).
+ */
+export async function offenseJobRows(db: Queryable, offenseIds: readonly string[]): Promise<OffenseJobRow[]> {
+  const { rows } = await db.query<OffenseJobRow>(
+    `SELECT id::text, queue, job_name, job_id, payload, shard_key::text, shard, sent_at IS NOT NULL AS sent
+       FROM outbox WHERE payload->'offenseIds' ?| $1::text[] OR payload->>'offenseId' = ANY($1::text[])
+      ORDER BY id`,
+    [offenseIds],
+  );
+  return rows;
+}

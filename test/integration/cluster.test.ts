@@ -4,7 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parseConfig } from '../../common/config.js';
 import { createLogger } from '../../common/logger.js';
-import { offenseJobs, QUEUES } from '../../common/queues/index.js';
+import { QUEUES, type QueueName } from '../../common/queues/index.js';
+import { offenseJobRows } from '../helpers/reports.js';
 import { reconcileOutbox } from '../../common/queues/reconcile.js';
 import { parseShardList, shardOf } from '../../common/queues/shards.js';
 import { openQueues, provideBackends } from '../../common/runtime.js';
@@ -114,17 +115,30 @@ describe('Queues sharded over a Redis Cluster', function () {
       )
     ).flat();
     await allDone(ids);
-    const { rows } = await api.pool.query<{ player: string; shards: number[]; sent: boolean }>(
-      `SELECT o.shard_key::text AS player, array_agg(DISTINCT o.shard) AS shards, bool_and(o.sent_at IS NOT NULL) AS sent
-         FROM outbox o WHERE o.payload->>'offenseId' = ANY($1::text[]) GROUP BY 1`,
+    // A job names the offenses of a batch of reports on one shard: every player it names is of the
+    // shard it was sent to.
+    const { rows } = await api.pool.query<{
+      shard: number;
+      sent: boolean;
+      players: string[];
+      offenses: string[];
+    }>(
+      `SELECT ob.shard, ob.sent_at IS NOT NULL AS sent, array_agg(x.player_id::text) AS players,
+              array_agg(x.id::text) AS offenses
+         FROM outbox ob CROSS JOIN jsonb_array_elements_text(ob.payload->'offenseIds') e(id)
+         JOIN offenses x ON x.id = e.id::uuid
+        WHERE ob.payload->'offenseIds' ?| $1::text[] GROUP BY ob.id`,
       [ids],
     );
-    expect(rows).to.have.length(24);
+    expect(rows.flatMap((r) => r.offenses).sort(), 'each offense in one job of each queue').to.deep.equal(
+      [...ids, ...ids].sort(),
+    );
+    expect(new Set(rows.flatMap((r) => r.players)).size).to.equal(24);
     for (const r of rows) {
       expect(r.sent).to.equal(true);
-      expect(r.shards, `player ${r.player}`).to.deep.equal([shardOf(r.player, SHARDS)]);
+      for (const player of r.players) expect(r.shard, `player ${player}`).to.equal(shardOf(player, SHARDS));
     }
-    const used = new Set(rows.map((r) => r.shards[0]));
+    const used = new Set(rows.map((r) => r.shard));
     expect(used.size, 'shards used').to.be.greaterThan(2);
     // Each shard's prefix is hash-tagged: all its keys in one slot; the slots sit on different masters.
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
@@ -146,15 +160,16 @@ describe('Queues sharded over a Redis Cluster', function () {
         owners.add(String(owner));
       }
       expect(owners.size, 'masters holding shards').to.be.greaterThan(1);
-      // Exactly once: each offense's two jobs completed once in all (a job id is unique within its
-      // queue, and no other shard holds it).
-      const offenseJobsDone: string[] = [];
-      for (const q of [...queues.named(QUEUES.review), ...queues.named(QUEUES.enrichment)])
-        for (const job of await q.getJobs(['completed'], 0, -1))
-          if (job.data && typeof job.data.offenseId === 'string' && ids.includes(job.data.offenseId))
-            offenseJobsDone.push(job.id!);
-      expect(offenseJobsDone).to.have.length(ids.length * 2);
-      expect(new Set(offenseJobsDone).size).to.equal(ids.length * 2);
+      // Exactly once: each offense is in one completed job of each queue in all (a job id is unique
+      // within its queue, and no other shard holds it).
+      for (const name of [QUEUES.review, QUEUES.enrichment]) {
+        const named: string[] = [];
+        for (const q of queues.named(name))
+          for (const job of await q.getJobs(['completed'], 0, -1))
+            for (const id of (job.data?.offenseIds as string[] | undefined) ?? [])
+              if (ids.includes(id)) named.push(id);
+        expect(named.sort(), name).to.deep.equal([...ids].sort());
+      }
       const { rows: cases } = await api.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM review_cases c WHERE c.reports_count <> 2`,
       );
@@ -207,25 +222,14 @@ describe('Queues sharded over a Redis Cluster', function () {
     ];
     const players = await Promise.all(Array.from({ length: 16 }, () => createTestPlayer(api.pool)));
     const ids = await Promise.all(players.map((p) => report(p.serviceId, 1)));
-    const { rows } = await api.pool.query<{ id: string; shard: number }>(
-      `SELECT o.id::text, ob.shard FROM offenses o JOIN outbox ob ON ob.payload->>'offenseId' = o.id::text
-        WHERE o.id = ANY($1::uuid[]) AND ob.queue = $2`,
-      [ids, QUEUES.review],
-    );
-    await eventually('all sent', async () => {
-      const { rows: unsent } = await api.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1::text[])`,
-        [ids],
-      );
-      return unsent[0]!.n === 0 || undefined;
+    const rows = await eventually('all sent', async () => {
+      const found = await offenseJobRows(api.pool, ids);
+      return (found.every((r) => r.sent) && found) || undefined;
     });
-    const sentShards = await api.pool.query<{ id: string; shard: number }>(
-      `SELECT payload->>'offenseId' AS id, shard FROM outbox WHERE queue = $2 AND payload->>'offenseId' = ANY($1::text[])`,
-      [ids, QUEUES.review],
-    );
-    const served = sentShards.rows.filter((r) => low.includes(r.shard)).map((r) => r.id);
-    const waiting = sentShards.rows.filter((r) => !low.includes(r.shard)).map((r) => r.id);
-    expect(rows).to.have.length(16);
+    const reviews = rows.filter((r) => r.queue === QUEUES.review);
+    const served = reviews.filter((r) => low.includes(r.shard!)).flatMap((r) => r.payload.offenseIds!);
+    const waiting = reviews.filter((r) => !low.includes(r.shard!)).flatMap((r) => r.payload.offenseIds!);
+    expect([...served, ...waiting].sort()).to.deep.equal([...ids].sort());
     expect(served.length, 'reports on shards 0-2').to.be.greaterThan(0);
     expect(waiting.length, 'reports on shards 3-5').to.be.greaterThan(0);
     await allDone(served);
@@ -255,19 +259,16 @@ describe('Queues sharded over a Redis Cluster', function () {
     for (const w of workers) for (const bw of w.workers) await bw.pause();
     try {
       const ids = [await report(player.serviceId, 1), await report(player.serviceId, 2)];
-      await eventually('both sent', async () => {
-        const { rows } = await api.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NOT NULL AND shard = $2 AND payload->>'offenseId' = ANY($1::text[])`,
-          [ids, shard],
-        );
-        return rows[0]!.n === 4 || undefined;
+      // One report at a time: a batch each, its two jobs on the player's shard.
+      const sent = await eventually('both sent', async () => {
+        const rows = await offenseJobRows(api.pool, ids);
+        return (rows.length === 4 && rows.every((r) => r.sent && r.shard === shard) && rows) || undefined;
       });
-      for (const id of ids)
-        for (const job of offenseJobs(id)) {
-          const held = await queues.shards[shard]![job.queue].getJob(job.jobId);
-          expect(held, job.jobId).to.not.equal(undefined);
-          await held!.remove();
-        }
+      for (const row of sent) {
+        const held = await queues.shards[shard]![row.queue as QueueName].getJob(row.job_id);
+        expect(held, row.job_id).to.not.equal(undefined);
+        await held!.remove();
+      }
       // Lost: removed from the cluster while the outbox says sent. A pass of the reconciler re-adds
       // them: this one, or the API's own (every 2 s here), whichever comes first; the later one finds
       // them held again (same ids), so between them the four come back once and run once.
@@ -276,11 +277,11 @@ describe('Queues sharded over a Redis Cluster', function () {
       for (const w of workers) for (const bw of w.workers) bw.resume();
       await allDone(ids);
       // Re-added to the shard they were sent to, under their ids.
-      for (const id of ids)
-        for (const job of offenseJobs(id))
-          expect(await queues.shards[shard]![job.queue].getJobState(job.jobId), job.jobId).to.equal(
-            'completed',
-          );
+      for (const row of sent)
+        expect(
+          await queues.shards[shard]![row.queue as QueueName].getJobState(row.job_id),
+          row.job_id,
+        ).to.equal('completed');
     } finally {
       for (const w of workers) for (const bw of w.workers) bw.resume();
       await queues.close();

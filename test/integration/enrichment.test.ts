@@ -351,7 +351,14 @@ describe('evidence enrichment worker', function () {
 
   it('fails a job with a bad payload at once, without retrying (UnrecoverableError)', async () => {
     const processor = directProcessor();
-    for (const data of [{}, { offenseId: 'not-a-uuid' }, { offenseId: crypto.randomUUID() }]) {
+    for (const data of [
+      {},
+      { offenseId: 'not-a-uuid' },
+      { offenseId: crypto.randomUUID() },
+      { offenseIds: [] },
+      { offenseIds: [crypto.randomUUID(), 'not-a-uuid'] },
+      { offenseIds: [crypto.randomUUID()] },
+    ]) {
       try {
         await processor({ id: 'bad', data, attemptsMade: 0, opts: { attempts: 8 } } as Job);
         expect.fail('should have thrown');
@@ -359,5 +366,48 @@ describe('evidence enrichment worker', function () {
         expect(err).to.be.instanceOf(UnrecoverableError);
       }
     }
+  });
+
+  it("a batch's job: what one offense could not reach yet is retried, the others' work is kept and not done twice", async () => {
+    let flaky = 0;
+    evidence.handler = (req, res) => {
+      if (req.path === '/flaky.png' && ++flaky === 1) res.writeHead(503).end();
+      else res.writeHead(200, { 'content-type': 'image/png' }).end(req.path);
+    };
+    // Filed by the API, each with its own jobs; run here again as one batch's job.
+    const ids = [
+      await report([{ type: 'screenshot', url: evidence.url('/a.png') }]),
+      await report([{ type: 'screenshot', url: evidence.url('/flaky.png') }]),
+      await report([{ type: 'text', content: 'line\r\nline' }]),
+    ];
+    await Promise.all(ids.map((id) => enriched(id)));
+    await api.pool.query(
+      `UPDATE offenses SET evidence = (SELECT jsonb_agg(e - 'enrichment') FROM jsonb_array_elements(evidence) e)
+        WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    flaky = 0;
+    const before = evidence.requestsTo('/a.png').length;
+    const processor = directProcessor();
+    const gone = crypto.randomUUID();
+    const job = (attemptsMade: number) =>
+      ({
+        id: 'batch',
+        data: { offenseIds: [...ids, gone] },
+        attemptsMade,
+        opts: { attempts: 8 },
+      }) as unknown as Job;
+    const first = await processor(job(0)).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(first?.message).to.match(/evidence not reachable yet \(attempt 1\): .*flaky\.png/);
+    expect((await evidenceOf(ids[0]!))[0]!.enrichment).to.deep.include({ status: 200 });
+    expect((await evidenceOf(ids[1]!))[0]!.enrichment).to.equal(undefined);
+    expect((await evidenceOf(ids[2]!))[0]!.enrichment).to.not.equal(undefined);
+    // The retry fetches only what is still missing; the missing offense is named, not fatal.
+    expect(await processor(job(1))).to.deep.equal({ offenses: 4, enrichedItems: 1, missing: [gone] });
+    expect((await evidenceOf(ids[1]!))[0]!.enrichment).to.deep.include({ status: 200, attempts: 2 });
+    expect(evidence.requestsTo('/a.png')).to.have.length(before + 1);
   });
 });

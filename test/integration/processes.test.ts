@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { Queue } from 'bullmq';
-import { offenseJobId, QUEUES } from '../../common/queues/index.js';
+import { offenseBatchJobId, QUEUES } from '../../common/queues/index.js';
 import { createTenant, createTestPlayer, startTestApi, TEST_PEPPER, testSigningKey } from '../helpers/app.js';
 import { TestHttpServer } from '../helpers/http-server.js';
 import { testServices } from '../helpers/services.js';
@@ -280,9 +280,9 @@ describe('the API and worker processes', function () {
         prefix: env.QUEUE_PREFIX,
       });
       try {
-        const job = await queue.getJob(offenseJobId(QUEUES.enrichment, offenseId));
+        const job = await queue.getJob(offenseBatchJobId(QUEUES.enrichment, offenseId));
         expect(await job!.getState()).to.equal('completed');
-        expect(job!.returnvalue).to.deep.equal({ offenseId, enrichedItems: 1 });
+        expect(job!.returnvalue).to.deep.equal({ offenses: 1, enrichedItems: 1, missing: [] });
       } finally {
         await queue.close();
       }

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { startTestWorker } from '../helpers/workers.js';
 import { createLogger } from '../../common/logger.js';
-import { offenseJobs } from '../../common/queues/index.js';
+import type { QueueName } from '../../common/queues/index.js';
+import { offenseJobRows } from '../helpers/reports.js';
 import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
 import { openQueues } from '../../common/runtime.js';
 import { type RunningWorker } from '../../worker/run.js';
@@ -58,22 +59,19 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
   }
   const allSent = (ids: string[]) =>
     eventually('every outbox row sent', async () => {
-      const { rows } = await api.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1::text[])`,
-        [ids],
-      );
-      return rows[0]!.n === 0 || undefined;
+      const rows = await offenseJobRows(api.pool, ids);
+      return rows.every((r) => r.sent) || undefined;
     });
   /** What Redis loses: the jobs of these offenses, acknowledged and marked sent. */
   async function lose(queues: ReturnType<typeof openQueues>['queues'], ids: string[]) {
-    for (const id of ids)
-      for (const job of offenseJobs(id)) {
-        const held = await queues.shards[queues.shardFor({ job_id: job.jobId })]![job.queue].getJob(
-          job.jobId,
-        );
-        expect(held, `job ${job.jobId} in Redis before the loss`).to.not.equal(undefined);
-        await held!.remove();
-      }
+    const rows = await offenseJobRows(api.pool, ids);
+    expect(rows.length, 'two jobs a batch').to.be.greaterThan(1);
+    for (const row of rows) {
+      const held = await queues.shards[queues.shardFor(row)]![row.queue as QueueName].getJob(row.job_id);
+      expect(held, `job ${row.job_id} in Redis before the loss`).to.not.equal(undefined);
+      await held!.remove();
+    }
+    return rows.length;
   }
   const done = async (ids: string[]) => {
     const { rows } = await api.pool.query<{ id: string; cases: number; enriched: boolean }>(
@@ -119,6 +117,46 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
       );
       expect(rows).to.deep.equal([{ reports_count: 4 }]); // one case, each report counted once
       // Everything done: a second pass re-adds nothing.
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(0);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it("a lost job of a bulk request's batch is re-added once and files every offense it names", async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      const players = await Promise.all([1, 2, 3].map(() => createTestPlayer(api.pool)));
+      const res = await call<{ results: { status: number; body: { report: { _id: string } } }[] }>(
+        api.url,
+        'POST',
+        '/v1/reports/batch',
+        {
+          spec: '/v1/reports/batch',
+          headers: tenant.headers,
+          json: {
+            reports: players.map((p, n) => ({
+              kind: 'toxicity',
+              serviceId: p.serviceId,
+              report: { isToxic: true, severity: 'low', evidence: [{ type: 'text', content: `bulk ${n}` }] },
+            })),
+          },
+        },
+      );
+      expect(res.body.results.map((r) => r.status)).to.deep.equal([201, 201, 201]);
+      const ids = res.body.results.map((r) => r.body.report._id);
+      await allSent(ids);
+      // One job a queue names the three offenses.
+      expect(await lose(queues, ids)).to.equal(2);
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(2);
+      await startWorkers();
+      await eventually(
+        'every offense of the batch done',
+        async () => (await done(ids)).every((o) => o.cases === 1 && o.enriched) || undefined,
+      );
       expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(0);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));

@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { offenseJobId, QUEUES } from '../../common/queues/index.js';
+import { JOB_NAMES, offenseBatchJobId, QUEUES, type QueueName } from '../../common/queues/index.js';
+import { offenseJobRows } from '../helpers/reports.js';
 import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js';
 import {
   createTenant,
@@ -140,22 +141,57 @@ describe('reports and player profiles', () => {
       expect(links.rowCount, 'the reporting game is not linked to the player').to.equal(0);
     });
 
-    it('enqueues an enrichment and a review job whose ids derive from the offense id, after the commit', async () => {
+    it("enqueues an enrichment and a review job for the report's batch, under ids from its first offense, after the commit", async () => {
       const player = await createTestPlayer(api.pool);
       const res = await submit('toxicity', player.serviceId, { isToxic: true });
       const id = res.body.report._id;
-      for (const name of [QUEUES.enrichment, QUEUES.review]) {
-        const job = await waitFor(() => queues[name]!.getJob(offenseJobId(name, id)));
-        expect(job.data).to.deep.equal({ offenseId: id });
-      }
-      const outbox = await waitFor(async () => {
-        const { rows } = await api.pool.query<{ sent: boolean }>(
-          `SELECT sent_at IS NOT NULL AS sent FROM outbox WHERE payload->>'offenseId' = $1`,
-          [id],
-        );
-        return rows.length === 2 && rows.every((r) => r.sent) ? rows : undefined;
+      // Alone in its batch: one row a queue, its jobs named after it.
+      const rows = await waitFor(async () => {
+        const found = await offenseJobRows(api.pool, [id]);
+        return found.length === 2 && found.every((r) => r.sent) ? found : undefined;
       });
-      expect(outbox).to.have.length(2);
+      expect(rows.map((r) => [r.queue, r.job_name, r.job_id])).to.deep.equal([
+        [QUEUES.enrichment, JOB_NAMES.enrichOffenses, offenseBatchJobId(QUEUES.enrichment, id)],
+        [QUEUES.review, JOB_NAMES.reviewOffenses, offenseBatchJobId(QUEUES.review, id)],
+      ]);
+      for (const name of [QUEUES.enrichment, QUEUES.review]) {
+        const job = await waitFor(() => queues[name]!.getJob(offenseBatchJobId(name, id)));
+        expect(job.data).to.deep.equal({ offenseIds: [id] });
+      }
+    });
+
+    it('a bulk request of many players owes two jobs, each naming every offense in order', async () => {
+      const players = await Promise.all(Array.from({ length: 6 }, () => createTestPlayer(api.pool)));
+      const res = await call<{ results: { status: number; body: { report: { _id: string } } }[] }>(
+        api.url,
+        'POST',
+        '/v1/reports/batch',
+        {
+          spec: '/v1/reports/batch',
+          headers: tenant.headers,
+          json: {
+            reports: players.map((p, i) => ({
+              kind: 'afk',
+              serviceId: p.serviceId,
+              report: { isAfk: i % 3 !== 0, severity: 'low' },
+            })),
+          },
+        },
+      );
+      expect(res.status, res.text).to.equal(207);
+      expect(res.body.results.map((r) => r.status)).to.deep.equal(players.map(() => 201));
+      const ids = res.body.results.map((r) => r.body.report._id);
+      const rows = await waitFor(async () => {
+        const found = await offenseJobRows(api.pool, ids);
+        return found.every((r) => r.sent) ? found : undefined;
+      });
+      // Filed by one statement (the group commit takes the request's reports together): one job a
+      // queue, recorded offenses (no finding) included, as each has its evidence and events.
+      expect(rows.map((r) => r.queue)).to.deep.equal([QUEUES.enrichment, QUEUES.review]);
+      for (const row of rows) {
+        expect(row.payload).to.deep.equal({ offenseIds: ids });
+        expect(row.job_id).to.equal(offenseBatchJobId(row.queue as QueueName, ids[0]!));
+      }
     });
 
     const capCases: [Kind, Record<string, unknown>, number][] = [
@@ -630,22 +666,22 @@ describe('reports while Redis is down', () => {
       }
       expect(await trustScore(api.pool, player.serviceId)).to.equal(95);
       await new Promise((r) => setTimeout(r, 500));
-      const unsent = await api.pool.query(
-        `SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`,
-        [ids],
-      );
-      expect(unsent.rowCount, 'nothing could be sent while Redis was down').to.equal(10);
+      const unsent = await offenseJobRows(api.pool, ids);
+      // One report at a time: each its own batch, with its two jobs.
+      expect(
+        unsent.filter((r) => !r.sent),
+        'nothing could be sent while Redis was down',
+      ).to.have.length(10);
 
       await proxy.open();
-      await waitFor(async () => {
-        const { rowCount } = await api.pool.query(
-          `SELECT 1 FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1)`,
-          [ids],
-        );
-        return rowCount === 0;
+      const rows = await waitFor(async () => {
+        const found = await offenseJobRows(api.pool, ids);
+        return found.every((r) => r.sent) ? found : undefined;
       }, 15_000);
-      for (const id of ids)
-        expect(await queue.getJob(offenseJobId(QUEUES.review, id)), `job for ${id}`).to.not.equal(undefined);
+      const reviews = rows.filter((r) => r.queue === QUEUES.review);
+      expect(reviews.flatMap((r) => r.payload.offenseIds)).to.have.members(ids);
+      for (const row of reviews)
+        expect(await queue.getJob(row.job_id), `job ${row.job_id}`).to.not.equal(undefined);
       const counts = await queue.getJobCounts(
         'waiting',
         'active',

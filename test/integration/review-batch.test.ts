@@ -219,4 +219,52 @@ describe('review: offenses filed in batches', () => {
     expect(f.stored).to.deep.equal(f.computed);
     expect(f.stored).to.deep.include({ reports: 8, severity: 'high' });
   });
+
+  it("a batch's job files every offense it names in one transaction; a missing one is skipped and named, all missing fails for good", async () => {
+    const players = await Promise.all([1, 2, 3].map(() => createTestPlayer(pool)));
+    const ids = await Promise.all(
+      players.map((p) => report(p.serviceId, 'toxicity', { isToxic: true, severity: 'medium' })),
+    );
+    const dispatched: OutboxRow[][] = [];
+    const process = reviewProcessor({
+      pool,
+      log: createLogger('silent', 'test'),
+      config: parseConfig({ NODE_ENV: 'test', DATABASE_URL: url, CLIENT_SECRET_PEPPER: TEST_PEPPER }),
+      pepper: TEST_PEPPER,
+      dispatch: (rows) => dispatched.push(rows),
+    });
+    const job = (offenseIds: string[]) => ({ id: 'b', data: { offenseIds } }) as unknown as Job;
+    const gone = crypto.randomUUID();
+    expect(await process(job([ids[0]!, gone, ids[1]!, ids[2]!]))).to.deep.equal({
+      offenses: 4,
+      filed: 3,
+      missing: [gone],
+    });
+    expect(dispatched).to.have.length(1); // one transaction for the job's offenses
+    const { rows } = await pool.query<{ n: number }>(
+      'SELECT count(DISTINCT case_id)::int AS n FROM case_offenses WHERE offense_id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(rows[0]!.n, 'one case a player').to.equal(3);
+    // Run again (a retry, or a re-add by the reconciler): nothing is filed twice.
+    expect(await process(job(ids))).to.deep.equal({ offenses: 3, filed: 0, missing: [] });
+    for (const c of (
+      await pool.query<{ case_id: string }>(
+        'SELECT case_id FROM case_offenses WHERE offense_id = ANY($1::uuid[])',
+        [ids],
+      )
+    ).rows) {
+      const f = await figures(c.case_id);
+      expect(f.stored).to.deep.equal(f.computed);
+      expect(f.stored).to.deep.include({ reports: 1 });
+    }
+    // Nothing it names exists, or a payload that names nothing: failed for good, never retried.
+    for (const data of [{ offenseIds: [gone] }, { offenseIds: [] }, { offenseIds: ['not-a-uuid'] }, {}]) {
+      const outcome = await process({ id: 'x', data } as unknown as Job).then(
+        () => 'fulfilled',
+        (err: unknown) => err,
+      );
+      expect(outcome, JSON.stringify(data)).to.be.instanceOf(UnrecoverableError);
+    }
+  });
 });

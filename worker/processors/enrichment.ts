@@ -128,19 +128,23 @@ const sameItem = (a: EvidenceItem, b: EvidenceItem) =>
  * size, hash and final URL recorded. The network work happens outside any transaction; results are
  * then merged by compare-and-set into items that are still unenriched, so a re-run (a retry, or a
  * stalled job picked up again) changes nothing twice. Transient failures make the job
- * fail and retry with backoff; on its last attempt they are recorded as failures instead.
+ * fail and retry with backoff; on its last attempt they are recorded as failures instead. A job
+ * names the offenses of a batch of reports (one, for a job of an earlier release); an offense that
+ * no longer exists fails a one-offense job for good and is skipped in a batch's.
  */
 export const enrichmentProcessor = (deps: ProcessorDeps) => {
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const evidence = new EvidenceStore(deps.pool);
-  return async (job: Job) => {
-    const { offenseId } = parseOffenseJob(job);
-    const read = await evidence.read(offenseId);
-    if (!read) throw new UnrecoverableError(`offense ${offenseId} does not exist`);
-    const attempt = job.attemptsMade + 1;
-    const lastAttempt = attempt >= (job.opts.attempts ?? 1);
-    const now = new Date();
 
+  /** One offense's evidence: how many items it enriched, and what should be tried again. */
+  async function enrichOffense(
+    offenseId: string,
+    attempt: number,
+    lastAttempt: boolean,
+    now: Date,
+  ): Promise<{ enriched: number; retries: string[] } | undefined> {
+    const read = await evidence.read(offenseId);
+    if (!read) return undefined;
     const retries: string[] = [];
     const results = await Promise.all(
       read.map(async (item): Promise<EnrichedItem | undefined> => {
@@ -180,15 +184,44 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
       }
       if (round >= 5) throw new Error(`offense ${offenseId}: evidence kept changing; retrying the job`);
       const again = await evidence.read(offenseId);
-      if (!again) throw new UnrecoverableError(`offense ${offenseId} no longer exists`);
+      if (!again) return undefined;
       current = again;
     }
-    // Throwing after the write keeps what succeeded and lets BullMQ retry the rest with backoff.
+    return { enriched, retries };
+  }
+
+  return async (job: Job) => {
+    const { offenseIds, batch } = parseOffenseJob(job);
+    const attempt = job.attemptsMade + 1;
+    const lastAttempt = attempt >= (job.opts.attempts ?? 1);
+    const now = new Date();
+    // The offenses of a batch's job, OFFENSES_AT_ONCE at a time (each fetches its URLs at once).
+    const outcomes: ({ enriched: number; retries: string[] } | undefined)[] = [];
+    for (let i = 0; i < offenseIds.length; i += OFFENSES_AT_ONCE)
+      outcomes.push(
+        ...(await Promise.all(
+          offenseIds.slice(i, i + OFFENSES_AT_ONCE).map((id) => enrichOffense(id, attempt, lastAttempt, now)),
+        )),
+      );
+    const missing = offenseIds.filter((_, i) => !outcomes[i]);
+    if (missing.length === offenseIds.length || (!batch && missing.length))
+      throw new UnrecoverableError(`offense ${missing.join(', ')} does not exist`);
+    if (missing.length)
+      deps.log.warn({ job: job.id, missing }, 'offenses of an enrichment job no longer exist');
+    const retries = outcomes.flatMap((o) => o?.retries ?? []);
+    // Throwing after the writes keeps what succeeded and lets BullMQ retry the rest with backoff;
+    // the offenses already enriched are left alone by the next attempt.
     if (retries.length)
       throw new Error(`evidence not reachable yet (attempt ${attempt}): ${retries.join('; ')}`);
-    return { offenseId, enrichedItems: enriched };
+    const enrichedItems = outcomes.reduce((n, o) => n + (o?.enriched ?? 0), 0);
+    return batch
+      ? { offenses: offenseIds.length, enrichedItems, missing }
+      : { offenseId: offenseIds[0], enrichedItems };
   };
 };
+
+/** Offenses of one job enriched at once. */
+const OFFENSES_AT_ONCE = 16;
 
 const batching = batchedLoads(50);
 

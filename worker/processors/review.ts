@@ -17,8 +17,8 @@ import { parseOffenseJob } from './offense-job.js';
 
 const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
 
-/** Most offenses filed in one transaction. */
-export const FILING_BATCH_MAX = 50;
+/** Most offenses filed in one transaction (a job of a full report statement's batch in one). */
+export const FILING_BATCH_MAX = 100;
 
 export interface Filing {
   offenseId: string;
@@ -39,11 +39,13 @@ export interface Filing {
  * moderator moved it by hand. A report
  * without a finding or from a muted reporter opens no case (its events are still sent).
  *
- * The jobs a worker runs at once are filed together: their filings are collected until the event
- * loop has nothing else ready (at most FILING_BATCH_MAX) and go through one transaction of a fixed
- * number of statements, so a busy review worker commits once per batch, not once per offense. A
- * batch that fails fails each of its jobs, which BullMQ retries on their own; an offense that does
- * not exist fails only its job, for good.
+ * A job names the offenses of a batch of reports (one, for a job of an earlier release). The
+ * offenses of the jobs a worker runs at once are filed together: collected until the event loop has
+ * nothing else ready (at most FILING_BATCH_MAX) and filed by one transaction of a fixed number of
+ * statements, so a busy review worker commits once per batch, not once per offense. A transaction
+ * that fails fails each job with an offense in it, which BullMQ retries on their own (what was filed
+ * stays filed). An offense that does not exist fails a one-offense job for good; in a batch's job
+ * (whose offenses were written with it) it is skipped and named in the job's result.
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
   const filings = new DataLoader<string, Filing>(async (ids) => {
@@ -72,7 +74,19 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       if (done.players > 0) deps.log.info(figures, 'trust recovered for players with a clean record');
       return figures;
     }
-    return filings.load(parseOffenseJob(job).offenseId);
+    const { offenseIds, batch } = parseOffenseJob(job);
+    const results = await filings.loadMany(offenseIds);
+    const missing: string[] = [];
+    let filed = 0;
+    for (const [i, result] of results.entries()) {
+      if (result instanceof UnrecoverableError) missing.push(offenseIds[i]!);
+      else if (result instanceof Error) throw result;
+      else if (result.filed) filed++;
+    }
+    if (missing.length === offenseIds.length || (!batch && missing.length))
+      throw new UnrecoverableError(`offense ${missing.join(', ')} does not exist`);
+    if (missing.length) deps.log.warn({ job: job.id, missing }, 'offenses of a review job no longer exist');
+    return batch ? { offenses: offenseIds.length, filed, missing } : results[0];
   };
 };
 

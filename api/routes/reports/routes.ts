@@ -24,8 +24,9 @@ export function reportRoutes(deps: RouteDeps): Router {
   const router = new Router({ prefix: '/v1' });
   // Reports that arrive together (from any number of requests) are filed by one statement and one
   // commit; a deadlock retries the batch; an error that may be one report's fault is isolated.
+  const filing = { queueShards: deps.config.queueShards };
   const groupCommit = new GroupCommit<ReportToRecord, RecordOutcome>(
-    (items) => withRetries(() => recordReports(deps.pool, items)),
+    (items) => withRetries(() => recordReports(deps.pool, items, filing)),
     {
       maxBatch: deps.config.reportBatchMax,
       maxInFlight: deps.config.reportBatchesInFlight,
@@ -36,6 +37,7 @@ export function reportRoutes(deps: RouteDeps): Router {
   );
   const submitDeps: SubmitReportDeps = {
     pool: deps.pool,
+    filing,
     caps: deps.config.penaltyCaps,
     idempotencyTtlHours: deps.config.idempotencyTtlHours,
     credibility: {

@@ -1,4 +1,4 @@
--- Version: 1
+-- Version: 2
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -30,10 +30,19 @@
 --   Rule studio_budget:        points that would take the studio past its budget on the player in
 --                              24 h (the window starting at its first applied points) are held.
 --   Rule score_floor:          the points applied never take the score below 0.
+--
+-- The jobs the created offenses owe (Version 2): the first item's `batchJobs` names them (queue and
+-- job name), and one outbox row a queue and queue shard carries all of the batch's offenses of that
+-- shard (`offenseIds`, in order; `queueShards` items: the count, pt_shard_of the shard), under the
+-- job id `<queue>-b-<its first offense>` and with its first offense's player as the shard key. Items
+-- that name their own `jobs` (the previous release's API, during a rolling deploy) get one row a job
+-- and offense, as Version 1 wrote them. Either way each outcome's `outbox` lists the rows whose first
+-- offense is its own.
 CREATE OR REPLACE FUNCTION pt_file_reports(items jsonb) RETURNS SETOF jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   n int := jsonb_array_length(items);
+  v_shards int := coalesce((items->0->>'queueShards')::int, 1);
   r record;
   -- The outcome of each report: created, not_found, duplicate or quota_exceeded (and its figures).
   res_status text[] := array_fill(NULL::text, ARRAY[n]);
@@ -272,13 +281,27 @@ BEGIN
      WHERE p.id = g.player_id),
   ob AS (
     INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-    SELECT j.queue, j.job_name, j.job_id, jsonb_build_object('offenseId', c.offense_id), c.player_id
-      FROM c, ROWS FROM (jsonb_to_recordset(c.v->'jobs') AS (queue text, job_name text, job_id text))
-           WITH ORDINALITY AS j(queue, job_name, job_id, k)
-     ORDER BY c.n, j.k
+    SELECT w.queue, w.job_name, w.job_id, w.payload, w.shard_key FROM (
+      -- Items of the previous release: one row a job and offense.
+      SELECT j.queue, j.job_name, j.job_id, jsonb_build_object('offenseId', c.offense_id) AS payload,
+             c.player_id AS shard_key, c.n, j.k
+        FROM c, ROWS FROM (jsonb_to_recordset(c.v->'jobs') AS (queue text, job_name text, job_id text))
+             WITH ORDINALITY AS j(queue, job_name, job_id, k)
+      UNION ALL
+      -- One row a queue and shard for the rest.
+      SELECT j.queue, j.job_name, j.queue || '-b-' || g.first_offense, jsonb_build_object('offenseIds', g.ids),
+             g.first_player, g.first_n, j.k
+        FROM (SELECT min(c.n) AS first_n, (array_agg(c.offense_id ORDER BY c.n))[1] AS first_offense,
+                     (array_agg(c.player_id ORDER BY c.n))[1] AS first_player,
+                     jsonb_agg(c.offense_id ORDER BY c.n) AS ids
+                FROM c WHERE NOT c.v ? 'jobs'
+               GROUP BY CASE WHEN v_shards > 1 THEN pt_shard_of(c.player_id::text, v_shards) ELSE 0 END) g,
+             ROWS FROM (jsonb_to_recordset(items->0->'batchJobs') AS (queue text, job_name text))
+             WITH ORDINALITY AS j(queue, job_name, k)) w
+     ORDER BY w.n, w.k
     RETURNING id, queue, job_name, job_id, payload, shard_key),
   obs AS (
-    SELECT (ob.payload->>'offenseId')::uuid AS offense_id,
+    SELECT coalesce(ob.payload->>'offenseId', ob.payload->'offenseIds'->>0)::uuid AS offense_id,
            jsonb_agg(jsonb_build_object('id', ob.id::text, 'queue', ob.queue, 'job_name', ob.job_name,
                                         'job_id', ob.job_id, 'payload', ob.payload,
                                         'shard_key', ob.shard_key) ORDER BY ob.id) AS rows

@@ -6,7 +6,7 @@ import type {
   ReportContext,
   Severity,
 } from '../../domain/reports.js';
-import { offenseJobs } from '../../queues/index.js';
+import { OFFENSE_BATCH_JOBS } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { encodeCursor } from '../../cursor.js';
@@ -212,9 +212,18 @@ type OutcomeRow =
     }
   | Exclude<RecordOutcome, { status: 'created' }>;
 
-/** The items pt_file_reports takes (one JSON object a report, with its policy and its outbox jobs). */
-export function filingItems(items: readonly ReportToRecord[]) {
-  return items.map((i) => {
+/** How the report statement writes the jobs it owes. */
+export interface FilingOptions {
+  /** QUEUE_SHARDS: one job a queue and shard. */
+  queueShards: number;
+}
+
+/**
+ * The items pt_file_reports takes: one JSON object a report, with its policy; the first also names
+ * the jobs the batch owes and the number of queue shards they are grouped by.
+ */
+export function filingItems(items: readonly ReportToRecord[], options: FilingOptions = { queueShards: 1 }) {
+  return items.map((i, k) => {
     const r = i.report;
     return {
       offenseId: i.offenseId,
@@ -235,7 +244,7 @@ export function filingItems(items: readonly ReportToRecord[]) {
       ...i.policy,
       dedupSecondsWithMatch: DEDUP_SECONDS.withMatch,
       dedupSecondsWithoutMatch: DEDUP_SECONDS.withoutMatch,
-      jobs: offenseJobs(i.offenseId).map((j) => ({ queue: j.queue, job_name: j.jobName, job_id: j.jobId })),
+      ...(k === 0 ? { batchJobs: OFFENSE_BATCH_JOBS, queueShards: options.queueShards } : {}),
     };
   });
 }
@@ -244,14 +253,17 @@ export function filingItems(items: readonly ReportToRecord[]) {
  * Files reports in order, in one statement (so one round trip, and one implicit transaction unless
  * the caller holds one): pt_file_reports (common/data/functions/pt_file_reports.sql) locks each player's row, refuses a
  * duplicate or a reporter over quota, holds points beyond the studio's budget or from a reporter of
- * low credibility, lowers the score (floored at 0), inserts the offense, its history row and its
- * outbox rows. One outcome per report, in the same order; nothing is written for a refused one.
+ * low credibility, lowers the score (floored at 0), inserts the offense and its history row, and
+ * the batch's outbox rows: one job a queue and queue shard for all its offenses, each row in the
+ * outcome of its first offense. One outcome per report, in the same order; nothing is written for a
+ * refused one.
  */
 export async function recordReports(
   db: Queryable,
   items: readonly ReportToRecord[],
+  options?: FilingOptions,
 ): Promise<RecordOutcome[]> {
-  const payload = filingItems(items);
+  const payload = filingItems(items, options);
   // Named: PostgreSQL parses and plans it once per connection instead of on every call.
   const { rows } = await db.query<{ r: OutcomeRow }>({
     name: 'file-reports',

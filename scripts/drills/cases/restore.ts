@@ -165,7 +165,8 @@ export async function restoreDrill(opts: {
         detail: `${filed} of ${before.length}`,
       });
       const { rows: unsent } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL AND payload->>'offenseId' = ANY($1::text[])`,
+        `SELECT count(*)::int AS n FROM outbox
+          WHERE sent_at IS NULL AND (payload->'offenseIds' ?| $1::text[] OR payload->>'offenseId' = ANY($1::text[]))`,
         [before],
       );
       checks.push({
