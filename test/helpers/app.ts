@@ -227,3 +227,23 @@ export async function fileReport(
   expect(res.status, res.text).to.equal(201);
   return res.body.report._id;
 }
+
+/**
+ * A studio's bulk request (POST /v1/reports/batch), checked against the OpenAPI document; every
+ * report must be accepted (201): their offense ids, in order.
+ */
+export async function fileBatch(
+  url: string,
+  tenant: Tenant,
+  reports: { kind: 'anticheat' | 'toxicity' | 'afk' | 'griefing'; serviceId: string; report: object }[],
+): Promise<string[]> {
+  const res = await call<{ results: { status: number; body: { report: { _id: string } } }[] }>(
+    url,
+    'POST',
+    '/v1/reports/batch',
+    { spec: '/v1/reports/batch', headers: tenant.headers, json: { reports } },
+  );
+  expect(res.status, res.text).to.equal(207);
+  expect(res.body.results.map((r) => r.status)).to.deep.equal(reports.map(() => 201));
+  return res.body.results.map((r) => r.body.report._id);
+}

@@ -6,7 +6,14 @@ import { offenseJobRows } from '../helpers/reports.js';
 import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
 import { openQueues } from '../../common/runtime.js';
 import { type RunningWorker } from '../../worker/run.js';
-import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
+import {
+  createTenant,
+  createTestPlayer,
+  fileBatch,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+} from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
 import { ownDatabase } from '../helpers/services.js';
@@ -130,24 +137,15 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
     try {
       const players = await Promise.all([1, 2, 3].map(() => createTestPlayer(api.pool)));
-      const res = await call<{ results: { status: number; body: { report: { _id: string } } }[] }>(
+      const ids = await fileBatch(
         api.url,
-        'POST',
-        '/v1/reports/batch',
-        {
-          spec: '/v1/reports/batch',
-          headers: tenant.headers,
-          json: {
-            reports: players.map((p, n) => ({
-              kind: 'toxicity',
-              serviceId: p.serviceId,
-              report: { isToxic: true, severity: 'low', evidence: [{ type: 'text', content: `bulk ${n}` }] },
-            })),
-          },
-        },
+        tenant,
+        players.map((p, n) => ({
+          kind: 'toxicity',
+          serviceId: p.serviceId,
+          report: { isToxic: true, severity: 'low', evidence: [{ type: 'text', content: `bulk ${n}` }] },
+        })),
       );
-      expect(res.body.results.map((r) => r.status)).to.deep.equal([201, 201, 201]);
-      const ids = res.body.results.map((r) => r.body.report._id);
       await allSent(ids);
       // One job a queue names the three offenses.
       expect(await lose(queues, ids)).to.equal(2);

@@ -7,6 +7,7 @@ import { linkPlayer, setGameLimits } from '../../common/usecases/provisioning.js
 import {
   createTenant,
   createTestPlayer,
+  fileBatch,
   offenseCount,
   startTestApi,
   trustScore,
@@ -162,25 +163,15 @@ describe('reports and player profiles', () => {
 
     it('a bulk request of many players owes two jobs, each naming every offense in order', async () => {
       const players = await Promise.all(Array.from({ length: 6 }, () => createTestPlayer(api.pool)));
-      const res = await call<{ results: { status: number; body: { report: { _id: string } } }[] }>(
+      const ids = await fileBatch(
         api.url,
-        'POST',
-        '/v1/reports/batch',
-        {
-          spec: '/v1/reports/batch',
-          headers: tenant.headers,
-          json: {
-            reports: players.map((p, i) => ({
-              kind: 'afk',
-              serviceId: p.serviceId,
-              report: { isAfk: i % 3 !== 0, severity: 'low' },
-            })),
-          },
-        },
+        tenant,
+        players.map((p, i) => ({
+          kind: 'afk',
+          serviceId: p.serviceId,
+          report: { isAfk: i % 3 !== 0, severity: 'low' },
+        })),
       );
-      expect(res.status, res.text).to.equal(207);
-      expect(res.body.results.map((r) => r.status)).to.deep.equal(players.map(() => 201));
-      const ids = res.body.results.map((r) => r.body.report._id);
       const rows = await waitFor(async () => {
         const found = await offenseJobRows(api.pool, ids);
         return found.every((r) => r.sent) ? found : undefined;

@@ -189,13 +189,8 @@ describe('review: offenses filed in batches', () => {
     expect(rows).to.deep.equal([{ event_type: 'offense.created', offense: heard, visibility: 'summary' }]);
   });
 
-  it('the processor files the jobs it runs at once together; a missing offense fails only its own job, for good', async () => {
-    const player = await createTestPlayer(pool);
-    const ids = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        report(player.serviceId, 'griefing', { isGriefing: true, severity: ['low', 'high'][i % 2] }),
-      ),
-    );
+  /** The review processor called directly, with what it hands the queues. */
+  function processor() {
     const dispatched: OutboxRow[][] = [];
     const process = reviewProcessor({
       pool,
@@ -204,6 +199,17 @@ describe('review: offenses filed in batches', () => {
       pepper: TEST_PEPPER,
       dispatch: (rows) => dispatched.push(rows),
     });
+    return { process, dispatched };
+  }
+
+  it('the processor files the jobs it runs at once together; a missing offense fails only its own job, for good', async () => {
+    const player = await createTestPlayer(pool);
+    const ids = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        report(player.serviceId, 'griefing', { isGriefing: true, severity: ['low', 'high'][i % 2] }),
+      ),
+    );
+    const { process, dispatched } = processor();
     const job = (offenseId: string) => ({ id: offenseId, data: { offenseId } }) as unknown as Job;
     const outcomes = await Promise.allSettled([...ids, crypto.randomUUID()].map((id) => process(job(id))));
     expect(outcomes.slice(0, 8).map((o) => o.status)).to.deep.equal(Array(8).fill('fulfilled'));
@@ -225,14 +231,7 @@ describe('review: offenses filed in batches', () => {
     const ids = await Promise.all(
       players.map((p) => report(p.serviceId, 'toxicity', { isToxic: true, severity: 'medium' })),
     );
-    const dispatched: OutboxRow[][] = [];
-    const process = reviewProcessor({
-      pool,
-      log: createLogger('silent', 'test'),
-      config: parseConfig({ NODE_ENV: 'test', DATABASE_URL: url, CLIENT_SECRET_PEPPER: TEST_PEPPER }),
-      pepper: TEST_PEPPER,
-      dispatch: (rows) => dispatched.push(rows),
-    });
+    const { process, dispatched } = processor();
     const job = (offenseIds: string[]) => ({ id: 'b', data: { offenseIds } }) as unknown as Job;
     const gone = crypto.randomUUID();
     expect(await process(job([ids[0]!, gone, ids[1]!, ids[2]!]))).to.deep.equal({
