@@ -114,7 +114,8 @@ const actor = closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'str
 
 /**
  * The response schemas of what common/views.ts renders, one beside the other: presentOffense
- * (Reportoffense, Evidence, Enrichment), presentProfile (PlayerDetailed), presentTrustChange
+ * (Reportoffense, Evidence, Enrichment; PostgreSQL renders the same view for studios' reads, and
+ * renderProfiles in common/data/repos/offenses.ts the PlayerDetailed profile), presentTrustChange
  * (TrustChange), presentCase (ReviewCase, ReviewCaseDetail), presentAudit (AuditEntry),
  * presentReporter (Reporter), presentWebhook (Webhook, WebhookWithSecret), presentDelivery
  * (WebhookDelivery), presentSanction (Sanction) and presentAppeal (Appeal). Every answer the tests

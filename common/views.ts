@@ -179,10 +179,6 @@ export const presentSanction = (s: SanctionRecord) => ({
   createdAt: s.createdAt.toISOString(),
 });
 
-/** What a studio may see of a player's sanctions: the global ones and its own studio's. */
-export const visibleTo = (s: { scopeStudioId: string | null }, viewerStudioId: string | null) =>
-  viewerStudioId === null || s.scopeStudioId === null || s.scopeStudioId === viewerStudioId;
-
 export const presentAppeal = (a: AppealRecord) => ({
   id: a.id,
   playerId: a.serviceId,

@@ -11,6 +11,7 @@ import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
 import { encodeCursor } from '../../cursor.js';
 import { isoSql, timeCursorSql } from '../render.js';
+import { ACTIVE, VISIBLE_TO } from './sanctions.js';
 import { DEDUP_SECONDS } from '../../domain/limits.js';
 
 export interface OffenseRecord {
@@ -309,9 +310,7 @@ export async function renderProfiles(
                                                       'expiresAt', ${isoSql('s.expires_at')})
                                     ORDER BY s.created_at DESC, s.id DESC), '[]')
              FROM sanctions s
-            WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $4
-              AND (s.expires_at IS NULL OR s.expires_at > $4)
-              AND (k.viewer IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = k.viewer)))::text AS body
+            WHERE s.player_id = p.id AND ${ACTIVE('$4')} AND ${VISIBLE_TO('k.viewer')}))::text AS body
        FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(service_id, viewer, n)
        JOIN players p ON p.service_id = k.service_id
        CROSS JOIN LATERAL (
@@ -332,23 +331,28 @@ export interface OffensePage {
   nextCursor: string | null;
 }
 
-/** Newest first, keyset-paginated on (created_at, id): stable while new offenses arrive. */
+/** Whether the player exists: what tells an empty page of theirs from no player at all. */
+async function playerExists(db: Queryable, serviceId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM players WHERE service_id = $1', [serviceId]);
+  return Boolean(rowCount);
+}
+
+/**
+ * A player's newest `limit` offenses as records, for moderators' screens (studios read them
+ * rendered: renderOffensePage), with the cursor of the page after; undefined when there is no such
+ * player.
+ */
 export async function listOffenses(
   db: Queryable,
   serviceId: string,
   limit: number,
-  after?: { ts: string; id: string },
 ): Promise<OffensePage | undefined> {
-  const { rows } = await db.query<OffenseRow & { player_exists: boolean }>(
+  const { rows } = await db.query<OffenseRow>(
     `SELECT ${OFFENSE_SELECT} FROM players p JOIN offenses o ON o.player_id = p.id
-      WHERE p.service_id = $1 AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
-      ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
-    [serviceId, limit + 1, after?.ts ?? null, after?.id ?? null],
+      WHERE p.service_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
+    [serviceId, limit + 1],
   );
-  if (rows.length === 0) {
-    const exists = await db.query('SELECT 1 FROM players WHERE service_id = $1', [serviceId]);
-    if (!exists.rowCount) return undefined;
-  }
+  if (rows.length === 0 && !(await playerExists(db, serviceId))) return undefined;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -378,10 +382,7 @@ export async function renderOffensePage(
             ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
     values: [serviceId, limit + 1, after?.ts ?? null, after?.id ?? null, viewerStudioId],
   });
-  if (rows.length === 0) {
-    const exists = await db.query('SELECT 1 FROM players WHERE service_id = $1', [serviceId]);
-    if (!exists.rowCount) return undefined;
-  }
+  if (rows.length === 0 && !(await playerExists(db, serviceId))) return undefined;
   const page = rows.slice(0, limit);
   const next = rows.length > limit ? page[page.length - 1]!.cursor : null;
   return `{"items":[${page.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(next)}}`;

@@ -45,9 +45,16 @@ interface SanctionRow {
   cursor_ts: string;
 }
 
-/** Active at $now: the one definition every read uses. */
-const ACTIVE = (now: string) =>
+/** SQL: the sanction `s` is active at `now`: the one definition every read uses. */
+export const ACTIVE = (now: string) =>
   `(s.revoked_at IS NULL AND s.starts_at <= ${now} AND (s.expires_at IS NULL OR s.expires_at > ${now}))`;
+
+/**
+ * SQL: the studio `viewer` may see the sanction `s` (a null viewer, a moderator, sees all): global
+ * ones and its own studio's.
+ */
+export const VISIBLE_TO = (viewer: string) =>
+  `(${viewer} IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = ${viewer})`;
 const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
   s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
   s.revoked_by_studio, s.revoke_reason, s.created_at, ${ACTIVE(now)} AS active,
@@ -163,7 +170,7 @@ export async function listSanctions(
     `SELECT ${COLUMNS('$6::timestamptz')}
        FROM players p JOIN sanctions s ON s.player_id = p.id
       WHERE p.service_id = $1
-        AND ($2::uuid IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = $2)
+        AND ${VISIBLE_TO('$2::uuid')}
         AND (NOT $3 OR ${ACTIVE('$6::timestamptz')})
         AND ($4::timestamptz IS NULL OR (s.created_at, s.id) < ($4::timestamptz, $5::uuid))
       ORDER BY s.created_at DESC, s.id DESC LIMIT $7`,
@@ -216,8 +223,7 @@ export async function lookupPlayers(
                                                           'expiresAt', s.expires_at)
                                         ORDER BY s.expires_at NULLS FIRST, s.id)
                           FROM sanctions s
-                         WHERE s.player_id = p.id AND s.revoked_at IS NULL AND s.starts_at <= $3
-                           AND (s.expires_at IS NULL OR s.expires_at > $3)
+                         WHERE s.player_id = p.id AND ${ACTIVE('$3')}
                            AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $2)), '[]') AS sanctions
          FROM players p WHERE p.service_id = ANY($1::text[])`,
     values: [[...new Set(serviceIds)], viewerStudioId, now],
