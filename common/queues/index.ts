@@ -48,19 +48,6 @@ export const OFFENSE_BATCH_JOBS = [
 
 export const offenseBatchJobId = (queue: QueueName, firstOffenseId: string) => `${queue}-b-${firstOffenseId}`;
 
-/** A job id of earlier releases: one job an offense. */
-export const offenseJobId = (queue: QueueName, offenseId: string) => `${queue}-${offenseId}`;
-
-/** The jobs of one offense as earlier releases wrote them (what their API still asks for). */
-export const offenseJobs = (offenseId: string) => [
-  {
-    queue: QUEUES.enrichment,
-    jobName: JOB_NAMES.enrichEvidence,
-    jobId: offenseJobId(QUEUES.enrichment, offenseId),
-  },
-  { queue: QUEUES.review, jobName: JOB_NAMES.reviewOffense, jobId: offenseJobId(QUEUES.review, offenseId) },
-];
-
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
   backoff: { type: 'exponential', delay: 1000 },

@@ -4,6 +4,7 @@ import { isPlayerSourced, parseReport, type ReportKind } from '../../common/doma
 import { parseConfig } from '../../common/config.js';
 import type { Queryable } from '../../common/data/db.js';
 import { recordReports, type ReportToRecord } from '../../common/data/repos/offenses.js';
+import { JOB_NAMES, QUEUES, type QueueName } from '../../common/queues/index.js';
 
 const defaults = parseConfig({ NODE_ENV: 'test' });
 
@@ -85,3 +86,16 @@ export async function offenseJobRows(db: Queryable, offenseIds: readonly string[
   );
   return rows;
 }
+
+/** A job id of earlier releases: one job an offense (what workers still run). */
+export const offenseJobId = (queue: QueueName, offenseId: string) => `${queue}-${offenseId}`;
+
+/** The jobs of one offense as the API of an earlier release asks pt_file_reports for them. */
+export const offenseJobs = (offenseId: string) => [
+  {
+    queue: QUEUES.enrichment,
+    job_name: JOB_NAMES.enrichEvidence,
+    job_id: offenseJobId(QUEUES.enrichment, offenseId),
+  },
+  { queue: QUEUES.review, job_name: JOB_NAMES.reviewOffense, job_id: offenseJobId(QUEUES.review, offenseId) },
+];

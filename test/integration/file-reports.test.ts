@@ -5,9 +5,9 @@ import { createPool, type Pool } from '../../common/data/db.js';
 import { filingItems, type ReportToRecord } from '../../common/data/repos/offenses.js';
 import type { ReportKind } from '../../common/domain/reports.js';
 import { createTenant, createTestPlayer, type Tenant } from '../helpers/app.js';
-import { reportItem } from '../helpers/reports.js';
+import { offenseJobs, reportItem } from '../helpers/reports.js';
 import { testServices } from '../helpers/services.js';
-import { JOB_NAMES, offenseJobs } from '../../common/queues/index.js';
+import { JOB_NAMES } from '../../common/queues/index.js';
 import { shardOf } from '../../common/queues/shards.js';
 import { recordReports } from '../../common/data/repos/offenses.js';
 
@@ -105,11 +105,7 @@ describe('pt_file_reports: the same outcomes and rows as the row-by-row referenc
       const payload = perOffenseJobs
         ? filingItems(items).map(({ batchJobs: _b, queueShards: _q, ...item }) => ({
             ...item,
-            jobs: offenseJobs(item.offenseId).map((j) => ({
-              queue: j.queue,
-              job_name: j.jobName,
-              job_id: j.jobId,
-            })),
+            jobs: offenseJobs(item.offenseId),
           }))
         : filingItems(items);
       const { rows } = await client.query<{ r: Record<string, unknown> }>(
