@@ -24,7 +24,7 @@ import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webho
 import { moveOffenses } from '../data/repos/offense-lifecycle.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
-import { findQueue } from '../data/repos/queues.js';
+import { findQueue, seesQueue } from '../data/repos/queues.js';
 import type { SanctionRecord } from '../data/repos/sanctions.js';
 import {
   addStrike,
@@ -125,7 +125,7 @@ const conflict = (code: string, detail: string, c?: CaseRecord) =>
  * escalate it; an admin may still assign it to an admin).
  */
 export function assertMayWork(actor: Actor, c: CaseRecord) {
-  if (c.queue.visibleTo === 'admin' && actor.role !== 'admin')
+  if (!seesQueue(actor.role, c.queue.visibleTo))
     throw new AppError(403, 'forbidden', `The case is in the ${c.queue.name} queue, which only admins work.`);
 }
 
@@ -560,9 +560,9 @@ export async function assignCase(pool: Pool, actor: Actor, caseId: string, input
   const { username } = check<{ username: string | null }>(assignmentSchema, input);
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
-    let assignee: { id: string; role: string } | undefined;
+    let assignee: { id: string; role: ModeratorRole } | undefined;
     if (username !== null) {
-      const { rows } = await client.query<{ id: string; role: string }>(
+      const { rows } = await client.query<{ id: string; role: ModeratorRole }>(
         'SELECT id, role FROM moderators WHERE username = $1 AND disabled_at IS NULL',
         [username],
       );
@@ -570,7 +570,7 @@ export async function assignCase(pool: Pool, actor: Actor, caseId: string, input
       if (!assignee) throw validationError([{ field: 'username', message: 'is no enabled moderator' }]);
       if (c.escalation && assignee.role !== 'admin')
         throw conflict('case_escalated', 'An escalated case goes to an admin only.', c);
-      if (c.queue.visibleTo === 'admin' && assignee.role !== 'admin')
+      if (!seesQueue(assignee.role, c.queue.visibleTo))
         throw validationError([
           { field: 'username', message: `is no admin, and only admins work the ${c.queue.name} queue` },
         ]);

@@ -2,7 +2,15 @@ import Joi from 'joi';
 import { isUniqueViolation, withTransaction, type Queryable } from '../data/db.js';
 import type pg from 'pg';
 import { insertAudit } from '../data/repos/moderation.js';
-import { DEFAULT_QUEUE, findQueue, rerouteOpenCases, type QueueRecord } from '../data/repos/queues.js';
+import {
+  DEFAULT_QUEUE,
+  findQueue,
+  rerouteOpenCases,
+  seesQueue,
+  visibilitiesSeenBy,
+  type QueueRecord,
+  type QueueVisibility,
+} from '../data/repos/queues.js';
 import { REPORT_KINDS, SEVERITIES, type OffenseType, type Severity } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { check, text } from '../validation.js';
@@ -11,8 +19,8 @@ import type { Actor } from './moderation.js';
 /** Most routing rules: the list an admin reads top to bottom. */
 export const RULES_MAX = 50;
 const KEY = /^[a-z0-9][a-z0-9-]{0,39}$/;
-const VISIBILITY = ['moderator', 'admin'] as const;
-type Visibility = (typeof VISIBILITY)[number];
+const VISIBILITY: readonly QueueVisibility[] = ['moderator', 'admin'];
+type Visibility = QueueVisibility;
 
 export const queueSchema = Joi.object({
   key: Joi.string()
@@ -87,8 +95,6 @@ export interface RoutingRule {
   games?: string[];
 }
 
-const canSee = (actor: Actor) => (actor.role === 'admin' ? ['moderator', 'admin'] : ['moderator']);
-
 /**
  * Every queue in use (or only the one keyed `only`), the default first, then by name (any moderator
  * may escalate to any of them), with their counts now for the queues the actor may see (null for the
@@ -114,7 +120,7 @@ export async function listQueues(db: Queryable, actor: Actor, only?: string): Pr
     [only ?? null],
   );
   return rows.map((r) => {
-    const seen = canSee(actor).includes(r.visible_to);
+    const seen = seesQueue(actor.role, r.visible_to);
     return {
       key: r.key,
       name: r.name,
@@ -132,7 +138,7 @@ export async function listQueues(db: Queryable, actor: Actor, only?: string): Pr
 export async function visibleQueue(db: Queryable, actor: Actor, key: string): Promise<QueueRecord> {
   const q = KEY.test(key) ? await findQueue(db, key) : undefined;
   if (!q) throw notFound(`Queue ${key}`);
-  if (!canSee(actor).includes(q.visibleTo))
+  if (!seesQueue(actor.role, q.visibleTo))
     throw new AppError(403, 'forbidden', `Only admins see the cases of the ${q.name} queue.`);
   return q;
 }
@@ -400,7 +406,7 @@ export async function queueStats(db: Queryable, actor: Actor, days: number) {
                           FROM (SELECT username, count(*)::int AS n,
                                        percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS median
                                   FROM decided GROUP BY username) x)) AS appeals`,
-    [days, canSee(actor)],
+    [days, visibilitiesSeenBy(actor.role)],
   );
   const seconds = (s: number | null) => (s === null ? null : Math.round(s));
   const moderators = (list: { username: string; resolved: number; median: number | null }[] | null) =>

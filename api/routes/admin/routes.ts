@@ -29,6 +29,7 @@ import { signInModerator } from './sign-in.js';
 import { auditQuery, caseQuery, statsQuery } from './schema.js';
 import { moderatorPlayerView, playerTimeline, queueCounts } from '../../../common/usecases/player-view.js';
 import { queueStats, visibleQueue } from '../../../common/usecases/queues.js';
+import { visibilitiesSeenBy } from '../../../common/data/repos/queues.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -87,8 +88,8 @@ export function adminRoutes(deps: AppDeps): Router {
     if (q.queue !== undefined) await visibleQueue(deps.pool, actor, q.queue);
     const after = q.cursor === undefined ? undefined : decodeCaseCursor(q.cursor, orderingOf(q));
     if (q.cursor !== undefined && !after) throw invalidCursor();
-    const restricted = actor.role === 'admin' ? 'include' : 'exclude';
-    const page = await listCases(deps.pool, { ...q, moderatorId: actor.id, restricted }, q.limit, after);
+    const visibilities = visibilitiesSeenBy(actor.role);
+    const page = await listCases(deps.pool, { ...q, moderatorId: actor.id, visibilities }, q.limit, after);
     ctx.body = {
       items: page.items.map(presentCase),
       nextCursor: page.next && encodeKeys([orderingOf(q), ...page.next]),

@@ -1,5 +1,6 @@
 import type { OffenseType, Severity } from '../../domain/reports.js';
 import type { Queryable } from '../db.js';
+import type { QueueVisibility } from './queues.js';
 
 export const MODERATOR_ROLES = ['moderator', 'admin'] as const;
 export type ModeratorRole = (typeof MODERATOR_ROLES)[number];
@@ -108,7 +109,7 @@ export interface CaseRecord {
   /** The team's tags on it, in order. */
   tags: string[];
   /** The review queue it is in; pinned when a moderator moved it there (the rules leave it be). */
-  queue: { key: string; name: string; visibleTo: 'moderator' | 'admin'; pinned: boolean };
+  queue: { key: string; name: string; visibleTo: QueueVisibility; pinned: boolean };
   resolution: {
     outcome: Outcome;
     note: string;
@@ -160,7 +161,7 @@ interface CaseRow {
   tags: string[];
   queue_key: string;
   queue_name: string;
-  queue_visible_to: 'moderator' | 'admin';
+  queue_visible_to: QueueVisibility;
   queue_pinned: boolean;
 }
 
@@ -249,8 +250,8 @@ export interface CaseFilter {
   escalated?: 'exclude' | 'only' | 'include';
   /** Only the cases in this review queue. */
   queue?: string;
-  /** exclude: leave out the cases of queues only admins see (a moderator's list). */
-  restricted?: 'exclude' | 'include';
+  /** Only the cases of queues of these visibilities (a moderator's list: visibilitiesSeenBy). */
+  visibilities?: QueueVisibility[];
 }
 
 /**
@@ -284,7 +285,7 @@ export async function listCases(
       `c.id IN (SELECT subject_id FROM tags WHERE subject_kind = 'case' AND tag = ${p(filter.tag)})`,
     );
   if (filter.queue) where.push(`c.queue_key = ${p(filter.queue)}`);
-  if (filter.restricted === 'exclude') where.push("q.visible_to = 'moderator'");
+  if (filter.visibilities) where.push(`q.visible_to = ANY (${p(filter.visibilities)}::text[])`);
   if (filter.assigned === 'mine') where.push(`c.assigned_to = ${p(filter.moderatorId ?? null)}`);
   if (filter.escalated === 'only') where.push('c.escalated_at IS NOT NULL');
   else if (filter.escalated !== 'include') where.push("(c.escalated_at IS NULL OR c.status = 'resolved')");

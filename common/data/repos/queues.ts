@@ -1,8 +1,20 @@
 import { SEVERITY_ORDER_SQL } from '../render.js';
 import type { Queryable } from '../db.js';
+import type { ModeratorRole } from './moderation.js';
 
 /** The queue every case lands in when no routing rule matches it; it cannot be archived or restricted. */
 export const DEFAULT_QUEUE = 'general';
+
+/** Who sees a queue's cases and works them: every moderator, or admins only (the least role that does). */
+export type QueueVisibility = ModeratorRole;
+
+/** The visibilities of the queues a role sees and works: the one rule, in TypeScript and in SQL (ANY). */
+export const visibilitiesSeenBy = (role: ModeratorRole): QueueVisibility[] =>
+  role === 'admin' ? ['moderator', 'admin'] : ['moderator'];
+
+/** Whether a role sees and works the cases of a queue of this visibility. */
+export const seesQueue = (role: ModeratorRole, visibleTo: QueueVisibility) =>
+  visibilitiesSeenBy(role).includes(visibleTo);
 
 /**
  * SQL for the queue a case belongs in by the routing rules (migration 028): the first rule, by
@@ -37,7 +49,7 @@ export interface QueueRecord {
   key: string;
   name: string;
   description: string;
-  visibleTo: 'moderator' | 'admin';
+  visibleTo: QueueVisibility;
   createdAt: Date;
 }
 
@@ -47,7 +59,7 @@ export async function findQueue(db: Queryable, key: string): Promise<QueueRecord
     key: string;
     name: string;
     description: string;
-    visible_to: 'moderator' | 'admin';
+    visible_to: QueueVisibility;
     created_at: Date;
   }>(
     `SELECT key, name, description, visible_to, created_at FROM review_queues
