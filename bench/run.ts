@@ -67,40 +67,30 @@ async function main() {
     });
     await setGameLimits(pool, { clientId: game.clientId, limits: BENCH_LIMITS });
     const runId = crypto.randomBytes(3).toString('hex');
-    const { rows } = await pool.query<{ service_id: string }>(
-      `INSERT INTO players (service_id, full_name, gamer_tag)
-       SELECT 'b${runId}-' || i, 'Bench ' || i, 'bench-${runId}-' || i FROM generate_series(1, $1) AS i RETURNING service_id`,
-      [PLAYERS],
-    );
-    const serviceIds = rows.map((r) => r.service_id);
+    /** `count` players named after `tag`, each holding `offenses` offenses spread over 90 days. */
+    const seedPlayers = async (tag: string, count: number, offenses: number) => {
+      const { rows } = await pool.query<{ id: string; service_id: string }>(
+        `INSERT INTO players (service_id, full_name, gamer_tag, offense_count)
+         SELECT 'b${runId}-${tag}' || i, 'Bench ${tag}' || i, 'bench-${runId}-${tag}' || i, $2
+           FROM generate_series(1, $1) AS i RETURNING id, service_id`,
+        [count, offenses],
+      );
+      await pool.query(
+        `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, description,
+                               created_at, updated_at)
+         SELECT p, $2, $3, (ARRAY['cheating','toxicity','afk','griefing'])[1 + (k % 4)],
+                (ARRAY['low','medium','high','critical'])[1 + (k % 4)], true, 1 + (k % 5), 'seeded',
+                now() - make_interval(days => 90) + make_interval(secs => (random() * 90 * 86400)::int), now()
+           FROM unnest($1::uuid[]) AS p CROSS JOIN generate_series(1, $4) AS k`,
+        [rows.map((r) => r.id), game.id, studio.id, offenses],
+      );
+      return rows.map((r) => r.service_id);
+    };
     // Each player has 10 offenses already, as on the large set (1M players, 10M offenses): the two
     // sets differ in size, not in what one profile holds.
-    await pool.query(
-      `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, description,
-                             created_at, updated_at)
-       SELECT p.id, $2, $3, (ARRAY['cheating','toxicity','afk','griefing'])[1 + (k % 4)],
-              (ARRAY['low','medium','high','critical'])[1 + (k % 4)], true, 1 + (k % 5), 'seeded',
-              now() - make_interval(days => 90) + make_interval(secs => (random() * 90 * 86400)::int), now()
-         FROM players p CROSS JOIN generate_series(1, 10) AS k WHERE p.service_id LIKE $1`,
-      [`b${runId}-%`, game.id, studio.id],
-    );
+    const serviceIds = await seedPlayers('', PLAYERS, 10);
     // And 1,000 players holding 20 offenses each (a full profile at PROFILE_OFFENSES_LIMIT): P20's.
-    const { rows: full } = await pool.query<{ service_id: string }>(
-      `INSERT INTO players (service_id, full_name, gamer_tag)
-       SELECT 'b${runId}-f' || i, 'Bench full ' || i, 'bench-${runId}-f' || i FROM generate_series(1, 1000) AS i
-       RETURNING service_id`,
-    );
-    await pool.query(
-      `INSERT INTO offenses (player_id, game_id, studio_id, type, severity, detected, penalty_points, description,
-                             created_at, updated_at)
-       SELECT p.id, $2, $3, (ARRAY['cheating','toxicity','afk','griefing'])[1 + (k % 4)],
-              (ARRAY['low','medium','high','critical'])[1 + (k % 4)], true, 1 + (k % 5), 'seeded',
-              now() - make_interval(days => 90) + make_interval(secs => (random() * 90 * 86400)::int), now()
-         FROM players p CROSS JOIN generate_series(1, 20) AS k WHERE p.service_id LIKE $1`,
-      [`b${runId}-f%`, game.id, studio.id],
-    );
-    await pool.query(`UPDATE players SET offense_count = 20 WHERE service_id LIKE $1`, [`b${runId}-f%`]);
-    const fullProfiles = full.map((r) => r.service_id);
+    const fullProfiles = await seedPlayers('f', 1000, 20);
     const hot = serviceIds[0]!;
     const headers = {
       client_id: game.clientId,
