@@ -46,6 +46,9 @@ function plain(node: unknown, inBranch = false): unknown {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(src)) {
     if (key === 'x-also') continue;
+    // The converter merges a .when()'s forbidden branch into an array's own node (`not: {}` beside
+    // its type): the rule across fields is stated in x-also, so the merged copy goes.
+    if (key === 'not' && JSON.stringify(value) === '{}' && Object.keys(src).length > 1) continue;
     const atMostOne =
       key === 'oneOf' && Array.isArray(value)
         ? oxorNames(value.filter((v) => JSON.stringify(v) !== '{"not":{}}'))

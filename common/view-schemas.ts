@@ -1,3 +1,4 @@
+import { APPEAL_REASONS } from './domain/appeals.js';
 import { allRequired, closed, dateTime, offenseTypes, ref } from './schema-parts.js';
 import { AUDIT_ACTIONS, OUTCOMES } from './data/repos/moderation.js';
 import { SANCTION_TYPES } from './data/repos/sanctions.js';
@@ -454,6 +455,17 @@ const schemas = {
         decidedAt: dateTime,
         note: { type: 'string' },
         pointsRefunded: { type: 'integer', minimum: 0 },
+        sanctionsRevoked: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Granted: the sanctions of the contested decision the grant revoked.',
+        },
+        sanctionsKept: {
+          type: 'array',
+          items: closed({ sanctionId: { type: 'string' }, reason: { type: 'string' } }),
+          description:
+            'Granted: the sanctions of that decision the moderator kept in force, each with the reason the player reads.',
+        },
       }),
       type: ['object', 'null'],
     },
@@ -507,6 +519,31 @@ const AppealDetail = {
         items: ref('Reportoffense'),
         description: "The player's latest offenses, newest first.",
       },
+      ifGranted: {
+        ...closed({
+          strikeRemoved: {
+            type: 'boolean',
+            description: "Whether granting removes an active strike (the upheld case's).",
+          },
+          sanctionsRevoked: {
+            type: 'array',
+            items: closed({
+              record: ref('Sanction'),
+              issuedByName: { type: 'string' },
+              scopeName: { type: ['string', 'null'] },
+              appealed: {
+                type: 'boolean',
+                description: 'The sanction the appeal names (it cannot be kept).',
+              },
+            }),
+            description:
+              'The sanctions in force that the contested decision placed: granting revokes each, unless the decision keeps it (keep).',
+          },
+        }),
+        type: ['object', 'null'],
+        description:
+          "What granting the appeal undoes besides an offense's points (see decide); null once decided.",
+      },
     }),
   },
 };
@@ -545,8 +582,16 @@ const StatementOfReasons = closed({
       ...closed({
         id: { type: 'string' },
         status: { enum: ['open', 'granted', 'denied'] },
+        reason: { enum: [...APPEAL_REASONS] },
+        statement: { type: 'string', description: "The player's own words, as filed." },
         decidedAt: { type: ['string', 'null'], format: 'date-time' },
         note: { type: ['string', 'null'] },
+        remains: {
+          type: 'array',
+          items: { type: 'string' },
+          description:
+            'A granted appeal: each sanction of the decision the moderator kept in force, in words, with its ground.',
+        },
       }),
       type: ['object', 'null'],
     },

@@ -1,5 +1,6 @@
 import type { OffenseStatus } from './offense-lifecycle.js';
 import type { OffenseType, Severity } from './reports.js';
+import type { AppealReason } from './appeals.js';
 import type { SanctionType } from './sanctions.js';
 
 /**
@@ -40,11 +41,22 @@ export interface StatementOfReasons {
     filed: {
       id: string;
       status: 'open' | 'granted' | 'denied';
+      /** The player's own reason and words, as filed. */
+      reason: AppealReason;
+      statement: string;
       decidedAt: string | null;
       note: string | null;
+      /** A granted appeal: what the decision placed that stays in force, each with its ground, in words. */
+      remains: string[];
     } | null;
   };
 }
+
+/** A time as the player reads it everywhere: `2026-11-26 06:33 UTC`. */
+export const utcWords = (t: Date | string): string => {
+  const iso = typeof t === 'string' ? t : t.toISOString();
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+};
 
 const KIND_WORDS: Record<OffenseType, string> = {
   cheating: 'cheating',
@@ -72,12 +84,30 @@ const HOLD_WORDS: Record<string, string> = {
 export interface AppealFiled {
   id: string;
   status: 'open' | 'granted' | 'denied';
+  reason: AppealReason;
+  statement: string;
   decidedAt: Date | null;
   note: string | null;
+  /** A granted appeal: the sanctions of the decision kept in force, and why. */
+  kept: KeptFacts[];
+}
+
+/** A sanction a granted appeal left in force, with the ground the moderator gave. */
+export interface KeptFacts {
+  type: SanctionType;
+  scopeName: string | null;
+  expiresAt: Date | null;
+  reason: string;
 }
 
 const HOW_TO_APPEAL =
-  'Appeal on your standing page (/standing) or in the game (POST /v1/player/me/appeals), naming this decision, with your reason and a statement.';
+  'Appeal on your standing page (/standing) or in the game, naming this decision, with your reason and a statement.';
+
+/** A sanction in words: what it stops, where, until when. */
+const sanctionWords = (type: SanctionType, scopeName: string | null, expiresAt: Date | null) =>
+  `${SANCTION_WORDS[type]}${scopeName ? `, in the games of ${scopeName}` : ', in every game'}${
+    type === 'warning' ? '.' : expiresAt ? `, until ${utcWords(expiresAt)}.` : ', with no end.'
+  }`;
 
 function appealOf(
   possible: boolean,
@@ -89,23 +119,31 @@ function appealOf(
 ): StatementOfReasons['appeal'] {
   const deadline = new Date(decidedAt.getTime() + windowDays * 86_400_000);
   const open = possible && !filed && now.getTime() <= deadline.getTime();
+  const remains = (filed?.kept ?? []).map(
+    (k) => `${sanctionWords(k.type, k.scopeName, k.expiresAt)} It stays in force: ${k.reason}`,
+  );
   return {
     possible: open,
     deadline: possible ? deadline.toISOString() : null,
     how: filed
       ? filed.status === 'open'
         ? 'Your appeal is being reviewed.'
-        : `Your appeal was ${filed.status}.`
+        : `Your appeal was ${filed.status}${
+            remains.length ? `; part of the decision stays in force. ${remains.join(' ')}` : '.'
+          }`
       : !possible
         ? whyNot
         : open
           ? HOW_TO_APPEAL
-          : `Appeals were taken until ${deadline.toISOString()}.`,
+          : `Appeals were taken until ${utcWords(deadline)}.`,
     filed: filed && {
       id: filed.id,
       status: filed.status,
+      reason: filed.reason,
+      statement: filed.statement,
       decidedAt: filed.decidedAt?.toISOString() ?? null,
       note: filed.note,
+      remains,
     },
   };
 }
@@ -150,7 +188,22 @@ export function offenseStatement(
     restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}.`,
     dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}).`,
   };
-  const automated = o.status === 'applied' || o.status === 'held';
+  // Every offense that took or held points did so automatically, by the penalty rule, at filing; a
+  // later decision on it (an uphold, a dismissal, a granted appeal) was a person's. Both are said.
+  const automated = o.status !== 'recorded';
+  const byPerson: Partial<Record<OffenseStatus, string>> = {
+    applied: o.caseOutcome === 'upheld' ? ' A moderator then reviewed the report and upheld it.' : '',
+    released: ' A moderator then reviewed the report, upheld it, and the held points were taken.',
+    restored:
+      o.restoredBy === 'appeal'
+        ? ' A moderator (a person) then granted your appeal and gave them back.'
+        : ' A moderator (a person) then dismissed the report and gave them back.',
+    dropped:
+      o.restoredBy === 'appeal'
+        ? ' A moderator (a person) then granted your appeal: they were never taken.'
+        : ' A moderator (a person) then dismissed the report: they were never taken.',
+  };
+  const wasHeld = o.status === 'held' || o.status === 'released' || o.status === 'dropped';
   return {
     id: o.id,
     kind: 'offense',
@@ -158,16 +211,20 @@ export function offenseStatement(
     decision,
     scope: { kind: 'global' },
     period: null,
-    facts: `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${o.createdAt.toISOString()}.`,
+    facts: `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${utcWords(o.createdAt)}.`,
     ground: `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}; a score never goes below 0.${
       o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''
     }`,
     automated,
     automatedMeans: !automated
       ? null
-      : o.status === 'held'
-        ? 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
-        : 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.',
+      : `${
+          wasHeld
+            ? 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
+            : o.status === 'applied' && o.caseOutcome !== 'upheld'
+              ? 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.'
+              : 'The points were taken automatically when the report was filed, by the penalty rule.'
+        }${byPerson[o.status] ?? ''}`,
     state: state[o.status],
     appeal: appealOf(
       o.status === 'applied' || o.status === 'released' || o.status === 'held',
@@ -195,6 +252,10 @@ export interface SanctionFacts {
   issuedBy: 'moderator' | 'studio';
   /** Placed by the strike ladder, automatically, when an upheld case added a strike. */
   byStrikeLadder: boolean;
+  /** The upheld case it was placed with or on (its kind, highest severity, first report). */
+  caseFacts: { type: OffenseType; severity: Severity; openedAt: Date } | null;
+  /** Left in force by a granted appeal of its decision, with the moderator's ground. */
+  keptOnAppeal: string | null;
 }
 
 /** The statement for a sanction: what it stops, where and until when, why, and decided how. */
@@ -204,25 +265,30 @@ export function sanctionStatement(
 ): StatementOfReasons {
   const now = opts.now.getTime();
   const state = s.revokedAt
-    ? `Revoked on ${s.revokedAt.toISOString()}${s.revokeReason ? `: ${s.revokeReason}` : ''}.`
+    ? `Revoked on ${utcWords(s.revokedAt)}${s.revokeReason ? `: ${s.revokeReason}` : ''}.`
     : s.startsAt.getTime() > now
-      ? `Starts on ${s.startsAt.toISOString()}.`
+      ? `Starts on ${utcWords(s.startsAt)}.`
       : s.expiresAt && s.expiresAt.getTime() <= now
-        ? `Ended on ${s.expiresAt.toISOString()}.`
-        : 'In force.';
+        ? `Ended on ${utcWords(s.expiresAt)}.`
+        : s.keptOnAppeal
+          ? `In force: kept when your appeal was granted, because ${s.keptOnAppeal}`
+          : 'In force.';
+  const behaviour = s.caseFacts
+    ? `reports of ${KIND_WORDS[s.caseFacts.type]} (${s.caseFacts.severity} severity) made against you from ${utcWords(s.caseFacts.openedAt)}`
+    : null;
   return {
     id: s.id,
     kind: 'sanction',
     decidedAt: s.createdAt.toISOString(),
-    decision: `${SANCTION_WORDS[s.type]}${s.scopeName ? `, in the games of ${s.scopeName}` : ', in every game'}${
-      s.type === 'warning' ? '.' : s.expiresAt ? `, until ${s.expiresAt.toISOString()}.` : ', with no end.'
-    }`,
+    decision: sanctionWords(s.type, s.scopeName, s.expiresAt),
     scope: s.scopeName ? { kind: 'studio', name: s.scopeName } : { kind: 'global' },
     period: { startsAt: s.startsAt.toISOString(), endsAt: s.expiresAt?.toISOString() ?? null },
     facts: s.byStrikeLadder
-      ? 'A moderator upheld a report against you, which added a strike; your active strikes reached a rung of the strike ladder.'
+      ? `A moderator reviewed ${behaviour ?? 'a report against you'} and upheld it, which added a strike; your active strikes reached a rung of the strike ladder.`
       : s.issuedBy === 'moderator'
-        ? 'A moderator reviewed your account and decided it.'
+        ? behaviour
+          ? `A moderator reviewed ${behaviour} and upheld them.`
+          : 'A moderator reviewed your account and decided it.'
         : "The game's studio decided it for its games.",
     ground: s.reason,
     automated: s.byStrikeLadder,

@@ -2,7 +2,7 @@ import type { Queryable } from '../data/db.js';
 import { findAppeal } from '../data/repos/appeals.js';
 import { findCase, type CaseRecord } from '../data/repos/moderation.js';
 import { findOffenseForModerator, listOffenses } from '../data/repos/offenses.js';
-import { findSanctionForModerator } from '../data/repos/sanctions.js';
+import { findSanctionForModerator, sanctionsOfDecision } from '../data/repos/sanctions.js';
 import { notFound } from '../errors.js';
 import { presentAppeal, presentOffense, presentSanction } from '../views.js';
 
@@ -46,7 +46,23 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
     listOffenses(db, appeal.serviceId, APPEAL_RECENT_OFFENSES),
   ]);
   const caseId = offense?.caseId ?? sanction?.sanction.caseId ?? null;
-  const decision = caseSummary(caseId ? await findCase(db, caseId) : undefined);
+  const [found, undone, strike] = await Promise.all([
+    caseId ? findCase(db, caseId) : undefined,
+    appeal.status === 'open'
+      ? sanctionsOfDecision(
+          db,
+          { playerRowId: appeal.playerRowId, caseId, ...(kind === 'sanction' ? { sanctionId: id } : {}) },
+          now,
+        )
+      : [],
+    appeal.status === 'open' && caseId
+      ? db.query('SELECT 1 FROM strikes WHERE case_id = $1 AND removed_at IS NULL AND expires_at > $2', [
+          caseId,
+          now,
+        ])
+      : undefined,
+  ]);
+  const decision = caseSummary(found);
   const p = player.rows[0]!;
   return {
     ...presentAppeal(appeal),
@@ -69,6 +85,20 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
           }
         : null,
       recentOffenses: (recent?.items ?? []).map((o) => presentOffense(o, null)),
+      // What granting would undo (decideAppeal): shown before the decision, so the moderator can keep
+      // a part of it with a ground. Null once the appeal is decided.
+      ifGranted:
+        appeal.status === 'open'
+          ? {
+              strikeRemoved: (strike?.rowCount ?? 0) > 0,
+              sanctionsRevoked: undone.map((s) => ({
+                record: presentSanction(s),
+                issuedByName: s.issuedByName,
+                scopeName: s.scopeName,
+                appealed: s.id === id,
+              })),
+            }
+          : null,
     },
   };
 }

@@ -1,12 +1,18 @@
 import Joi from 'joi';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
-import { APPEAL_REASONS, findAppeal, type AppealReason, type AppealRecord } from '../data/repos/appeals.js';
+import {
+  APPEAL_REASONS,
+  findAppeal,
+  type AppealReason,
+  type AppealRecord,
+  type KeptSanction,
+} from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
-import { findSanctionForUpdate } from '../data/repos/sanctions.js';
+import { sanctionsOfDecision } from '../data/repos/sanctions.js';
 import { moveOffenses } from '../data/repos/offense-lifecycle.js';
 import { isAppealable, type OffenseStatus } from '../domain/offense-lifecycle.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import { presentAppeal } from '../views.js';
@@ -27,7 +33,23 @@ export const appealFileSchema = Joi.object({
 export const appealDecisionSchema = Joi.object({
   decision: Joi.string().valid('granted', 'denied').required(),
   note: text(2000).required(),
-});
+  // A granted appeal undoes the whole decision it contests; the moderator may keep some of what that
+  // decision placed, each with the ground the player reads (GET /v1/admin/appeals/{id}: ifGranted).
+  keep: Joi.array()
+    .items(Joi.object({ sanctionId: Joi.string().guid().required(), reason: text(2000).required() }))
+    .max(50)
+    .when('decision', { not: 'granted', then: Joi.forbidden() })
+    .description(
+      'With granted only: sanctions of the contested decision that stay in force, each with the reason the player reads. Every other sanction of that decision is revoked.',
+    ),
+})
+  // The document's reading of the rule above, which refers to another field (no converter reads it).
+  .meta({
+    'x-also': {
+      if: { properties: { decision: { not: { const: 'granted' } } } },
+      then: { not: { required: ['keep'] } },
+    },
+  });
 
 const conflict = (code: string, detail: string, extensions: Record<string, unknown> = {}) =>
   new AppError(409, code, detail, { extensions });
@@ -290,9 +312,10 @@ export async function releaseAppeal(pool: Pool, actor: Actor, id: string) {
 }
 
 /**
- * Decides an appeal the actor holds a live claim on, in one transaction. Granted: a sanction is
- * revoked, an offense's points are given back (never above 100; trust history `appeal`), and the
- * strike of the case behind it is removed. A moderator may not decide an appeal against their own
+ * Decides an appeal the actor holds a live claim on, in one transaction. Granted undoes the whole
+ * decision contested: an offense's points are given back (never above 100; trust history `appeal`),
+ * the strike of the case behind it is removed, and the appealed sanction and every sanction the
+ * case's uphold placed are revoked, except those the moderator `keep`s with a ground for the player. A moderator may not decide an appeal against their own
  * decision (403 own_decision); an admin may. Audited; `appeal.decided` goes to the studios concerned.
  */
 export async function decideAppeal(
@@ -302,10 +325,15 @@ export async function decideAppeal(
   body: unknown,
   now: Date,
 ): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
-  const { decision, note } = check<{ decision: 'granted' | 'denied'; note: string }>(
-    appealDecisionSchema,
-    body,
-  );
+  const {
+    decision,
+    note,
+    keep = [],
+  } = check<{
+    decision: 'granted' | 'denied';
+    note: string;
+    keep?: KeptSanction[];
+  }>(appealDecisionSchema, body);
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
     if (!appeal.claim) throw conflict('appeal_not_claimed', 'Claim the appeal before deciding it.');
@@ -317,9 +345,37 @@ export async function decideAppeal(
     const outbox: OutboxRow[] = [];
     let refunded = 0;
     let scores: { before: number; after: number } | undefined;
+    const revoked: string[] = [];
     if (decision === 'granted') {
-      if (subject.kind === 'sanction' && !subject.revoked) {
-        const sanction = (await findSanctionForUpdate(client, appeal.serviceId, subject.id, now))!;
+      // The whole decision goes, bar what the moderator keeps: the appealed sanction, or for an
+      // offense the points, and every sanction its case's uphold placed (with it, or by the ladder).
+      const placed = await sanctionsOfDecision(
+        client,
+        {
+          playerRowId: appeal.playerRowId,
+          caseId: subject.caseId,
+          ...(subject.kind === 'sanction' ? { sanctionId: subject.id } : {}),
+        },
+        now,
+        true,
+      );
+      // Checked here, not in the schema: JSON Schema's uniqueItems compares whole items, and a
+      // sanction named twice with two reasons is as much a fault as one named twice alike.
+      const fault = (k: KeptSanction, i: number) =>
+        k.sanctionId === subject.id
+          ? 'is the sanction appealed: granting the appeal revokes it'
+          : keep.findIndex((other) => other.sanctionId === k.sanctionId) < i
+            ? 'names a sanction already kept above'
+            : placed.some((p) => p.id === k.sanctionId)
+              ? null
+              : 'is not a sanction in force of the decision appealed';
+      const faults = keep.flatMap((k, i) => {
+        const message = fault(k, i);
+        return message ? [{ field: `keep.${i}.sanctionId`, message }] : [];
+      });
+      if (faults.length) throw validationError(faults);
+      for (const sanction of placed) {
+        if (keep.some((k) => k.sanctionId === sanction.id)) continue;
         outbox.push(
           ...(await revokeInTransaction(
             client,
@@ -329,6 +385,7 @@ export async function decideAppeal(
             now,
           )),
         );
+        revoked.push(sanction.id);
       }
       if (subject.kind === 'offense') {
         // Through the life cycle: points a dismissal already gave back are not given again.
@@ -368,9 +425,9 @@ export async function decideAppeal(
     }
     await client.query(
       `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
-              claim_expires_at = NULL
+              sanctions_revoked = $7, sanctions_kept = $8, claim_expires_at = NULL
         WHERE id = $1`,
-      [id, decision, actor.id, now, note, refunded],
+      [id, decision, actor.id, now, note, refunded, revoked, JSON.stringify(keep)],
     );
     // The score as the decision left it (the player's row is locked): moved by a granted offense
     // appeal, as it was otherwise.
@@ -389,7 +446,13 @@ export async function decideAppeal(
       note,
       trustScoreBefore: scores.before,
       trustScoreAfter: scores.after,
-      details: { appealId: id, decision, subject: appeal.subject, pointsRefunded: refunded },
+      details: {
+        appealId: id,
+        decision,
+        subject: appeal.subject,
+        pointsRefunded: refunded,
+        ...(decision === 'granted' ? { sanctionsRevoked: revoked, sanctionsKept: keep } : {}),
+      },
     });
     const decided = (await findAppeal(client, id))!;
     outbox.push(...(await emitAppealEvent(client, 'appeal.decided', decided, subject.studios)));

@@ -1,4 +1,5 @@
 import type { Queryable } from '../data/db.js';
+import type { AppealReason } from '../domain/appeals.js';
 import type { OffenseStatus } from '../domain/offense-lifecycle.js';
 import type { PenaltyCaps } from '../domain/penalty.js';
 import type { OffenseType, Severity } from '../domain/reports.js';
@@ -76,12 +77,17 @@ export async function playerDecisions(
       revoke_reason: string | null;
       by_moderator: boolean;
       case_id: string | null;
+      case_type: OffenseType | null;
+      case_severity: Severity | null;
+      case_opened_at: Date | null;
       ts: string;
     }>(
       `SELECT s.id, s.type, sc.name AS scope_name, s.reason, s.starts_at, s.expires_at, s.created_at, s.revoked_at,
               s.revoke_reason, s.issued_by_moderator IS NOT NULL AS by_moderator, s.case_id,
+              c.type AS case_type, c.highest_severity AS case_severity, c.opened_at AS case_opened_at,
               to_json(s.created_at)#>>'{}' AS ts
          FROM sanctions s LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+         LEFT JOIN review_cases c ON c.id = s.case_id
         WHERE s.player_id = $1 AND ${keyset('s')}
         ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
       page,
@@ -90,22 +96,50 @@ export async function playerDecisions(
       id: string;
       subject: string;
       status: 'open' | 'granted' | 'denied';
+      reason: AppealReason;
+      statement: string;
       decided_at: Date | null;
       decision_note: string | null;
+      kept: {
+        sanctionId: string;
+        type: SanctionType;
+        scopeName: string | null;
+        expiresAt: string | null;
+        reason: string;
+      }[];
     }>(
-      // The newest appeal of each subject.
-      `SELECT DISTINCT ON (coalesce(sanction_id, offense_id)) id, coalesce(sanction_id, offense_id) AS subject,
-              status, decided_at, decision_note
-         FROM appeals WHERE player_id = $1
-        ORDER BY coalesce(sanction_id, offense_id), created_at DESC`,
+      // The newest appeal of each subject, with the sanctions its grant kept in force (few).
+      `SELECT DISTINCT ON (coalesce(a.sanction_id, a.offense_id)) a.id,
+              coalesce(a.sanction_id, a.offense_id) AS subject, a.status, a.reason, a.statement, a.decided_at,
+              a.decision_note,
+              (SELECT coalesce(json_agg(json_build_object('sanctionId', s.id, 'type', s.type, 'scopeName', sc.name,
+                                                          'expiresAt', s.expires_at, 'reason', k->>'reason')
+                                        ORDER BY s.created_at), '[]')
+                 FROM jsonb_array_elements(a.sanctions_kept) k
+                 JOIN sanctions s ON s.id = (k->>'sanctionId')::uuid
+                 LEFT JOIN studios sc ON sc.id = s.scope_studio_id) AS kept
+         FROM appeals a WHERE a.player_id = $1
+        ORDER BY coalesce(a.sanction_id, a.offense_id), a.created_at DESC`,
       [playerId],
     ),
   ]);
   const appealOf = new Map<string, AppealFiled>(
     appeals.rows.map((a) => [
       a.subject,
-      { id: a.id, status: a.status, decidedAt: a.decided_at, note: a.decision_note },
+      {
+        id: a.id,
+        status: a.status,
+        reason: a.reason,
+        statement: a.statement,
+        decidedAt: a.decided_at,
+        note: a.decision_note,
+        kept: a.kept.map((k) => ({ ...k, expiresAt: k.expiresAt ? new Date(k.expiresAt) : null })),
+      },
     ]),
+  );
+  // A sanction a granted appeal kept in force says so in its own statement, with the ground.
+  const keptReason = new Map(
+    appeals.rows.flatMap((a) => a.kept.map((k) => [k.sanctionId, k.reason] as const)),
   );
   const opts = (id: string) => ({
     windowDays: policy.appealWindowDays,
@@ -152,6 +186,11 @@ export async function playerDecisions(
           revokeReason: s.revoke_reason,
           issuedBy: s.by_moderator ? 'moderator' : 'studio',
           byStrikeLadder: s.by_moderator && s.case_id !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+          caseFacts:
+            s.case_type && s.case_severity && s.case_opened_at
+              ? { type: s.case_type, severity: s.case_severity, openedAt: s.case_opened_at }
+              : null,
+          keptOnAppeal: keptReason.get(s.id) ?? null,
         },
         opts(s.id),
       ),

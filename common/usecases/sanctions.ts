@@ -1,5 +1,6 @@
 import { NEEDS_PERIOD } from '../domain/sanctions.js';
 import { sanctionStatement } from '../domain/statement-of-reasons.js';
+import type { OffenseType, Severity } from '../domain/reports.js';
 import Joi from 'joi';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { isUuid } from '../data/repos/accounts.js';
@@ -251,15 +252,23 @@ async function emitSanctionEvent(
 
 /** The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts). */
 async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
-  const scope = s.scopeStudioId
-    ? (await client.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [s.scopeStudioId]))
-        .rows[0]
-    : undefined;
+  const [scope, behind] = await Promise.all([
+    s.scopeStudioId
+      ? client.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [s.scopeStudioId])
+      : undefined,
+    s.caseId
+      ? client.query<{ type: OffenseType; severity: Severity; opened_at: Date }>(
+          'SELECT type, highest_severity AS severity, opened_at FROM review_cases WHERE id = $1',
+          [s.caseId],
+        )
+      : undefined,
+  ]);
+  const c = behind?.rows[0];
   return sanctionStatement(
     {
       id: s.id,
       type: s.type,
-      scopeName: scope?.name ?? null,
+      scopeName: scope?.rows[0]?.name ?? null,
       reason: s.reason,
       startsAt: s.startsAt,
       expiresAt: s.expiresAt,
@@ -269,6 +278,8 @@ async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDa
       issuedBy: s.issuedBy.kind,
       byStrikeLadder:
         s.issuedBy.kind === 'moderator' && s.caseId !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+      caseFacts: c ? { type: c.type, severity: c.severity, openedAt: c.opened_at } : null,
+      keptOnAppeal: null,
     },
     { windowDays: appealWindowDays, now: s.createdAt, appeal: null },
   );

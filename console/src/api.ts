@@ -133,8 +133,17 @@ export const listAppeals = (params: { status: string; limit?: number; cursor?: s
   api<AppealPage>('GET', `/v1/admin/appeals?${q(params)}`);
 export const getAppeal = (id: string) => api<AppealDetail>('GET', `/v1/admin/appeals/${enc(id)}`);
 export const claimAppeal = (id: string) => api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/claim`);
-export const decideAppeal = (id: string, decision: 'granted' | 'denied', note: string) =>
-  api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, { decision, note });
+export const decideAppeal = (
+  id: string,
+  decision: 'granted' | 'denied',
+  note: string,
+  keep: { sanctionId: string; reason: string }[] = [],
+) =>
+  api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, {
+    decision,
+    note,
+    ...(decision === 'granted' && keep.length ? { keep } : {}),
+  });
 export const listAudit = (params: {
   caseId?: string;
   moderator?: string;

@@ -59,6 +59,9 @@ describe('appeals', function () {
       headers,
       json,
     });
+  const findAppealStatus = async (id: string) =>
+    (await api.pool.query<{ status: string }>('SELECT status FROM appeals WHERE id = $1', [id])).rows[0]!
+      .status;
   const act = (by: TestModerator, id: string, action: 'claim' | 'release' | 'decide', json?: object) =>
     call<AppealBody>(api.url, 'POST', `/v1/admin/appeals/${id}/${action}`, {
       spec: `/v1/admin/appeals/{appealId}/${action}` as never,
@@ -318,6 +321,241 @@ describe('appeals', function () {
     } finally {
       await review.stop();
     }
+  });
+
+  describe('a granted appeal undoes the whole decision it contests', () => {
+    let review: Awaited<ReturnType<typeof startTestWorker>>;
+    before(async () => {
+      review = await startTestWorker(api.config, 'review');
+    });
+    after(() => review.stop());
+
+    interface Statement {
+      id: string;
+      kind: string;
+      decision: string;
+      facts: string;
+      automated: boolean;
+      automatedMeans: string | null;
+      state: string;
+      appeal: {
+        how: string;
+        filed: { status: string; reason: string; statement: string; remains: string[] } | null;
+      };
+    }
+    interface Detail {
+      context: {
+        ifGranted: {
+          strikeRemoved: boolean;
+          sanctionsRevoked: { record: { id: string; type: string }; appealed: boolean }[];
+        } | null;
+      };
+    }
+
+    /** A toxicity case upheld by modA with a 7-day ban, and the player's appeal of its offense. */
+    async function upheldWithBan() {
+      const player = await createTestPlayer(api.pool);
+      const headers = await playerToken(player);
+      const report = await call<{ report: { _id: string } }>(
+        api.url,
+        'POST',
+        `/v1/toxicity/submitReport/${player.serviceId}`,
+        {
+          spec: '/v1/toxicity/submitReport/{serviceId}',
+          headers: game.headers,
+          json: { report: { isToxic: true, severity: 'high' } },
+        },
+      );
+      const offenseId = report.body.report._id;
+      const caseId = await caseOfOffense(api.pool, offenseId);
+      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+        spec: '/v1/admin/cases/{caseId}/claim',
+        headers: modA.headers,
+      });
+      const resolved = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: modA.headers,
+        json: {
+          outcome: 'upheld',
+          note: 'abusive in voice chat',
+          sanction: { type: 'temporary_ban', reason: 'Abuse of other players.', durationSeconds: 7 * 86_400 },
+        },
+      });
+      expect(resolved.status, resolved.text).to.equal(200);
+      const ban = (
+        await api.pool.query<{ id: string }>('SELECT id FROM sanctions WHERE case_id = $1', [caseId])
+      ).rows[0]!.id;
+      const filed = await fileAsPlayer(headers, {
+        offenseId,
+        reason: 'incorrect',
+        statement: 'I was muted the whole match <script>alert(1)</script>',
+      });
+      expect(filed.status, filed.text).to.equal(201);
+      return { player, headers, offenseId, caseId, ban, appealId: filed.body.id };
+    }
+    const banState = async (id: string) =>
+      (
+        await api.pool.query<{ revoked: boolean; reason: string | null }>(
+          'SELECT revoked_at IS NOT NULL AS revoked, revoke_reason AS reason FROM sanctions WHERE id = $1',
+          [id],
+        )
+      ).rows[0];
+    const strikeRemoved = async (caseId: string) =>
+      (await api.pool.query('SELECT 1 FROM strikes WHERE case_id = $1 AND removed_at IS NOT NULL', [caseId]))
+        .rowCount === 1;
+    const decisions = async (headers: Record<string, string>) =>
+      (
+        await call<{ items: Statement[] }>(api.url, 'GET', '/v1/player/me/decisions', {
+          spec: '/v1/player/me/decisions',
+          headers,
+        })
+      ).body.items;
+
+    it('the moderator sees the ban before deciding; granted, the points, the strike and the ban all go', async () => {
+      const { headers, offenseId, caseId, ban, appealId } = await upheldWithBan();
+      const detail = await call<Detail>(api.url, 'GET', `/v1/admin/appeals/${appealId}`, {
+        spec: '/v1/admin/appeals/{appealId}',
+        headers: modB.headers,
+      });
+      expect(detail.status, detail.text).to.equal(200);
+      expect(detail.body.context.ifGranted).to.deep.include({ strikeRemoved: true });
+      expect(
+        detail.body.context.ifGranted!.sanctionsRevoked.map((s) => [s.record.id, s.record.type, s.appealed]),
+      ).to.deep.equal([[ban, 'temporary_ban', false]]);
+
+      await act(modB, appealId, 'claim');
+      const granted = await act(modB, appealId, 'decide', {
+        decision: 'granted',
+        note: 'the chat log is clean',
+      });
+      expect(granted.status, granted.text).to.equal(200);
+      expect(granted.body.decision).to.deep.include({ sanctionsRevoked: [ban], sanctionsKept: [] });
+      expect(await banState(ban)).to.deep.equal({
+        revoked: true,
+        reason: 'Appeal granted: the chat log is clean',
+      });
+      expect(await strikeRemoved(caseId)).to.equal(true);
+      expect(await trustScore(api.pool, (granted.body as unknown as { playerId: string }).playerId)).to.equal(
+        100,
+      );
+
+      const items = await decisions(headers);
+      const offense = items.find((d) => d.id === offenseId)!;
+      expect(offense.appeal.filed).to.deep.include({
+        status: 'granted',
+        reason: 'incorrect',
+        statement: 'I was muted the whole match <script>alert(1)</script>',
+        remains: [],
+      });
+      // The points were taken by the penalty rule (automated); giving them back was a person's decision.
+      expect(offense.automated).to.equal(true);
+      expect(offense.automatedMeans).to.match(
+        /automatically.*penalty rule.*A moderator \(a person\) then granted your appeal/,
+      );
+      const banStatement = items.find((d) => d.id === ban)!;
+      expect(banStatement.state).to.match(/^Revoked on \d{4}-\d\d-\d\d \d\d:\d\d UTC: Appeal granted/);
+      // A moderator's ban names the behaviour it rests on, and times are written as the page writes them.
+      expect(banStatement.facts).to.match(
+        /^A moderator reviewed reports of toxic behaviour \(high severity\) made against you from \d{4}-\d\d-\d\d \d\d:\d\d UTC and upheld them\.$/,
+      );
+      expect(banStatement.decision).to.match(/until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+      for (const d of items)
+        expect(JSON.stringify([d.decision, d.facts, d.state, d.appeal.how])).not.to.match(/T\d\d:\d\d:\d\d/);
+    });
+
+    it('a moderator may keep the ban with a ground: it stays in force and the player reads why', async () => {
+      const { headers, offenseId, caseId, ban, appealId } = await upheldWithBan();
+      await act(modB, appealId, 'claim');
+      const granted = await act(modB, appealId, 'decide', {
+        decision: 'granted',
+        note: 'this report was wrong',
+        keep: [{ sanctionId: ban, reason: 'The same abuse is on record in two other matches that week.' }],
+      });
+      expect(granted.status, granted.text).to.equal(200);
+      expect(granted.body.decision).to.deep.include({
+        sanctionsRevoked: [],
+        sanctionsKept: [
+          { sanctionId: ban, reason: 'The same abuse is on record in two other matches that week.' },
+        ],
+      });
+      expect(await banState(ban)).to.deep.equal({ revoked: false, reason: null });
+      expect(await strikeRemoved(caseId)).to.equal(true);
+      const items = await decisions(headers);
+      const offense = items.find((d) => d.id === offenseId)!;
+      expect(offense.appeal.filed!.remains).to.have.length(1);
+      expect(offense.appeal.filed!.remains[0]).to.match(
+        /^A temporary ban: you cannot play, in every game, until .* UTC\. It stays in force: The same abuse is on record/,
+      );
+      expect(offense.appeal.how).to.match(/^Your appeal was granted; part of the decision stays in force\./);
+      expect(items.find((d) => d.id === ban)!.state).to.equal(
+        'In force: kept when your appeal was granted, because The same abuse is on record in two other matches that week.',
+      );
+      const audit = await api.pool.query<{ details: Record<string, unknown> }>(
+        `SELECT details FROM moderation_audit WHERE action = 'decide_appeal' AND details->>'appealId' = $1`,
+        [appealId],
+      );
+      expect(audit.rows[0]!.details).to.deep.include({
+        sanctionsRevoked: [],
+        sanctionsKept: [
+          { sanctionId: ban, reason: 'The same abuse is on record in two other matches that week.' },
+        ],
+      });
+    });
+
+    it('keep is refused with a denial, for a sanction of another decision, and for the appealed sanction itself; nothing changes', async () => {
+      const { player, caseId, ban, appealId } = await upheldWithBan();
+      const other = await sanction(player.serviceId, modA, {
+        type: 'chat_restriction',
+        reason: 'spam',
+        durationSeconds: 86_400,
+      });
+      await act(modB, appealId, 'claim');
+      const denied = await act(modB, appealId, 'decide', {
+        decision: 'denied',
+        note: 'no',
+        keep: [{ sanctionId: ban, reason: 'x' }],
+      });
+      expect(denied.status, denied.text).to.equal(400);
+      expect(denied.body.code).to.equal('validation_failed');
+      const foreign = await act(modB, appealId, 'decide', {
+        decision: 'granted',
+        note: 'yes',
+        keep: [{ sanctionId: other.body.id, reason: 'x' }],
+      });
+      expect(foreign.status, foreign.text).to.equal(400);
+      expect(
+        (foreign.body as unknown as { errors: { field: string }[] }).errors.map((f) => f.field),
+      ).to.deep.equal(['keep.0.sanctionId']);
+      const twice = await act(modB, appealId, 'decide', {
+        decision: 'granted',
+        note: 'yes',
+        keep: [
+          { sanctionId: ban, reason: 'x' },
+          { sanctionId: ban, reason: 'y' },
+        ],
+      });
+      expect(twice.status, twice.text).to.equal(400);
+      expect(
+        (twice.body as unknown as { errors: { field: string }[] }).errors.map((f) => f.field),
+      ).to.deep.equal(['keep.1.sanctionId']);
+      expect(await findAppealStatus(appealId)).to.equal('open');
+      expect(await banState(ban)).to.deep.equal({ revoked: false, reason: null });
+      expect(await strikeRemoved(caseId)).to.equal(false);
+
+      // An appeal of the ban itself: granting it cannot keep it.
+      await act(modB, appealId, 'decide', { decision: 'denied', note: 'no' });
+      const headers = await playerToken(player);
+      const ofBan = await fileAsPlayer(headers, { sanctionId: ban, reason: 'unfair', statement: 'too long' });
+      expect(ofBan.status, ofBan.text).to.equal(201);
+      await act(modB, ofBan.body.id, 'claim');
+      const self = await act(modB, ofBan.body.id, 'decide', {
+        decision: 'granted',
+        note: 'shorter is enough',
+        keep: [{ sanctionId: ban, reason: 'x' }],
+      });
+      expect(self.status, self.text).to.equal(400);
+      expect(await banState(ban)).to.deep.equal({ revoked: false, reason: null });
+    });
   });
 
   it('a moderator sees what is appealed in full: the offense, its studio, the decision behind it, the latest offenses; a sanction with who placed it and where', async () => {

@@ -796,6 +796,66 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('an appeal of an upheld case shows the ban that came with it; granted, the moderator keeps the ban and says why', async () => {
+    const serviceId = await player();
+    const { offenseId, caseId } = await cheat(serviceId);
+    const post = (url: string, body: object) =>
+      fetch(`${api.url}${url}`, {
+        method: 'POST',
+        headers: { ...moderator.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post(`/v1/admin/cases/${caseId}/claim`, {})).status).to.equal(200);
+    const upheld = await post(`/v1/admin/cases/${caseId}/resolve`, {
+      outcome: 'upheld',
+      note: 'wallhack on the replay',
+      sanction: { type: 'temporary_ban', reason: 'Cheating confirmed.', durationSeconds: 7 * 86_400 },
+    });
+    expect(upheld.status, await upheld.text()).to.equal(200);
+    const filed = await fetch(`${api.url}/v1/player/${serviceId}/appeals`, {
+      method: 'POST',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ offenseId, reason: 'compromised_account', statement: 'My account was stolen.' }),
+    });
+    const appealId = ((await filed.json()) as { id: string }).id;
+    const { context, page } = await signedIn(admin);
+    await page.goto(`${api.url}/console/appeals/${appealId}`);
+    await page.getByText('Someone else used my account').waitFor();
+    const undo = page.getByRole('group', { name: 'What granting undoes' });
+    await undo.getByText(/The strike of its case is removed/).waitFor();
+    const keepBan = undo.getByLabel(
+      new RegExp(
+        `^Keep: Temporary ban, every game, until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC, placed by ${moderator.username}$`,
+      ),
+    );
+    await keepBan.waitFor();
+    await page.getByLabel(/^Grant/).check();
+    await keepBan.check();
+    await page
+      .getByLabel('Why it stays (the player reads this)')
+      .fill('The ban rests on two other matches too.');
+    await page.getByLabel('Note (required)').fill('This report was a mistake; the ban stands on the others.');
+    await checkScreen(page, 'appeal-undo');
+    await page.getByRole('button', { name: 'Decide' }).click();
+    await page.getByRole('heading', { name: /granted/ }).waitFor();
+    await page.getByText(/Sanctions revoked: 0; kept in force: 1/).waitFor();
+    const { rows } = await api.pool.query<{ revoked: boolean; kept: unknown }>(
+      `SELECT s.revoked_at IS NOT NULL AS revoked, a.sanctions_kept AS kept
+         FROM sanctions s, appeals a WHERE s.case_id = $1 AND a.id = $2`,
+      [caseId, appealId],
+    );
+    expect(rows).to.have.length(1);
+    expect(rows[0]!.revoked).to.equal(false);
+    expect(rows[0]!.kept).to.deep.equal([
+      {
+        sanctionId: (await api.pool.query('SELECT id FROM sanctions WHERE case_id = $1', [caseId])).rows[0]
+          .id,
+        reason: 'The ban rests on two other matches too.',
+      },
+    ]);
+    await context.close();
+  });
+
   it('says so, as an alert, when a case, a player or an appeal does not exist', async () => {
     const { context, page } = await signedIn(moderator);
     for (const [route, words] of [

@@ -123,6 +123,14 @@ describe("the player's standing page in headless Chromium", function () {
     await decision.getByRole('button', { name: 'File the appeal' }).click();
     await page.getByRole('status').filter({ hasText: 'Your appeal was filed.' }).waitFor();
     await decision.getByText('Your appeal: open').waitFor();
+    // The player's own words are shown back, as text.
+    const appealed = decision.getByRole('region', { name: 'Your appeal' });
+    await appealed.getByText('The decision is wrong: I did not do this').waitFor();
+    await appealed.getByText('<script>window.__xss=2</script> I was at work.', { exact: true }).waitFor();
+    // Times in words as the rest of the page writes them: no ISO time in a title or under "in force".
+    const title = await decision.getByRole('heading').first().textContent();
+    expect(title).to.match(/until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+    expect(await page.locator('main').textContent()).not.to.match(/\d\dT\d\d:\d\d/);
     const { rows } = await api.pool.query<{ id: string; statement: string; filed_by_studio: string | null }>(
       'SELECT id, statement, filed_by_studio FROM appeals WHERE sanction_id = $1',
       [ban.body.id],
@@ -146,8 +154,10 @@ describe("the player's standing page in headless Chromium", function () {
     ).to.equal(200);
     await page.reload();
     await decision.getByText(`Your appeal: granted`).waitFor();
+    await decision.getByText(/by a moderator \(a person\)/).waitFor();
     await decision.getByText(`The moderator's note: Work logs confirm it ${XSS}`, { exact: false }).waitFor();
     await decision.getByText(/^Revoked on /).waitFor();
+    await accessible(page, 'standing-appeal-granted');
     expect(await page.locator('main img, main script').count()).to.equal(0);
     expect(await page.evaluate('window.__xss')).to.equal(undefined);
 

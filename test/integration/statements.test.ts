@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { utcWords } from '../../common/domain/statement-of-reasons.js';
 import {
   createTenant,
   createTestModerator,
@@ -183,7 +184,7 @@ describe('statements of reasons: the decisions about a player, as the player rea
     const [chat] = (await decisions(headers)).body.items;
     expect(chat).to.deep.include({ kind: 'sanction', scope: { kind: 'studio', name: studioName } });
     expect(chat!.decision).to.equal(
-      `A chat restriction: you cannot send chat messages, in the games of ${studioName}, until ${chat!.period!.endsAt}.`,
+      `A chat restriction: you cannot send chat messages, in the games of ${studioName}, until ${utcWords(chat!.period!.endsAt!)}.`,
     );
     expect(chat!.facts).to.equal("The game's studio decided it for its games.");
     // The game hears the same statement in the sanction.applied event, to show it in its own UI.

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { StatementOfReasons } from '../../../common/domain/statement-of-reasons.js';
+import { utcWords, type StatementOfReasons } from '../../../common/domain/statement-of-reasons.js';
 import { escapeHtml } from '../oauth/page.js';
 
 /**
@@ -32,7 +32,7 @@ export const STANDING_CSP = `default-src 'none'; style-src 'sha256-${crypto
   .digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 const e = (v: string | number | null | undefined) => escapeHtml(String(v ?? ''));
-const when = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
+const when = (iso: string | null) => (iso ? utcWords(iso) : '—');
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
@@ -81,6 +81,8 @@ const REASONS = [
   ['forgiveness', 'I understand, and ask for another chance'],
 ] as const;
 
+const REASON_WORDS = new Map<string, string>(REASONS);
+
 const HISTORY_WORDS: Record<string, string> = {
   offense: 'a report against you',
   held_released: 'held points taken after review',
@@ -104,8 +106,11 @@ function decisionArticle(d: StatementOfReasons, csrf: string, index: number): st
 <button type="submit">File the appeal</button>
 </form></details>`
     : '';
-  const filed = appeal.filed
-    ? `<p>Your appeal: <strong>${e(appeal.filed.status)}</strong>${appeal.filed.decidedAt ? ` on ${e(when(appeal.filed.decidedAt))}` : ''}${appeal.filed.note ? `. The moderator's note: ${e(appeal.filed.note)}` : ''}</p>`
+  const f = appeal.filed;
+  const filed = f
+    ? `<section class="appeal" aria-label="Your appeal"><p>Your appeal: <strong>${e(f.status)}</strong>${f.decidedAt ? ` on ${e(when(f.decidedAt))}, by a moderator (a person)` : ''}${f.note ? `. The moderator's note: ${e(f.note)}` : ''}</p>
+<dl><dt>Why you appealed</dt><dd>${e(REASON_WORDS.get(f.reason) ?? f.reason)}</dd><dt>Your statement</dt><dd>${e(f.statement)}</dd></dl>
+${f.remains.length ? `<p>What stays in force:</p><ul>${f.remains.map((r) => `<li>${e(r)}</li>`).join('')}</ul>` : ''}</section>`
     : '';
   return `<article class="decision" aria-labelledby="${id}-title">
 <h3 id="${id}-title">${e(d.decision)}</h3>
@@ -124,7 +129,7 @@ ${filed}${form}
 }
 
 export function standingPage(v: StandingView): string {
-  const active = v.decisions.filter((d) => d.kind === 'sanction' && d.state === 'In force.');
+  const active = v.decisions.filter((d) => d.kind === 'sanction' && d.state.startsWith('In force'));
   return layout(
     `Your standing, ${v.gamerTag}`,
     `<h1>Your standing, ${e(v.gamerTag)}</h1>

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db.js';
 
-export const APPEAL_REASONS = ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] as const;
-export type AppealReason = (typeof APPEAL_REASONS)[number];
+import type { AppealReason } from '../../domain/appeals.js';
+
+export { APPEAL_REASONS, type AppealReason } from '../../domain/appeals.js';
 
 export interface AppealRecord {
   id: string;
@@ -12,10 +13,25 @@ export interface AppealRecord {
   filedBy: { kind: 'player' } | { kind: 'studio'; id: string };
   status: 'open' | 'granted' | 'denied';
   claim: { moderatorId: string; expiresAt: Date } | null;
-  decision: { moderatorId: string; decidedAt: Date; note: string; pointsRefunded: number } | null;
+  decision: {
+    moderatorId: string;
+    decidedAt: Date;
+    note: string;
+    pointsRefunded: number;
+    /** A granted appeal: the sanctions of the contested decision it revoked. */
+    sanctionsRevoked: string[];
+    /** A granted appeal: the sanctions of that decision the moderator kept, each with its ground. */
+    sanctionsKept: KeptSanction[];
+  } | null;
   createdAt: Date;
   /** Internal: the player's row id. */
   playerRowId: string;
+}
+
+/** A sanction a granted appeal leaves in force, and the ground the player reads for it. */
+export interface KeptSanction {
+  sanctionId: string;
+  reason: string;
 }
 
 interface AppealRow {
@@ -35,12 +51,15 @@ interface AppealRow {
   decided_at: Date | null;
   decision_note: string | null;
   points_refunded: number;
+  sanctions_revoked: string[];
+  sanctions_kept: KeptSanction[];
   created_at: Date;
 }
 
 export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, a.sanction_id, a.offense_id, a.reason, a.statement,
   a.filed_by_studio, a.status, a.claimed_by, (a.claimed_by IS NOT NULL AND a.claim_expires_at > now()) AS claim_live,
-  a.claim_expires_at, a.decided_by, a.decided_at, a.decision_note, a.points_refunded, a.created_at
+  a.claim_expires_at, a.decided_by, a.decided_at, a.decision_note, a.points_refunded, a.sanctions_revoked,
+  a.sanctions_kept, a.created_at
   FROM appeals a JOIN players p ON p.id = a.player_id`;
 
 export const appealFromRow = (r: AppealRow): AppealRecord => ({
@@ -62,6 +81,8 @@ export const appealFromRow = (r: AppealRow): AppealRecord => ({
           decidedAt: r.decided_at,
           note: r.decision_note ?? '',
           pointsRefunded: r.points_refunded,
+          sanctionsRevoked: r.sanctions_revoked,
+          sanctionsKept: r.sanctions_kept,
         }
       : null,
   createdAt: r.created_at,

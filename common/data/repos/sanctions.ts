@@ -133,6 +133,32 @@ export async function findSanctionForUpdate(
   return rows[0] && { ...fromRow(rows[0]), playerRowId: rows[0].player_id };
 }
 
+/**
+ * The sanctions one decision placed that still hold (not revoked, not ended at `now`): a case's (the
+ * moderator's sanction with the uphold and the strike ladder's on its strike), and `sanctionId` itself
+ * when given and not revoked (ended or not: it is what an appeal names). What a granted appeal of that decision undoes; `lock` takes their rows for the caller's
+ * transaction. Read through the player's unrevoked-sanctions index: a player has few.
+ */
+export async function sanctionsOfDecision(
+  db: Queryable,
+  decision: { playerRowId: string; caseId: string | null; sanctionId?: string },
+  now: Date,
+  lock = false,
+): Promise<(SanctionRecord & { issuedByName: string; scopeName: string | null })[]> {
+  const { rows } = await db.query<SanctionRow & { issued_by_name: string; scope_name: string | null }>(
+    `SELECT ${COLUMNS('$4::timestamptz')}, coalesce(m.username, st.name) AS issued_by_name, sc.name AS scope_name
+       FROM sanctions s JOIN players p ON p.id = s.player_id
+       LEFT JOIN moderators m ON m.id = s.issued_by_moderator
+       LEFT JOIN studios st ON st.id = s.issued_by_studio
+       LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+      WHERE s.player_id = $1 AND s.revoked_at IS NULL
+        AND (s.id = $3 OR (s.case_id = $2 AND (s.expires_at IS NULL OR s.expires_at > $4)))
+      ORDER BY s.created_at, s.id${lock ? ' FOR UPDATE OF s' : ''}`,
+    [decision.playerRowId, decision.caseId, decision.sanctionId ?? null, now],
+  );
+  return rows.map((r) => ({ ...fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name }));
+}
+
 export async function markRevoked(
   db: Queryable,
   id: string,

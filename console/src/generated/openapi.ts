@@ -2047,6 +2047,13 @@ export interface components {
                 decidedAt: string;
                 note: string;
                 pointsRefunded: number;
+                /** @description Granted: the sanctions of the contested decision the grant revoked. */
+                sanctionsRevoked: string[];
+                /** @description Granted: the sanctions of that decision the moderator kept in force, each with the reason the player reads. */
+                sanctionsKept: {
+                    sanctionId: string;
+                    reason: string;
+                }[];
             } | null;
             /** Format: date-time */
             createdAt: string;
@@ -2080,6 +2087,13 @@ export interface components {
                 decidedAt: string;
                 note: string;
                 pointsRefunded: number;
+                /** @description Granted: the sanctions of the contested decision the grant revoked. */
+                sanctionsRevoked: string[];
+                /** @description Granted: the sanctions of that decision the moderator kept in force, each with the reason the player reads. */
+                sanctionsKept: {
+                    sanctionId: string;
+                    reason: string;
+                }[];
             } | null;
             /** Format: date-time */
             createdAt: string;
@@ -2129,6 +2143,19 @@ export interface components {
                 } | null;
                 /** @description The player's latest offenses, newest first. */
                 recentOffenses: components["schemas"]["Reportoffense"][];
+                /** @description What granting the appeal undoes besides an offense's points (see decide); null once decided. */
+                ifGranted: {
+                    /** @description Whether granting removes an active strike (the upheld case's). */
+                    strikeRemoved: boolean;
+                    /** @description The sanctions in force that the contested decision placed: granting revokes each, unless the decision keeps it (keep). */
+                    sanctionsRevoked: {
+                        record: components["schemas"]["Sanction"];
+                        issuedByName: string;
+                        scopeName: string | null;
+                        /** @description The sanction the appeal names (it cannot be kept). */
+                        appealed: boolean;
+                    }[];
+                } | null;
             };
         };
         StatementOfReasons: {
@@ -2176,9 +2203,15 @@ export interface components {
                     id: string;
                     /** @enum {unknown} */
                     status: "open" | "granted" | "denied";
+                    /** @enum {unknown} */
+                    reason: "incorrect" | "compromised_account" | "unfair" | "forgiveness";
+                    /** @description The player's own words, as filed. */
+                    statement: string;
                     /** Format: date-time */
                     decidedAt: string | null;
                     note: string | null;
+                    /** @description A granted appeal: each sanction of the decision the moderator kept in force, in words, with its ground. */
+                    remains: string[];
                 } | null;
             };
         };
@@ -7813,7 +7846,13 @@ export interface operations {
                     /** @enum {string} */
                     decision: "granted" | "denied";
                     note: string & unknown;
-                };
+                    /** @description With granted only: sanctions of the contested decision that stay in force, each with the reason the player reads. Every other sanction of that decision is revoked. */
+                    keep?: {
+                        /** Format: uuid */
+                        sanctionId: string;
+                        reason: string & unknown;
+                    }[];
+                } & unknown;
             };
         };
         responses: {

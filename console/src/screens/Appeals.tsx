@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { claimAppeal, decideAppeal, getAppeal, listAppeals, type AppealDetail } from '../api';
-import { when } from '../format';
+import { APPEAL_REASON_WORDS, SANCTION_WORDS, when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
@@ -41,10 +41,10 @@ export function AppealList() {
                 <td>
                   <Link to={`/appeals/${a.id}`}>{a.playerId}</Link>
                 </td>
-                <td>{a.subject.kind}</td>
-                <td>{a.reason}</td>
+                <td>{a.subject.kind === 'offense' ? 'An offense' : 'A sanction'}</td>
+                <td>{APPEAL_REASON_WORDS[a.reason]}</td>
                 <td>{when(a.createdAt)}</td>
-                <td>{a.claim ? 'claimed' : '—'}</td>
+                <td>{a.claim ? 'Claimed' : '—'}</td>
               </tr>
             ))}
           </tbody>
@@ -69,6 +69,8 @@ export function AppealScreen() {
   const appeal = useLoad(() => getAppeal(appealId), [appealId], 5000);
   const [decision, setDecision] = useState<'granted' | 'denied' | ''>('');
   const [note, setNote] = useState('');
+  /** Sanctions of the contested decision the moderator keeps in force, with the player's ground. */
+  const [keep, setKeep] = useState<Record<string, string>>({});
   const { busy, notice, run } = useAction(appeal.reload);
   if (appeal.error) return <ErrorLine error={appeal.error} notFound="No such appeal." />;
   const a = appeal.data;
@@ -100,7 +102,7 @@ export function AppealScreen() {
         </div>
         <div>
           <dt>Reason</dt>
-          <dd>{a.reason}</dd>
+          <dd>{APPEAL_REASON_WORDS[a.reason]}</dd>
         </div>
         <div>
           <dt>Filed</dt>
@@ -157,7 +159,7 @@ export function AppealScreen() {
                 checked={decision === 'granted'}
                 onChange={() => setDecision('granted')}
               />
-              Grant: lift the sanction or give the points back
+              Grant: undo the decision (below)
             </label>
             <label>
               <input
@@ -169,17 +171,30 @@ export function AppealScreen() {
               Deny
             </label>
           </fieldset>
+          {a.context.ifGranted && (
+            <IfGranted appeal={a} keep={keep} setKeep={setKeep} disabled={decision !== 'granted'} />
+          )}
           <label htmlFor="appeal-note">Note (required)</label>
           <textarea id="appeal-note" rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
           <button
             type="button"
             className="primary"
-            disabled={busy || !decision || !note.trim()}
+            disabled={
+              busy ||
+              !decision ||
+              !note.trim() ||
+              (decision === 'granted' && Object.values(keep).some((r) => !r.trim()))
+            }
             onClick={() =>
               decision &&
               void run(async () => {
                 if (!a.claim) await claimAppeal(a.id);
-                await decideAppeal(a.id, decision, note.trim());
+                await decideAppeal(
+                  a.id,
+                  decision,
+                  note.trim(),
+                  Object.entries(keep).map(([sanctionId, reason]) => ({ sanctionId, reason: reason.trim() })),
+                );
               }, `Appeal ${decision}.`)
             }
           >
@@ -193,9 +208,95 @@ export function AppealScreen() {
             {a.status} on {when(a.decision?.decidedAt)}
           </p>
           {a.decision?.note && <p className="report-text">{a.decision.note}</p>}
+          {a.status === 'granted' && a.decision && (
+            <p>
+              Sanctions revoked: {a.decision.sanctionsRevoked.length}; kept in force:{' '}
+              {a.decision.sanctionsKept.length}
+              {a.decision.sanctionsKept.map((k) => (
+                <span key={k.sanctionId} className="report-text">
+                  {' '}
+                  ({k.reason})
+                </span>
+              ))}
+            </p>
+          )}
         </section>
       )}
     </article>
+  );
+}
+
+/**
+ * What granting undoes, shown before the decision: the points (on the offense above), the case's
+ * strike and every sanction the contested decision placed. Each sanction is revoked unless the
+ * moderator keeps it, with the reason the player will read.
+ */
+function IfGranted({
+  appeal: a,
+  keep,
+  setKeep,
+  disabled,
+}: {
+  appeal: AppealDetail;
+  keep: Record<string, string>;
+  setKeep: (k: Record<string, string>) => void;
+  disabled: boolean;
+}) {
+  const undo = a.context.ifGranted!;
+  return (
+    <fieldset aria-describedby="if-granted-help">
+      <legend>What granting undoes</legend>
+      <p id="if-granted-help">
+        {a.subject.kind === 'offense' ? 'The offense’s points come back. ' : ''}
+        {undo.strikeRemoved ? 'The strike of its case is removed. ' : ''}
+        {undo.sanctionsRevoked.length === 0
+          ? 'No sanction came with this decision.'
+          : 'These sanctions came with the decision and are revoked, unless you keep one and say why:'}
+      </p>
+      {undo.sanctionsRevoked.map((s) => {
+        const kept = s.record.id in keep;
+        const label = `${SANCTION_WORDS[s.record.type]}, ${s.scopeName ?? 'every game'}, ${
+          s.record.expiresAt ? `until ${when(s.record.expiresAt)}` : 'no end'
+        }, placed by ${s.issuedByName}`;
+        return (
+          <div key={s.record.id} className="keep-sanction">
+            {s.appealed ? (
+              <p>{label}: the sanction appealed, revoked if granted.</p>
+            ) : (
+              <>
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={kept}
+                    disabled={disabled}
+                    onChange={(e) => {
+                      const next = { ...keep };
+                      if (e.target.checked) next[s.record.id] = '';
+                      else delete next[s.record.id];
+                      setKeep(next);
+                    }}
+                  />
+                  Keep: {label}
+                </label>
+                {kept && (
+                  <>
+                    <label htmlFor={`keep-${s.record.id}`}>Why it stays (the player reads this)</label>
+                    <textarea
+                      id={`keep-${s.record.id}`}
+                      rows={3}
+                      maxLength={2000}
+                      value={keep[s.record.id]}
+                      disabled={disabled}
+                      onChange={(e) => setKeep({ ...keep, [s.record.id]: e.target.value })}
+                    />
+                  </>
+                )}
+              </>
+            )}
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }
 
@@ -234,7 +335,7 @@ function AppealedSubject({ appeal: a }: { appeal: AppealDetail }) {
           <dl className="figures">
             <div>
               <dt>Sanction</dt>
-              <dd>{sanction.record.type}</dd>
+              <dd>{SANCTION_WORDS[sanction.record.type]}</dd>
             </div>
             <div>
               <dt>Applies to</dt>
