@@ -88,6 +88,12 @@ export interface Config {
   webhookRetryWindowMs: number;
   /** Deliveries in a row that failed for the whole retry window before a webhook is disabled. */
   webhookDisableAfterFailures: number;
+  /** Attempts at once to one webhook endpoint, per webhooks worker process: its lane. */
+  webhookEndpointConcurrency: number;
+  /** Failed attempts in a row (any of its deliveries) that park an endpoint. */
+  webhookBreakerFailures: number;
+  /** How long an endpoint is first parked; doubled each time it trips again, up to 32 times. */
+  webhookBreakerCooldownMs: number;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -269,7 +275,7 @@ const schema = Joi.object({
   // How long a process waits at start for PostgreSQL (and a worker or npm start for Redis) before it
   // exits 1 with one line naming the server and the error.
   STARTUP_WAIT_SECONDS: Joi.number().integer().min(0).max(600).default(30),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
   // The offense workers batch the database work of the jobs they run at once: more at once, fewer
   // statements and commits (and enrichment waits on the network, which concurrency hides).
   ENRICHMENT_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
@@ -312,6 +318,9 @@ const schema = Joi.object({
     .max(7 * 86_400_000)
     .default(86_400_000),
   WEBHOOK_DISABLE_AFTER_FAILURES: Joi.number().integer().min(1).max(10_000).default(10),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
+  WEBHOOK_BREAKER_FAILURES: Joi.number().integer().min(1).max(10_000).default(5),
+  WEBHOOK_BREAKER_COOLDOWN_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -436,6 +445,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     webhookRetryMaxDelayMs: v.WEBHOOK_RETRY_MAX_DELAY_MS,
     webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
     webhookDisableAfterFailures: v.WEBHOOK_DISABLE_AFTER_FAILURES,
+    webhookEndpointConcurrency: v.WEBHOOK_ENDPOINT_CONCURRENCY,
+    webhookBreakerFailures: v.WEBHOOK_BREAKER_FAILURES,
+    webhookBreakerCooldownMs: v.WEBHOOK_BREAKER_COOLDOWN_MS,
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

@@ -101,7 +101,17 @@ const webhookProperties = {
     description:
       'studio: turned off with PATCH; failing: disabled automatically after WEBHOOK_DISABLE_AFTER_FAILURES deliveries in a row failed for the whole retry window.',
   },
-  consecutiveFailures: { type: 'integer', description: 'Deliveries in a row that failed for good.' },
+  consecutiveFailures: {
+    type: 'integer',
+    description:
+      'Deliveries in a row that failed for good (every attempt of their retry window); at WEBHOOK_DISABLE_AFTER_FAILURES the webhook is disabled. Reset by a delivered one and by turning the webhook back on.',
+  },
+  parkedUntil: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description:
+      'While the endpoint is parked (WEBHOOK_BREAKER_FAILURES attempts in a row failed): when its deliveries are tried again. Null when it is not parked.',
+  },
   previousSecretExpiresAt: {
     type: ['string', 'null'],
     format: 'date-time',
@@ -401,7 +411,8 @@ const schemas = {
     nextAttemptAt: {
       type: ['string', 'null'],
       format: 'date-time',
-      description: 'When the next attempt is due, while the delivery is pending after a failed attempt.',
+      description:
+        'When the next attempt is due, while the delivery is pending after a failed attempt, or while its endpoint is parked (then when the parking ends).',
     },
     deliveredAt: { type: ['string', 'null'], format: 'date-time' },
     redeliveryOf: {

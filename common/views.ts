@@ -113,6 +113,7 @@ export const presentWebhook = (w: WebhookRecord) => ({
   disabledAt: w.disabledAt?.toISOString() ?? null,
   disabledReason: w.disabledReason,
   consecutiveFailures: w.consecutiveFailures,
+  parkedUntil: w.parkedUntil?.toISOString() ?? null,
   previousSecretExpiresAt: w.previousSecretExpiresAt?.toISOString() ?? null,
   createdAt: w.createdAt.toISOString(),
   updatedAt: w.updatedAt.toISOString(),

@@ -26,6 +26,8 @@ export const JOB_NAMES = {
 /** Payload of a webhook delivery job: the delivery row holds the event and the target. */
 export interface WebhookJobData {
   deliveryId: string;
+  /** The endpoint's webhook, for its lane without a read (absent in the jobs of earlier releases). */
+  webhookId?: string;
 }
 
 /**

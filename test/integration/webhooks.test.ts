@@ -53,6 +53,9 @@ describe('webhooks', function () {
       WEBHOOK_RETRY_WINDOW_MS: '700',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_DISABLE_AFTER_FAILURES: '2',
+      // These tests count every attempt of a retry window; the breaker that parks a failing endpoint
+      // has its own suite (webhook-fairness.test.ts).
+      WEBHOOK_BREAKER_FAILURES: '1000',
     });
     const log = createLogger('silent', 'w');
     workers = await Promise.all([

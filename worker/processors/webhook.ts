@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { withTransaction } from '../../common/data/db.js';
 import { isUuid } from '../../common/data/repos/accounts.js';
 import { emitEvents } from '../../common/data/repos/webhooks.js';
@@ -12,8 +12,39 @@ export function parseWebhookJob(job: Job): WebhookJobData {
   const data = job.data as Partial<WebhookJobData> | undefined;
   if (!data || typeof data.deliveryId !== 'string' || !isUuid(data.deliveryId))
     throw new UnrecoverableError(`job ${job.id} has no valid deliveryId`);
-  return { deliveryId: data.deliveryId };
+  return {
+    deliveryId: data.deliveryId,
+    ...(typeof data.webhookId === 'string' && isUuid(data.webhookId) ? { webhookId: data.webhookId } : {}),
+  };
 }
+
+/**
+ * Each endpoint's lane in this process: how many attempts to it are under way. An endpoint with
+ * `limit` attempts in flight takes no more of the worker's slots; its next deliveries wait a moment
+ * and come back, so a slow or silent endpoint holds at most `limit` slots of a worker, never all.
+ */
+export class EndpointLanes {
+  private readonly inFlight = new Map<string, number>();
+  constructor(private readonly limit: number) {}
+  /** Takes a place in the endpoint's lane; false when the lane is full. */
+  take(webhookId: string): boolean {
+    const n = this.inFlight.get(webhookId) ?? 0;
+    if (n >= this.limit) return false;
+    this.inFlight.set(webhookId, n + 1);
+    return true;
+  }
+  full(webhookId: string): boolean {
+    return (this.inFlight.get(webhookId) ?? 0) >= this.limit;
+  }
+  release(webhookId: string): void {
+    const n = (this.inFlight.get(webhookId) ?? 1) - 1;
+    if (n > 0) this.inFlight.set(webhookId, n);
+    else this.inFlight.delete(webhookId);
+  }
+}
+
+/** How much longer each parking lasts than the one before (2^parks, up to 32 times the first). */
+const MAX_PARK_DOUBLINGS = 5;
 
 interface DeliveryTarget {
   status: string;
@@ -27,6 +58,8 @@ interface DeliveryTarget {
   /** The secret before a rotation, while its overlap lasts. */
   previous_secret_ciphertext: Buffer | null;
   active: boolean;
+  /** While the endpoint is parked: until when. */
+  parked_until: Date | null;
 }
 
 /**
@@ -38,18 +71,33 @@ interface DeliveryTarget {
  * webhook schedule for the retry window; a refused address or an unusable URL fails it at once. A
  * webhook whose deliveries failed for good WEBHOOK_DISABLE_AFTER_FAILURES times in a row is disabled,
  * and the studio's other webhooks hear of it (`webhook.disabled`).
+ *
+ * Fair between endpoints: each has a lane of WEBHOOK_ENDPOINT_CONCURRENCY attempts at once in this
+ * process (EndpointLanes), and after WEBHOOK_BREAKER_FAILURES failed attempts in a row it is parked
+ * for WEBHOOK_BREAKER_COOLDOWN_MS, twice as long each time it fails again, until an attempt
+ * succeeds. A delivery that finds its lane full or its endpoint parked goes back to wait (moved to
+ * BullMQ's delayed set, which spends none of its attempts) and frees the slot for another endpoint.
  */
 export const webhookProcessor = (deps: ProcessorDeps) => {
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const retry = webhookRetryOf(deps.config);
-  return async (job: Job) => {
-    const { deliveryId } = parseWebhookJob(job);
+  const lanes = new EndpointLanes(deps.config.webhookEndpointConcurrency);
+  /** A short wait for a place in a full lane: up to a second, spread so the waiting do not return together. */
+  const laneWait = () => Math.min(1000, deps.config.webhookTimeoutMs) * (0.5 + Math.random() / 2);
+  const waitUntil = async (job: Job, token: string | undefined, at: number): Promise<never> => {
+    await job.moveToDelayed(at, token);
+    throw new DelayedError();
+  };
+  return async (job: Job, token?: string) => {
+    const { deliveryId, webhookId } = parseWebhookJob(job);
+    if (webhookId && lanes.full(webhookId)) return waitUntil(job, token, Date.now() + laneWait());
     const { rows } = await deps.pool.query<DeliveryTarget>(
       `SELECT d.status, d.event_id, d.event_type, d.payload, w.id AS webhook_id, w.studio_id, w.url,
               w.secret_ciphertext,
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END
                 AS previous_secret_ciphertext,
-              w.deleted_at IS NULL AND w.enabled AS active
+              w.deleted_at IS NULL AND w.enabled AS active,
+              CASE WHEN w.parked_until > now() THEN w.parked_until END AS parked_until
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1`,
       [deliveryId],
     );
@@ -64,7 +112,18 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
       );
       return { deliveryId, status: 'cancelled' };
     }
+    if (delivery.parked_until)
+      // Back when the parking ends (the delivery log shows that time), a little spread.
+      return waitUntil(job, token, delivery.parked_until.getTime() + Math.random() * 1000);
+    if (!lanes.take(delivery.webhook_id)) return waitUntil(job, token, Date.now() + laneWait());
+    try {
+      return await attempt(job, deliveryId, delivery);
+    } finally {
+      lanes.release(delivery.webhook_id);
+    }
+  };
 
+  async function attempt(job: Job, deliveryId: string, delivery: DeliveryTarget) {
     const body = JSON.stringify(delivery.payload);
     const secrets = [delivery.secret_ciphertext, delivery.previous_secret_ciphertext]
       .filter((s): s is Buffer => s !== null)
@@ -109,7 +168,30 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
           WHERE id = $1 AND status = 'pending'`,
         [deliveryId, status, statusCode, error, nextAttemptAt],
       );
-      if (!updated.rowCount || status === 'pending') return [];
+      if (!updated.rowCount) return [];
+      // The breaker counts attempts, whichever delivery made them: an answer resets it; a failure
+      // counts, and the one that reaches the threshold parks the endpoint (not again while parked).
+      await client.query(
+        ok
+          ? `UPDATE webhooks SET attempt_failures = 0, parks = 0, parked_until = NULL
+              WHERE id = $1 AND (attempt_failures > 0 OR parked_until IS NOT NULL)`
+          : `UPDATE webhooks SET attempt_failures = attempt_failures + 1,
+                    parked_until = CASE WHEN attempt_failures + 1 >= $2 AND (parked_until IS NULL OR parked_until <= now())
+                                        THEN now() + make_interval(secs => $3 * 2 ^ least(parks, $4) / 1000.0)
+                                        ELSE parked_until END,
+                    parks = CASE WHEN attempt_failures + 1 >= $2 AND (parked_until IS NULL OR parked_until <= now())
+                                 THEN parks + 1 ELSE parks END
+              WHERE id = $1`,
+        ok
+          ? [delivery.webhook_id]
+          : [
+              delivery.webhook_id,
+              deps.config.webhookBreakerFailures,
+              deps.config.webhookBreakerCooldownMs,
+              MAX_PARK_DOUBLINGS,
+            ],
+      );
+      if (status === 'pending') return [];
       if (status === 'delivered') {
         await client.query(
           'UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures > 0',
@@ -153,5 +235,5 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     if (ok) return { deliveryId, status };
     if (permanent) throw new UnrecoverableError(`delivery ${deliveryId} cannot succeed: ${error}`);
     throw new Error(`delivery ${deliveryId} failed: ${error}`);
-  };
+  }
 };

@@ -31,6 +31,8 @@ export interface WebhookRecord {
   disabledReason: 'studio' | 'failing' | null;
   previousSecretExpiresAt: Date | null;
   consecutiveFailures: number;
+  /** While the endpoint is parked (its attempts kept failing): when its deliveries are tried again. */
+  parkedUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -53,7 +55,7 @@ export interface DeliveryRecord {
 
 const WEBHOOK_COLUMNS = `id, studio_id, url, events, enabled, disabled_at, disabled_reason, consecutive_failures,
   created_at, updated_at, CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END
-  AS previous_secret_expires_at`;
+  AS previous_secret_expires_at, CASE WHEN parked_until > now() THEN parked_until END AS parked_until`;
 interface WebhookRow {
   id: string;
   studio_id: string;
@@ -64,6 +66,7 @@ interface WebhookRow {
   disabled_reason: WebhookRecord['disabledReason'];
   previous_secret_expires_at: Date | null;
   consecutive_failures: number;
+  parked_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -77,6 +80,7 @@ const webhookFromRow = (r: WebhookRow): WebhookRecord => ({
   disabledReason: r.disabled_reason,
   previousSecretExpiresAt: r.previous_secret_expires_at,
   consecutiveFailures: r.consecutive_failures,
+  parkedUntil: r.parked_until,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -138,6 +142,9 @@ export async function updateWebhook(
             disabled_reason = CASE WHEN $4 IS NULL THEN disabled_reason WHEN $4 THEN NULL
                                    WHEN enabled THEN 'studio' ELSE disabled_reason END,
             consecutive_failures = CASE WHEN $4 THEN 0 ELSE consecutive_failures END,
+            attempt_failures = CASE WHEN $4 THEN 0 ELSE attempt_failures END,
+            parked_until = CASE WHEN $4 THEN NULL ELSE parked_until END,
+            parks = CASE WHEN $4 THEN 0 ELSE parks END,
             updated_at = now()
       WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
     [id, change.url ?? null, change.events ?? null, change.enabled ?? null],
@@ -207,13 +214,21 @@ const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
   redeliveryOf: r.redelivery_of,
 });
 
-const DELIVERY_COLUMNS = `id, webhook_id, event_id, event_type, status, attempts, last_status_code, last_error,
-  created_at, last_attempt_at, next_attempt_at, delivered_at, redelivery_of,
-  to_json(created_at)#>>'{}' AS cursor_ts`;
+/**
+ * A delivery's columns (`d`, with its webhook `w` joined where the log is read). A pending delivery
+ * of a parked endpoint is next tried when the parking ends, whatever its own retry time said: the
+ * log shows the later of the two.
+ */
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, d.event_type, d.status, d.attempts, d.last_status_code,
+  d.last_error, d.created_at, d.last_attempt_at,
+  CASE WHEN d.status = 'pending' AND w.parked_until > now() THEN greatest(d.next_attempt_at, w.parked_until)
+       ELSE d.next_attempt_at END AS next_attempt_at,
+  d.delivered_at, d.redelivery_of, to_json(d.created_at)#>>'{}' AS cursor_ts`;
 
 export async function findDelivery(db: Queryable, webhookId: string, id: string) {
   const { rows } = await db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND webhook_id = $2`,
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.id = $1 AND d.webhook_id = $2`,
     [id, webhookId],
   );
   return rows[0] ? deliveryFromRow(rows[0]) : undefined;
@@ -237,13 +252,14 @@ export async function insertDelivery(
          UNION ALL
          SELECT x.id, '${TEST_EVENT}', jsonb_build_object('id', x.id, 'type', '${TEST_EVENT}', 'createdAt', $3::text, 'data', $4::jsonb)
            FROM (SELECT gen_random_uuid() AS id) x WHERE $2::uuid IS NULL) e
-       RETURNING ${DELIVERY_COLUMNS}
+       RETURNING *
      ), o AS (
        INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id), d.webhook_id FROM d
+       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id),
+              d.webhook_id FROM d
        RETURNING id::text, queue, job_name, job_id, payload, shard_key
      )
-     SELECT d.*, to_jsonb(o) AS outbox FROM d, o`,
+     SELECT ${DELIVERY_COLUMNS}, to_jsonb(o) AS outbox FROM d JOIN webhooks w ON w.id = d.webhook_id, o`,
     [
       input.webhookId,
       'redeliveryOf' in input ? input.redeliveryOf : null,
@@ -266,9 +282,9 @@ export async function listDeliveries(
 ): Promise<{ items: DeliveryRecord[]; next: { ts: string; id: string } | null }> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS}
-       FROM webhook_deliveries
-      WHERE webhook_id = $1 AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
-      ORDER BY created_at DESC, id DESC LIMIT $2`,
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.webhook_id = $1 AND ($3::timestamptz IS NULL OR (d.created_at, d.id) < ($3::timestamptz, $4::uuid))
+      ORDER BY d.created_at DESC, d.id DESC LIMIT $2`,
     [webhookId, limit + 1, after?.ts ?? null, after?.id ?? null],
   );
   const items = rows.slice(0, limit);
@@ -319,7 +335,8 @@ export async function emitEvents(
      )
      -- Sharded by the webhook (migration 019).
      INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id), d.webhook_id FROM d
+     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id),
+            d.webhook_id FROM d
      RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
     [JSON.stringify(input), now.toISOString(), QUEUES.webhooks, JOB_NAMES.deliverWebhook],
   );

@@ -1922,8 +1922,13 @@ export interface components {
              * @enum {unknown}
              */
             disabledReason: "studio" | "failing" | null;
-            /** @description Deliveries in a row that failed for good. */
+            /** @description Deliveries in a row that failed for good (every attempt of their retry window); at WEBHOOK_DISABLE_AFTER_FAILURES the webhook is disabled. Reset by a delivered one and by turning the webhook back on. */
             consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description While the endpoint is parked (WEBHOOK_BREAKER_FAILURES attempts in a row failed): when its deliveries are tried again. Null when it is not parked.
+             */
+            parkedUntil: string | null;
             /**
              * Format: date-time
              * @description While a rotated-out secret is still signed with (the overlap), when it stops.
@@ -1946,8 +1951,13 @@ export interface components {
              * @enum {unknown}
              */
             disabledReason: "studio" | "failing" | null;
-            /** @description Deliveries in a row that failed for good. */
+            /** @description Deliveries in a row that failed for good (every attempt of their retry window); at WEBHOOK_DISABLE_AFTER_FAILURES the webhook is disabled. Reset by a delivered one and by turning the webhook back on. */
             consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description While the endpoint is parked (WEBHOOK_BREAKER_FAILURES attempts in a row failed): when its deliveries are tried again. Null when it is not parked.
+             */
+            parkedUntil: string | null;
             /**
              * Format: date-time
              * @description While a rotated-out secret is still signed with (the overlap), when it stops.
@@ -1976,7 +1986,7 @@ export interface components {
             lastAttemptAt: string | null;
             /**
              * Format: date-time
-             * @description When the next attempt is due, while the delivery is pending after a failed attempt.
+             * @description When the next attempt is due, while the delivery is pending after a failed attempt, or while its endpoint is parked (then when the parking ends).
              */
             nextAttemptAt: string | null;
             /** Format: date-time */
