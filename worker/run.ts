@@ -1,13 +1,15 @@
 import { StartupError } from '../common/startup.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { loadConfigOrExit, type Config } from '../common/config.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger, OutageLog, type Logger } from '../common/logger.js';
 import { WorkerMetrics } from '../common/metrics.js';
 import {
+  JOBS_OF_QUEUE,
+  UNKNOWN_JOB_WAIT_MS,
   WEBHOOK_BACKOFF,
   webhookRetryDelay,
   webhookRetryOf,
@@ -28,7 +30,29 @@ export interface ProcessorDeps {
   dispatch: (rows: OutboxRow[]) => void;
 }
 
-export type Processor = (job: Job) => Promise<unknown>;
+export type Processor = (job: Job, token?: string) => Promise<unknown>;
+
+/**
+ * Runs `processor` on the jobs this release knows for `queue`; a job of another name (a newer
+ * release's, met during a rollback) is put back, unspent, for a worker that knows it, instead of
+ * failing for good: a failed job keeps its id, so nothing could add it again. Said once per name.
+ */
+export function knownJobsOnly(queue: QueueName, processor: Processor, log: Logger): Processor {
+  const known = new Set(JOBS_OF_QUEUE[queue]);
+  const told = new Set<string>();
+  return async (job, token) => {
+    if (known.has(job.name)) return processor(job, token);
+    if (!told.has(job.name)) {
+      told.add(job.name);
+      log.warn(
+        { jobName: job.name, jobId: job.id, queue, retryInMs: UNKNOWN_JOB_WAIT_MS },
+        'a job of a kind this worker does not know (a newer release wrote it): left for a worker that does',
+      );
+    }
+    await job.moveToDelayed(Date.now() + UNKNOWN_JOB_WAIT_MS, token);
+    throw new DelayedError();
+  };
+}
 
 /** How many jobs a worker of this queue runs at once. */
 export const concurrencyOf = (config: Config, queue: QueueName) =>
@@ -66,13 +90,17 @@ export async function startWorker(
   const connection = redisConnection(config, backends.redisUrl, 'worker', log);
   const { redis: producer, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
-  const processor = makeProcessor({
-    pool,
+  const processor = knownJobsOnly(
+    queue,
+    makeProcessor({
+      pool,
+      log,
+      config,
+      pepper: resolvePepper(config),
+      dispatch: (rows) => dispatcher.enqueue(rows),
+    }),
     log,
-    config,
-    pepper: resolvePepper(config),
-    dispatch: (rows) => dispatcher.enqueue(rows),
-  });
+  );
   const retry = webhookRetryOf(config);
   const metrics = new WorkerMetrics(queue);
   // While Redis is down BullMQ reports an error several times a second: log the outage, not each one.

@@ -23,6 +23,25 @@ export const JOB_NAMES = {
   sanctionExpiry: 'sanction-expiry',
 } as const;
 
+/**
+ * The job names this release's workers run, by queue. A worker handed any other name (a newer
+ * release's job, during a rollback) does not fail it: it puts it back for a worker that knows it
+ * (worker/run.ts).
+ */
+export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
+  [QUEUES.enrichment]: [JOB_NAMES.enrichOffenses, JOB_NAMES.enrichEvidence],
+  [QUEUES.review]: [
+    JOB_NAMES.reviewOffenses,
+    JOB_NAMES.reviewOffense,
+    JOB_NAMES.trustRecovery,
+    JOB_NAMES.sanctionExpiry,
+  ],
+  [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook],
+};
+
+/** How long a job of a kind a worker does not know waits before a worker looks at it again. */
+export const UNKNOWN_JOB_WAIT_MS = 60_000;
+
 /** Payload of a webhook delivery job: the delivery row holds the event and the target. */
 export interface WebhookJobData {
   deliveryId: string;

@@ -1,7 +1,9 @@
+import { UnrecoverableError, Worker } from 'bullmq';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { startTestWorker } from '../helpers/workers.js';
 import { createLogger } from '../../common/logger.js';
-import type { QueueName } from '../../common/queues/index.js';
+import { QUEUES, type QueueName } from '../../common/queues/index.js';
 import { offenseJobRows } from '../helpers/reports.js';
 import { epochKey, reconcileOutbox, startReconciler } from '../../common/queues/reconcile.js';
 import { openQueues } from '../../common/runtime.js';
@@ -190,6 +192,81 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
       expect(await redis.get(epochKey(api.config.queuePrefix))).to.equal(/^run_id:(\w+)/m.exec(info)![1]);
     } finally {
       await stop();
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it("a rollback: a previous release's worker fails a batch job for good; the reconciler retries it and each offense is filed once", async () => {
+    const log = createLogger('silent', 'r');
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
+    const connection = new Redis(api.config.redisUrl!, { maxRetriesPerRequest: null });
+    // The worker of the release before batch jobs: it knew one-offense jobs only, and failed any
+    // other payload for good (its parseOffenseJob).
+    const previous = new Worker(
+      QUEUES.review,
+      async (job) => {
+        if (typeof (job.data as { offenseId?: unknown }).offenseId !== 'string')
+          throw new UnrecoverableError(`job ${job.id} has no valid offenseId`);
+      },
+      { connection, prefix: queues.prefixes[0]! },
+    );
+    try {
+      const player = await createTestPlayer(api.pool);
+      const ids = [await report(player.serviceId, 1), await report(player.serviceId, 2)];
+      await allSent(ids);
+      const reviewRows = (await offenseJobRows(api.pool, ids)).filter((r) => r.queue === QUEUES.review);
+      const failed = () =>
+        Promise.all(
+          reviewRows.map(async (r) =>
+            queues.shards[queues.shardFor(r)]![QUEUES.review].getJobState(r.job_id),
+          ),
+        );
+      await eventually('the batch jobs failed by the previous worker', async () =>
+        (await failed()).every((state) => state === 'failed'),
+      );
+      await previous.close();
+      // Rolled forward again: a worker that knows batch jobs, and the reconciler's pass.
+      await startWorkers();
+      expect((await done(ids)).map((o) => o.cases)).to.deep.equal([0, 0]);
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.be.greaterThan(0);
+      await eventually(
+        'every offense filed',
+        async () => (await done(ids)).every((o) => o.cases === 1) || undefined,
+      );
+      const { rows } = await api.pool.query<{ reports_count: number }>(
+        `SELECT c.reports_count FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1`,
+        [player.serviceId],
+      );
+      expect(rows).to.deep.equal([{ reports_count: 2 }]);
+    } finally {
+      await previous.close();
+      connection.disconnect();
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it("this release's worker puts a job of a kind it does not know (a newer release's) back for a worker that does, unspent", async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    await startWorkers();
+    try {
+      const queue = queues.shards[0]![QUEUES.review];
+      const job = await queue.add(
+        'review-offenses-v3',
+        { offenseIds: [] },
+        { jobId: `future-${Date.now()}` },
+      );
+      await eventually('the job put back', async () => (await queue.getJobState(job.id!)) === 'delayed');
+      const back = (await queue.getJob(job.id!))!;
+      expect(back.attemptsMade).to.equal(0);
+      expect(back.failedReason ?? null).to.equal(null);
+      await back.remove();
+    } finally {
       await Promise.all(workers.map((w) => w.stop()));
       workers = [];
       await queues.close();
