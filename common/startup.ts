@@ -30,13 +30,37 @@ const reason = (err: unknown) => {
   return (inner?.code ?? e.code) ? `${inner?.code ?? e.code}: ${inner?.message ?? e.message}` : e.message;
 };
 
+/** Kernel file systems (statfs magic numbers) that hold no files of ours: proc, sysfs, cgroup, debugfs. */
+const PSEUDO_FS = new Set([0x9fa0, 0x62656572, 0x27e0eb, 0x63677270, 0x64626720, 0x73636673]);
+
+/** The nearest folder of `dir` (or `dir` itself) that exists. */
+function nearestExisting(dir: string): string {
+  let at = path.resolve(dir);
+  while (!fs.existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
+}
+
 /**
  * DATA_DIR holds the embedded servers, the development secrets and the start lock: it must exist (or
  * be creatable) and be writable. The real cause is named (EACCES, EROFS, ENOTDIR), not whatever the
- * first write that happened to fail would say.
+ * first write that happened to fail would say. A folder on a kernel file system (/proc, /sys) is
+ * refused before anything is tried there: Node's recursive mkdir never returns under /proc.
  */
 export function ensureWritableDir(dir: string): void {
   const probe = path.join(dir, `.write-probe-${process.pid}`);
+  const fail = (code: string, why: string) =>
+    new StartupError(
+      `DATA_DIR ${dir} is not writable (${code}: ${why}); set DATA_DIR to a folder this user can write`,
+    );
+  const base = nearestExisting(dir);
+  let fsType: number | undefined;
+  try {
+    fsType = fs.statfsSync(base).type;
+  } catch {
+    // statfs unsupported here: the writes below say what is wrong.
+  }
+  if (fsType !== undefined && PSEUDO_FS.has(fsType))
+    throw fail('EINVAL', `${base} is on a kernel file system (such as /proc or /sys), which holds no files`);
   try {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(probe, '');
@@ -48,10 +72,9 @@ export function ensureWritableDir(dir: string): void {
         ? 'it is on a read-only file system'
         : code === 'EACCES' || code === 'EPERM'
           ? 'permission denied'
-          : (err as Error).message;
-    throw new StartupError(
-      `DATA_DIR ${dir} is not writable (${code}: ${why}); set DATA_DIR to a folder this user can write`,
-    );
+          : // Node's message starts with the code ("ENOTDIR: not a directory, mkdir ..."): said once.
+            (err as Error).message.replace(new RegExp(`^${code}: `), '');
+    throw fail(code, why);
   }
 }
 

@@ -88,7 +88,14 @@ class UsageError extends Error {}
 function humanReadable(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
     if (value.length === 0) return `${indent}(none)`;
-    return value.map((item) => humanReadable(item, indent)).join(`\n${indent}--\n`);
+    // A list as a list: one "- " a line for plain values; an object's fields under its "- ".
+    return value
+      .map((item) =>
+        item && typeof item === 'object' && !(item instanceof Date)
+          ? humanReadable(item, `${indent}  `).replace(/^ */, `${indent}- `)
+          : `${indent}- ${item instanceof Date ? item.toISOString() : String(item)}`,
+      )
+      .join('\n');
   }
   if (value && typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>)

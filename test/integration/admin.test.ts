@@ -431,6 +431,11 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(human.code).to.equal(0);
     expect(human.stdout).to.match(/^id: [0-9a-f-]{36}\nname: Readable Studio\n$/);
     expect(() => JSON.parse(human.stdout) as unknown).to.throw();
+    // A list reads as a list: a "- " before each item, no "--" lines between them.
+    const status = await admin('migrate', '--status');
+    expect(status.code, status.stderr).to.equal(0);
+    expect(status.stdout).not.to.match(/^\s*--$/m);
+    expect(status.stdout).to.match(/^applied:\n {2}- name: 001_/m);
   });
 
   it('--help lists the commands', async () => {

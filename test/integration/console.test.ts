@@ -126,6 +126,7 @@ describe('moderator console in headless Chromium', function () {
       docs: '/docs',
       console: '/console',
       openapi: '/v1/openapi.json',
+      standing: '/standing',
     });
     const page = await fetch(`${api.url}/console/cases/anything`);
     expect(page.status).to.equal(200);

@@ -101,6 +101,7 @@ export const paths = {
                 docs: { type: 'string' },
                 console: { type: 'string' },
                 openapi: { type: 'string' },
+                standing: { type: 'string', description: "Players' standing page." },
               }),
             },
             'text/html': { schema: { type: 'string' } },

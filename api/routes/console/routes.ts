@@ -228,6 +228,7 @@ export function docsPages(): Router {
       docs: '/docs',
       console: '/console',
       openapi: '/v1/openapi.json',
+      standing: '/standing',
     };
   });
   router.get('/favicon.ico', (ctx) => {

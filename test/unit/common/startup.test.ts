@@ -19,6 +19,30 @@ describe('start-up checks', () => {
       );
     });
 
+  it('refuses a DATA_DIR under /proc at once, naming why (a recursive mkdir there never returns)', () => {
+    expect(() => ensureWritableDir('/proc/player-trust/data')).to.throw(
+      StartupError,
+      /^DATA_DIR \/proc\/player-trust\/data is not writable \(EINVAL: \/proc is on a kernel file system/,
+    );
+  });
+
+  it('names a path through a file once: ENOTDIR, then what Node says, without the code twice', () => {
+    const file = `/tmp/pt-startup-${process.pid}`;
+    fs.writeFileSync(file, '');
+    try {
+      let message = '';
+      try {
+        ensureWritableDir(`${file}/data`);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).to.match(/\(ENOTDIR: not a directory/);
+      expect(message).not.to.include('ENOTDIR: ENOTDIR');
+    } finally {
+      fs.rmSync(file);
+    }
+  });
+
   it('keeps passwords out of the URLs it names', () => {
     expect(redactUrl('postgres://pt:hunter2@db:5432/pt')).to.equal('postgres://pt:***@db:5432/pt');
     expect(redactUrl('redis://127.0.0.1:6379')).to.equal('redis://127.0.0.1:6379');
