@@ -71,10 +71,11 @@ function shutdown(code: number, why?: string): Promise<never> {
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
           });
-    // Last started, first stopped; when a server died, all at once: each would only wait out its
-    // grace period on the dead connection.
-    if (why) await Promise.all(children.map(({ child }) => stop(child)));
-    else for (const { child } of [...children].reverse()) await stop(child);
+    // All at once: each finishes what it holds (requests, jobs) within SHUTDOWN_GRACE_MS on its own,
+    // so the whole stop takes one grace period at most, not one per process (they were stopped one
+    // after another, 20 s and more with jobs in flight). What they leave undone is durable: an
+    // unsent outbox row is sent by the next start, an unfinished job runs again.
+    await Promise.all(children.map(({ child }) => stop(child)));
     for (const standby of standbys) await standby.stop('fast').catch(() => undefined);
     if (backends) {
       await backends.redis.stop().catch(() => undefined);
@@ -311,7 +312,11 @@ try {
           `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
           `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
         );
-    }
+    } else if (!seeded)
+      lines.push(
+        `  demo data: its credentials file (${credentialsFile}) is missing, so they are not shown (a restore from a backup taken before backups carried it?);`,
+        '    create what you need with the admin tool: npm run -s admin -- --help',
+      );
     lines.push('Press Ctrl-C to stop.', '');
     process.stdout.write(lines.join('\n'));
   } else if (!stopRequested) {

@@ -23,9 +23,11 @@ const run = promisify(execFile);
  * A database alone is not the service: DATA_DIR also holds the client-secret pepper and the other
  * development secrets (dev-secrets.json), the JWT signing key (jwt-signing-key.json) and the
  * embedded server's password (postgres.json). Without them every studio secret answers 401 and every
- * issued token is refused, so the backup carries them too. Keep backup files as secret as those.
+ * issued token is refused, so the backup carries them too, and the demo data's credentials
+ * (demo-credentials.json, where `npm start` seeded them) so a restored demo still prints its sign-in.
+ * Keep backup files as secret as those.
  */
-const SECRETS = ['dev-secrets.json', 'jwt-signing-key.json', 'postgres.json'];
+const SECRETS = ['dev-secrets.json', 'jwt-signing-key.json', 'postgres.json', 'demo-credentials.json'];
 /** What a copy of a running data folder leaves out (PostgreSQL's documentation lists these). */
 const EXCLUDE = [
   './postmaster.pid',

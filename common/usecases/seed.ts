@@ -8,6 +8,7 @@ import {
   type IssuedGame,
 } from './provisioning.js';
 import { createModerator } from './moderation.js';
+import { createTemplate } from './templates.js';
 
 export interface DemoData {
   game: IssuedGame;
@@ -50,6 +51,29 @@ export const DEMO_PKCE_VERIFIER = 'demo-verifier-only-for-the-local-demo-game-01
  * Seeds a demo studio, game and players once (a marker row makes re-runs no-ops). Returns the issued
  * credentials the first time, undefined afterwards: the secret exists only in that answer.
  */
+/** Decision templates of the demo data: what a team would keep first. */
+export const DEMO_TEMPLATES = [
+  {
+    title: 'Cheating confirmed: 7-day ban',
+    outcome: 'upheld',
+    sanctionType: 'temporary_ban',
+    durationSeconds: 7 * 86_400,
+    playerReason: 'The replay and the anti-cheat data show you used software that gives an unfair advantage.',
+  },
+  {
+    title: 'Abusive chat: 24-hour chat restriction',
+    outcome: 'upheld',
+    sanctionType: 'chat_restriction',
+    durationSeconds: 86_400,
+    playerReason: 'You sent messages that insult or harass other players, against the rules of conduct.',
+  },
+  {
+    title: 'Not enough evidence: dismiss',
+    outcome: 'dismissed',
+    playerReason: 'The reports against you did not show a breach of the rules.',
+  },
+] as const;
+
 export async function seedDemoOnce(
   pool: Pool,
   pepper: string,
@@ -70,7 +94,16 @@ export async function seedDemoOnce(
       await provisionPlayer(client, p);
       await linkPlayer(client, { serviceId: p.serviceId, clientId: game.clientId });
     }
-    await createModerator(client, DEMO_MODERATOR);
+    const admin = await createModerator(client, DEMO_MODERATOR);
+    // A new moderator's first hour (README) starts with keys 1 to 3 in a case's decision panel.
+    for (const [n, template] of DEMO_TEMPLATES.entries()) {
+      const { id } = await createTemplate(client, admin.id, template);
+      // One transaction, one now(): a millisecond apart, so their keys (1, 2, 3) follow this order.
+      await client.query(
+        `UPDATE decision_templates SET created_at = created_at + make_interval(secs => $2 / 1000.0) WHERE id = $1`,
+        [id, n],
+      );
+    }
     await client.query('INSERT INTO demo_seed DEFAULT VALUES');
     const { username, password, role } = DEMO_MODERATOR;
     return {

@@ -89,6 +89,23 @@ describe('npm start as a process manager runs it', function () {
     const first = npmStart(dataDir, port);
     try {
       await until('the service is running', () => first.output().includes('is running at'), 90_000);
+      // The demo data comes with decision templates: a new moderator's key 1 works on a fresh install.
+      const [, username, password] = /demo moderator \(admin\): (\S+) \/ (\S+)/.exec(first.output())!;
+      const session = await fetch(`http://127.0.0.1:${port}/v1/admin/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      });
+      const { access_token } = (await session.json()) as { access_token: string };
+      const templates = await fetch(`http://127.0.0.1:${port}/v1/admin/templates`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      const { items } = (await templates.json()) as { items: { title: string }[] };
+      expect(items.map((t) => t.title)).to.deep.equal([
+        'Cheating confirmed: 7-day ban',
+        'Abusive chat: 24-hour chat restriction',
+        'Not enough evidence: dismiss',
+      ]);
       const second = npmStart(dataDir, await freePort());
       expect(await Promise.race([second.exited, sleep(30_000).then(() => 'hung')])).to.equal(1);
       expect(second.output()).to.include(`player-trust is already running on ${dataDir}`);

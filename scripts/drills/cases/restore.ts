@@ -34,6 +34,11 @@ class Service {
     }
   }
 
+  /** Whether this start's output says `text`. */
+  printed(text: string): boolean {
+    return this.output.includes(text);
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
@@ -190,6 +195,11 @@ export async function restoreDrill(opts: {
     } finally {
       await db.end();
     }
+    checks.push({
+      name: 'npm start prints the demo credentials again (they came back with the backup)',
+      ok: service.printed(demo.game.clientId),
+      detail: service.printed(demo.game.clientId) ? 'printed' : 'not printed',
+    });
     const profile = await fetch(`${base}/v1/player/${demo.players[0]!.serviceId}`, { headers: studio });
     checks.push({
       name: "the studio's client secret still works (the pepper came back)",
