@@ -366,6 +366,11 @@ const schemas = {
     },
     caseId: { type: ['string', 'null'], description: 'null for actions outside a case (muting a reporter).' },
     action: { enum: [...AUDIT_ACTIONS] },
+    summary: {
+      type: 'string',
+      description:
+        'What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show.',
+    },
     outcome: { enum: [...OUTCOMES, null] },
     note: { type: ['string', 'null'] },
     trustScoreBefore: { type: ['integer', 'null'] },

@@ -1,11 +1,13 @@
 import { studioNames } from '../data/repos/accounts.js';
 import type { Queryable } from '../data/db.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
-import { listCases } from '../data/repos/moderation.js';
+import { AUDIT_NAMES_SQL, listCases, type ModeratorRole } from '../data/repos/moderation.js';
+import { visibilitiesSeenBy } from '../data/repos/queues.js';
 import { listOffenses } from '../data/repos/offenses.js';
 import { listSanctions } from '../data/repos/sanctions.js';
 import { listTrustHistory } from '../data/repos/trust.js';
 import { SERVICE_ID } from '../domain/players.js';
+import { auditInWords } from '../domain/audit-words.js';
 import { notFound } from '../errors.js';
 import { presentAppeal, presentCase, presentOffense, presentSanction, presentTrustChange } from '../views.js';
 
@@ -80,14 +82,22 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
   };
 }
 
-/** The counts on the console's queue tabs: each one an index-backed count of what is open now. */
-export async function queueCounts(db: Queryable) {
+/**
+ * The queue's tab counts as the caller's lists show them: open and overdue cases the caller sees in
+ * the Open list (not escalated, in queues of the visibilities their role sees), open appeals, and the
+ * cases resolved in the last 24 hours.
+ */
+export async function queueCounts(db: Queryable, role: ModeratorRole) {
   const { rows } = await db.query<{ open: number; overdue: number; appeals: number; resolved24h: number }>(
-    `SELECT (SELECT count(*)::int FROM review_cases WHERE status = 'open') AS open,
-            (SELECT count(*)::int FROM review_cases WHERE status = 'open' AND due_at < now()) AS overdue,
+    `WITH listed AS (
+       SELECT c.due_at FROM review_cases c JOIN review_queues q ON q.key = c.queue_key
+        WHERE c.status = 'open' AND c.escalated_at IS NULL AND q.visible_to = ANY ($1::text[]))
+     SELECT (SELECT count(*)::int FROM listed) AS open,
+            (SELECT count(*)::int FROM listed WHERE due_at < now()) AS overdue,
             (SELECT count(*)::int FROM appeals WHERE status = 'open') AS appeals,
             (SELECT count(*)::int FROM review_cases
               WHERE status = 'resolved' AND resolved_at > now() - interval '24 hours') AS "resolved24h"`,
+    [visibilitiesSeenBy(role)],
   );
   return rows[0]!;
 }
@@ -121,32 +131,37 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
     kind: TimelineEvent['kind'];
     who_kind: TimelineEvent['who']['kind'];
     who_name: string | null;
-    what: string;
+    what: string | null;
     why: string | null;
     case_id: string | null;
+    action: string | null;
+    outcome: string | null;
+    details: Record<string, unknown> | null;
+    queue_name: string | null;
+    scope_name: string | null;
+    score_before: number | null;
+    score_after: number | null;
   }>(
     // At the same instant (one transaction), the consequence is listed above its cause: newest first.
+    // A decision's words come from its audit entry (auditInWords), as the audit log says them.
     `(SELECT o.created_at AS at, 1 AS rank, 'report' AS kind, 'studio' AS who_kind, st.name AS who_name,
              o.type || ' report, ' || o.severity || ': ' || o.penalty_points || ' points taken, ' || o.penalty_held
                || ' held (' || o.status || ')' AS what,
-             o.status_reason AS why, (SELECT co.case_id FROM case_offenses co WHERE co.offense_id = o.id LIMIT 1) AS case_id
+             o.status_reason AS why, (SELECT co.case_id FROM case_offenses co WHERE co.offense_id = o.id LIMIT 1) AS case_id,
+             NULL AS action, NULL AS outcome, NULL::jsonb AS details, NULL AS queue_name, NULL AS scope_name,
+             NULL::int AS score_before, NULL::int AS score_after
         FROM offenses o JOIN studios st ON st.id = o.studio_id
        WHERE o.player_id = $1 ORDER BY o.created_at DESC LIMIT $2)
      UNION ALL
      (SELECT h.created_at, 3, 'score', 'service', NULL,
-             'score ' || h.score_before || ' → ' || h.score_after, h.reason, h.case_id
+             'score ' || h.score_before || ' → ' || h.score_after, h.reason, h.case_id,
+             NULL, NULL, NULL, NULL, NULL, NULL, NULL
         FROM trust_history h WHERE h.player_id = $1 ORDER BY h.id DESC LIMIT $2)
      UNION ALL
      (SELECT a.created_at, 2, CASE WHEN a.action = 'add_note' THEN 'note' ELSE 'decision' END,
              CASE WHEN a.moderator_id IS NOT NULL THEN 'moderator' ELSE 'studio' END,
-             coalesce(m.username, st.name),
-             a.action || coalesce(' (' || a.outcome || ')', '')
-               || CASE WHEN a.action = 'escalate'
-                       THEN coalesce(' to the ' || (SELECT q.name FROM review_queues q WHERE q.key = a.details->>'queue')
-                                     || ' queue', ' to the senior role') ELSE '' END
-               || CASE WHEN a.trust_score_before IS NOT NULL AND a.trust_score_after IS DISTINCT FROM a.trust_score_before
-                       THEN ', score ' || a.trust_score_before || ' → ' || a.trust_score_after ELSE '' END,
-             a.note, a.case_id
+             coalesce(m.username, st.name), NULL, a.note, a.case_id,
+             a.action, a.outcome, a.details, ${AUDIT_NAMES_SQL}, a.trust_score_before, a.trust_score_after
         FROM moderation_audit a LEFT JOIN moderators m ON m.id = a.moderator_id
         LEFT JOIN studios st ON st.id = a.studio_id
        WHERE a.player_id = $1 AND a.action NOT IN ('claim', 'release', 'claim_appeal', 'release_appeal')
@@ -156,7 +171,7 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
              st.name,
              'appeal of ' || CASE WHEN ap.sanction_id IS NULL THEN 'an offense' ELSE 'a sanction' END
                || ': ' || ap.reason || ' (' || ap.status || ')',
-             ap.statement, NULL
+             ap.statement, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         FROM appeals ap LEFT JOIN studios st ON st.id = ap.filed_by_studio
        WHERE ap.player_id = $1 ORDER BY ap.created_at DESC LIMIT $2)
      ORDER BY at DESC, rank DESC LIMIT $2`,
@@ -166,7 +181,20 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
     at: r.at.toISOString(),
     kind: r.kind,
     who: { kind: r.who_kind, name: r.who_name },
-    what: r.what,
+    what:
+      r.action !== null
+        ? `${auditInWords({
+            action: r.action,
+            outcome: r.outcome,
+            details: r.details ?? {},
+            queueName: r.queue_name,
+            scopeName: r.scope_name,
+          })}${
+            r.score_before !== null && r.score_after !== null && r.score_after !== r.score_before
+              ? `, score ${r.score_before} → ${r.score_after}`
+              : ''
+          }`
+        : r.what!,
     why: r.why,
     caseId: r.case_id,
   }));

@@ -87,7 +87,13 @@ describe('moderator console in headless Chromium', function () {
     return { offenseId, caseId };
   }
   const cheat = (serviceId: string) =>
-    report(serviceId, 'anticheat', { isCheatDetected: true, severity: 'high', description: 'wallhack' });
+    report(serviceId, 'anticheat', {
+      isCheatDetected: true,
+      severity: 'high',
+      description: 'wallhack',
+      // Evidence on the card: its heading sits under the screen's own (axe's heading-order).
+      evidence: [{ type: 'text', content: 'aim snaps through walls' }],
+    });
 
   async function signedIn(who: TestModerator): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -254,7 +260,12 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('ArrowDown'); // the games of the studio that filed the report
     await page.keyboard.press('Tab'); // the reason the player reads, apart from the note
     await page.keyboard.type('Cheating: a wallhack, seen on the replay.');
-    await page.keyboard.press('Enter'); // submit and next
+    // Enter is a new line in the reason (several lines show): it submits nothing.
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+    expect(new URL(page.url()).pathname).to.match(new RegExp(`${caseId}$`));
+    expect(await caseRow(caseId)).to.deep.equal({ status: 'open', outcome: null });
+    await page.keyboard.press('Control+Enter'); // submit and next, as in the note
     await page.waitForURL((url) => !url.pathname.endsWith(caseId));
     expect(await caseRow(caseId)).to.deep.equal({ status: 'resolved', outcome: 'upheld' });
     const { rows } = await api.pool.query<{ type: string; reason: string; scope: string | null }>(
@@ -474,6 +485,15 @@ describe('moderator console in headless Chromium', function () {
       .first()
       .waitFor();
     expect(await mod.page.getByRole('tab', { name: /Escalated/ }).count()).to.equal(0); // moderators have no such tab
+    // The case is the admins' now: no claim is offered to her (the API would answer 409), and c does nothing.
+    await mod.page.getByText('Escalated to the admins: only an admin can claim it now.').waitFor();
+    expect(await mod.page.getByRole('button', { name: 'Claim (c)' }).count()).to.equal(0);
+    await mod.page.keyboard.press('c');
+    await mod.page.waitForTimeout(300);
+    expect(
+      (await api.pool.query('SELECT claimed_by FROM review_cases WHERE id = $1', [caseId])).rows[0]
+        .claimed_by,
+    ).to.equal(null);
     await mod.context.close();
 
     const lead = await signedIn(admin);
@@ -486,6 +506,13 @@ describe('moderator console in headless Chromium', function () {
     await checkScreen(lead.page, 'case-escalated');
     await lead.page.goto(`${api.url}/console?tab=assigned`);
     await lead.page.locator(`tr[data-case-id="${caseId}"]`).waitFor();
+    // The audit log and the timeline say to whom, in words.
+    await lead.page.goto(`${api.url}/console/audit`);
+    await lead.page.getByText(`Assigned the case to ${admin.username}`).first().waitFor();
+    await lead.page.getByText('Escalated the case to the senior role').first().waitFor();
+    await lead.page.goto(`${api.url}/console/players/${serviceId}`);
+    const timeline = lead.page.getByRole('table', { name: 'Timeline' });
+    await timeline.getByText(`Assigned the case to ${admin.username}`).waitFor();
     await lead.context.close();
   });
 
@@ -584,10 +611,10 @@ describe('moderator console in headless Chromium', function () {
     // The audit log says it in words: the rules saved, and where the case was escalated.
     await lead.page.getByRole('link', { name: 'Audit log' }).click();
     await lead.page
-      .getByText(/^routing rules saved \(\d+ open cases moved\)$/)
+      .getByText(/^Saved the routing rules \(\d+ open cases moved\)$/)
       .first()
       .waitFor();
-    await lead.page.getByText(`escalate to the queue senior-${id}`).first().waitFor();
+    await lead.page.getByText(`Moved the case to the Senior ${id} queue`).first().waitFor();
     await lead.page.getByRole('link', { name: 'Stats' }).click();
     await lead.page
       .getByRole('table', { name: 'Per queue, the last 14 days' })
@@ -765,6 +792,9 @@ describe('moderator console in headless Chromium', function () {
       .nth(1)
       .waitFor();
     await checkScreen(page, 'appeal');
+    // c claims the appeal, as it claims a case.
+    await page.keyboard.press('c');
+    await page.getByRole('button', { name: 'Renew claim (c)' }).waitFor();
     await page.getByLabel(/^Grant/).check();
     await page.getByLabel('Note (required)').fill('Shared account; first offense.');
     await page.getByRole('button', { name: 'Decide' }).click();
@@ -781,13 +811,16 @@ describe('moderator console in headless Chromium', function () {
     await checkScreen(page, 'stats');
     await page.goto(`${api.url}/console/audit`);
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    await page.getByText('decide_appeal').first().waitFor();
+    await page
+      .getByText(/^Granted an appeal/)
+      .first()
+      .waitFor();
     // Filtered by names a moderator knows, and read in names: who, about whom, the score it moved.
     await page.getByLabel('Player').fill(serviceId);
     await page.getByLabel('Moderator').fill(admin.username);
-    // The header, claim_appeal and decide_appeal, once the filter (applied a moment after typing) holds.
+    // The header, the claim and the decision, once the filter (applied a moment after typing) holds.
     await eventually('the filtered log', async () => (await page.getByRole('row').count()) === 3);
-    const decided = page.getByRole('row', { name: /decide_appeal/ });
+    const decided = page.getByRole('row', { name: /Granted an appeal/ });
     await decided.getByRole('cell', { name: admin.username, exact: true }).waitFor();
     await decided.getByRole('link', { name: new RegExp(gamerTag) }).waitFor();
     const score = await decided.getByRole('cell', { name: /→/ }).textContent();

@@ -102,6 +102,31 @@ describe('review queues and routing rules', function () {
   }
   const player = async () => (await createTestPlayer(api.pool)).serviceId;
 
+  it("the tab counts are each role's Open list: a case escalated out of a moderator's sight is not in her count", async () => {
+    type Counts = { open: number; overdue: number };
+    const counts = async (who: TestModerator) =>
+      (await get<Counts>(who, '/v1/admin/queue-counts', '/v1/admin/queue-counts')).body.open;
+    const listed = async (who: TestModerator) =>
+      (await get<{ items: unknown[] }>(who, '/v1/admin/cases?status=open&limit=100', '/v1/admin/cases')).body
+        .items.length;
+    const [mod0, admin0] = [await counts(mod), await counts(admin)];
+    const caseId = await report(studioA, await player(), 'toxicity', 'low');
+    expect([await counts(mod), await counts(admin)]).to.deep.equal([mod0 + 1, admin0 + 1]);
+    const escalated = await send(
+      mod,
+      'POST',
+      `/v1/admin/cases/${caseId}/escalate`,
+      '/v1/admin/cases/{caseId}/escalate',
+      {
+        note: 'Needs an admin.',
+      },
+    );
+    expect(escalated.status, escalated.text).to.equal(200);
+    // Neither Open list shows it now (admins find it under Escalated): the counts say the same.
+    expect([await counts(mod), await counts(admin)]).to.deep.equal([mod0, admin0]);
+    expect(await counts(mod)).to.equal(await listed(mod));
+  });
+
   it('routes each case by the first rule its kind, highest severity, game and studio match, else to general', async () => {
     for (const [key, name] of [
       ['cheats-high', 'Cheating: high and critical'],
@@ -305,14 +330,14 @@ describe('review queues and routing rules', function () {
     expect(done.status, done.text).to.equal(200);
 
     // Who escalated it where, with the note, is in the case's audit trail.
-    const trail = await get<{ audit: { action: string; note: string; details: Record<string, unknown> }[] }>(
-      admin,
-      `/v1/admin/cases/${caseId}`,
-      '/v1/admin/cases/{caseId}',
-    );
+    const trail = await get<{
+      audit: { action: string; note: string; summary: string; details: Record<string, unknown> }[];
+    }>(admin, `/v1/admin/cases/${caseId}`, '/v1/admin/cases/{caseId}');
     expect(trail.body.audit.find((a) => a.action === 'escalate')).to.deep.include({
       note: 'Threats of violence: <b>senior</b> call',
       details: { to: 'queue', from: 'general', queue: 'senior' },
+      // In words, the queue by its name: the same words as the player's timeline below.
+      summary: 'Moved the case to the Senior review queue',
     });
     // And in the player's timeline, by name.
     const timeline = await get<{ items: { what: string; why: string | null; who: { name: string } }[] }>(
@@ -320,8 +345,8 @@ describe('review queues and routing rules', function () {
       `/v1/admin/players/${serviceId}/timeline`,
       '/v1/admin/players/{serviceId}/timeline',
     );
-    expect(timeline.body.items.find((e) => e.what.startsWith('escalate'))).to.deep.include({
-      what: 'escalate to the Senior review queue',
+    expect(timeline.body.items.find((e) => e.what.startsWith('Moved'))).to.deep.include({
+      what: 'Moved the case to the Senior review queue',
       why: 'Threats of violence: <b>senior</b> call',
       who: { kind: 'moderator', name: mod.username },
     });

@@ -185,8 +185,12 @@ export const paths = {
       responses: {
         200: json(
           closed({
-            open: { type: 'integer' },
-            overdue: { type: 'integer' },
+            open: {
+              type: 'integer',
+              description:
+                "Open cases in the caller's Open list: not escalated, in queues the caller's role sees.",
+            },
+            overdue: { type: 'integer', description: 'Of those, the ones past their due time.' },
             appeals: { type: 'integer' },
             resolved24h: { type: 'integer' },
           }),

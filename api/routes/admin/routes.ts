@@ -182,7 +182,7 @@ export function adminRoutes(deps: AppDeps): Router {
   }
 
   router.get('/queue-counts', auth, async (ctx) => {
-    ctx.body = await queueCounts(deps.pool);
+    ctx.body = await queueCounts(deps.pool, actorOf(ctx).role);
   });
 
   router.get('/players/:serviceId/timeline', auth, async (ctx) => {

@@ -1,3 +1,4 @@
+import { auditInWords } from '../../domain/audit-words.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 import type { Queryable } from '../db.js';
 import type { QueueVisibility } from './queues.js';
@@ -366,6 +367,8 @@ export interface AuditEntry {
   /** null for actions outside a case (muting a reporter). */
   caseId: string | null;
   action: AuditAction;
+  /** What was done, in words (common/domain/audit-words.ts). */
+  summary?: string;
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;
@@ -374,9 +377,18 @@ export interface AuditEntry {
   createdAt: Date;
 }
 
+/**
+ * SQL: the names an audit entry `a` speaks of, for auditInWords: the queue it names (an escalation,
+ * a routing change) and the studio a sanction it placed or revoked is limited to.
+ */
+export const AUDIT_NAMES_SQL = `(SELECT q.name FROM review_queues q WHERE q.key = a.details->>'queue') AS queue_name,
+  (SELECT sc.name FROM studios sc
+    WHERE a.action IN ('place_sanction', 'revoke_sanction') AND a.details->>'scope' <> 'global'
+      AND sc.id = (a.details->>'scope')::uuid) AS scope_name`;
+
 export async function insertAudit(
   db: Queryable,
-  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator' | 'studioId'> &
+  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator' | 'studioId' | 'summary'> &
     ({ moderatorId: string; studioId?: undefined } | { moderatorId: null; studioId: string }),
 ): Promise<void> {
   await db.query(
@@ -425,13 +437,16 @@ export async function listAudit(
     player_service_id: string | null;
     player_gamer_tag: string | null;
     reporter_studio_name: string | null;
+    queue_name: string | null;
+    scope_name: string | null;
   }>(
     // Names for every id a person reads: the acting studio, the player, a muted reporter's studio.
     // A username or serviceId filter becomes the row id it names first, so each filter is one
     // index range (by case, moderator or player, then id), whatever the size of the log.
     `SELECT a.id::text, a.moderator_id, m.username, a.studio_id, a.case_id, a.action, a.outcome, a.note,
             a.trust_score_before, a.trust_score_after, a.details, a.created_at, st.name AS studio_name,
-            p.service_id AS player_service_id, p.gamer_tag AS player_gamer_tag, rs.name AS reporter_studio_name
+            p.service_id AS player_service_id, p.gamer_tag AS player_gamer_tag, rs.name AS reporter_studio_name,
+            ${AUDIT_NAMES_SQL}
        FROM moderation_audit a LEFT JOIN moderators m ON m.id = a.moderator_id
        LEFT JOIN studios st ON st.id = a.studio_id
        LEFT JOIN players p ON p.id = a.player_id
@@ -466,6 +481,13 @@ export async function listAudit(
         : null,
     caseId: r.case_id,
     action: r.action,
+    summary: auditInWords({
+      action: r.action,
+      outcome: r.outcome,
+      details: r.details,
+      queueName: r.queue_name,
+      scopeName: r.scope_name,
+    }),
     outcome: r.outcome,
     note: r.note,
     trustScoreBefore: r.trust_score_before,

@@ -110,7 +110,7 @@ export function OffenseCard({ offense, studioName }: { offense: Offense; studioN
       )}
       {o.evidence && o.evidence.length > 0 && (
         <div>
-          <h4>Evidence</h4>
+          <h3 className="evidence-title">Evidence</h3>
           <ul className="evidence">
             {o.evidence.map((e, i) => (
               <EvidenceRow key={i} item={e} />

@@ -1887,6 +1887,8 @@ export interface components {
             caseId: string | null;
             /** @enum {unknown} */
             action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing";
+            /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
+            summary: string;
             /** @enum {unknown} */
             outcome: "upheld" | "dismissed" | null;
             note: string | null;
@@ -5069,7 +5071,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Open cases in the caller's Open list: not escalated, in queues the caller's role sees. */
                         open: number;
+                        /** @description Of those, the ones past their due time. */
                         overdue: number;
                         appeals: number;
                         resolved24h: number;
@@ -5717,6 +5721,8 @@ export interface operations {
                         docs: string;
                         console: string;
                         openapi: string;
+                        /** @description Players' standing page. */
+                        standing: string;
                     };
                     "text/html": string;
                 };

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { claimAppeal, decideAppeal, getAppeal, listAppeals, type AppealDetail } from '../api';
 import { APPEAL_REASON_WORDS, SANCTION_WORDS, when } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
 import { OffenseCard } from '../components/Evidence';
@@ -72,6 +72,10 @@ export function AppealScreen() {
   /** Sanctions of the contested decision the moderator keeps in force, with the player's ground. */
   const [keep, setKeep] = useState<Record<string, string>>({});
   const { busy, notice, run } = useAction(appeal.reload);
+  // c claims (or renews the claim), as on a case.
+  useShortcuts({
+    c: () => appeal.data?.status === 'open' && !busy && void run(() => claimAppeal(appealId), 'Claimed.'),
+  });
   if (appeal.error) return <ErrorLine error={appeal.error} notFound="No such appeal." />;
   const a = appeal.data;
   if (!a) return <p role="status">Loading the appeal…</p>;
@@ -148,7 +152,7 @@ export function AppealScreen() {
         <section className="decide" aria-labelledby="decide-appeal">
           <h2 id="decide-appeal">Decision</h2>
           <button type="button" disabled={busy} onClick={() => void run(() => claimAppeal(a.id), 'Claimed.')}>
-            {a.claim ? 'Renew claim' : 'Claim'}
+            {a.claim ? 'Renew claim (c)' : 'Claim (c)'}
           </button>
           <fieldset>
             <legend>Decision</legend>

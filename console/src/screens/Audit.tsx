@@ -10,22 +10,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Who acted, by name: a moderator's username or the studio's name. */
 const actor = (a: AuditEntry) => a.moderator?.username ?? (a.studio ? `${a.studio.name} (studio)` : '—');
 
-/** The action, with where an escalation went and what a routing change did. */
-function actionInWords(a: AuditEntry): string {
-  const d = a.details as { to?: string; queue?: string; change?: string; rerouted?: number; name?: string };
-  if (a.action === 'escalate')
-    return d.to === 'queue' ? `escalate to the queue ${d.queue}` : 'escalate to the senior role';
-  if (a.action === 'edit_routing')
-    return d.change === 'rules'
-      ? `routing rules saved (${d.rerouted ?? 0} open cases moved)`
-      : d.change === 'create_queue'
-        ? `queue ${d.queue} added`
-        : d.change === 'archive_queue'
-          ? `queue ${d.queue} archived`
-          : `queue ${d.queue} changed`;
-  return `${a.action}${a.outcome ? ` (${a.outcome})` : ''}`;
-}
-
 /** What an action was about, by name: the player, or the reporter with its studio. */
 function About({ entry: a }: { entry: AuditEntry }) {
   if (a.player)
@@ -123,7 +107,7 @@ export function AuditScreen() {
             <tr key={a.id}>
               <td>{when(a.createdAt)}</td>
               <td>{actor(a)}</td>
-              <td>{actionInWords(a)}</td>
+              <td>{a.summary}</td>
               <td>
                 <About entry={a} />
               </td>

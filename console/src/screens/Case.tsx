@@ -79,6 +79,8 @@ export function CaseScreen({ session }: { session: Session }) {
   // An escalated case cannot go to the senior role again: the first other queue is the choice then.
   const destination = escalateTo || (c?.escalation ? (otherQueues[0]?.key ?? '') : '');
   const mine = c?.claim?.moderatorId === session.moderator.id;
+  // An escalated case is the admins' to take: a moderator is offered no claim (the API answers 409).
+  const mayClaim = !mine && (!c?.escalation || session.moderator.role === 'admin');
   const open = c?.status === 'open';
 
   const { busy, setBusy, notice, setNotice: setMessage, fail, run: act } = useAction(kase.reload);
@@ -136,7 +138,7 @@ export function CaseScreen({ session }: { session: Session }) {
   );
   useShortcuts({
     ...keyed,
-    c: () => c && open && !mine && void act(() => claimCase(c.id), 'Claimed.'),
+    c: () => c && open && mayClaim && void act(() => claimCase(c.id), 'Claimed.'),
     u: () => open && choose('upheld'),
     d: () => open && choose('dismissed'),
     n: () => void submit(true),
@@ -227,7 +229,7 @@ export function CaseScreen({ session }: { session: Session }) {
         <section className="decide" aria-labelledby="decide-title">
           <h2 id="decide-title">Decision</h2>
           <div className="row">
-            {!mine && (
+            {mayClaim && (
               <button
                 type="button"
                 disabled={busy}
@@ -236,6 +238,7 @@ export function CaseScreen({ session }: { session: Session }) {
                 Claim (c)
               </button>
             )}
+            {!mine && !mayClaim && <p>Escalated to the admins: only an admin can claim it now.</p>}
             {c.claim && (mine || session.moderator.role === 'admin') && (
               <button
                 type="button"
@@ -400,17 +403,14 @@ export function CaseScreen({ session }: { session: Session }) {
                   </label>
                   <label>
                     Reason the player reads (required)
-                    <input
+                    {/* Several lines, all of them visible: a reason runs long, and Enter is a new line;
+                        Ctrl+Enter submits and opens the next case, as in the note. */}
+                    <textarea
+                      rows={3}
                       value={sanctionReason}
                       maxLength={2000}
                       onChange={(e) => setSanctionReason(e.target.value)}
-                      onKeyDown={(e) => {
-                        // Enter submits and opens the next case, as Ctrl+Enter does in the note.
-                        if (e.key === 'Enter') {
-                          e.preventDefault();
-                          void submit(true);
-                        }
-                      }}
+                      onKeyDown={onNoteKey}
                     />
                   </label>
                 </>

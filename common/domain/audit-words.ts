@@ -1,0 +1,98 @@
+import type { SanctionType } from './sanctions.js';
+
+/**
+ * What a moderator or a studio did, in words, from one audit entry: the one rendering the audit log
+ * (its `summary`) and a player's timeline both show, so the two never say it differently. Names, not
+ * identifiers: the queue by its name, a sanction by its kind and where it applies, to whom a case was
+ * assigned.
+ */
+export interface AuditFacts {
+  action: string;
+  outcome: string | null;
+  details: Record<string, unknown>;
+  /** The name of the queue the entry names (an escalation, a routing change), when it has one. */
+  queueName: string | null;
+  /** The studio a placed or revoked sanction is limited to, by name (null: every game). */
+  scopeName: string | null;
+}
+
+const SANCTION: Record<SanctionType, string> = {
+  warning: 'a warning',
+  chat_restriction: 'a chat restriction',
+  matchmaking_restriction: 'a matchmaking restriction',
+  temporary_ban: 'a temporary ban',
+  permanent_ban: 'a permanent ban',
+};
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const count = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+
+function sanctionWords(e: AuditFacts): string {
+  const type = str(e.details.type) as SanctionType | null;
+  const what = (type && SANCTION[type]) ?? 'a sanction';
+  const scope = e.details.scope;
+  const where =
+    scope === 'global' || scope === undefined
+      ? 'in every game'
+      : `in the games of ${e.scopeName ?? 'one studio'}`;
+  return `${what} ${where}`;
+}
+
+export function auditInWords(e: AuditFacts): string {
+  const d = e.details;
+  const name = e.queueName ?? str(d.queue);
+  const queue = name ? `the ${name} queue` : 'a queue';
+  switch (e.action) {
+    case 'claim':
+      return 'Claimed the case';
+    case 'release':
+      return 'Gave the claim up';
+    case 'resolve':
+      return e.outcome === 'upheld'
+        ? 'Upheld the case'
+        : e.outcome === 'dismissed'
+          ? 'Dismissed the case'
+          : 'Resolved the case';
+    case 'mute_reporter':
+      return `Muted reporter ${str(d.reporterId) ?? ''}`.trim();
+    case 'unmute_reporter':
+      return `Unmuted reporter ${str(d.reporterId) ?? ''}`.trim();
+    case 'place_sanction':
+      return `Placed ${sanctionWords(e)}`;
+    case 'revoke_sanction':
+      return `Revoked ${sanctionWords(e)}`;
+    case 'claim_appeal':
+      return 'Claimed an appeal';
+    case 'release_appeal':
+      return 'Gave an appeal up';
+    case 'decide_appeal': {
+      const granted = d.decision === 'granted';
+      const parts = granted
+        ? [
+            typeof d.pointsRefunded === 'number' && d.pointsRefunded > 0
+              ? `${d.pointsRefunded} points given back`
+              : null,
+            count(d.sanctionsRevoked) ? `${count(d.sanctionsRevoked)} sanction(s) revoked` : null,
+            count(d.sanctionsKept) ? `${count(d.sanctionsKept)} kept in force` : null,
+          ].filter((p): p is string => p !== null)
+        : [];
+      return `${granted ? 'Granted' : 'Denied'} an appeal${parts.length ? ` (${parts.join('; ')})` : ''}`;
+    }
+    case 'add_note':
+      return 'Added a note';
+    case 'assign':
+      return str(d.assignedTo) ? `Assigned the case to ${str(d.assignedTo)}` : 'Took the assignment back';
+    case 'escalate':
+      return d.to === 'queue' ? `Moved the case to ${queue}` : 'Escalated the case to the senior role';
+    case 'edit_routing':
+      return d.change === 'rules'
+        ? `Saved the routing rules (${typeof d.rerouted === 'number' ? d.rerouted : 0} open cases moved)`
+        : d.change === 'create_queue'
+          ? `Added ${queue}`
+          : d.change === 'archive_queue'
+            ? `Archived ${queue}`
+            : `Changed ${queue}`;
+    default:
+      return e.action;
+  }
+}
