@@ -451,8 +451,9 @@ const schemas = {
   Appeal: closed({
     id: { type: 'string' },
     playerId: { type: 'string' },
+    gamerTag: { type: 'string', description: "The player's gamer tag." },
     subject: closed({ kind: { enum: ['sanction', 'offense'] }, id: { type: 'string' } }),
-    reason: { enum: ['incorrect', 'compromised_account', 'unfair', 'forgiveness'] },
+    reason: { enum: [...APPEAL_REASONS] },
     statement: { type: 'string' },
     filedBy: {
       type: 'object',

@@ -183,6 +183,7 @@ export const presentSanction = (s: SanctionRecord) => ({
 export const presentAppeal = (a: AppealRecord) => ({
   id: a.id,
   playerId: a.serviceId,
+  gamerTag: a.gamerTag,
   subject: a.subject,
   reason: a.reason,
   statement: a.statement,

@@ -7,6 +7,8 @@ export { APPEAL_REASONS, type AppealReason } from '../../domain/appeals.js';
 export interface AppealRecord {
   id: string;
   serviceId: string;
+  /** The player's gamer tag, for people to read. */
+  gamerTag: string;
   subject: { kind: 'sanction' | 'offense'; id: string };
   reason: AppealReason;
   statement: string;
@@ -38,6 +40,7 @@ interface AppealRow {
   id: string;
   player_id: string;
   service_id: string;
+  gamer_tag: string;
   sanction_id: string | null;
   offense_id: string | null;
   reason: AppealReason;
@@ -56,7 +59,7 @@ interface AppealRow {
   created_at: Date;
 }
 
-export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, a.sanction_id, a.offense_id, a.reason, a.statement,
+export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, p.gamer_tag, a.sanction_id, a.offense_id, a.reason, a.statement,
   a.filed_by_studio, a.status, a.claimed_by, (a.claimed_by IS NOT NULL AND a.claim_expires_at > now()) AS claim_live,
   a.claim_expires_at, a.decided_by, a.decided_at, a.decision_note, a.points_refunded, a.sanctions_revoked,
   a.sanctions_kept, a.created_at
@@ -65,6 +68,7 @@ export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, a.sanction_id, a.
 export const appealFromRow = (r: AppealRow): AppealRecord => ({
   id: r.id,
   serviceId: r.service_id,
+  gamerTag: r.gamer_tag,
   subject: r.sanction_id ? { kind: 'sanction', id: r.sanction_id } : { kind: 'offense', id: r.offense_id! },
   reason: r.reason,
   statement: r.statement,

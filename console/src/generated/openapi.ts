@@ -2033,6 +2033,8 @@ export interface components {
         Appeal: {
             id: string;
             playerId: string;
+            /** @description The player's gamer tag. */
+            gamerTag: string;
             subject: {
                 /** @enum {unknown} */
                 kind: "sanction" | "offense";
@@ -2073,6 +2075,8 @@ export interface components {
         AppealDetail: {
             id: string;
             playerId: string;
+            /** @description The player's gamer tag. */
+            gamerTag: string;
             subject: {
                 /** @enum {unknown} */
                 kind: "sanction" | "offense";

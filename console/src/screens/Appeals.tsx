@@ -39,7 +39,8 @@ export function AppealList() {
             {page.data?.items.map((a) => (
               <tr key={a.id}>
                 <td>
-                  <Link to={`/appeals/${a.id}`}>{a.playerId}</Link>
+                  <Link to={`/appeals/${a.id}`}>{a.gamerTag}</Link>{' '}
+                  <span className="muted">{a.playerId}</span>
                 </td>
                 <td>{a.subject.kind === 'offense' ? 'An offense' : 'A sanction'}</td>
                 <td>{APPEAL_REASON_WORDS[a.reason]}</td>

@@ -349,12 +349,15 @@ export function QueueScreen({ session }: { session: Session }) {
                     </td>
                     <td>
                       <Link to={`/cases/${c.id}`}>{c.type} case</Link>
-                      {c.tags.map((t) => (
-                        <span key={t} className="badge">
-                          {' '}
-                          {t}
+                      {c.tags.length > 0 && (
+                        <span className="case-tags">
+                          {c.tags.map((t) => (
+                            <span key={t} className="badge">
+                              {t}
+                            </span>
+                          ))}
                         </span>
-                      ))}
+                      )}
                     </td>
                     <td>
                       {c.queue.name}
