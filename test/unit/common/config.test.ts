@@ -43,7 +43,7 @@ describe('configuration', () => {
     const defaults = parseConfig({});
     expect(
       [QUEUES.enrichment, QUEUES.review, QUEUES.webhooks].map((q) => concurrencyOf(defaults, q)),
-    ).to.deep.equal([50, 50, 5]);
+    ).to.deep.equal([50, 50, 50]);
     const set = parseConfig({
       WORKER_CONCURRENCY: '3',
       ENRICHMENT_WORKER_CONCURRENCY: '7',
