@@ -193,6 +193,11 @@ describe('views rendered by PostgreSQL say what the JavaScript views say', funct
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.body.activeSanctions).to.deep.equal(sanctionsFor(b.studioId));
     expect(res.body.offenses).to.deep.equal(await expectedOffenses(b.studioId, LIMIT));
+    // Written compact, as every other answer: it came as `{"serviceId" : ...}` with json_agg's line
+    // breaks between items. (The stored documents of the studio's own offenses, details, evidence and
+    // context, are as PostgreSQL writes a jsonb value: `{"category": "spam"}`.)
+    expect(res.text).not.to.match(/" : |,\s*\n/);
+    expect(res.text.startsWith('{"serviceId":')).to.equal(true);
   });
 
   it('asks for one player by several studios at once in one statement, each its own view; unknown players are absent', async () => {
