@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { clusterMetrics, serveClusterMetrics } from '../common/metrics-cluster.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -56,6 +57,8 @@ export async function start(
   const metrics = new ApiMetrics(queues, pool, (err) =>
     log.debug({ err: err.message }, 'metrics collection failed'),
   );
+  // One of API_PROCESSES: a scrape answers for all of them (common/metrics-cluster.ts).
+  if (cluster.isWorker) metrics.scrape = clusterMetrics(metrics.registry);
   const reads = new ReadRouting(pool, config.databaseReplicaUrls, {
     maxLagMs: config.replicaMaxLagMs,
     tokenWaitMs: config.replicaTokenWaitMs,
@@ -182,6 +185,7 @@ async function runProcesses(config: Config, log: Logger): Promise<void> {
     REPORT_BATCHES_IN_FLIGHT: String(inFlight),
   };
   let stopping = false;
+  serveClusterMetrics();
   const fork = () => cluster.fork(env);
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

@@ -40,6 +40,11 @@ export function metricsAuthorized(header: string | undefined, token: string | un
  */
 export class ApiMetrics {
   readonly registry = new Registry();
+  /**
+   * What a scrape answers: this process's registry, or, as one of API_PROCESSES, every process's
+   * aggregated (common/metrics-cluster.ts sets it).
+   */
+  scrape: () => Promise<string> = () => this.registry.metrics();
   private readonly requests = new Counter({
     name: 'player_trust_http_requests_total',
     help: 'HTTP requests by method, route template and status.',
@@ -92,6 +97,8 @@ export class ApiMetrics {
   watchReplicas(status: () => ReplicaStatus[]): void {
     new Gauge({
       name: 'player_trust_replica_up',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'min',
       help: '1 while a standby passes its checks and may serve reads.',
       labelNames: ['replica'] as const,
       registers: [this.registry],
@@ -101,6 +108,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_replica_lag_seconds',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'How long ago the primary first had WAL a standby has not replayed (0: caught up; -1: unknown or down).',
       labelNames: ['replica'] as const,
       registers: [this.registry],
@@ -143,6 +152,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_queue_jobs',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'Jobs in each queue by state (read from Redis at scrape time; see player_trust_queue_jobs_stale).',
       labelNames: ['queue', 'state'] as const,
       registers: [this.registry],
@@ -154,6 +165,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_queue_jobs_stale',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: '1 when the queue depths could not be read from Redis in time and show the last known figures.',
       registers: [this.registry],
       async collect() {
@@ -162,6 +175,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_queue_jobs_age_seconds',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'How old the queue depths shown are (0: read at this scrape; -1: never read).',
       registers: [this.registry],
       async collect() {
@@ -170,6 +185,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_cases_overdue',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'Open review cases past their due time (CASE_DUE_HOURS by highest severity).',
       registers: [this.registry],
       async collect() {
@@ -194,6 +211,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_outbox_unsent',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'Outbox rows not yet handed to the queues.',
       registers: [this.registry],
       async collect() {
@@ -203,6 +222,8 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_outbox_oldest_unsent_seconds',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
       help: 'Age of the oldest outbox row not yet handed to the queues (0 when none).',
       registers: [this.registry],
       async collect() {

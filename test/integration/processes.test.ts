@@ -176,6 +176,33 @@ describe('the API and worker processes', function () {
     );
     expect(rows[0]!.n).to.equal(20);
     expect(rows[0]!.score).to.equal(Math.max(0, 100 - rows[0]!.taken));
+    // /metrics speaks for the service: whichever process a scrape lands on (a new connection each),
+    // it counts the requests both served, so counters never go backwards between scrapes.
+    const reportsCounted = (text: string) =>
+      text
+        .split('\n')
+        .filter(
+          (l) =>
+            l.startsWith('player_trust_http_requests_total{') &&
+            l.includes('route="/v1/toxicity/submitReport/:serviceId"') &&
+            l.includes('status="201"'),
+        )
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    const scraped: number[] = [];
+    const scrapes: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${url}/metrics`, { headers: { connection: 'close' } });
+      expect(res.status).to.equal(200);
+      const text = await res.text();
+      scraped.push(reportsCounted(text));
+      scrapes.push(
+        Number(
+          /^player_trust_http_requests_total\{[^}]*route="\/metrics"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0,
+        ),
+      );
+    }
+    expect(scraped).to.deep.equal(new Array(6).fill(20));
+    for (let i = 1; i < scrapes.length; i++) expect(scrapes[i]).to.be.at.least(scrapes[i - 1]!);
     process.kill(pids[0]!, 'SIGKILL');
     const replaced = await waitFor('a replacement listens', async () =>
       api.lines.find((l) => l.msg === 'api listening' && !pids.includes(l.pid as number)),

@@ -19,15 +19,16 @@ export const paths = {
     get: {
       operationId: 'metrics',
       tags: ['operations'],
-      summary: 'Prometheus metrics of this API process',
+      summary: 'Prometheus metrics of the API (of all its processes, with API_PROCESSES)',
       description:
-        'Requests by method, route and status with latency histograms, queue depths by state, outbox backlog. With METRICS_TOKEN set, send Authorization: Bearer <token>.',
+        'Requests by method, route and status with latency histograms, queue depths by state, outbox backlog. With METRICS_TOKEN set, send Authorization: Bearer <token>. With API_PROCESSES above 1, aggregated over every process (counters summed; shared-state gauges their maximum).',
       responses: {
         200: {
           description: 'Prometheus text format.',
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
         401: problem('METRICS_TOKEN is set and the request does not carry it.'),
+        503: problem('With API_PROCESSES above 1: the other processes did not answer within 6 s.'),
       },
     },
   },

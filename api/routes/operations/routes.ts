@@ -20,8 +20,18 @@ export function metricsRoutes(metrics: ApiMetrics, token: string | undefined): R
       throw new AppError(401, 'invalid_token', 'Send the metrics token: Authorization: Bearer <token>.', {
         headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
       });
+    let body: string;
+    try {
+      body = await metrics.scrape();
+    } catch (err) {
+      throw new AppError(
+        503,
+        'service_unavailable',
+        `The metrics of every API process could not be gathered: ${(err as Error).message}.`,
+      );
+    }
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    ctx.body = body;
   });
   return router;
 }

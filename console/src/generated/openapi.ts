@@ -45,8 +45,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics of this API process
-         * @description Requests by method, route and status with latency histograms, queue depths by state, outbox backlog. With METRICS_TOKEN set, send Authorization: Bearer <token>.
+         * Prometheus metrics of the API (of all its processes, with API_PROCESSES)
+         * @description Requests by method, route and status with latency histograms, queue depths by state, outbox backlog. With METRICS_TOKEN set, send Authorization: Bearer <token>. With API_PROCESSES above 1, aggregated over every process (counters summed; shared-state gauges their maximum).
          */
         get: operations["metrics"];
         put?: never;
@@ -2513,6 +2513,15 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
+            /** @description With API_PROCESSES above 1: the other processes did not answer within 6 s. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
     };
     healthz: {
