@@ -209,6 +209,41 @@ export class ApiMetrics {
         return undefined;
       }
     });
+    const readWebhooks = sharedWhilePending(async () => {
+      try {
+        const { rows } = await db.query<{ failing: number; parked: number }>(
+          `SELECT count(*) FILTER (WHERE NOT enabled AND disabled_reason = 'failing')::int AS failing,
+                  count(*) FILTER (WHERE enabled AND parked_until > now())::int AS parked
+             FROM webhooks WHERE deleted_at IS NULL`,
+        );
+        return rows[0]!;
+      } catch (err) {
+        onError(err as Error);
+        return undefined;
+      }
+    });
+    new Gauge({
+      name: 'player_trust_webhooks_disabled_failing',
+      help: "Studios' webhooks disabled automatically because their deliveries kept failing (WEBHOOK_DISABLE_AFTER_FAILURES).",
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readWebhooks();
+        if (read) this.set(read.failing);
+      },
+    });
+    new Gauge({
+      name: 'player_trust_webhooks_parked',
+      help: 'Webhook endpoints parked now: their attempts kept failing (WEBHOOK_BREAKER_FAILURES).',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readWebhooks();
+        if (read) this.set(read.parked);
+      },
+    });
     new Gauge({
       name: 'player_trust_outbox_unsent',
       // Every API process reads the same state: aggregated across them, the worst, never a sum.
