@@ -275,12 +275,31 @@ export class ApiMetrics {
   }
 }
 
-/** A worker process's metrics: job durations and outcomes, and stalled jobs recovered. */
+/**
+ * A worker process's metrics: job durations and outcomes by queue shard, stalled jobs recovered, and
+ * the times the service levels are measured by: a report's acceptance to its filing into a case (the
+ * review worker) and a webhook event to its final delivery (the webhooks worker).
+ */
 export class WorkerMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'queue' | 'outcome'>;
-  private readonly jobs: Counter<'queue' | 'outcome'>;
+  private readonly jobs: Counter<'queue' | 'outcome' | 'shard'>;
   readonly stalled: Counter<'queue'>;
+  /** From a report's 201 (its offense's creation) to its filing into a case, per offense filed. */
+  readonly reportToCase = new Histogram({
+    name: 'player_trust_report_to_case_seconds',
+    help: 'Time from a report accepted (201) to its offense filed into a review case, per offense filed.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
+    registers: [this.registry],
+  });
+  /** From a webhook event's recording to its delivery's final outcome, per delivery. */
+  readonly webhookDelivery = new Histogram({
+    name: 'player_trust_webhook_delivery_seconds',
+    help: 'Time from a webhook event recorded to its delivery delivered or failed for good, by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86_400],
+    registers: [this.registry],
+  });
 
   constructor(private readonly queue: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_worker_' });
@@ -293,8 +312,8 @@ export class WorkerMetrics {
     });
     this.jobs = new Counter({
       name: 'player_trust_jobs_total',
-      help: 'Jobs finished by queue and outcome (failed counts every failed attempt).',
-      labelNames: ['queue', 'outcome'],
+      help: 'Jobs finished by queue, outcome and queue shard (failed counts every failed attempt).',
+      labelNames: ['queue', 'outcome', 'shard'],
       registers: [this.registry],
     });
     const stalled = new Counter({
@@ -307,9 +326,9 @@ export class WorkerMetrics {
     stalled.inc({ queue }, 0);
   }
 
-  observe(job: Job, outcome: 'completed' | 'failed'): void {
+  observe(job: Job, outcome: 'completed' | 'failed', shard = 0): void {
     const labels = { queue: this.queue, outcome };
-    this.jobs.inc(labels);
+    this.jobs.inc({ ...labels, shard: String(shard) });
     if (job.processedOn)
       this.duration.observe(labels, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
   }

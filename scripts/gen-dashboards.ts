@@ -65,6 +65,16 @@ const DASHBOARDS: Record<string, { title: string; description: string; panels: P
         title: 'Review cases past their due time',
         queries: [{ expr: 'max(player_trust_cases_overdue)', legend: 'overdue' }],
       },
+      {
+        title: 'From 201 to a filed case, 99th percentile (objective: 60 s)',
+        unit: 's',
+        queries: [{ expr: 'player_trust:report_to_case_seconds:p99_5m', legend: 'p99' }],
+      },
+      {
+        title: 'Webhook event to delivery, 99th percentile (objective: 60 s)',
+        unit: 's',
+        queries: [{ expr: 'player_trust:webhook_delivery_seconds:p99_5m', legend: 'p99' }],
+      },
     ],
   },
   'write-path': {
@@ -148,6 +158,16 @@ const DASHBOARDS: Record<string, { title: string; description: string; panels: P
         ],
       },
       {
+        title: 'Jobs finished, by queue shard',
+        unit: 'ops',
+        queries: [
+          {
+            expr: 'sum by (queue, shard) (rate(player_trust_jobs_total[5m]))',
+            legend: '{{queue}} shard {{shard}}',
+          },
+        ],
+      },
+      {
         title: 'Stalled jobs (a worker died holding them)',
         queries: [
           { expr: 'sum by (queue) (increase(player_trust_jobs_stalled_total[15m]))', legend: '{{queue}}' },
@@ -185,6 +205,16 @@ const DASHBOARDS: Record<string, { title: string; description: string; panels: P
         queries: [
           { expr: 'max(player_trust_webhooks_disabled_failing)', legend: 'disabled (failing)' },
           { expr: 'max(player_trust_webhooks_parked)', legend: 'parked' },
+        ],
+      },
+      {
+        title: 'Webhook delivery time by outcome, 99th percentile',
+        unit: 's',
+        queries: [
+          {
+            expr: 'histogram_quantile(0.99, sum by (outcome, le) (rate(player_trust_webhook_delivery_seconds_bucket[15m])))',
+            legend: '{{outcome}}',
+          },
         ],
       },
       {

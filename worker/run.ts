@@ -28,6 +28,8 @@ export interface ProcessorDeps {
   pepper: string;
   /** Hands outbox rows a processor's transaction wrote to the queues, after its commit. */
   dispatch: (rows: OutboxRow[]) => void;
+  /** The process's metrics, for the times a processor measures (absent in some tests). */
+  metrics?: WorkerMetrics;
 }
 
 export type Processor = (job: Job, token?: string) => Promise<unknown>;
@@ -90,6 +92,7 @@ export async function startWorker(
   const connection = redisConnection(config, backends.redisUrl, 'worker', log);
   const { redis: producer, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
+  const metrics = new WorkerMetrics(queue);
   const processor = knownJobsOnly(
     queue,
     makeProcessor({
@@ -98,11 +101,11 @@ export async function startWorker(
       config,
       pepper: resolvePepper(config),
       dispatch: (rows) => dispatcher.enqueue(rows),
+      metrics,
     }),
     log,
   );
   const retry = webhookRetryOf(config);
-  const metrics = new WorkerMetrics(queue);
   // While Redis is down BullMQ reports an error several times a second: log the outage, not each one.
   const outage = new OutageLog(log, 'worker: Redis connection');
   connection.on('ready', () => outage.recovered());
@@ -120,9 +123,9 @@ export async function startWorker(
           type === WEBHOOK_BACKOFF ? webhookRetryDelay(retry, attemptsMade) : 1000,
       },
     });
-    worker.on('completed', (job) => metrics.observe(job, 'completed'));
+    worker.on('completed', (job) => metrics.observe(job, 'completed', k));
     worker.on('failed', (job, err) => {
-      if (job) metrics.observe(job, 'failed');
+      if (job) metrics.observe(job, 'failed', k);
       log.warn({ jobId: job?.id, shard: k, attempts: job?.attemptsMade, err: err.message }, 'job failed');
     });
     worker.on('stalled', (jobId) => {

@@ -134,15 +134,17 @@ describe('operator views', function () {
     try {
       const tenant = await createTenant(api.pool);
       const player = await createTestPlayer(api.pool);
-      await call(api.url, 'POST', `/v1/afk/submitReport/${player.serviceId}`, {
-        spec: '/v1/afk/submitReport/{serviceId}',
+      await call(api.url, 'POST', `/v1/toxicity/submitReport/${player.serviceId}`, {
+        spec: '/v1/toxicity/submitReport/{serviceId}',
         headers: tenant.headers,
-        json: { report: { isAfk: true } },
+        // A finding, so the report is filed into a case.
+        json: { report: { isToxic: true, severity: 'low' } },
       });
       const headers = { authorization: `Bearer ${token}` };
       const text = await eventually('a completed review job counted', async () => {
         const body = await (await fetch(worker.metricsUrl!, { headers })).text();
-        return /player_trust_jobs_total\{queue="admin-review",outcome="completed"\} [1-9]/.test(body)
+        return /player_trust_jobs_total\{queue="admin-review",outcome="completed"[^}]*\} [1-9]/.test(body) &&
+          /player_trust_report_to_case_seconds_count [1-9]/.test(body)
           ? body
           : undefined;
       });
@@ -150,6 +152,11 @@ describe('operator views', function () {
         /player_trust_job_duration_seconds_count\{queue="admin-review",outcome="completed"\} [1-9]/,
       );
       expect(text).to.match(/player_trust_jobs_stalled_total\{queue="admin-review"\} 0/);
+      // Counted by queue shard, and the report's time from its 201 to its case (a service level).
+      expect(text).to.match(
+        /player_trust_jobs_total\{queue="admin-review",outcome="completed",shard="0"\} [1-9]/,
+      );
+      expect(text).to.match(/player_trust_report_to_case_seconds_count [1-9]/);
       expect((await fetch(worker.metricsUrl!)).status).to.equal(401);
     } finally {
       await worker.stop();

@@ -49,10 +49,13 @@ export interface Filing {
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
   const filings = new DataLoader<string, Filing>(async (ids) => {
-    const { filed, outbox } = await withTransaction(deps.pool, (client) =>
+    const { filed, outbox, acceptedAt } = await withTransaction(deps.pool, (client) =>
       fileOffenses(client, ids, deps.config.caseDueHours),
     );
     deps.dispatch(outbox);
+    // The service level "from 201 to a filed case": each offense this batch filed, once.
+    const now = Date.now();
+    for (const at of acceptedAt) deps.metrics?.reportToCase.observe(Math.max(0, now - at.getTime()) / 1000);
     return ids.map((id) => filed.get(id) ?? new UnrecoverableError(`offense ${id} does not exist`));
   }, batchedLoads(FILING_BATCH_MAX));
   return async (job: Job): Promise<unknown> => {
@@ -92,6 +95,7 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
 
 interface OffenseToFile {
   id: string;
+  created_at: Date;
   player_id: string;
   type: string;
   game_id: string;
@@ -115,7 +119,12 @@ export async function fileOffenses(
   ids: readonly string[],
   /** Hours to review a case by its highest severity: low, medium, high, critical (CASE_DUE_HOURS). */
   dueHours: readonly number[],
-): Promise<{ filed: Map<string, Filing>; outbox: OutboxRow[] }> {
+): Promise<{
+  filed: Map<string, Filing>;
+  outbox: OutboxRow[];
+  /** When each offense this call filed was accepted (its 201): for the report-to-case time. */
+  acceptedAt: Date[];
+}> {
   // Locks the offenses in id order, then opens or touches the open case of each (player, type) not
   // yet filed, in that order. The unique partial index makes concurrent openers converge on one open
   // case; the upsert locks the case rows, so concurrent filings into one case take turns from here.
@@ -157,7 +166,7 @@ export async function fileOffenses(
     .filter((o) => !o.case_id && o.status !== 'recorded')
     .map((o) => ({ ...o, case_id: o.open_case! }));
   const fresh = unfiled.map((o) => ({ id: o.id, case_id: null }));
-  if (filing.length === 0) return { filed, outbox: await emitOffenseEvents(client, fresh) };
+  if (filing.length === 0) return { filed, outbox: await emitOffenseEvents(client, fresh), acceptedAt: [] };
 
   await client.query(
     `WITH input AS (
@@ -203,7 +212,11 @@ export async function fileOffenses(
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });
-  return { filed, outbox: await emitOffenseEvents(client, [...filing, ...fresh]) };
+  return {
+    filed,
+    outbox: await emitOffenseEvents(client, [...filing, ...fresh]),
+    acceptedAt: filing.map((o) => o.created_at),
+  };
 }
 
 /**

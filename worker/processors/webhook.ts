@@ -60,6 +60,8 @@ interface DeliveryTarget {
   active: boolean;
   /** While the endpoint is parked: until when. */
   parked_until: Date | null;
+  /** When the event was recorded (the delivery created): for the delivery time. */
+  created_at: Date;
 }
 
 /**
@@ -92,7 +94,7 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     const { deliveryId, webhookId } = parseWebhookJob(job);
     if (webhookId && lanes.full(webhookId)) return waitUntil(job, token, Date.now() + laneWait());
     const { rows } = await deps.pool.query<DeliveryTarget>(
-      `SELECT d.status, d.event_id, d.event_type, d.payload, w.id AS webhook_id, w.studio_id, w.url,
+      `SELECT d.status, d.event_id, d.event_type, d.payload, d.created_at, w.id AS webhook_id, w.studio_id, w.url,
               w.secret_ciphertext,
               CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END
                 AS previous_secret_ciphertext,
@@ -160,6 +162,7 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     // BullMQ waits webhookRetryDelay(retry, attemptsMade) before the next attempt (worker/run.ts).
     const nextAttemptAt =
       status === 'pending' ? new Date(Date.now() + webhookRetryDelay(retry, job.attemptsMade + 1)) : null;
+    let recorded = false;
     const outbox = await withTransaction(deps.pool, async (client) => {
       const updated = await client.query(
         `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, last_status_code = $3,
@@ -169,6 +172,7 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
         [deliveryId, status, statusCode, error, nextAttemptAt],
       );
       if (!updated.rowCount) return [];
+      recorded = true;
       // The breaker counts attempts, whichever delivery made them: an answer resets it; a failure
       // counts, and the one that reaches the threshold parks the endpoint (not again while parked).
       await client.query(
@@ -232,6 +236,12 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
       ]);
     });
     deps.dispatch(outbox);
+    // The service level "webhook delivery time": from the event to its delivery's final outcome.
+    if (recorded && status !== 'pending')
+      deps.metrics?.webhookDelivery.observe(
+        { outcome: status },
+        Math.max(0, Date.now() - delivery.created_at.getTime()) / 1000,
+      );
     if (ok) return { deliveryId, status };
     if (permanent) throw new UnrecoverableError(`delivery ${deliveryId} cannot succeed: ${error}`);
     throw new Error(`delivery ${deliveryId} failed: ${error}`);
