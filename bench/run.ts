@@ -12,6 +12,7 @@ import { explainLarge, seedLarge } from './large.js';
 import { parseLsn } from '../common/data/replicas.js';
 import { startRedisCluster } from '../common/services/redis-cluster.js';
 import { startStandby } from '../common/services/standby.js';
+import { cpuDelta, cpuSnapshot, serviceCpu, type CpuSeconds } from './cpu.js';
 import {
   BENCH_LIMITS,
   CONNECTIONS,
@@ -273,9 +274,21 @@ async function main() {
     for (const [name, run] of Object.entries(scenarios))
       if (!defined.get(name)?.noWarmup) await run(WARMUP_SECONDS);
     const results: Record<string, Figures[]> = {};
+    // CPU seconds of every process per unit of work (bench/cpu.ts), per round, beside the figures.
+    const cpuPerUnit: Record<string, CpuSeconds[]> = {};
     for (let round = 0; round < 3; round++) {
-      for (const [name, scenario] of Object.entries(scenarios))
-        (results[name] ??= []).push(await scenario(SECONDS));
+      for (const [name, scenario] of Object.entries(scenarios)) {
+        const before = cpuSnapshot();
+        const started = Date.now();
+        const figures = await scenario(SECONDS);
+        const used = cpuDelta(before, cpuSnapshot());
+        const units = figures.rps * ((Date.now() - started) / 1000);
+        (results[name] ??= []).push(figures);
+        if (units > 0)
+          (cpuPerUnit[name] ??= []).push(
+            Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / units])) as CpuSeconds,
+          );
+      }
     }
     const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)])) as Record<
       string,
@@ -545,6 +558,39 @@ async function main() {
         `P·, LK·, R·: P, LK, R measured again beside PS, LKS (the same through an API reading from a hot standby) and RC (R with the queues on a 3-master Redis Cluster, QUEUE_SHARDS=${clusterShards})`,
         ...topologyLines,
       );
+    // CPU per unit of work, median of the rounds, per process group (µs of CPU time per report,
+    // profile, id or request as each scenario counts its rps).
+    const cpuMedian = Object.fromEntries(
+      Object.entries(cpuPerUnit).map(([name, rounds]) => [
+        name,
+        Object.fromEntries(
+          Object.keys(rounds[0]!).map((k) => {
+            const xs = rounds.map((r) => r[k as keyof CpuSeconds]).sort((a, b) => a - b);
+            return [k, xs[Math.floor(xs.length / 2)]!];
+          }),
+        ) as CpuSeconds,
+      ]),
+    );
+    const us = (x: number) => (x * 1e6).toFixed(0).padStart(7);
+    lines.push(
+      '',
+      'CPU per unit, µs (median of the rounds): the service is api + postgres + redis + other node processes',
+      'scenario       api  postgres    redis    other  service     bare  loadgen',
+    );
+    for (const [name, c] of Object.entries(cpuMedian))
+      lines.push(
+        `${name.padEnd(9)}  ${us(c.api)}   ${us(c.postgres)}  ${us(c.redis)}  ${us(c.other)}  ${us(serviceCpu(c))}  ${us(c.bare)}  ${us(c.loadgen)}`,
+      );
+    const cpuRatio = (a: string, b: string, ofB: (c: CpuSeconds) => number, limit: number) => {
+      if (!cpuMedian[a] || !cpuMedian[b]) return;
+      const v = serviceCpu(cpuMedian[a]) / ofB(cpuMedian[b]);
+      lines.push(`CPU ${a}/${b}: ${v.toFixed(2)} (target <= ${limit} ${v <= limit ? 'met' : 'MISSED'})`);
+    };
+    // Issue 40's targets: a report alone costs at most twice a report in bulk; a profile at most ten
+    // bare Koa requests.
+    cpuRatio('R', 'BK', serviceCpu, 2);
+    cpuRatio('P', 'B0', (c) => c.bare, 10);
+
     lines.push('', 'ratio     value  target');
     for (const [name, v] of Object.entries(ratios))
       lines.push(
