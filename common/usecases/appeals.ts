@@ -1,4 +1,12 @@
 import Joi from 'joi';
+import {
+  claimVerdict,
+  dropLease,
+  ENDS_LEASE,
+  grantLease,
+  releaseVerdict,
+  type Lease,
+} from '../lifecycles/lease.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
   APPEAL_REASONS,
@@ -242,6 +250,10 @@ async function lockSubjectOf(client: PoolClient, appeal: AppealRecord): Promise<
   ))!;
 }
 
+/** An appeal's live claim as a lease (common/lifecycles/lease.ts). */
+const leaseOfAppeal = (a: AppealRecord): Lease | null =>
+  a.claim && { holderId: a.claim.moderatorId, expiresAt: a.claim.expiresAt };
+
 const ownDecision = () =>
   new AppError(
     403,
@@ -258,18 +270,14 @@ const ownDecision = () =>
 export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSeconds: number) {
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
-    const takeover = appeal.claim && appeal.claim.moderatorId !== actor.id ? appeal.claim : null;
-    if (takeover && actor.role !== 'admin')
+    const claim = claimVerdict('appeal', leaseOfAppeal(appeal), actor);
+    if (claim.verdict === 'refused')
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.', {
-        claimExpiresAt: takeover.expiresAt.toISOString(),
+        claimExpiresAt: claim.holder.expiresAt.toISOString(),
       });
     const subject = await lockSubjectOf(client, appeal);
     if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
-    await client.query(
-      // On the database's clock, as case claims are: a lease is a lease however the API's clock runs.
-      `UPDATE appeals SET claimed_by = $2, claim_expires_at = now() + make_interval(secs => $3) WHERE id = $1`,
-      [id, actor.id, leaseSeconds],
-    );
+    await grantLease(client, 'appeal', id, actor.id, leaseSeconds);
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId: null,
@@ -278,7 +286,10 @@ export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSec
       note: null,
       trustScoreBefore: null,
       trustScoreAfter: null,
-      details: { appealId: id, ...(takeover ? { takenOverFrom: takeover.moderatorId } : {}) },
+      details: {
+        appealId: id,
+        ...(claim.verdict === 'take_over' ? { takenOverFrom: claim.from.holderId } : {}),
+      },
     });
     return (await findAppeal(client, id))!;
   });
@@ -291,12 +302,13 @@ export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSec
 export async function releaseAppeal(pool: Pool, actor: Actor, id: string) {
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
-    if (!appeal.claim) throw conflict('appeal_not_claimed', 'The appeal is not claimed.');
-    if (appeal.claim.moderatorId !== actor.id && actor.role !== 'admin')
+    const release = releaseVerdict(leaseOfAppeal(appeal), actor);
+    if (release.verdict === 'not_claimed') throw conflict('appeal_not_claimed', 'The appeal is not claimed.');
+    if (release.verdict === 'refused')
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.', {
-        claimExpiresAt: appeal.claim.expiresAt.toISOString(),
+        claimExpiresAt: release.holder.expiresAt.toISOString(),
       });
-    await client.query('UPDATE appeals SET claimed_by = NULL, claim_expires_at = NULL WHERE id = $1', [id]);
+    await dropLease(client, 'appeal', id);
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId: null,
@@ -305,7 +317,7 @@ export async function releaseAppeal(pool: Pool, actor: Actor, id: string) {
       note: null,
       trustScoreBefore: null,
       trustScoreAfter: null,
-      details: { appealId: id, releasedClaimOf: appeal.claim.moderatorId },
+      details: { appealId: id, releasedClaimOf: release.of.holderId },
     });
     return (await findAppeal(client, id))!;
   });
@@ -425,7 +437,7 @@ export async function decideAppeal(
     }
     await client.query(
       `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
-              sanctions_revoked = $7, sanctions_kept = $8, claim_expires_at = NULL
+              sanctions_revoked = $7, sanctions_kept = $8, ${ENDS_LEASE}
         WHERE id = $1`,
       [id, decision, actor.id, now, note, refunded, revoked, JSON.stringify(keep)],
     );

@@ -1,4 +1,13 @@
 import Joi from 'joi';
+import {
+  claimVerdict,
+  dropLease,
+  DROPS_LEASE,
+  ENDS_LEASE,
+  grantLease,
+  releaseVerdict,
+  type Lease,
+} from '../lifecycles/lease.js';
 import { check, text } from '../validation.js';
 import {
   isUniqueViolation,
@@ -14,7 +23,6 @@ import {
   insertModerator,
   MODERATOR_ROLES,
   OUTCOMES,
-  setClaim,
   type CaseRecord,
   type Moderator,
   type ModeratorRole,
@@ -148,14 +156,19 @@ async function lockOpenCase(client: PoolClient, caseId: string): Promise<CaseRec
  * Claims a case for `leaseSeconds` (claiming one's own claim again renews it). A live claim of
  * another moderator gets 409 case_claimed naming them; an expired one may be taken over.
  */
+/** A case's live claim as a lease (common/lifecycles/lease.ts). */
+const leaseOf = (c: CaseRecord): Lease | null =>
+  c.claim && { holderId: c.claim.moderatorId, expiresAt: c.claim.expiresAt };
+
 export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseSeconds: number) {
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
     assertMayWork(actor, c);
     assertNotEscalatedAway(actor, c);
-    if (c.claim && c.claim.moderatorId !== actor.id)
-      throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
-    const expiresAt = await setClaim(client, caseId, actor.id, leaseSeconds);
+    const claim = claimVerdict('case', leaseOf(c), actor);
+    if (claim.verdict === 'refused')
+      throw conflict('case_claimed', `The case is claimed by ${c.claim!.username}.`, c);
+    const expiresAt = await grantLease(client, 'case', caseId, actor.id, leaseSeconds);
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId,
@@ -164,7 +177,7 @@ export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseS
       note: null,
       trustScoreBefore: c.player.trustScore,
       trustScoreAfter: c.player.trustScore,
-      details: { renewed: c.claim !== null, leaseExpiresAt: expiresAt?.toISOString() },
+      details: { renewed: claim.verdict === 'renew', leaseExpiresAt: expiresAt.toISOString() },
     });
     return (await findCase(client, caseId))!;
   });
@@ -174,10 +187,11 @@ export async function claimCase(pool: Pool, actor: Actor, caseId: string, leaseS
 export async function releaseCase(pool: Pool, actor: Actor, caseId: string) {
   return withTransaction(pool, async (client) => {
     const c = await lockOpenCase(client, caseId);
-    if (!c.claim) throw conflict('case_not_claimed', 'The case is not claimed.');
-    if (c.claim.moderatorId !== actor.id && actor.role !== 'admin')
-      throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
-    await setClaim(client, caseId, null, 0);
+    const release = releaseVerdict(leaseOf(c), actor);
+    if (release.verdict === 'not_claimed') throw conflict('case_not_claimed', 'The case is not claimed.');
+    if (release.verdict === 'refused')
+      throw conflict('case_claimed', `The case is claimed by ${c.claim!.username}.`, c);
+    await dropLease(client, 'case', caseId);
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId,
@@ -186,7 +200,7 @@ export async function releaseCase(pool: Pool, actor: Actor, caseId: string) {
       note: null,
       trustScoreBefore: c.player.trustScore,
       trustScoreAfter: c.player.trustScore,
-      details: { releasedClaimOf: c.claim.username },
+      details: { releasedClaimOf: c.claim!.username },
     });
     return (await findCase(client, caseId))!;
   });
@@ -243,7 +257,7 @@ export async function resolveCase(
     const effects = await applyOutcome(client, c, outcome, now);
     await client.query(
       `UPDATE review_cases SET status = 'resolved', outcome = $2, resolution_note = $3, resolved_by = $4,
-              resolved_at = now(), points_restored = $5, claim_expires_at = NULL, updated_at = now()
+              resolved_at = now(), points_restored = $5, ${ENDS_LEASE}, updated_at = now()
         WHERE id = $1`,
       [caseId, outcome, note, actor.id, effects.pointsRestored],
     );
@@ -523,8 +537,7 @@ export async function escalateCase(pool: Pool, actor: Actor, caseId: string, inp
     if (queue === undefined) {
       if (c.escalation) throw conflict('case_escalated', 'The case is already escalated.', c);
       await client.query(
-        `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL,
-                claimed_by = NULL, claim_expires_at = NULL
+        `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL, ${DROPS_LEASE}
           WHERE id = $1`,
         [caseId, note],
       );
@@ -535,8 +548,7 @@ export async function escalateCase(pool: Pool, actor: Actor, caseId: string, inp
       if (target.key === c.queue.key)
         throw validationError([{ field: 'queue', message: `the case is in ${target.name} already` }]);
       await client.query(
-        `UPDATE review_cases SET queue_key = $2, queue_pinned = true, assigned_to = NULL,
-                claimed_by = NULL, claim_expires_at = NULL
+        `UPDATE review_cases SET queue_key = $2, queue_pinned = true, assigned_to = NULL, ${DROPS_LEASE}
           WHERE id = $1`,
         [caseId, target.key],
       );

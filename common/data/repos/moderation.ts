@@ -319,21 +319,6 @@ export async function listCases(
   return { items, next: rows.length > limit && keys ? keys : null };
 }
 
-export async function setClaim(
-  db: Queryable,
-  caseId: string,
-  moderatorId: string | null,
-  leaseSeconds: number,
-) {
-  const { rows } = await db.query<{ expires_at: Date | null }>(
-    `UPDATE review_cases SET claimed_by = $2,
-            claim_expires_at = CASE WHEN $2::uuid IS NULL THEN NULL ELSE now() + make_interval(secs => $3) END
-      WHERE id = $1 RETURNING claim_expires_at AS expires_at`,
-    [caseId, moderatorId, leaseSeconds],
-  );
-  return rows[0]?.expires_at ?? null;
-}
-
 /** Every action the audit log records (the table's check constraint lists the same). */
 export const AUDIT_ACTIONS = [
   'claim',

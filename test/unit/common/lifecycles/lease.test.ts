@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { claimVerdict, releaseVerdict, type Lease } from '../../../../common/lifecycles/lease.js';
+
+const moderator = { id: 'm1', role: 'moderator' };
+const other = { id: 'm2', role: 'moderator' };
+const admin = { id: 'a1', role: 'admin' };
+const held: Lease = { holderId: 'm1', expiresAt: new Date('2026-11-26T10:00:00Z') };
+
+/** Every source file of the service (not the tests, not the migrations' history). */
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'migrations' || e.name === 'generated' ? [] : sources(p);
+    return /\.(ts|tsx|sql)$/.test(e.name) ? [p] : [];
+  });
+}
+
+describe('the lease on what moderators claim (common/lifecycles/lease.ts)', () => {
+  it('a claim takes a free lease and renews its own; another live one is refused, to admins too, on a case', () => {
+    expect(claimVerdict('case', null, moderator)).to.deep.equal({ verdict: 'take' });
+    expect(claimVerdict('case', held, moderator)).to.deep.equal({ verdict: 'renew' });
+    expect(claimVerdict('case', held, other)).to.deep.equal({ verdict: 'refused', holder: held });
+    expect(claimVerdict('case', held, admin)).to.deep.equal({ verdict: 'refused', holder: held });
+  });
+
+  it("an admin's claim takes an appeal's live lease over; a moderator's is refused", () => {
+    expect(claimVerdict('appeal', held, admin)).to.deep.equal({ verdict: 'take_over', from: held });
+    expect(claimVerdict('appeal', held, other)).to.deep.equal({ verdict: 'refused', holder: held });
+    expect(claimVerdict('appeal', held, moderator)).to.deep.equal({ verdict: 'renew' });
+  });
+
+  it('its holder releases it, an admin anyone’s; nobody releases what is not held', () => {
+    expect(releaseVerdict(held, moderator)).to.deep.equal({ verdict: 'release', of: held });
+    expect(releaseVerdict(held, admin)).to.deep.equal({ verdict: 'release', of: held });
+    expect(releaseVerdict(held, other)).to.deep.equal({ verdict: 'refused', holder: held });
+    expect(releaseVerdict(null, admin)).to.deep.equal({ verdict: 'not_claimed' });
+  });
+
+  it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
+    const writers = ['common', 'api', 'worker', 'scripts']
+      .flatMap(sources)
+      .filter((file) => file !== path.join('common', 'lifecycles', 'lease.ts'))
+      .filter((file) =>
+        /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/.test(fs.readFileSync(file, 'utf8')),
+      );
+    expect(writers).to.deep.equal([]);
+  });
+});
