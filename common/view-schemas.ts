@@ -1,3 +1,5 @@
+import { APPEAL_STATUSES } from './lifecycles/appeal.js';
+import { CASE_STATUSES } from './lifecycles/review-case.js';
 import { APPEAL_REASONS } from './domain/appeals.js';
 import { allRequired, closed, dateTime, offenseTypes, ref } from './schema-parts.js';
 import { AUDIT_ACTIONS, OUTCOMES } from './data/repos/moderation.js';
@@ -39,7 +41,7 @@ const caseProperties = {
     trustScore: { type: 'integer', minimum: 0, maximum: 100 },
   }),
   type: { enum: offenseTypes },
-  status: { enum: ['open', 'resolved'] },
+  status: { enum: [...CASE_STATUSES] },
   priority: {
     type: 'number',
     description:
@@ -461,7 +463,7 @@ const schemas = {
       properties: { kind: { enum: ['player', 'studio'] }, id: { type: 'string' } },
       additionalProperties: false,
     },
-    status: { enum: ['open', 'granted', 'denied'] },
+    status: { enum: [...APPEAL_STATUSES] },
     claim: {
       ...closed({ moderatorId: { type: 'string' }, expiresAt: dateTime }),
       type: ['object', 'null'],
@@ -494,7 +496,7 @@ const schemas = {
 const caseSummary = {
   ...closed({
     id: { type: 'string' },
-    status: { enum: ['open', 'resolved'] },
+    status: { enum: [...CASE_STATUSES] },
     outcome: { enum: [...OUTCOMES, null] },
     note: { type: ['string', 'null'] },
     decidedBy: { type: ['string', 'null'], description: 'The username of the moderator who resolved it.' },
@@ -598,7 +600,7 @@ const StatementOfReasons = closed({
     filed: {
       ...closed({
         id: { type: 'string' },
-        status: { enum: ['open', 'granted', 'denied'] },
+        status: { enum: [...APPEAL_STATUSES] },
         reason: { enum: [...APPEAL_REASONS] },
         statement: { type: 'string', description: "The player's own words, as filed." },
         decidedAt: { type: ['string', 'null'], format: 'date-time' },

@@ -1,12 +1,6 @@
 import Joi from 'joi';
-import {
-  claimVerdict,
-  dropLease,
-  ENDS_LEASE,
-  grantLease,
-  releaseVerdict,
-  type Lease,
-} from '../lifecycles/lease.js';
+import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
+import { recordAppealDecision } from '../lifecycles/appeal.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
   APPEAL_REASONS,
@@ -435,12 +429,15 @@ export async function decideAppeal(
           now,
         ]);
     }
-    await client.query(
-      `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
-              sanctions_revoked = $7, sanctions_kept = $8, ${ENDS_LEASE}
-        WHERE id = $1`,
-      [id, decision, actor.id, now, note, refunded, revoked, JSON.stringify(keep)],
-    );
+    await recordAppealDecision(client, appeal, {
+      event: decision === 'granted' ? 'grant' : 'deny',
+      by: actor.id,
+      at: now,
+      note,
+      pointsRefunded: refunded,
+      sanctionsRevoked: revoked,
+      sanctionsKept: keep,
+    });
     // The score as the decision left it (the player's row is locked): moved by a granted offense
     // appeal, as it was otherwise.
     if (!scores) {

@@ -3,11 +3,11 @@ import {
   claimVerdict,
   dropLease,
   DROPS_LEASE,
-  ENDS_LEASE,
   grantLease,
   releaseVerdict,
   type Lease,
 } from '../lifecycles/lease.js';
+import { recordResolution } from '../lifecycles/review-case.js';
 import { check, text } from '../validation.js';
 import {
   isUniqueViolation,
@@ -255,12 +255,12 @@ export async function resolveCase(
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
     await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [c.playerRowId]);
     const effects = await applyOutcome(client, c, outcome, now);
-    await client.query(
-      `UPDATE review_cases SET status = 'resolved', outcome = $2, resolution_note = $3, resolved_by = $4,
-              resolved_at = now(), points_restored = $5, ${ENDS_LEASE}, updated_at = now()
-        WHERE id = $1`,
-      [caseId, outcome, note, actor.id, effects.pointsRestored],
-    );
+    await recordResolution(client, c, {
+      outcome,
+      note,
+      by: actor.id,
+      pointsRestored: effects.pointsRestored,
+    });
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId,

@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
   });
 }
 
-describe('the lease on what moderators claim (common/lifecycles/lease.ts)', () => {
+describe('life cycles with one writer each (common/lifecycles/): the lease, appeals, review cases', () => {
   it('a claim takes a free lease and renews its own; another live one is refused, to admins too, on a case', () => {
     expect(claimVerdict('case', null, moderator)).to.deep.equal({ verdict: 'take' });
     expect(claimVerdict('case', held, moderator)).to.deep.equal({ verdict: 'renew' });
@@ -36,6 +36,20 @@ describe('the lease on what moderators claim (common/lifecycles/lease.ts)', () =
     expect(releaseVerdict(held, admin)).to.deep.equal({ verdict: 'release', of: held });
     expect(releaseVerdict(held, other)).to.deep.equal({ verdict: 'refused', holder: held });
     expect(releaseVerdict(null, admin)).to.deep.equal({ verdict: 'not_claimed' });
+  });
+
+  it("one module each moves an appeal's and a review case's status: no other source file updates them", () => {
+    const movers = (table: string, module: string) =>
+      ['common', 'api', 'worker', 'scripts']
+        .flatMap(sources)
+        .filter((file) => file !== path.join('common', 'lifecycles', module))
+        .filter((file) =>
+          new RegExp(`UPDATE\\s+${table}\\s+SET[^;\`]*?\\bstatus\\s*=`, 'i').test(
+            fs.readFileSync(file, 'utf8'),
+          ),
+        );
+    expect(movers('appeals', 'appeal.ts')).to.deep.equal([]);
+    expect(movers('review_cases', 'review-case.ts')).to.deep.equal([]);
   });
 
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {

@@ -1,0 +1,64 @@
+import type { Queryable } from '../data/db.js';
+import type { KeptSanction } from '../data/repos/appeals.js';
+import { ENDS_LEASE } from './lease.js';
+
+/**
+ * An appeal's life, in one table (issue 33): filed `open`, then decided once, `granted` or
+ * `denied`; both are final (another appeal of the same subject is a new appeal). Its claim is a
+ * lease (lease.ts). This module is the only code that writes an appeal's status after filing (a test
+ * holds it to that), under the row lock its caller took (usecases/appeals.ts, lockOpenAppeal).
+ *
+ *   open --grant--> granted
+ *   open --deny-->  denied
+ */
+export const APPEAL_STATUSES = ['open', 'granted', 'denied'] as const;
+export type AppealStatus = (typeof APPEAL_STATUSES)[number];
+export type AppealEvent = 'grant' | 'deny';
+
+const TRANSITIONS: Readonly<Record<AppealStatus, Partial<Record<AppealEvent, AppealStatus>>>> = {
+  open: { grant: 'granted', deny: 'denied' },
+  granted: {},
+  denied: {},
+};
+
+/** Where `event` takes an appeal in `status`; undefined when it does not move it. */
+export const nextAppealStatus = (status: AppealStatus, event: AppealEvent): AppealStatus | undefined =>
+  TRANSITIONS[status][event];
+
+/**
+ * Records the decision of an open appeal whose row the caller holds locked: its status, who decided
+ * and when, the note, what the grant gave back, revoked and kept; its lease ends. A decided appeal is
+ * not moved again (the caller answered 409 appeal_decided before getting here).
+ */
+export async function recordAppealDecision(
+  db: Queryable,
+  appeal: { id: string; status: AppealStatus },
+  decision: {
+    event: AppealEvent;
+    by: string;
+    at: Date;
+    note: string;
+    pointsRefunded: number;
+    sanctionsRevoked: string[];
+    sanctionsKept: KeptSanction[];
+  },
+): Promise<AppealStatus> {
+  const next = nextAppealStatus(appeal.status, decision.event);
+  if (!next) throw new Error(`appeal ${appeal.id} is ${appeal.status}: ${decision.event} does not move it`);
+  await db.query(
+    `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
+            sanctions_revoked = $7, sanctions_kept = $8, ${ENDS_LEASE}
+      WHERE id = $1 AND status = 'open'`,
+    [
+      appeal.id,
+      next,
+      decision.by,
+      decision.at,
+      decision.note,
+      decision.pointsRefunded,
+      decision.sanctionsRevoked,
+      JSON.stringify(decision.sanctionsKept),
+    ],
+  );
+  return next;
+}
