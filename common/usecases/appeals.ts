@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { recordAppealDecision } from '../lifecycles/appeal.js';
+import { removeStrikeOfCase } from '../lifecycles/sanction.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
   APPEAL_REASONS,
@@ -423,11 +424,7 @@ export async function decideAppeal(
           );
         }
       }
-      if (subject.caseId)
-        await client.query('UPDATE strikes SET removed_at = $2 WHERE case_id = $1 AND removed_at IS NULL', [
-          subject.caseId,
-          now,
-        ]);
+      if (subject.caseId) await removeStrikeOfCase(client, subject.caseId, now);
     }
     await recordAppealDecision(client, appeal, {
       event: decision === 'granted' ? 'grant' : 'deny',

@@ -1,4 +1,10 @@
 import { NEEDS_PERIOD } from '../domain/sanctions.js';
+import {
+  addStrikeOfCase,
+  markExpiryAnnounced,
+  recordPlacement,
+  recordRevocation,
+} from '../lifecycles/sanction.js';
 import { sanctionStatement } from '../domain/statement-of-reasons.js';
 import type { OffenseType, Severity } from '../domain/reports.js';
 import Joi from 'joi';
@@ -7,8 +13,6 @@ import { isUuid } from '../data/repos/accounts.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   findSanctionForUpdate,
-  insertSanction,
-  markRevoked,
   SANCTION_TYPES,
   type SanctionRecord,
   type SanctionType,
@@ -134,7 +138,7 @@ export async function applySanction(
     const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
     if (!studio.rowCount) throw validationError([{ field: 'scope', message: 'is not a studio' }]);
   }
-  const sanction = await insertSanction(
+  const sanction = await recordPlacement(
     client,
     {
       playerRowId: input.player.rowId,
@@ -194,7 +198,7 @@ export async function announceExpiry(
     if (!s || s.revoked || s.done || !s.expires_at) return { announced: false, outbox: [] };
     if (s.expires_at > now)
       throw new Error(`sanction ${sanctionId} expires at ${s.expires_at.toISOString()}, not yet`);
-    await client.query('UPDATE sanctions SET expiry_announced_at = $2 WHERE id = $1', [sanctionId, now]);
+    await markExpiryAnnounced(client, sanctionId, now);
     const found = await findSanctionForUpdate(client, s.service_id, sanctionId, now);
     return { announced: true, outbox: await emitSanctionEvent(client, 'sanction.expired', found!) };
   });
@@ -355,7 +359,7 @@ export async function revokeInTransaction(
   why: string,
   now: Date,
 ): Promise<OutboxRow[]> {
-  const sanction = await markRevoked(client, found.id, actor, why, now);
+  const sanction = await recordRevocation(client, found.id, actor, why, now);
   await audit(client, actor, 'revoke_sanction', why, found.caseId, sanction);
   return emitSanctionEvent(client, 'sanction.revoked', sanction);
 }
@@ -382,19 +386,13 @@ export async function addStrike(
     policy: StrikePolicy;
   },
 ): Promise<{ activeStrikes: number; sanctions: SanctionRecord[]; outbox: OutboxRow[] }> {
-  // The count runs on the snapshot from before the insert: the strikes active before this one.
-  const { rows } = await client.query<{ before: number; added: number }>(
-    `WITH ins AS (
-       INSERT INTO strikes (player_id, case_id, created_at, expires_at)
-       VALUES ($1, $2, $3, $3::timestamptz + make_interval(days => $4))
-       ON CONFLICT (case_id) DO NOTHING RETURNING id)
-     SELECT (SELECT count(*)::int FROM strikes
-              WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $3) AS before,
-            (SELECT count(*)::int FROM ins) AS added`,
-    [input.player.rowId, input.caseId, input.now, input.policy.ttlDays],
-  );
-  const before = rows[0]!.before;
-  const after = before + rows[0]!.added;
+  const { before, added } = await addStrikeOfCase(client, {
+    playerRowId: input.player.rowId,
+    caseId: input.caseId,
+    now: input.now,
+    ttlDays: input.policy.ttlDays,
+  });
+  const after = before + (added ? 1 : 0);
   const sanctions: SanctionRecord[] = [];
   const outbox: OutboxRow[] = [];
   for (const rung of input.policy.ladder.filter((r) => r.strikes > before && r.strikes <= after)) {

@@ -25,7 +25,7 @@ export interface SanctionRecord {
   cursorTs: string;
 }
 
-interface SanctionRow {
+export interface SanctionRow {
   id: string;
   service_id: string;
   type: SanctionType;
@@ -55,12 +55,12 @@ export const ACTIVE = (now: string) =>
  */
 export const VISIBLE_TO = (viewer: string) =>
   `(${viewer} IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = ${viewer})`;
-const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
+export const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
   s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
   s.revoked_by_studio, s.revoke_reason, s.created_at, ${ACTIVE(now)} AS active,
   to_json(s.created_at)#>>'{}' AS cursor_ts`;
 
-const fromRow = (r: SanctionRow): SanctionRecord => ({
+export const fromRow = (r: SanctionRow): SanctionRecord => ({
   id: r.id,
   serviceId: r.service_id,
   type: r.type,
@@ -93,29 +93,6 @@ export interface NewSanction {
   issuedBy: { kind: 'moderator' | 'studio'; id: string };
   startsAt: Date;
   expiresAt: Date | null;
-}
-
-export async function insertSanction(db: Queryable, s: NewSanction, now: Date): Promise<SanctionRecord> {
-  const { rows } = await db.query<SanctionRow>(
-    `WITH s AS (
-       INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
-                              issued_by_studio, starts_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *)
-     SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
-    [
-      s.playerRowId,
-      s.type,
-      s.scopeStudioId,
-      s.reason,
-      s.caseId,
-      s.issuedBy.kind === 'moderator' ? s.issuedBy.id : null,
-      s.issuedBy.kind === 'studio' ? s.issuedBy.id : null,
-      s.startsAt,
-      s.expiresAt,
-      now,
-    ],
-  );
-  return fromRow(rows[0]!);
 }
 
 /** A player's sanction by id, locked for the caller's transaction. */
@@ -157,24 +134,6 @@ export async function sanctionsOfDecision(
     [decision.playerRowId, decision.caseId, decision.sanctionId ?? null, now],
   );
   return rows.map((r) => ({ ...fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name }));
-}
-
-export async function markRevoked(
-  db: Queryable,
-  id: string,
-  by: { kind: 'moderator' | 'studio'; id: string },
-  reason: string,
-  now: Date,
-): Promise<SanctionRecord> {
-  const { rows } = await db.query<SanctionRow>(
-    `WITH s AS (
-       UPDATE sanctions SET revoked_at = $4, revoke_reason = $3,
-              revoked_by_moderator = $2::uuid, revoked_by_studio = $5::uuid
-        WHERE id = $1 RETURNING *)
-     SELECT ${COLUMNS('$4::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
-    [id, by.kind === 'moderator' ? by.id : null, reason, now, by.kind === 'studio' ? by.id : null],
-  );
-  return fromRow(rows[0]!);
 }
 
 /**

@@ -52,6 +52,16 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(movers('review_cases', 'review-case.ts')).to.deep.equal([]);
   });
 
+  it('one module writes sanctions and strikes: no other source file inserts or updates them', () => {
+    const writers = ['common', 'api', 'worker', 'scripts']
+      .flatMap(sources)
+      .filter((file) => file !== path.join('common', 'lifecycles', 'sanction.ts'))
+      .filter((file) =>
+        /(INSERT\s+INTO|UPDATE)\s+(sanctions|strikes)\b/i.test(fs.readFileSync(file, 'utf8')),
+      );
+    expect(writers).to.deep.equal([]);
+  });
+
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
     const writers = ['common', 'api', 'worker', 'scripts']
       .flatMap(sources)

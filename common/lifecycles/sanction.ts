@@ -1,0 +1,101 @@
+import type { Queryable } from '../data/db.js';
+import {
+  COLUMNS,
+  fromRow,
+  type NewSanction,
+  type SanctionRecord,
+  type SanctionRow,
+} from '../data/repos/sanctions.js';
+
+/**
+ * A sanction's life and its strikes (issue 33), the only code that writes them (a test holds it to
+ * that). A sanction is placed (with a start, and an end unless permanent), then **active** from its
+ * start until it ends or is revoked, all read from the clock (ACTIVE in data/repos/sanctions.ts), so
+ * an ended one stops counting with no job run; revoking is once (a revoked one is not revoked again)
+ * and the expiry is announced once (sanction.expired), never for a revoked one:
+ *
+ *   placed --(start)--> active --(end)--> ended    (announced once)
+ *   placed | active --revoke--> revoked
+ *
+ * A strike is added when a case is upheld (once a case) and counts until it expires
+ * (STRIKE_TTL_DAYS) or is removed (a granted appeal of that case's decision).
+ */
+
+export async function recordPlacement(db: Queryable, s: NewSanction, now: Date): Promise<SanctionRecord> {
+  const { rows } = await db.query<SanctionRow>(
+    `WITH s AS (
+       INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
+                              issued_by_studio, starts_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *)
+     SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
+    [
+      s.playerRowId,
+      s.type,
+      s.scopeStudioId,
+      s.reason,
+      s.caseId,
+      s.issuedBy.kind === 'moderator' ? s.issuedBy.id : null,
+      s.issuedBy.kind === 'studio' ? s.issuedBy.id : null,
+      s.startsAt,
+      s.expiresAt,
+      now,
+    ],
+  );
+  return fromRow(rows[0]!);
+}
+
+export async function recordRevocation(
+  db: Queryable,
+  id: string,
+  by: { kind: 'moderator' | 'studio'; id: string },
+  reason: string,
+  now: Date,
+): Promise<SanctionRecord> {
+  const { rows } = await db.query<SanctionRow>(
+    `WITH s AS (
+       UPDATE sanctions SET revoked_at = $4, revoke_reason = $3,
+              revoked_by_moderator = $2::uuid, revoked_by_studio = $5::uuid
+        WHERE id = $1 RETURNING *)
+     SELECT ${COLUMNS('$4::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
+    [id, by.kind === 'moderator' ? by.id : null, reason, now, by.kind === 'studio' ? by.id : null],
+  );
+  return fromRow(rows[0]!);
+}
+
+/** Announces a sanction's expiry once: marks it so a repeated job sends nothing again. */
+export async function markExpiryAnnounced(db: Queryable, sanctionId: string, now: Date): Promise<void> {
+  await db.query('UPDATE sanctions SET expiry_announced_at = $2 WHERE id = $1', [sanctionId, now]);
+}
+
+/**
+ * Adds the strike of an upheld case (once a case: a second uphold adds none) counting for `ttlDays`;
+ * the player's active strikes before it, and whether it was added. The caller holds the player's row
+ * lock, so concurrent upholds count one after another.
+ */
+export async function addStrikeOfCase(
+  db: Queryable,
+  input: { playerRowId: string; caseId: string; now: Date; ttlDays: number },
+): Promise<{ before: number; added: boolean }> {
+  // The count runs on the snapshot from before the insert: the strikes active before this one.
+  const { rows } = await db.query<{ before: number; added: number }>(
+    `WITH ins AS (
+       INSERT INTO strikes (player_id, case_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $3::timestamptz + make_interval(days => $4))
+       ON CONFLICT (case_id) DO NOTHING RETURNING id)
+     SELECT (SELECT count(*)::int FROM strikes
+              WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $3) AS before,
+            (SELECT count(*)::int FROM ins) AS added`,
+    [input.playerRowId, input.caseId, input.now, input.ttlDays],
+  );
+  return { before: rows[0]!.before, added: rows[0]!.added > 0 };
+}
+
+/** Removes the strike of a case (its decision was reversed on appeal); nothing when none is active. */
+export async function removeStrikeOfCase(db: Queryable, caseId: string, now: Date): Promise<void> {
+  await db.query('UPDATE strikes SET removed_at = $2 WHERE case_id = $1 AND removed_at IS NULL', [
+    caseId,
+    now,
+  ]);
+}
+
+export type { SanctionRecord };
