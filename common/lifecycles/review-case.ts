@@ -1,15 +1,31 @@
-import type { Queryable } from '../data/db.js';
+import { SEVERITY_ORDER_SQL } from '../data/render.js';
+import type { PoolClient, Queryable } from '../data/db.js';
+import { findOffensesWithListeners } from '../data/repos/offenses.js';
+import { emitEvents, type EventType } from '../data/repos/webhooks.js';
 import type { Outcome } from '../data/repos/moderation.js';
-import { ENDS_LEASE } from './lease.js';
+import { routeSql } from '../data/repos/queues.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { presentOffense } from '../views.js';
+import { DROPS_LEASE, ENDS_LEASE } from './lease.js';
 
 /**
- * A review case's status, in one table (issue 33): a case is `open` while reports gather in it (the
- * review worker opens one per player and kind, worker/processors/review.ts), then `resolved` once,
- * upheld or dismissed; a new report of the same kind opens a new case. Its claim is a lease
- * (lease.ts). This module is the only code that moves a case's status after it opened (a test holds
- * it to that), under the row lock its caller took (usecases/moderation.ts, lockOpenCase).
+ * A review case's life (issue 33), and the only code that writes a case (a test holds it to that):
+ *
+ * - **filed into**: the review worker files each new offense into the open case of its player and
+ *   kind, opening one when there is none, and updates the case's figures, priority, due time and
+ *   queue (fileOffenses);
+ * - **claimed** and released: a lease (lease.ts);
+ * - **assigned** to a moderator, or the assignment taken back (assign);
+ * - **escalated** to the senior role, or **moved** to another queue (escalateToSenior, moveToQueue):
+ *   its claim and assignment go;
+ * - **re-routed** when the routing rules change (rerouteOpenCases), unless a moderator moved it;
+ * - **resolved** once, upheld or dismissed (recordResolution); a new report of the same kind then
+ *   opens a new case.
  *
  *   open --resolve--> resolved
+ *
+ * Each write runs under the row lock its caller took (usecases/moderation.ts, lockOpenCase; the
+ * filing takes its own, in a fixed order).
  */
 export const CASE_STATUSES = ['open', 'resolved'] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];
@@ -36,4 +52,217 @@ export async function recordResolution(
       WHERE id = $1 AND status = 'open'`,
     [c.id, resolution.outcome, resolution.note, resolution.by, resolution.pointsRestored],
   );
+}
+
+/** Sends an open case to the senior role (admins) with a note: its claim and assignment go. */
+export async function escalateToSenior(db: Queryable, caseId: string, note: string): Promise<void> {
+  await db.query(
+    `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL, ${DROPS_LEASE}
+      WHERE id = $1`,
+    [caseId, note],
+  );
+}
+
+/** Moves an open case to a queue by hand (pinned: the routing rules leave it there); its claim and assignment go. */
+export async function moveToQueue(db: Queryable, caseId: string, queueKey: string): Promise<void> {
+  await db.query(
+    `UPDATE review_cases SET queue_key = $2, queue_pinned = true, assigned_to = NULL, ${DROPS_LEASE}
+      WHERE id = $1`,
+    [caseId, queueKey],
+  );
+}
+
+/** Assigns an open case to a moderator, or takes the assignment back (null). */
+export async function assign(db: Queryable, caseId: string, moderatorId: string | null): Promise<void> {
+  await db.query('UPDATE review_cases SET assigned_to = $2 WHERE id = $1', [caseId, moderatorId]);
+}
+
+/**
+ * Routes every open case nobody moved by hand again by the rules (after the rules changed): the
+ * number of cases that changed queue. Their claims stay: a moderator working one finishes it.
+ */
+export async function rerouteOpenCases(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE review_cases c SET queue_key = r.queue_key
+       FROM (SELECT id, ${routeSql('x.type', `array_position(${SEVERITY_ORDER_SQL}, x.highest_severity)`, 'x.first_game_id')} AS queue_key
+               FROM review_cases x WHERE x.status = 'open' AND NOT x.queue_pinned) r
+      WHERE c.id = r.id AND c.queue_key <> r.queue_key`,
+  );
+  return rowCount ?? 0;
+}
+
+const OFFENSE_EVENTS: EventType[] = ['offense.created', 'trust.changed'];
+
+export interface Filing {
+  offenseId: string;
+  /** null for an offense that opens no case (no finding, or a muted reporter). */
+  caseId: string | null;
+  /** false when the offense was already filed (a repeated job) or is not filed at all: nothing changed. */
+  filed: boolean;
+}
+
+interface OffenseToFile {
+  id: string;
+  created_at: Date;
+  player_id: string;
+  type: string;
+  game_id: string;
+  severity: string;
+  penalty_points: number;
+  penalty_held: number;
+  status: string;
+  reporter: string;
+  confidence: string;
+  case_id: string | null;
+}
+
+/**
+ * Files the offenses with these ids in the caller's transaction: two statements for the filing
+ * whatever the number of offenses, one more to find who listens for their events and, when someone
+ * does, one to record them. Locks are taken in a fixed order (offenses by id, then cases by player
+ * and type), so concurrent batches wait rather than deadlock.
+ */
+export async function fileOffenses(
+  client: PoolClient,
+  ids: readonly string[],
+  /** Hours to review a case by its highest severity: low, medium, high, critical (CASE_DUE_HOURS). */
+  dueHours: readonly number[],
+): Promise<{
+  filed: Map<string, Filing>;
+  outbox: OutboxRow[];
+  /** When each offense this call filed was accepted (its 201): for the report-to-case time. */
+  acceptedAt: Date[];
+}> {
+  // Locks the offenses in id order, then opens or touches the open case of each (player, type) not
+  // yet filed, in that order. The unique partial index makes concurrent openers converge on one open
+  // case; the upsert locks the case rows, so concurrent filings into one case take turns from here.
+  const { rows } = await client.query<OffenseToFile & { open_case: string | null }>({
+    name: 'review-lock-and-open',
+    text: `WITH o AS (
+         SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points, o.penalty_held, o.status,
+                o.created_at, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
+                coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
+           FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+          WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
+       c AS (
+         INSERT INTO review_cases (player_id, type, first_game_id, earlier_offenses)
+         SELECT f.player_id, f.type, f.first_game,
+                -- Offenses of the case's own type not filed anywhere yet are this case's own, their
+                -- jobs merely behind this one (jobs run out of order): not history.
+                (SELECT count(*)::int FROM (
+                   SELECT 1 FROM offenses x WHERE x.player_id = f.player_id AND x.created_at < f.first
+                      AND x.status <> 'recorded'
+                      AND NOT (x.type = f.type
+                               AND NOT EXISTS (SELECT 1 FROM case_offenses cx WHERE cx.offense_id = x.id))
+                    LIMIT 10) e)
+           FROM (SELECT player_id, type, min(created_at) AS first,
+                        (array_agg(game_id ORDER BY created_at, id))[1] AS first_game FROM o
+                  WHERE case_id IS NULL AND status <> 'recorded' GROUP BY player_id, type) f
+          ORDER BY f.player_id, f.type
+         ON CONFLICT (player_id, type) WHERE status = 'open' DO UPDATE SET updated_at = now()
+         RETURNING id, player_id, type)
+     SELECT o.*, c.id AS open_case FROM o LEFT JOIN c ON c.player_id = o.player_id AND c.type = o.type
+                                                     AND o.case_id IS NULL AND o.status <> 'recorded'`,
+    values: [[...new Set(ids)]],
+  });
+  const filed = new Map<string, Filing>();
+  for (const o of rows) if (o.case_id) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: false });
+  // A report without a finding, or from a muted reporter, is kept but opens no case: nothing to review.
+  const unfiled = rows.filter((o) => !o.case_id && o.status === 'recorded');
+  for (const o of unfiled) filed.set(o.id, { offenseId: o.id, caseId: null, filed: false });
+  const filing = rows
+    .filter((o) => !o.case_id && o.status !== 'recorded')
+    .map((o) => ({ ...o, case_id: o.open_case! }));
+  const fresh = unfiled.map((o) => ({ id: o.id, case_id: null }));
+  if (filing.length === 0) return { filed, outbox: await emitOffenseEvents(client, fresh), acceptedAt: [] };
+
+  await client.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
+                            $8::int[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held)),
+     link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
+     g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
+           RETURNING case_id),
+     r AS (INSERT INTO case_reporters SELECT DISTINCT case_id, reporter FROM input ON CONFLICT DO NOTHING
+           RETURNING case_id),
+     added AS (
+       SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
+              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev
+         FROM input GROUP BY case_id),
+     n AS (
+       SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
+              GREATEST(array_position(${SEVERITY_ORDER_SQL}, c.highest_severity), a.sev) AS sev,
+              c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
+              c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
+              GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
+              c.earlier_offenses
+         FROM review_cases c JOIN added a ON a.case_id = c.id)
+     UPDATE review_cases c SET
+       reports_count = n.reports, total_penalty = n.penalty,
+       highest_severity = (${SEVERITY_ORDER_SQL})[n.sev], distinct_games = n.games,
+       distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
+       due_at = c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
+       priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
+                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0,
+       queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id')} END
+       FROM n WHERE c.id = n.id`,
+    [
+      filing.map((o) => o.case_id),
+      filing.map((o) => o.id),
+      filing.map((o) => o.game_id),
+      filing.map((o) => o.reporter),
+      filing.map((o) => o.severity),
+      filing.map((o) => o.confidence),
+      filing.map((o) => o.penalty_points),
+      filing.map((o) => (o.status === 'held' ? o.penalty_held : 0)),
+      dueHours,
+    ],
+  );
+  for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });
+  return {
+    filed,
+    outbox: await emitOffenseEvents(client, [...filing, ...fresh]),
+    acceptedAt: filing.map((o) => o.created_at),
+  };
+}
+
+/**
+ * offense.created and, when points were deducted, trust.changed, to the studio that filed the offense
+ * and every studio whose games the player is linked to; each sees the offense as its profile view
+ * would show it (full to the filing studio, a summary to the others). Emitted with the filing, so
+ * once per offense; only offenses some studio listens for are read at all.
+ */
+async function emitOffenseEvents(
+  client: PoolClient,
+  filing: { id: string; case_id: string | null }[],
+): Promise<OutboxRow[]> {
+  const listened = await findOffensesWithListeners(
+    client,
+    filing.map((f) => f.id),
+    OFFENSE_EVENTS,
+  );
+  if (listened.length === 0) return [];
+  const caseOf = new Map(filing.map((f) => [f.id, f.case_id]));
+  const events: { type: EventType; dataByStudio: Map<string, unknown> }[] = [];
+  for (const { offense, audience } of listened) {
+    const playerId = offense.playerServiceId;
+    const per = (data: (studio: string) => unknown) => new Map(audience.map((s) => [s, data(s)]));
+    const caseId = caseOf.get(offense.id);
+    events.push({
+      type: 'offense.created',
+      dataByStudio: per((studio) => ({ playerId, caseId, offense: presentOffense(offense, studio) })),
+    });
+    if (offense.penaltyPoints > 0 && offense.trustScoreAfter !== null) {
+      const change = {
+        playerId,
+        trustScoreBefore: offense.trustScoreAfter + offense.penaltyPoints,
+        trustScoreAfter: offense.trustScoreAfter,
+        reason: 'offense',
+        offenseId: offense.id,
+      };
+      events.push({ type: 'trust.changed', dataByStudio: per(() => change) });
+    }
+  }
+  return emitEvents(client, events);
 }

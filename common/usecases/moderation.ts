@@ -1,13 +1,6 @@
 import Joi from 'joi';
-import {
-  claimVerdict,
-  dropLease,
-  DROPS_LEASE,
-  grantLease,
-  releaseVerdict,
-  type Lease,
-} from '../lifecycles/lease.js';
-import { recordResolution } from '../lifecycles/review-case.js';
+import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
+import { assign, escalateToSenior, moveToQueue, recordResolution } from '../lifecycles/review-case.js';
 import { check, text } from '../validation.js';
 import {
   isUniqueViolation,
@@ -536,22 +529,14 @@ export async function escalateCase(pool: Pool, actor: Actor, caseId: string, inp
     assertMayWork(actor, c);
     if (queue === undefined) {
       if (c.escalation) throw conflict('case_escalated', 'The case is already escalated.', c);
-      await client.query(
-        `UPDATE review_cases SET escalated_at = now(), escalation_note = $2, assigned_to = NULL, ${DROPS_LEASE}
-          WHERE id = $1`,
-        [caseId, note],
-      );
+      await escalateToSenior(client, caseId, note);
     } else {
       assertNotEscalatedAway(actor, c);
       const target = await findQueue(client, queue);
       if (!target) throw validationError([{ field: 'queue', message: 'is no queue in use' }]);
       if (target.key === c.queue.key)
         throw validationError([{ field: 'queue', message: `the case is in ${target.name} already` }]);
-      await client.query(
-        `UPDATE review_cases SET queue_key = $2, queue_pinned = true, assigned_to = NULL, ${DROPS_LEASE}
-          WHERE id = $1`,
-        [caseId, target.key],
-      );
+      await moveToQueue(client, caseId, target.key);
     }
     await insertAudit(client, {
       moderatorId: actor.id,
@@ -587,10 +572,7 @@ export async function assignCase(pool: Pool, actor: Actor, caseId: string, input
           { field: 'username', message: `is no admin, and only admins work the ${c.queue.name} queue` },
         ]);
     }
-    await client.query('UPDATE review_cases SET assigned_to = $2 WHERE id = $1', [
-      caseId,
-      assignee?.id ?? null,
-    ]);
+    await assign(client, caseId, assignee?.id ?? null);
     await insertAudit(client, {
       moderatorId: actor.id,
       caseId,

@@ -1,11 +1,11 @@
 import Joi from 'joi';
+import { rerouteOpenCases } from '../lifecycles/review-case.js';
 import { isUniqueViolation, withTransaction, type Queryable } from '../data/db.js';
 import type pg from 'pg';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   DEFAULT_QUEUE,
   findQueue,
-  rerouteOpenCases,
   seesQueue,
   visibilitiesSeenBy,
   type QueueRecord,

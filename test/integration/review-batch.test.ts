@@ -10,7 +10,8 @@ import { computePenalty } from '../../common/domain/penalty.js';
 import { parseReport, type ReportKind } from '../../common/domain/reports.js';
 import { createLogger } from '../../common/logger.js';
 import type { OutboxRow } from '../../common/queues/outbox.js';
-import { fileOffenses, reviewProcessor } from '../../worker/processors/review.js';
+import { fileOffenses } from '../../common/lifecycles/review-case.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
 import { createTenant, createTestPlayer, TEST_PEPPER, type Tenant } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
 

@@ -31,20 +31,6 @@ export const routeSql = (type: string, sevRank: string, game: string) =>
              SELECT 1 FROM games g WHERE g.id = ${game} AND g.studio_id = ANY (r.studio_ids)))
      ORDER BY r.position LIMIT 1), '${DEFAULT_QUEUE}')`;
 
-/**
- * Routes every open case nobody moved by hand again by the rules (after the rules changed): the
- * number of cases that changed queue. Their claims stay: a moderator working one finishes it.
- */
-export async function rerouteOpenCases(db: Queryable): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE review_cases c SET queue_key = r.queue_key
-       FROM (SELECT id, ${routeSql('x.type', `array_position(${SEVERITY_ORDER_SQL}, x.highest_severity)`, 'x.first_game_id')} AS queue_key
-               FROM review_cases x WHERE x.status = 'open' AND NOT x.queue_pinned) r
-      WHERE c.id = r.id AND c.queue_key <> r.queue_key`,
-  );
-  return rowCount ?? 0;
-}
-
 export interface QueueRecord {
   key: string;
   name: string;
