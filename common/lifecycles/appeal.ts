@@ -1,12 +1,14 @@
 import type { Queryable } from '../data/db.js';
 import type { KeptSanction } from '../data/repos/appeals.js';
+import type { AppealReason } from '../domain/appeals.js';
 import { ENDS_LEASE } from './lease.js';
 
 /**
  * An appeal's life, in one table (issue 33): filed `open`, then decided once, `granted` or
  * `denied`; both are final (another appeal of the same subject is a new appeal). Its claim is a
- * lease (lease.ts). This module is the only code that writes an appeal's status after filing (a test
- * holds it to that), under the row lock its caller took (usecases/appeals.ts, lockOpenAppeal).
+ * lease (lease.ts). This module is the only code that writes an appeal (a test holds it to that):
+ * its filing, and its decision under the row lock its caller took (usecases/appeals.ts,
+ * lockOpenAppeal).
  *
  *   open --grant--> granted
  *   open --deny-->  denied
@@ -24,6 +26,38 @@ const TRANSITIONS: Readonly<Record<AppealStatus, Partial<Record<AppealEvent, App
 /** Where `event` takes an appeal in `status`; undefined when it does not move it. */
 export const nextAppealStatus = (status: AppealStatus, event: AppealEvent): AppealStatus | undefined =>
   TRANSITIONS[status][event];
+
+/**
+ * Files an appeal, `open`: its id. One open appeal a subject (a unique index): a second one is a
+ * unique violation the caller answers with 409 appeal_open.
+ */
+export async function recordFiling(
+  db: Queryable,
+  filing: {
+    playerRowId: string;
+    sanctionId: string | null;
+    offenseId: string | null;
+    reason: AppealReason;
+    statement: string;
+    filedByStudio: string | null;
+    at: Date;
+  },
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO appeals (player_id, sanction_id, offense_id, reason, statement, filed_by_studio, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    [
+      filing.playerRowId,
+      filing.sanctionId,
+      filing.offenseId,
+      filing.reason,
+      filing.statement,
+      filing.filedByStudio,
+      filing.at,
+    ],
+  );
+  return rows[0]!.id;
+}
 
 /**
  * Records the decision of an open appeal whose row the caller holds locked: its status, who decided

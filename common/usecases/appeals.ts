@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
-import { recordAppealDecision } from '../lifecycles/appeal.js';
+import { recordAppealDecision, recordFiling } from '../lifecycles/appeal.js';
 import { removeStrikeOfCase } from '../lifecycles/sanction.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
@@ -203,12 +203,15 @@ export async function fileAppeal(
       );
     let id: string;
     try {
-      const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO appeals (player_id, sanction_id, offense_id, reason, statement, filed_by_studio, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [player.rowId, v.sanctionId ?? null, v.offenseId ?? null, v.reason, v.statement, studio, input.now],
-      );
-      id = rows[0]!.id;
+      id = await recordFiling(client, {
+        playerRowId: player.rowId,
+        sanctionId: v.sanctionId ?? null,
+        offenseId: v.offenseId ?? null,
+        reason: v.reason,
+        statement: v.statement,
+        filedByStudio: studio,
+        at: input.now,
+      });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       throw conflict('appeal_open', 'An appeal of this is already open.', {

@@ -49,6 +49,11 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
           ),
         );
     expect(movers('appeals', 'appeal.ts')).to.deep.equal([]);
+    const appealWriters = ['common', 'api', 'worker', 'scripts']
+      .flatMap(sources)
+      .filter((file) => !['appeal.ts', 'lease.ts'].some((m) => file === path.join('common', 'lifecycles', m)))
+      .filter((file) => /(INSERT\s+INTO|UPDATE)\s+appeals\b/i.test(fs.readFileSync(file, 'utf8')));
+    expect(appealWriters).to.deep.equal([]);
     // A review case is written only by its module at all: filed into, assigned, escalated, moved,
     // re-routed, resolved.
     const caseWriters = ['common', 'api', 'worker', 'scripts']
