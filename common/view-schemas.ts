@@ -1,3 +1,4 @@
+import { OFFENSE_STATUSES } from './lifecycles/offense.js';
 import { APPEAL_STATUSES } from './lifecycles/appeal.js';
 import { CASE_STATUSES } from './lifecycles/review-case.js';
 import { APPEAL_REASONS } from './domain/appeals.js';
@@ -218,7 +219,7 @@ const schemas = {
         description: 'Points held for a moderator instead of applied (0 when none were).',
       },
       status: {
-        enum: ['applied', 'held', 'released', 'dropped', 'recorded', 'restored'],
+        enum: [...OFFENSE_STATUSES],
         description:
           'What became of its points. applied: taken at once; held: they wait for a moderator, then released (the case was upheld) or dropped (the case was dismissed, or an appeal granted); recorded: stored without points (the flag was false, or the reporter is muted); restored: a dismissal or a granted appeal gave its points back (applied or released before). restored, dropped and recorded are final: points come back at most once, whichever decision comes first.',
       },

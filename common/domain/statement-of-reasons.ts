@@ -1,4 +1,4 @@
-import type { OffenseStatus } from './offense-lifecycle.js';
+import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { OffenseType, Severity } from './reports.js';
 import type { AppealReason } from './appeals.js';
 import type { SanctionType } from './sanctions.js';

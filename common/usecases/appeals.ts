@@ -12,8 +12,8 @@ import {
 } from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { sanctionsOfDecision } from '../data/repos/sanctions.js';
-import { moveOffenses } from '../data/repos/offense-lifecycle.js';
-import { isAppealable, type OffenseStatus } from '../domain/offense-lifecycle.js';
+import { moveOffenses } from '../lifecycles/offense.js';
+import { isAppealable, type OffenseStatus } from '../lifecycles/offense.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';

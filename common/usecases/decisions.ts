@@ -1,6 +1,6 @@
 import type { Queryable } from '../data/db.js';
 import type { AppealReason } from '../domain/appeals.js';
-import type { OffenseStatus } from '../domain/offense-lifecycle.js';
+import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { PenaltyCaps } from '../domain/penalty.js';
 import type { OffenseType, Severity } from '../domain/reports.js';
 import type { SanctionType } from '../domain/sanctions.js';

@@ -22,7 +22,7 @@ import {
   type Outcome,
 } from '../data/repos/moderation.js';
 import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
-import { moveOffenses } from '../data/repos/offense-lifecycle.js';
+import { moveOffenses } from '../lifecycles/offense.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../data/repos/accounts.js';
 import { findQueue, seesQueue } from '../data/repos/queues.js';
@@ -318,7 +318,7 @@ interface OutcomeEffects {
 /**
  * What an outcome does to the player and the reporters, in the caller's transaction (which holds the
  * case's and the player's row locks): every offense of the case is marked reviewed and resolved, then
- * moved by the offense life cycle (repos/offense-lifecycle.ts): upholding takes the held points, in
+ * moved by the offense life cycle (common/lifecycles/offense.ts): upholding takes the held points, in
  * the order the reports came, each floored at 0 (`held_released`); dismissing gives back the points
  * the offenses took and that no granted appeal gave back already (never above 100, `dismissal`) and
  * drops the held ones. Each offense's reporter (per studio) gets the outcome counted for its

@@ -1,4 +1,4 @@
-import type { OffenseStatus, RestoredBy } from '../../domain/offense-lifecycle.js';
+import type { OffenseStatus, RestoredBy } from '../../lifecycles/offense.js';
 import type {
   EvidenceItem,
   NormalisedReport,
@@ -46,7 +46,7 @@ export interface OffenseRecord {
   cursorTs: string;
 }
 
-/** What became of an offense's points: the life cycle in domain/offense-lifecycle.ts. */
+/** What became of an offense's points: the life cycle in common/lifecycles/offense.ts. */
 export type { OffenseStatus };
 import type { StatusReason } from '../../domain/filing-rules.js';
 export type { StatusReason };
