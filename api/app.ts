@@ -4,20 +4,10 @@ import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
-import { DEPRECATIONS, deprecationMiddleware, type Deprecation } from './deprecations.js';
+import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
+import type { ApiDeps, AppDeps } from './deps.js';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import type { Config } from '../common/config.js';
-import type { Pool } from '../common/data/db.js';
-import type { Logger } from '../common/logger.js';
-import type { ApiMetrics } from '../common/metrics.js';
-import type { ShardedQueues } from '../common/queues/shards.js';
-import type { RedisClient } from '../common/queues/redis-client.js';
-import type { OutboxDispatcher } from '../common/queues/outbox.js';
-import type { ModeratorTokens } from '../common/security/moderator-tokens.js';
-import type { SigningKeys } from '../common/security/keys.js';
-import type { TokenService } from '../common/security/tokens.js';
-import type { ClientAuthenticator } from './middleware/client-auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { consistencyTokens } from './middleware/consistency.js';
 import { ReadRouting } from '../common/data/replicas.js';
@@ -36,36 +26,6 @@ import { reportRoutes } from './routes/reports/routes.js';
 import { webhookRoutes } from './routes/webhooks/routes.js';
 import { sanctionRoutes } from './routes/sanctions/routes.js';
 import { appealRoutes } from './routes/appeals/routes.js';
-
-export interface AppDeps {
-  config: Config;
-  log: Logger;
-  pool: Pool;
-  redis: RedisClient;
-  dispatcher: OutboxDispatcher;
-  clientAuth: ClientAuthenticator;
-  tokens: TokenService;
-  signingKeys: SigningKeys;
-  /** The public base URL: the tokens' `iss` and the metadata's endpoints. */
-  issuer: string;
-  /** Server secret, here the key of the sign-in form's CSRF token. */
-  pepper: string;
-  clock: () => Date;
-  moderatorTokens: ModeratorTokens;
-  /** Operator views: /metrics when given, and Bull Board at /admin/queues when the queues are. */
-  metrics?: ApiMetrics;
-  queues?: ShardedQueues;
-  /** Where reads may go (standbys); without it every read is on the primary. */
-  reads?: ReadRouting;
-  /** Operations announced for removal (api/deprecations.ts); tests pass their own. */
-  deprecations?: readonly Deprecation[];
-}
-
-/** What the routers get: the app's dependencies and what createApp builds from them. */
-export interface RouteDeps extends AppDeps {
-  rateLimits: RateLimits;
-  reads: ReadRouting;
-}
 
 /** Builds the Koa application: middleware order and routers, no listen(). */
 export function createApp(deps: AppDeps): Koa {
@@ -97,7 +57,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
   app.use(refuseNul);
-  const routeDeps: RouteDeps = {
+  const routeDeps: ApiDeps = {
     ...deps,
     reads,
     rateLimits: new RateLimits({
@@ -110,27 +70,27 @@ export function createApp(deps: AppDeps): Koa {
     }),
   };
   const routers = [
-    healthRoutes(deps),
-    oauthRoutes(deps),
+    healthRoutes(routeDeps),
+    oauthRoutes(routeDeps),
     playerRoutes(routeDeps),
     reportRoutes(routeDeps),
-    adminRoutes(deps),
+    adminRoutes(routeDeps),
     webhookRoutes(routeDeps),
     sanctionRoutes(routeDeps),
     appealRoutes(routeDeps),
     docsRoutes(deprecations),
     docsPages(),
-    consoleSessionRoutes(deps),
-    standingRoutes(deps),
-    templateRoutes(deps),
-    noteRoutes(deps),
-    tagRoutes(deps),
-    savedFilterRoutes(deps),
-    queueRoutes(deps),
+    consoleSessionRoutes(routeDeps),
+    standingRoutes(routeDeps),
+    templateRoutes(routeDeps),
+    noteRoutes(routeDeps),
+    tagRoutes(routeDeps),
+    savedFilterRoutes(routeDeps),
+    queueRoutes(routeDeps),
   ];
-  for (const middleware of consoleStatic(deps)) app.use(middleware);
+  for (const middleware of consoleStatic(routeDeps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));
-  if (deps.queues) for (const middleware of queueBoard(deps, deps.queues)) app.use(middleware);
+  if (deps.queues) for (const middleware of queueBoard(routeDeps, deps.queues)) app.use(middleware);
   if (deps.config.nodeEnv !== 'production') routers.push(demoRoutes(deps.issuer, deps.config.dataDir));
   for (const router of routers) {
     app.use(router.routes());

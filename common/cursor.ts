@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { isUuid } from './data/repos/accounts.js';
+import { isUuid } from './domain/ids.js';
 import { validationError } from './errors.js';
 import { check } from './validation.js';
 

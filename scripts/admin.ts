@@ -10,7 +10,7 @@ import { findGameByClientId, listGames, listPlayers, listStudios } from '../comm
 import { importPlayers } from './player-import.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
-import { isUuid } from '../common/data/repos/accounts.js';
+import { isUuid } from '../common/domain/ids.js';
 import { listModerators, setModeratorDisabled } from '../common/data/repos/moderation.js';
 import { deleteWebhook, listWebhooks } from '../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../common/net/addresses.js';

@@ -24,7 +24,7 @@ import {
 import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
 import { moveOffenses } from '../lifecycles/offense.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
-import { isUuid } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { findQueue, seesQueue } from '../data/repos/queues.js';
 import type { SanctionRecord } from '../data/repos/sanctions.js';
 import {

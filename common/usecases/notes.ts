@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
-import { isUuid } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { notFound } from '../errors.js';
 import { check, text } from '../validation.js';

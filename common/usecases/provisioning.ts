@@ -9,11 +9,11 @@ import {
   findGameByClientId,
   findPlayer,
   findStudio,
-  isUuid,
   linkPlayerToGame,
   rotateGameSecret,
   type Game,
 } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { isUniqueViolation } from '../data/db.js';
 import { playerFields, serviceId } from './players.js';
 import { AppError, notFound, validationError } from '../errors.js';

@@ -9,7 +9,7 @@ import { sanctionStatement } from '../domain/statement-of-reasons.js';
 import type { OffenseType, Severity } from '../domain/reports.js';
 import Joi from 'joi';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
-import { isUuid } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   findSanctionForUpdate,

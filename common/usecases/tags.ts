@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { Queryable } from '../data/db.js';
-import { isUuid } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { notFound } from '../errors.js';
 import { check } from '../validation.js';
 import type { Actor } from './moderation.js';

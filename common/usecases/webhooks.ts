@@ -15,7 +15,7 @@ import {
   type WebhookRecord,
 } from '../data/repos/webhooks.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { isUuid } from '../data/repos/accounts.js';
+import { isUuid } from '../domain/ids.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { check } from '../validation.js';
 import type { AddressPolicy } from '../net/addresses.js';

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { isUuid } from '../../common/data/repos/accounts.js';
+import { isUuid } from '../../common/domain/ids.js';
 import type { OffenseJobData } from '../../common/queues/index.js';
 
 /** Most offenses one job names: a report statement files at most a few hundred reports. */

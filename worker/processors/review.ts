@@ -6,7 +6,7 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
-import { isUuid } from '../../common/data/repos/accounts.js';
+import { isUuid } from '../../common/domain/ids.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
 

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { withTransaction } from '../../common/data/db.js';
-import { isUuid } from '../../common/data/repos/accounts.js';
+import { isUuid } from '../../common/domain/ids.js';
 import { emitEvents } from '../../common/data/repos/webhooks.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';

@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { isUuid, studioNames } from '../../../common/data/repos/accounts.js';
+import { studioNames } from '../../../common/data/repos/accounts.js';
+import { isUuid } from '../../../common/domain/ids.js';
 import { decodeKeys, encodeKeys, invalidCursor } from '../../../common/cursor.js';
 import { check } from '../../../common/validation.js';
 import {
@@ -24,7 +25,7 @@ import {
 } from '../../../common/usecases/moderation.js';
 import { presentAudit, presentCase, presentOffense, presentReporter } from '../../../common/views.js';
 import { findCaseReporters } from '../../../common/data/repos/reporters.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { signInModerator } from './sign-in.js';
 import { auditQuery, caseQuery, statsQuery } from './schema.js';
 import { moderatorPlayerView, playerTimeline, queueCounts } from '../../../common/usecases/player-view.js';
@@ -60,7 +61,7 @@ function caseId(ctx: Context): string {
 }
 
 /** The moderator API: sign-in, the review queue, case actions, and (admins) the audit log. */
-export function adminRoutes(deps: AppDeps): Router {
+export function adminRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
   const auth = moderatorAuth(deps);
   const actorOf = (ctx: Context) => ctx.state.actor as Actor;

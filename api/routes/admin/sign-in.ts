@@ -2,14 +2,14 @@ import type { Context } from 'koa';
 import { AppError } from '../../../common/errors.js';
 import { moderatorSignIn } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { sessionBody } from './schema.js';
 
 /**
  * A moderator's username and password from the body, behind the lockout: the account, or 401
  * invalid_credentials / 429 too_many_attempts. Both sign-ins (bearer token, console cookie) use it.
  */
-export async function signInModerator(deps: Pick<AppDeps, 'pool' | 'clock'>, ctx: Context) {
+export async function signInModerator(deps: Pick<ApiDeps, 'pool' | 'clock'>, ctx: Context) {
   const { username, password } = check<{ username: string; password: string }>(
     sessionBody,
     ctx.request.body ?? {},

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
-import { isUuid } from '../../../common/data/repos/accounts.js';
+import { isUuid } from '../../../common/domain/ids.js';
 import { listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { notFound } from '../../../common/errors.js';
@@ -9,7 +9,7 @@ import { claimAppeal, decideAppeal, fileAppeal, releaseAppeal } from '../../../c
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import { presentAppeal } from '../../../common/views.js';
-import type { RouteDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
@@ -21,7 +21,7 @@ import { appealForModerator } from '../../../common/usecases/appeal-context.js';
  * Appeals: a player files one through OAuth (or a studio for a player of its games) and follows it;
  * moderators work the appeals queue, oldest first, claiming and deciding like cases.
  */
-export function appealRoutes(deps: RouteDeps): Router {
+export function appealRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const bearer = bearerAuth(deps.tokens, deps.clientAuth);
   const client = deps.clientAuth.middleware();

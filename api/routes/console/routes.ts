@@ -12,7 +12,7 @@ import {
   CONSOLE_COOKIE,
   openConsoleSession,
 } from '../../../common/usecases/console-sessions.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { signInModerator } from '../admin/sign-in.js';
@@ -59,7 +59,7 @@ function pageHeaders(ctx: Context, csp: string) {
  * The console's sign-in (an HttpOnly, SameSite=Strict session cookie, Secure over https; the CSRF
  * token in the answer, for the X-CSRF-Token header of writes), who is signed in, and sign-out.
  */
-export function consoleSessionRoutes(deps: AppDeps): Router {
+export function consoleSessionRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin/console-session' });
   const policy = {
     idleSeconds: deps.config.consoleIdleTimeoutSeconds,
@@ -124,7 +124,7 @@ export function consoleSessionRoutes(deps: AppDeps): Router {
  * other /console path is the single page (no-cache), which routes itself. Without a build, /console
  * says how to make one.
  */
-export function consoleStatic(deps: AppDeps): Middleware[] {
+export function consoleStatic(deps: ApiDeps): Middleware[] {
   const dir = path.resolve(deps.config.consoleDir);
   const assets = mount(
     '/console/assets',

@@ -1,8 +1,8 @@
 import { Router } from '@koa/router';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { withTimeout } from '../../../common/timeout.js';
 
-export function healthRoutes(deps: AppDeps): Router {
+export function healthRoutes(deps: ApiDeps): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };

@@ -2,12 +2,12 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { addNote, listNotes, type NoteSubject } from '../../../common/usecases/notes.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
 /** Internal notes on cases and players: moderators only, never in a studio's or a player's answers. */
-export function noteRoutes(deps: AppDeps): Router {
+export function noteRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
   const auth = moderatorAuth(deps);
   const caseOf = (ctx: Context): NoteSubject => ({

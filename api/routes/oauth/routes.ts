@@ -21,7 +21,7 @@ import {
 import { provisionPlayer } from '../../../common/usecases/provisioning.js';
 import { addressLockedForSeconds, recordAddressFailure } from '../../../common/usecases/lockout.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { consentPage, errorPage } from './page.js';
 import { GRANT_TYPES, revocationRequestSchema, TOKEN_TYPE_HINTS, tokenRequestSchema } from './schema.js';
@@ -60,7 +60,7 @@ function showError(ctx: Context, status: number, title: string, message: string)
   ctx.body = errorPage(title, message);
 }
 
-export function oauthRoutes(deps: AppDeps): Router {
+export function oauthRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const issuer = deps.issuer;
   const csrfFor = (cookie: string) =>

@@ -8,7 +8,7 @@ import { AppError } from '../../../common/errors.js';
 import { metricsAuthorized, type ApiMetrics } from '../../../common/metrics.js';
 import type { ShardedQueues } from '../../../common/queues/shards.js';
 import { moderatorSignIn } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 
 export const BOARD_PATH = '/admin/queues';
 
@@ -59,7 +59,7 @@ const BOARD_CACHE_MS = 60_000;
  * lockout) as the API; a verified header is remembered for a minute so the board's polling does not
  * cost a password hash per request.
  */
-export function queueBoard(deps: AppDeps, queues: ShardedQueues): Middleware[] {
+export function queueBoard(deps: ApiDeps, queues: ShardedQueues): Middleware[] {
   const adapter = new KoaAdapter();
   adapter.setBasePath(BOARD_PATH);
   createBullBoard({

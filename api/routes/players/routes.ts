@@ -14,7 +14,7 @@ import { ProfileReader } from '../../../common/data/profile-reader.js';
 import { renderOffensePage } from '../../../common/data/repos/offenses.js';
 import { notFound } from '../../../common/errors.js';
 import { presentTrustChange } from '../../../common/views.js';
-import type { RouteDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { bearerAuth } from '../../middleware/bearer-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
@@ -30,7 +30,7 @@ function sendRendered(ctx: Context, json: string) {
   ctx.body = json;
 }
 
-export function playerRoutes(deps: RouteDeps): Router {
+export function playerRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const reads = deps.rateLimits.middleware('reads');
   const auth = [deps.clientAuth.middleware(), reads];

@@ -11,7 +11,7 @@ import {
 } from '../../../common/usecases/queues.js';
 import { DEFAULT_QUEUE } from '../../../common/data/repos/queues.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -19,7 +19,7 @@ import { moderatorAuth } from '../../middleware/moderator-auth.js';
  * Review queues and their routing rules: every moderator reads the queues they may see and the rules;
  * admins create, change and archive queues and replace the rules.
  */
-export function queueRoutes(deps: AppDeps): Router {
+export function queueRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
   const moderator = moderatorAuth(deps);
   const admin = moderatorAuth(deps, { role: 'admin' });

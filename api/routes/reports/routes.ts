@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { REPORT_KINDS, type ReportKind } from '../../../common/domain/reports.js';
 import { notFound, validationError } from '../../../common/errors.js';
 import { submitReport, type SubmitReportDeps } from '../../../common/usecases/submit-report.js';
-import type { RouteDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { effectiveLimits } from '../../../common/domain/limits.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/errors.js';
@@ -20,7 +20,7 @@ import {
 /** PostgreSQL's data and integrity errors (classes 22, 23) can be one report's fault; others not. */
 const isItemFault = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
 
-export function reportRoutes(deps: RouteDeps): Router {
+export function reportRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1' });
   // Reports that arrive together (from any number of requests) are filed by one statement and one
   // commit; a deadlock retries the batch; an error that may be one report's fault is isolated.

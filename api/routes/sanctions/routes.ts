@@ -8,7 +8,7 @@ import { placeSanction, revokeSanction, type SanctionActor } from '../../../comm
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import { presentSanction } from '../../../common/views.js';
-import type { RouteDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
@@ -26,7 +26,7 @@ function serviceIdOf(ctx: Context): string {
  * Sanctions: studios place and revoke their own studio's on players of their games and read what
  * they may see; moderators place and revoke any; the lobby check reads many players at once.
  */
-export function sanctionRoutes(deps: RouteDeps): Router {
+export function sanctionRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const client = deps.clientAuth.middleware();
   const studioOf = (ctx: Context): SanctionActor => ({

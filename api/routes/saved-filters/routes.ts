@@ -1,12 +1,12 @@
 import { Router } from '@koa/router';
 import { deleteSavedFilter, listSavedFilters, saveFilter } from '../../../common/usecases/saved-filters.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
 /** Each moderator's saved queue filters (their own only). */
-export function savedFilterRoutes(deps: AppDeps): Router {
+export function savedFilterRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin/saved-filters' });
   const auth = moderatorAuth(deps);
   router.get('/', auth, async (ctx) => {

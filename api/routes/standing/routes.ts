@@ -6,7 +6,7 @@ import { AppError } from '../../../common/errors.js';
 import { fileAppeal } from '../../../common/usecases/appeals.js';
 import { playerDecisions } from '../../../common/usecases/decisions.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { signInPage, STANDING_CSP, standingPage } from './page.js';
 
 const SESSION_COOKIE = 'pt_standing';
@@ -24,7 +24,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * HttpOnly, SameSite=Strict cookie of 30 minutes (no server state); every form carries a CSRF token
  * bound to a cookie of its own. No script runs on these pages.
  */
-export function standingRoutes(deps: AppDeps): Router {
+export function standingRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/standing' });
   const mac = (what: string) => crypto.createHmac('sha256', deps.pepper).update(what).digest('base64url');
   const secure = (ctx: Context) => ctx.protocol === 'https' || deps.issuer.startsWith('https:');

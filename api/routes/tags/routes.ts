@@ -2,12 +2,12 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { addTag, removeTag, tagsOf, type TagSubject } from '../../../common/usecases/tags.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
 /** Tags on cases and players: moderators only. */
-export function tagRoutes(deps: AppDeps): Router {
+export function tagRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
   const auth = moderatorAuth(deps);
   const subjects: [string, (ctx: Context) => TagSubject][] = [

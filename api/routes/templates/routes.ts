@@ -1,14 +1,14 @@
 import { Router } from '@koa/router';
-import { isUuid } from '../../../common/data/repos/accounts.js';
+import { isUuid } from '../../../common/domain/ids.js';
 import { notFound } from '../../../common/errors.js';
 import { archiveTemplate, createTemplate, listTemplates } from '../../../common/usecases/templates.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
-import type { AppDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
 /** Decision templates (canned reasons): every moderator reads them; admins write and archive them. */
-export function templateRoutes(deps: AppDeps): Router {
+export function templateRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin/templates' });
   const moderator = moderatorAuth(deps);
   const admin = moderatorAuth(deps, { role: 'admin' });

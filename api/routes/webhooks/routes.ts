@@ -12,12 +12,12 @@ import {
   sendTestEvent,
 } from '../../../common/usecases/webhooks.js';
 import { presentDelivery, presentWebhook } from '../../../common/views.js';
-import type { RouteDeps } from '../../app.js';
+import type { ApiDeps } from '../../deps.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 
 /** A studio's webhooks: any game of the studio (its client credentials) manages them. */
-export function webhookRoutes(deps: RouteDeps): Router {
+export function webhookRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/webhooks' });
   const auth = [deps.clientAuth.middleware(), deps.rateLimits.middleware('webhooks')];
   const policy = new AddressPolicy(deps.config.outboundAllowlist);

@@ -1,3 +1,4 @@
+import { isUuid } from '../../domain/ids.js';
 import crypto from 'node:crypto';
 import type { Queryable } from '../db.js';
 import type { LimitOverrides } from '../../domain/limits.js';
@@ -160,9 +161,6 @@ export async function linkPlayerToGame(db: Queryable, playerId: string, gameId: 
 export function generateServiceId(): string {
   return `plr_${crypto.randomBytes(12).toString('base64url')}`;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string) => UUID.test(s);
 
 /** The names of the given studios, by id (ids of no studio are left out): for screens people read. */
 export async function studioNames(db: Queryable, ids: Iterable<string | null | undefined>) {
