@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { LIMITS } from '../generated/contract';
 import { api, type Schemas } from '../api';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -37,7 +38,7 @@ export function Notes({ path, label }: { path: string; label: string }) {
       <textarea
         id={`${id}-new`}
         rows={2}
-        maxLength={4000}
+        maxLength={LIMITS.note}
         value={body}
         onChange={(e) => setBody(e.target.value)}
       />

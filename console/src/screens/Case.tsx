@@ -18,23 +18,21 @@ import {
 } from '../api';
 import { OffenseCard, asText } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
-import { when } from '../format';
+import { SANCTION_WORDS, when } from '../format';
 import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
+import { LIMITS, NEEDS_PERIOD, SANCTION_TYPES } from '../generated/contract';
 
-export const SANCTION_TYPES = [
+/** The sanction choices: none, then every type the API takes (the generated contract), in words. */
+export const SANCTION_CHOICES: readonly (readonly [string, string])[] = [
   ['', 'no sanction'],
-  ['warning', 'warning'],
-  ['chat_restriction', 'chat restriction'],
-  ['matchmaking_restriction', 'matchmaking restriction'],
-  ['temporary_ban', 'temporary ban'],
-  ['permanent_ban', 'permanent ban'],
-] as const;
-/** The sanctions that need a period (a warning may have one, a permanent ban may not). */
-export const NEEDS_PERIOD = ['chat_restriction', 'matchmaking_restriction', 'temporary_ban'];
+  ...SANCTION_TYPES.map((t) => [t, SANCTION_WORDS[t].toLowerCase()] as const),
+];
+/** Whether a sanction needs a period (a warning may have one, a permanent ban may not). */
+export const needsPeriod = (type: string) => (NEEDS_PERIOD as readonly string[]).includes(type);
 
 /** One case: the player, every offense with its evidence, the reporters, and the decision. */
 export function CaseScreen({ session }: { session: Session }) {
@@ -104,7 +102,7 @@ export function CaseScreen({ session }: { session: Session }) {
         type: sanctionType as NonNullable<Resolution['sanction']>['type'],
         reason: sanctionReason.trim(),
         scope,
-        ...(NEEDS_PERIOD.includes(sanctionType) ? { durationSeconds: Math.round(Number(days) * 86400) } : {}),
+        ...(needsPeriod(sanctionType) ? { durationSeconds: Math.round(Number(days) * 86400) } : {}),
       };
     }
     setBusy(true);
@@ -270,7 +268,11 @@ export function CaseScreen({ session }: { session: Session }) {
               >
                 <label>
                   Assign to (username; empty takes it back)
-                  <input value={assignee} maxLength={64} onChange={(e) => setAssignee(e.target.value)} />
+                  <input
+                    value={assignee}
+                    maxLength={LIMITS.username}
+                    onChange={(e) => setAssignee(e.target.value)}
+                  />
                 </label>
                 <button type="submit" disabled={busy}>
                   Assign
@@ -369,14 +371,14 @@ export function CaseScreen({ session }: { session: Session }) {
               <label>
                 Sanction
                 <select value={sanctionType} onChange={(e) => setSanctionType(e.target.value)}>
-                  {SANCTION_TYPES.map(([value, label]) => (
+                  {SANCTION_CHOICES.map(([value, label]) => (
                     <option key={value} value={value}>
                       {label}
                     </option>
                   ))}
                 </select>
               </label>
-              {NEEDS_PERIOD.includes(sanctionType) && (
+              {needsPeriod(sanctionType) && (
                 <label>
                   Days
                   <input

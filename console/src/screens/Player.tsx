@@ -7,7 +7,7 @@ import { TrustChart } from '../components/TrustChart';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
-import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
+import { needsPeriod, SANCTION_CHOICES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
@@ -31,7 +31,7 @@ export function PlayerScreen() {
     const body: SanctionRequest = {
       type: type as SanctionRequest['type'],
       reason: String(form.get('reason')).trim(),
-      ...(NEEDS_PERIOD.includes(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
+      ...(needsPeriod(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
     };
     try {
       await placeSanction(serviceId, body);
@@ -195,7 +195,7 @@ export function PlayerScreen() {
           <label>
             Type
             <select name="type" defaultValue="warning">
-              {SANCTION_TYPES.filter(([value]) => value).map(([value, label]) => (
+              {SANCTION_CHOICES.filter(([value]) => value).map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
                 </option>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { LIMITS, OFFENSE_TYPES, SEVERITIES as SEVERITY_LIST } from '../generated/contract';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import {
   claimCase,
@@ -26,8 +27,9 @@ const TABS = [
   ['resolved', 'Resolved'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
-export const TYPES: Case['type'][] = ['cheating', 'toxicity', 'afk', 'griefing'];
-export const SEVERITIES: Case['highestSeverity'][] = ['low', 'medium', 'high', 'critical'];
+/** Offense kinds and severities as the API states them (the generated contract). */
+export const TYPES: readonly Case['type'][] = OFFENSE_TYPES;
+export const SEVERITIES: readonly Case['highestSeverity'][] = SEVERITY_LIST;
 
 /** Cases a page of the queue shows, and each further page adds. */
 const PAGE = 50;
@@ -526,7 +528,7 @@ function SavedFilters({
       >
         <label>
           Save these filters as
-          <input value={name} maxLength={60} onChange={(e) => setName(e.target.value)} />
+          <input value={name} maxLength={LIMITS.savedFilterName} onChange={(e) => setName(e.target.value)} />
         </label>
         <button type="submit" disabled={!name.trim()}>
           Save

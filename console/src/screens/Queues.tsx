@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { LIMITS } from '../generated/contract';
 import { Link } from 'react-router';
 import {
   archiveQueue,
@@ -159,11 +160,11 @@ export function QueuesScreen({ session }: { session: Session }) {
           </label>
           <label>
             Name
-            <input name="name" required maxLength={60} />
+            <input name="name" required maxLength={LIMITS.queueName} />
           </label>
           <label>
             What it is for
-            <input name="description" maxLength={500} />
+            <input name="description" maxLength={LIMITS.queueDescription} />
           </label>
           <label>
             Seen by
@@ -224,11 +225,11 @@ function EditQueue({
       <h2 id="edit-queue">Change {queue.name}</h2>
       <label>
         Name
-        <input name="name" required maxLength={60} defaultValue={queue.name} />
+        <input name="name" required maxLength={LIMITS.queueName} defaultValue={queue.name} />
       </label>
       <label>
         What it is for
-        <input name="description" maxLength={500} defaultValue={queue.description} />
+        <input name="description" maxLength={LIMITS.queueDescription} defaultValue={queue.description} />
       </label>
       {queue.key !== 'general' && (
         <label>

@@ -4,7 +4,8 @@ import { duration } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
-import { NEEDS_PERIOD, SANCTION_TYPES } from './Case';
+import { needsPeriod, SANCTION_CHOICES } from './Case';
+import { LIMITS } from '../generated/contract';
 
 /** What a template decides, in words. */
 export const templateSummary = (t: DecisionTemplate) =>
@@ -33,7 +34,7 @@ export function TemplatesScreen() {
         ...(outcome === 'upheld' && sanction
           ? {
               sanctionType: sanction as NonNullable<DecisionTemplate['sanctionType']>,
-              ...(NEEDS_PERIOD.includes(sanction) ? { durationSeconds: Math.round(days * 86_400) } : {}),
+              ...(needsPeriod(sanction) ? { durationSeconds: Math.round(days * 86_400) } : {}),
             }
           : {}),
       });
@@ -91,7 +92,7 @@ export function TemplatesScreen() {
         <h2 id="add-template">Add a template</h2>
         <label>
           Title
-          <input name="title" required maxLength={100} />
+          <input name="title" required maxLength={LIMITS.templateTitle} />
         </label>
         <fieldset>
           <legend>Outcome</legend>
@@ -118,7 +119,7 @@ export function TemplatesScreen() {
           <label>
             Sanction
             <select value={sanction} onChange={(e) => setSanction(e.target.value)}>
-              {SANCTION_TYPES.map(([value, label]) => (
+              {SANCTION_CHOICES.map(([value, label]) => (
                 <option key={value} value={value}>
                   {label}
                 </option>
@@ -126,7 +127,7 @@ export function TemplatesScreen() {
             </select>
           </label>
         )}
-        {outcome === 'upheld' && NEEDS_PERIOD.includes(sanction) && (
+        {outcome === 'upheld' && needsPeriod(sanction) && (
           <label>
             Days
             <input name="days" type="number" min="1" max="3650" defaultValue="7" />
@@ -134,7 +135,7 @@ export function TemplatesScreen() {
         )}
         <label>
           Reason the player reads
-          <textarea name="playerReason" required maxLength={2000} rows={3} />
+          <textarea name="playerReason" required maxLength={LIMITS.playerReason} rows={3} />
         </label>
         <button type="submit" disabled={busy}>
           Add template
