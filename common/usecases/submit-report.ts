@@ -12,6 +12,7 @@ import {
   type ReportToRecord,
 } from '../data/repos/offenses.js';
 import type { Limits } from '../domain/limits.js';
+import { GroupCommit } from '../data/group-commit.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import { isPlayerSourced, parseReport, type ReportKind } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
@@ -33,6 +34,49 @@ export interface SubmitReportDeps {
   /** Called with the outbox rows once their transaction committed. */
   afterCommit: (rows: OutboxRow[]) => void;
   now?: () => Date;
+}
+
+/** PostgreSQL's data and integrity errors (classes 22, 23) can be one report's fault; others not. */
+const isItemFault = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
+
+/**
+ * The report flow as an API process runs it, built once at start-up: reports that arrive together
+ * (from any number of requests) are filed by one statement and one commit (a group commit around the
+ * report statement; a deadlock retries the batch; an error that may be one report's fault is
+ * isolated), and their jobs go to the queues after the commit. The route only parses, calls
+ * submitReport with these and answers.
+ */
+export function reportFiling(deps: {
+  pool: Pool;
+  queueShards: number;
+  batchMax: number;
+  batchesInFlight: number;
+  caps: PenaltyCaps;
+  credibility: { threshold: number; minHistory: number };
+  idempotencyTtlHours: number;
+  /** Hands the outbox rows of a committed filing to the queues (the API's outbox dispatcher). */
+  dispatch: (rows: OutboxRow[]) => void;
+}): SubmitReportDeps {
+  const filing = { queueShards: deps.queueShards };
+  const groupCommit = new GroupCommit<ReportToRecord, RecordOutcome>(
+    (items) => withRetries(() => recordReports(deps.pool, items, filing)),
+    {
+      maxBatch: deps.batchMax,
+      maxInFlight: deps.batchesInFlight,
+      isolate: isItemFault,
+      // Reports on one player apply in the order they arrived: one player, one batch at a time.
+      keyOf: (item) => item.serviceId,
+    },
+  );
+  return {
+    pool: deps.pool,
+    filing,
+    caps: deps.caps,
+    idempotencyTtlHours: deps.idempotencyTtlHours,
+    credibility: deps.credibility,
+    afterCommit: deps.dispatch,
+    write: (item) => groupCommit.submit(item),
+  };
 }
 
 export interface Tenant {

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { REPORT_KINDS, type ReportKind } from '../../../common/domain/reports.js';
 import { notFound, validationError } from '../../../common/errors.js';
-import { submitReport, type SubmitReportDeps } from '../../../common/usecases/submit-report.js';
+import { reportFiling, submitReport } from '../../../common/usecases/submit-report.js';
 import type { ApiDeps } from '../../deps.js';
 import { effectiveLimits } from '../../../common/domain/limits.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
@@ -9,44 +9,23 @@ import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/error
 import { check } from '../../../common/validation.js';
 import { BATCH_MAX, batchSchema, IDEMPOTENCY_KEY } from './schema.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
-import { withRetries } from '../../../common/data/db.js';
-import { GroupCommit } from '../../../common/data/group-commit.js';
-import {
-  recordReports,
-  type RecordOutcome,
-  type ReportToRecord,
-} from '../../../common/data/repos/offenses.js';
-
-/** PostgreSQL's data and integrity errors (classes 22, 23) can be one report's fault; others not. */
-const isItemFault = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
 
 export function reportRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1' });
-  // Reports that arrive together (from any number of requests) are filed by one statement and one
-  // commit; a deadlock retries the batch; an error that may be one report's fault is isolated.
-  const filing = { queueShards: deps.config.queueShards };
-  const groupCommit = new GroupCommit<ReportToRecord, RecordOutcome>(
-    (items) => withRetries(() => recordReports(deps.pool, items, filing)),
-    {
-      maxBatch: deps.config.reportBatchMax,
-      maxInFlight: deps.config.reportBatchesInFlight,
-      isolate: isItemFault,
-      // Reports on one player apply in the order they arrived: one player, one batch at a time.
-      keyOf: (item) => item.serviceId,
-    },
-  );
-  const submitDeps: SubmitReportDeps = {
+  // Built once: the group commit and the dispatch after commit live with the use case.
+  const submitDeps = reportFiling({
     pool: deps.pool,
-    filing,
+    queueShards: deps.config.queueShards,
+    batchMax: deps.config.reportBatchMax,
+    batchesInFlight: deps.config.reportBatchesInFlight,
     caps: deps.config.penaltyCaps,
     idempotencyTtlHours: deps.config.idempotencyTtlHours,
     credibility: {
       threshold: deps.config.credibilityThreshold,
       minHistory: deps.config.credibilityMinHistory,
     },
-    afterCommit: (rows) => deps.dispatcher.enqueue(rows),
-    write: (item) => groupCommit.submit(item),
-  };
+    dispatch: (rows) => deps.dispatcher.enqueue(rows),
+  });
   for (const kind of Object.keys(REPORT_KINDS) as ReportKind[]) {
     router.post(
       `/${kind}/submitReport/:serviceId`,
