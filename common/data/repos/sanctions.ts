@@ -60,6 +60,18 @@ export const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_stu
   s.revoked_by_studio, s.revoke_reason, s.created_at, ${ACTIVE(now)} AS active,
   to_json(s.created_at)#>>'{}' AS cursor_ts`;
 
+/**
+ * SQL: a sanction's columns with who placed it by name (a moderator's username or a studio's name)
+ * and the studio it is limited to by name, and the FROM that joins them; a WHERE follows.
+ */
+const NAMED = (
+  now: string,
+) => `${COLUMNS(now)}, coalesce(m.username, st.name) AS issued_by_name, sc.name AS scope_name
+   FROM sanctions s JOIN players p ON p.id = s.player_id
+   LEFT JOIN moderators m ON m.id = s.issued_by_moderator
+   LEFT JOIN studios st ON st.id = s.issued_by_studio
+   LEFT JOIN studios sc ON sc.id = s.scope_studio_id`;
+
 export const fromRow = (r: SanctionRow): SanctionRecord => ({
   id: r.id,
   serviceId: r.service_id,
@@ -123,11 +135,7 @@ export async function sanctionsOfDecision(
   lock = false,
 ): Promise<(SanctionRecord & { issuedByName: string; scopeName: string | null })[]> {
   const { rows } = await db.query<SanctionRow & { issued_by_name: string; scope_name: string | null }>(
-    `SELECT ${COLUMNS('$4::timestamptz')}, coalesce(m.username, st.name) AS issued_by_name, sc.name AS scope_name
-       FROM sanctions s JOIN players p ON p.id = s.player_id
-       LEFT JOIN moderators m ON m.id = s.issued_by_moderator
-       LEFT JOIN studios st ON st.id = s.issued_by_studio
-       LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+    `SELECT ${NAMED('$4::timestamptz')}
       WHERE s.player_id = $1 AND s.revoked_at IS NULL
         AND (s.id = $3 OR (s.case_id = $2 AND (s.expires_at IS NULL OR s.expires_at > $4)))
       ORDER BY s.created_at, s.id${lock ? ' FOR UPDATE OF s' : ''}`,
@@ -232,12 +240,7 @@ export async function findSanctionForModerator(
   now: Date,
 ): Promise<{ sanction: SanctionRecord; issuedByName: string; scopeName: string | null } | undefined> {
   const { rows } = await db.query<SanctionRow & { issued_by_name: string; scope_name: string | null }>(
-    `SELECT ${COLUMNS('$2::timestamptz')}, coalesce(m.username, st.name) AS issued_by_name, sc.name AS scope_name
-       FROM sanctions s JOIN players p ON p.id = s.player_id
-       LEFT JOIN moderators m ON m.id = s.issued_by_moderator
-       LEFT JOIN studios st ON st.id = s.issued_by_studio
-       LEFT JOIN studios sc ON sc.id = s.scope_studio_id
-      WHERE s.id = $1`,
+    `SELECT ${NAMED('$2::timestamptz')} WHERE s.id = $1`,
     [sanctionId, now],
   );
   const r = rows[0];

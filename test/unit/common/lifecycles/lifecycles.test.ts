@@ -38,49 +38,31 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(releaseVerdict(null, admin)).to.deep.equal({ verdict: 'not_claimed' });
   });
 
-  it("one module each moves an appeal's and a review case's status: no other source file updates them", () => {
-    const movers = (table: string, module: string) =>
-      ['common', 'api', 'worker', 'scripts']
-        .flatMap(sources)
-        .filter((file) => file !== path.join('common', 'lifecycles', module))
-        .filter((file) =>
-          new RegExp(`UPDATE\\s+${table}(?:\\s+\\w+)?\\s+SET[^;\`]*?\\bstatus\\s*=`, 'i').test(
-            fs.readFileSync(file, 'utf8'),
-          ),
-        );
-    expect(movers('appeals', 'appeal.ts')).to.deep.equal([]);
-    expect(movers('offenses', 'offense.ts')).to.deep.equal([]);
-    const appealWriters = ['common', 'api', 'worker', 'scripts']
+  /** The service's source files, other than these life cycle modules, whose text matches `pattern`. */
+  const writersBesides = (modules: string[], pattern: RegExp) =>
+    ['common', 'api', 'worker', 'scripts']
       .flatMap(sources)
-      .filter((file) => !['appeal.ts', 'lease.ts'].some((m) => file === path.join('common', 'lifecycles', m)))
-      .filter((file) => /(INSERT\s+INTO|UPDATE)\s+appeals\b/i.test(fs.readFileSync(file, 'utf8')));
-    expect(appealWriters).to.deep.equal([]);
+      .filter((file) => !modules.some((m) => file === path.join('common', 'lifecycles', m)))
+      .filter((file) => pattern.test(fs.readFileSync(file, 'utf8')));
+  const writes = (table: string) => new RegExp(`(INSERT\\s+INTO|UPDATE)\\s+${table}\\b`, 'i');
+  const movesStatus = (table: string) =>
+    new RegExp(`UPDATE\\s+${table}(?:\\s+\\w+)?\\s+SET[^;\`]*?\\bstatus\\s*=`, 'i');
+
+  it("one module each writes an appeal, a review case and an offense's status: no other source file does", () => {
+    expect(writersBesides(['appeal.ts', 'lease.ts'], writes('appeals'))).to.deep.equal([]);
     // A review case is written only by its module at all: filed into, assigned, escalated, moved,
     // re-routed, resolved.
-    const caseWriters = ['common', 'api', 'worker', 'scripts']
-      .flatMap(sources)
-      .filter((file) => file !== path.join('common', 'lifecycles', 'review-case.ts'))
-      .filter((file) => /(INSERT\s+INTO|UPDATE)\s+review_cases\b/i.test(fs.readFileSync(file, 'utf8')));
-    expect(caseWriters).to.deep.equal([]);
+    expect(writersBesides(['review-case.ts'], writes('review_cases'))).to.deep.equal([]);
+    expect(writersBesides(['offense.ts'], movesStatus('offenses'))).to.deep.equal([]);
   });
 
   it('one module writes sanctions and strikes: no other source file inserts or updates them', () => {
-    const writers = ['common', 'api', 'worker', 'scripts']
-      .flatMap(sources)
-      .filter((file) => file !== path.join('common', 'lifecycles', 'sanction.ts'))
-      .filter((file) =>
-        /(INSERT\s+INTO|UPDATE)\s+(sanctions|strikes)\b/i.test(fs.readFileSync(file, 'utf8')),
-      );
-    expect(writers).to.deep.equal([]);
+    expect(writersBesides(['sanction.ts'], writes('(sanctions|strikes)'))).to.deep.equal([]);
   });
 
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
-    const writers = ['common', 'api', 'worker', 'scripts']
-      .flatMap(sources)
-      .filter((file) => file !== path.join('common', 'lifecycles', 'lease.ts'))
-      .filter((file) =>
-        /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/.test(fs.readFileSync(file, 'utf8')),
-      );
-    expect(writers).to.deep.equal([]);
+    expect(writersBesides(['lease.ts'], /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/)).to.deep.equal(
+      [],
+    );
   });
 });
