@@ -69,6 +69,36 @@ describe('appeals', function () {
       ...(json ? { json } : {}),
     });
 
+  /**
+   * A high-severity toxicity report against `serviceId`, its case claimed and upheld by modA (with
+   * `resolution`'s sanction, if any): the offense's and the case's ids. A review worker must run.
+   */
+  async function upheldToxicity(serviceId: string, resolution: object = { note: 'abusive' }) {
+    const report = await call<{ report: { _id: string } }>(
+      api.url,
+      'POST',
+      `/v1/toxicity/submitReport/${serviceId}`,
+      {
+        spec: '/v1/toxicity/submitReport/{serviceId}',
+        headers: game.headers,
+        json: { report: { isToxic: true, severity: 'high' } },
+      },
+    );
+    const offenseId = report.body.report._id;
+    const caseId = await caseOfOffense(api.pool, offenseId);
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: modA.headers,
+    });
+    const resolved = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: modA.headers,
+      json: { outcome: 'upheld', ...resolution },
+    });
+    expect(resolved.status, resolved.text).to.equal(200);
+    return { offenseId, caseId };
+  }
+
   it('a player appeals a sanction; one open appeal at a time; another moderator grants it and it is revoked', async () => {
     const player = await createTestPlayer(api.pool);
     const headers = await playerToken(player); // approving the game links the player to it
@@ -271,26 +301,7 @@ describe('appeals', function () {
     try {
       const player = await createTestPlayer(api.pool);
       await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
-      const report = await call<{ report: { _id: string } }>(
-        api.url,
-        'POST',
-        `/v1/toxicity/submitReport/${player.serviceId}`,
-        {
-          spec: '/v1/toxicity/submitReport/{serviceId}',
-          headers: game.headers,
-          json: { report: { isToxic: true, severity: 'high' } },
-        },
-      );
-      const caseId = await caseOfOffense(api.pool, report.body.report._id);
-      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
-        spec: '/v1/admin/cases/{caseId}/claim',
-        headers: modA.headers,
-      });
-      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
-        spec: '/v1/admin/cases/{caseId}/resolve',
-        headers: modA.headers,
-        json: { outcome: 'upheld', note: 'abusive' },
-      });
+      const { offenseId, caseId } = await upheldToxicity(player.serviceId);
       const strike = async () =>
         (
           await api.pool.query<{ removed: boolean }>(
@@ -303,7 +314,7 @@ describe('appeals', function () {
         spec: '/v1/player/{serviceId}/appeals',
         headers: game.headers,
         json: {
-          offenseId: report.body.report._id,
+          offenseId: offenseId,
           reason: 'unfair',
           statement: 'It was banter between friends.',
         },
@@ -356,32 +367,10 @@ describe('appeals', function () {
     async function upheldWithBan() {
       const player = await createTestPlayer(api.pool);
       const headers = await playerToken(player);
-      const report = await call<{ report: { _id: string } }>(
-        api.url,
-        'POST',
-        `/v1/toxicity/submitReport/${player.serviceId}`,
-        {
-          spec: '/v1/toxicity/submitReport/{serviceId}',
-          headers: game.headers,
-          json: { report: { isToxic: true, severity: 'high' } },
-        },
-      );
-      const offenseId = report.body.report._id;
-      const caseId = await caseOfOffense(api.pool, offenseId);
-      await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
-        spec: '/v1/admin/cases/{caseId}/claim',
-        headers: modA.headers,
+      const { offenseId, caseId } = await upheldToxicity(player.serviceId, {
+        note: 'abusive in voice chat',
+        sanction: { type: 'temporary_ban', reason: 'Abuse of other players.', durationSeconds: 7 * 86_400 },
       });
-      const resolved = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
-        spec: '/v1/admin/cases/{caseId}/resolve',
-        headers: modA.headers,
-        json: {
-          outcome: 'upheld',
-          note: 'abusive in voice chat',
-          sanction: { type: 'temporary_ban', reason: 'Abuse of other players.', durationSeconds: 7 * 86_400 },
-        },
-      });
-      expect(resolved.status, resolved.text).to.equal(200);
       const ban = (
         await api.pool.query<{ id: string }>('SELECT id FROM sanctions WHERE case_id = $1', [caseId])
       ).rows[0]!.id;
