@@ -35,6 +35,16 @@ export interface ProcessorDeps {
 export type Processor = (job: Job, token?: string) => Promise<unknown>;
 
 /**
+ * Puts a job back to wait until `at` without spending one of its attempts (BullMQ's delayed set,
+ * skipAttempt), for a processor that will not run it now: a job of a kind it does not know, a
+ * webhook whose endpoint's lane is full or which is parked.
+ */
+export async function putBack(job: Job, token: string | undefined, at: number): Promise<never> {
+  await job.moveToDelayed(at, token);
+  throw new DelayedError();
+}
+
+/**
  * Runs `processor` on the jobs this release knows for `queue`; a job of another name (a newer
  * release's, met during a rollback) is put back, unspent, for a worker that knows it, instead of
  * failing for good: a failed job keeps its id, so nothing could add it again. Said once per name.
@@ -51,8 +61,7 @@ export function knownJobsOnly(queue: QueueName, processor: Processor, log: Logge
         'a job of a kind this worker does not know (a newer release wrote it): left for a worker that does',
       );
     }
-    await job.moveToDelayed(Date.now() + UNKNOWN_JOB_WAIT_MS, token);
-    throw new DelayedError();
+    return putBack(job, token, Date.now() + UNKNOWN_JOB_WAIT_MS);
   };
 }
 

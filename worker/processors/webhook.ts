@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import { withTransaction } from '../../common/data/db.js';
 import { isUuid } from '../../common/domain/ids.js';
 import { emitEvents } from '../../common/data/repos/webhooks.js';
@@ -6,7 +6,7 @@ import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
 import { webhookRetryDelay, webhookRetryOf, type WebhookJobData } from '../../common/queues/index.js';
 import { openWebhookSecret, standardWebhookHeaders } from '../../common/security/webhook-secrets.js';
-import type { ProcessorDeps } from '../run.js';
+import { putBack, type ProcessorDeps } from '../run.js';
 
 export function parseWebhookJob(job: Job): WebhookJobData {
   const data = job.data as Partial<WebhookJobData> | undefined;
@@ -86,13 +86,9 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
   const lanes = new EndpointLanes(deps.config.webhookEndpointConcurrency);
   /** A short wait for a place in a full lane: up to a second, spread so the waiting do not return together. */
   const laneWait = () => Math.min(1000, deps.config.webhookTimeoutMs) * (0.5 + Math.random() / 2);
-  const waitUntil = async (job: Job, token: string | undefined, at: number): Promise<never> => {
-    await job.moveToDelayed(at, token);
-    throw new DelayedError();
-  };
   return async (job: Job, token?: string) => {
     const { deliveryId, webhookId } = parseWebhookJob(job);
-    if (webhookId && lanes.full(webhookId)) return waitUntil(job, token, Date.now() + laneWait());
+    if (webhookId && lanes.full(webhookId)) return putBack(job, token, Date.now() + laneWait());
     const { rows } = await deps.pool.query<DeliveryTarget>(
       `SELECT d.status, d.event_id, d.event_type, d.payload, d.created_at, w.id AS webhook_id, w.studio_id, w.url,
               w.secret_ciphertext,
@@ -116,8 +112,8 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     }
     if (delivery.parked_until)
       // Back when the parking ends (the delivery log shows that time), a little spread.
-      return waitUntil(job, token, delivery.parked_until.getTime() + Math.random() * 1000);
-    if (!lanes.take(delivery.webhook_id)) return waitUntil(job, token, Date.now() + laneWait());
+      return putBack(job, token, delivery.parked_until.getTime() + Math.random() * 1000);
+    if (!lanes.take(delivery.webhook_id)) return putBack(job, token, Date.now() + laneWait());
     try {
       return await attempt(job, deliveryId, delivery);
     } finally {
@@ -175,10 +171,12 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
       recorded = true;
       // The breaker counts attempts, whichever delivery made them: an answer resets it; a failure
       // counts, and the one that reaches the threshold parks the endpoint (not again while parked).
+      // A delivery resets both counters in one statement (consecutive_failures counts deliveries
+      // failed for good; attempt_failures, the breaker's, attempts).
       await client.query(
         ok
-          ? `UPDATE webhooks SET attempt_failures = 0, parks = 0, parked_until = NULL
-              WHERE id = $1 AND (attempt_failures > 0 OR parked_until IS NOT NULL)`
+          ? `UPDATE webhooks SET attempt_failures = 0, parks = 0, parked_until = NULL, consecutive_failures = 0
+              WHERE id = $1 AND (attempt_failures > 0 OR parked_until IS NOT NULL OR consecutive_failures > 0)`
           : `UPDATE webhooks SET attempt_failures = attempt_failures + 1,
                     parked_until = CASE WHEN attempt_failures + 1 >= $2 AND (parked_until IS NULL OR parked_until <= now())
                                         THEN now() + make_interval(secs => $3 * 2 ^ least(parks, $4) / 1000.0)
@@ -196,13 +194,7 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
             ],
       );
       if (status === 'pending') return [];
-      if (status === 'delivered') {
-        await client.query(
-          'UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures > 0',
-          [delivery.webhook_id],
-        );
-        return [];
-      }
+      if (status === 'delivered') return [];
       const { rows: counted } = await client.query<{
         consecutive_failures: number;
         disabled_at: Date;
