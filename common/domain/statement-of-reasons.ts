@@ -1,3 +1,4 @@
+import type { AppealStatus } from '../lifecycles/appeal.js';
 import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { OffenseType, Severity } from './reports.js';
 import type { AppealReason } from './appeals.js';
@@ -40,7 +41,7 @@ export interface StatementOfReasons {
     /** The appeal already filed, and its decision. */
     filed: {
       id: string;
-      status: 'open' | 'granted' | 'denied';
+      status: AppealStatus;
       /** The player's own reason and words, as filed. */
       reason: AppealReason;
       statement: string;
@@ -83,7 +84,7 @@ const HOLD_WORDS: Record<string, string> = {
 
 export interface AppealFiled {
   id: string;
-  status: 'open' | 'granted' | 'denied';
+  status: AppealStatus;
   reason: AppealReason;
   statement: string;
   decidedAt: Date | null;

@@ -2,7 +2,7 @@ import type { Queryable } from '../data/db.js';
 import { findAppeal } from '../data/repos/appeals.js';
 import { findCase, type CaseRecord } from '../data/repos/moderation.js';
 import { findOffenseForModerator, listOffenses } from '../data/repos/offenses.js';
-import { findSanctionForModerator, sanctionsOfDecision } from '../data/repos/sanctions.js';
+import { findSanctionForModerator, hasActiveStrike, sanctionsOfDecision } from '../data/repos/sanctions.js';
 import { notFound } from '../errors.js';
 import { presentAppeal, presentOffense, presentSanction } from '../views.js';
 
@@ -55,12 +55,7 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
           now,
         )
       : [],
-    appeal.status === 'open' && caseId
-      ? db.query('SELECT 1 FROM strikes WHERE case_id = $1 AND removed_at IS NULL AND expires_at > $2', [
-          caseId,
-          now,
-        ])
-      : undefined,
+    appeal.status === 'open' && caseId ? hasActiveStrike(db, caseId, now) : false,
   ]);
   const decision = caseSummary(found);
   const p = player.rows[0]!;
@@ -90,7 +85,7 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
       ifGranted:
         appeal.status === 'open'
           ? {
-              strikeRemoved: (strike?.rowCount ?? 0) > 0,
+              strikeRemoved: strike,
               sanctionsRevoked: undone.map((s) => ({
                 record: presentSanction(s),
                 issuedByName: s.issuedByName,

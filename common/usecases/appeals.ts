@@ -12,8 +12,7 @@ import {
 } from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { sanctionsOfDecision } from '../data/repos/sanctions.js';
-import { moveOffenses } from '../lifecycles/offense.js';
-import { isAppealable, type OffenseStatus } from '../lifecycles/offense.js';
+import { isAppealable, moveOffenses, type OffenseStatus } from '../lifecycles/offense.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
@@ -325,8 +324,9 @@ export async function releaseAppeal(pool: Pool, actor: Actor, id: string) {
  * Decides an appeal the actor holds a live claim on, in one transaction. Granted undoes the whole
  * decision contested: an offense's points are given back (never above 100; trust history `appeal`),
  * the strike of the case behind it is removed, and the appealed sanction and every sanction the
- * case's uphold placed are revoked, except those the moderator `keep`s with a ground for the player. A moderator may not decide an appeal against their own
- * decision (403 own_decision); an admin may. Audited; `appeal.decided` goes to the studios concerned.
+ * case's uphold placed are revoked, except those the moderator `keep`s with a ground for the
+ * player. A moderator may not decide an appeal against their own decision (403 own_decision); an
+ * admin may. Audited; `appeal.decided` goes to the studios concerned.
  */
 export async function decideAppeal(
   pool: Pool,

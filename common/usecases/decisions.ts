@@ -1,3 +1,4 @@
+import type { AppealStatus } from '../lifecycles/appeal.js';
 import type { Queryable } from '../data/db.js';
 import type { AppealReason } from '../domain/appeals.js';
 import type { OffenseStatus } from '../lifecycles/offense.js';
@@ -95,7 +96,7 @@ export async function playerDecisions(
     db.query<{
       id: string;
       subject: string;
-      status: 'open' | 'granted' | 'denied';
+      status: AppealStatus;
       reason: AppealReason;
       statement: string;
       decided_at: Date | null;

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db.js';
 
 import type { AppealReason } from '../../domain/appeals.js';
+import type { AppealStatus } from '../../lifecycles/appeal.js';
 
 export { APPEAL_REASONS, type AppealReason } from '../../domain/appeals.js';
 
@@ -13,7 +14,7 @@ export interface AppealRecord {
   reason: AppealReason;
   statement: string;
   filedBy: { kind: 'player' } | { kind: 'studio'; id: string };
-  status: 'open' | 'granted' | 'denied';
+  status: AppealStatus;
   claim: { moderatorId: string; expiresAt: Date } | null;
   decision: {
     moderatorId: string;

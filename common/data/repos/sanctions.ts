@@ -144,6 +144,15 @@ export async function sanctionsOfDecision(
   return rows.map((r) => ({ ...fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name }));
 }
 
+/** Whether the strike of a case (its uphold's) still counts at `now`: not removed, not expired. */
+export async function hasActiveStrike(db: Queryable, caseId: string, now: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'SELECT 1 FROM strikes WHERE case_id = $1 AND removed_at IS NULL AND expires_at > $2',
+    [caseId, now],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /**
  * A player's sanctions a viewer may see (`viewerStudioId` null: a moderator sees all; a studio sees
  * global ones and its own studio's), newest first, keyset-paginated; undefined when no such player.
