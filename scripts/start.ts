@@ -312,7 +312,7 @@ try {
           `    sign in: curl -X POST ${apiUrl}/v1/admin/session -H 'content-type: application/json' -d '{"username":"${demo.moderator.username}","password":"${demo.moderator.password}"}'`,
           `    queue board: ${apiUrl}/admin/queues   metrics: ${apiUrl}/metrics`,
         );
-    } else if (!seeded)
+    } else
       lines.push(
         `  demo data: its credentials file (${credentialsFile}) is missing, so they are not shown (a restore from a backup taken before backups carried it?);`,
         '    create what you need with the admin tool: npm run -s admin -- --help',
