@@ -14,4 +14,4 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/api/server.js"]
+CMD ["node", "--import", "./dist/common/tracing/register.js", "dist/api/server.js"]

@@ -21,6 +21,7 @@ import { loadSigningKeys } from '../common/security/keys.js';
 import { logIssuerMismatch, TokenService } from '../common/security/tokens.js';
 import { ModeratorTokens } from '../common/security/moderator-tokens.js';
 import { ApiMetrics } from '../common/metrics.js';
+import { flushTraces } from '../common/tracing/spans.js';
 
 export interface RunningApi {
   url: string;
@@ -154,7 +155,7 @@ async function main() {
   const api = await start(config, log);
   const stopAndExit = () =>
     api.stop().then(
-      () => process.exit(0),
+      () => flushTraces().then(() => process.exit(0)),
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);

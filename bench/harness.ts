@@ -90,11 +90,18 @@ export async function launch(
   logDir: string,
   nodeArgs: string[] = [],
   name = path.basename(file).replace(/\.[jt]s$/, ''),
+  tracingHook = true,
 ): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
   const logFile = path.join(logDir, `${name}.log`);
   const fd = fs.openSync(logFile, 'w');
   // Built JavaScript runs on plain node, as the Procfile runs it; TypeScript goes through tsx.
-  const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  // The service's entry points load the tracing hook first, as the Procfile starts them (it does
+  // nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+  const loader = file.endsWith('.ts')
+    ? ['--import', 'tsx']
+    : file.startsWith('dist/') && tracingHook
+      ? ['--import', './dist/common/tracing/register.js']
+      : [];
   const child = spawn(process.execPath, [...nodeArgs, ...loader, file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', fd, 'inherit'],

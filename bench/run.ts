@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createPool } from '../common/data/db.js';
@@ -479,6 +481,80 @@ async function main() {
       }
     }
 
+    // Tracing (issue 39), side by side: R through the API as it runs by default (the tracing hook
+    // loaded, no OTLP endpoint: off), and R through an API that traces every report and exports its
+    // spans over OTLP/HTTP to a sink in this process (which takes them and drops them).
+    const tracingLines: string[] = [];
+    if (process.env.BENCH_TRACING !== '0' && (!only || only.includes('R'))) {
+      let exports = 0;
+      const sink = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          exports++;
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+      const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+      const traced = await launch(
+        'dist/api/server.js',
+        { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl },
+        dir,
+        [],
+        'api-traced',
+      );
+      const tracedUrl = traced.line.url as string;
+      // And, launched alike beside it, the API as it runs by default (the hook loaded, off) and as it
+      // ran before tracing existed (no hook at all).
+      const hooked = await launch('dist/api/server.js', env, dir, [], 'api-hooked');
+      const hookedUrl = hooked.line.url as string;
+      const unhooked = await launch('dist/api/server.js', env, dir, [], 'api-unhooked', false);
+      const unhookedUrl = unhooked.line.url as string;
+      const cpuOf: Record<string, number[]> = {};
+      try {
+        const three = [
+          ['R-', reportsAt(unhookedUrl)],
+          ['R°', reportsAt(hookedUrl)],
+          ['RT', reportsAt(tracedUrl)],
+        ] as const;
+        for (const [, scenario] of three) await scenario(WARMUP_SECONDS);
+        // Each round starts with another of the three: what the previous scenario left the database
+        // to do (its checkpoint, its vacuum) falls on each in turn, not always on the same one.
+        for (let round = 0; round < 3; round++)
+          for (const [name, scenario] of [...three.slice(round), ...three.slice(0, round)]) {
+            const before = cpuSnapshot();
+            const started = Date.now();
+            const figures = await scenario(SECONDS);
+            const units = figures.rps * ((Date.now() - started) / 1000);
+            (results[name] ??= []).push(figures);
+            const used = cpuDelta(before, cpuSnapshot());
+            if (units > 0) {
+              (cpuOf[name] ??= []).push(serviceCpu(used) / units);
+              (cpuOf[`${name} api`] ??= []).push(used.api / units);
+            }
+          }
+        for (const name of ['R-', 'R°', 'RT']) m[name] = median(results[name]!);
+        const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+        const cost = (from: string, to: string, key: string) => {
+          const a = med(cpuOf[`${from}${key}`] ?? [0]) * 1e6;
+          const b = med(cpuOf[`${to}${key}`] ?? [0]) * 1e6;
+          const d = b - a;
+          return `${a.toFixed(0)} -> ${b.toFixed(0)} (${d >= 0 ? '+' : '-'}${Math.abs(d).toFixed(0)}, x${(b / Math.max(a, 1e-9)).toFixed(2)})`;
+        };
+        tracingLines.push(
+          `R-, R°, RT: R through an API without the tracing hook (as before tracing), with it loaded and off (no endpoint: the default), and on (every report traced, spans exported over OTLP/HTTP to a sink: ${exports} exports)`,
+          `CPU per report, µs, hook loaded and off against no hook: the API process ${cost('R-', 'R°', ' api')}; the service ${cost('R-', 'R°', '')}`,
+          `CPU per report, µs, tracing on against off: the API process ${cost('R°', 'RT', ' api')}; the service ${cost('R°', 'RT', '')}`,
+        );
+      } finally {
+        for (const { child } of [traced, hooked, unhooked]) {
+          child.kill('SIGTERM');
+          await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+        }
+        sink.close();
+      }
+    }
+
     // The same scenarios on the large data set: cost must stay flat as the data grows.
     let large: Awaited<ReturnType<typeof seedLarge>> | undefined;
     let plans = '';
@@ -526,6 +602,8 @@ async function main() {
       ['LKS', 'LK·', 0.9],
       ['RC', 'R·', 0.9],
       ['P2', 'P1', 1.3],
+      ['R°', 'R-', undefined],
+      ['RT', 'R°', undefined],
       ['R2', 'R1', 1],
       ['P@L', 'P', 0.8],
       ['R@L', 'R', 0.8],
@@ -558,6 +636,7 @@ async function main() {
         `P·, LK·, R·: P, LK, R measured again beside PS, LKS (the same through an API reading from a hot standby) and RC (R with the queues on a 3-master Redis Cluster, QUEUE_SHARDS=${clusterShards})`,
         ...topologyLines,
       );
+    if (tracingLines.length) lines.push('', ...tracingLines);
     // CPU per unit of work, median of the rounds, per process group (µs of CPU time per report,
     // profile, id or request as each scenario counts its rps).
     const cpuMedian = Object.fromEntries(

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { logTraceFields, tracingActive } from './tracing/spans.js';
 
 export type { Logger };
 
@@ -36,6 +37,8 @@ export function createLogger(level: string, name: string, destination?: pino.Des
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Tracing on: each line written inside a span (a request's, a job's) names its trace.
+      ...(tracingActive() ? { mixin: logTraceFields } : {}),
     },
     destination,
   );

@@ -166,7 +166,9 @@ async function portIsFree(): Promise<boolean> {
 }
 
 function launch(name: string, file: string, env: NodeJS.ProcessEnv, restarts = 0): void {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+  // The tracing hook first (common/tracing/register.ts): it does nothing unless OTLP is configured.
+  const tracing = path.join(root, 'common/tracing/register.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', tracing, path.join(root, file)], {
     env,
     stdio: 'inherit',
     cwd: root,

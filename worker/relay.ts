@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '../common/config.js';
 import { createPool } from '../common/data/db.js';
 import { createLogger } from '../common/logger.js';
 import { closeQuietly, openQueues, provideBackends, startOutboxLoops } from '../common/runtime.js';
+import { flushTraces } from '../common/tracing/spans.js';
 
 // The outbox relay (and its reconciler) on its own, for deployments that want it apart from the API processes (each API
 // process runs one too; FOR UPDATE SKIP LOCKED lets any number share the backlog).
@@ -22,6 +23,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         async () => redis.disconnect(),
       );
       await backends.stop();
+      await flushTraces();
       process.exit(0);
     })();
   });

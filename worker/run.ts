@@ -19,6 +19,7 @@ import {
 } from '../common/queues/index.js';
 import { OutboxDispatcher, type OutboxRow } from '../common/queues/outbox.js';
 import { closeQuietly, openQueues, provideBackends, redisConnection } from '../common/runtime.js';
+import { flushTraces, inJobSpan, jobTraceFields, tracingActive } from '../common/tracing/spans.js';
 
 export interface ProcessorDeps {
   pool: Pool;
@@ -65,6 +66,16 @@ export function knownJobsOnly(queue: QueueName, processor: Processor, log: Logge
   };
 }
 
+/**
+ * Tracing on: each run of a job (a retry too) is a `process <queue>` span continuing the trace its
+ * data carries; a job put back unspent is not a failed span. Off: the processor itself.
+ */
+export function traced(queue: QueueName, processor: Processor): Processor {
+  if (!tracingActive()) return processor;
+  const isFailure = (err: unknown) => !(err instanceof DelayedError);
+  return (job, token) => inJobSpan(queue, job, isFailure, () => processor(job, token));
+}
+
 /** How many jobs a worker of this queue runs at once. */
 export const concurrencyOf = (config: Config, queue: QueueName) =>
   queue === QUEUES.review
@@ -102,17 +113,20 @@ export async function startWorker(
   const { redis: producer, queues } = openQueues(config, backends.redisUrl, log);
   const dispatcher = new OutboxDispatcher(pool, queues, log);
   const metrics = new WorkerMetrics(queue);
-  const processor = knownJobsOnly(
+  const processor = traced(
     queue,
-    makeProcessor({
-      pool,
+    knownJobsOnly(
+      queue,
+      makeProcessor({
+        pool,
+        log,
+        config,
+        pepper: resolvePepper(config),
+        dispatch: (rows) => dispatcher.enqueue(rows),
+        metrics,
+      }),
       log,
-      config,
-      pepper: resolvePepper(config),
-      dispatch: (rows) => dispatcher.enqueue(rows),
-      metrics,
-    }),
-    log,
+    ),
   );
   const retry = webhookRetryOf(config);
   // While Redis is down BullMQ reports an error several times a second: log the outage, not each one.
@@ -135,7 +149,16 @@ export async function startWorker(
     worker.on('completed', (job) => metrics.observe(job, 'completed', k));
     worker.on('failed', (job, err) => {
       if (job) metrics.observe(job, 'failed', k);
-      log.warn({ jobId: job?.id, shard: k, attempts: job?.attemptsMade, err: err.message }, 'job failed');
+      log.warn(
+        {
+          jobId: job?.id,
+          shard: k,
+          attempts: job?.attemptsMade,
+          err: err.message,
+          ...jobTraceFields(job?.data),
+        },
+        'job failed',
+      );
     });
     worker.on('stalled', (jobId) => {
       metrics.stalled.inc({ queue });
@@ -197,8 +220,8 @@ export function runWorkerMain(queue: QueueName, makeProcessor: (deps: ProcessorD
           signal,
           () =>
             void running.stop().then(
-              () => process.exit(0),
-              () => process.exit(1),
+              () => flushTraces().then(() => process.exit(0)),
+              () => flushTraces().then(() => process.exit(1)),
             ),
         );
       }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../../common/logger.js';
+import { tagActiveSpan } from '../../common/tracing/spans.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -11,6 +12,8 @@ export function requestContext(root: Logger) {
     const requestId = SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    // Tracing on: the request's span names the id the caller was given, and its log lines the trace.
+    tagActiveSpan('player_trust.request_id', requestId);
     const log = root.child({ reqId: requestId });
     ctx.state.log = log;
     const started = process.hrtime.bigint();

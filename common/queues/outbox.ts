@@ -2,6 +2,7 @@ import type { Pool } from '../data/db.js';
 import type { Logger } from '../logger.js';
 import type { QueueName } from './index.js';
 import type { ShardedQueues } from './shards.js';
+import { producerSpans } from '../tracing/spans.js';
 
 export interface OutboxRow {
   id: string;
@@ -30,20 +31,31 @@ function delayOf(row: OutboxRow): { delay?: number } {
  */
 export async function send(queues: ShardedQueues, rows: OutboxRow[]): Promise<number[]> {
   const shards = rows.map((r) => queues.shardFor(r));
-  const groups = new Map<string, { shard: number; name: QueueName; list: OutboxRow[] }>();
+  // Tracing on: a `send <queue>` span for each row that carries a trace, named in its job's data.
+  const traced = producerSpans(rows);
+  const groups = new Map<string, { shard: number; name: QueueName; list: number[] }>();
   rows.forEach((row, i) => {
     const key = `${shards[i]}|${row.queue}`;
     const group = groups.get(key) ?? { shard: shards[i]!, name: row.queue, list: [] };
-    group.list.push(row);
+    group.list.push(i);
     groups.set(key, group);
   });
-  await Promise.all(
-    [...groups.values()].map(({ shard, name, list }) =>
-      queues.shards[shard]![name].addBulk(
-        list.map((r) => ({ name: r.job_name, data: r.payload, opts: { jobId: r.job_id, ...delayOf(r) } })),
+  try {
+    await Promise.all(
+      [...groups.values()].map(({ shard, name, list }) =>
+        queues.shards[shard]![name].addBulk(
+          list.map((i) => {
+            const r = rows[i]!;
+            return { name: r.job_name, data: traced.data[i]!, opts: { jobId: r.job_id, ...delayOf(r) } };
+          }),
+        ),
       ),
-    ),
-  );
+    );
+  } catch (err) {
+    traced.end(err);
+    throw err;
+  }
+  traced.end();
   return shards;
 }
 

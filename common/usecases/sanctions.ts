@@ -24,6 +24,7 @@ import { check, text } from '../validation.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
+import { traceFields } from '../tracing/spans.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
@@ -165,7 +166,11 @@ export async function applySanction(
         QUEUES.review,
         JOB_NAMES.sanctionExpiry,
         `sanction-expiry-${sanction.id}`,
-        JSON.stringify({ sanctionId: sanction.id, runAt: sanction.expiresAt.toISOString() }),
+        JSON.stringify({
+          sanctionId: sanction.id,
+          runAt: sanction.expiresAt.toISOString(),
+          ...traceFields(),
+        }),
         sanction.id,
       ],
     );

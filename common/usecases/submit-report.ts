@@ -18,6 +18,7 @@ import { isPlayerSourced, parseReport, type ReportKind } from '../domain/reports
 import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { presentOffense } from '../views.js';
+import { activeTraceparent, inBatchSpan } from '../tracing/spans.js';
 
 export interface SubmitReportDeps {
   pool: Pool;
@@ -59,7 +60,14 @@ export function reportFiling(deps: {
 }): SubmitReportDeps {
   const filing = { queueShards: deps.queueShards };
   const groupCommit = new GroupCommit<ReportToRecord, RecordOutcome>(
-    (items) => withRetries(() => recordReports(deps.pool, items, filing)),
+    (items) =>
+      // Tracing on: the statement's span continues the first report's trace and links the others'.
+      inBatchSpan(
+        'file reports',
+        items.map((i) => i.traceparent),
+        { 'player_trust.reports': items.length },
+        () => withRetries(() => recordReports(deps.pool, items, filing)),
+      ),
     {
       maxBatch: deps.batchMax,
       maxInFlight: deps.batchesInFlight,
@@ -140,6 +148,7 @@ export async function submitReport(
     report,
     penalty,
     playerSourced: isPlayerSourced(report.context),
+    traceparent: activeTraceparent(),
     policy: {
       reporterQuota: tenant.limits.reporterQuota,
       studioBudget: tenant.limits.studioBudget,

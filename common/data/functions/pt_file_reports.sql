@@ -1,4 +1,4 @@
--- Version: 2
+-- Version: 3
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -38,6 +38,12 @@
 -- that name their own `jobs` (the previous release's API, during a rolling deploy) get one row a job
 -- and offense, as Version 1 wrote them. Either way each outcome's `outbox` lists the rows whose first
 -- offense is its own.
+--
+-- Traces (Version 3): an item may carry the W3C `traceparent` of the request that filed it (only when
+-- tracing is on, README "Tracing"). A row's payload then carries them too, for the worker to continue
+-- each report's trace: `traceparent` on a one-offense row, `traceparents` (one an offense, in the
+-- order of `offenseIds`, null for an item without one) on a batch row. Without any, payloads are
+-- exactly Version 2's.
 CREATE OR REPLACE FUNCTION pt_file_reports(items jsonb) RETURNS SETOF jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -283,17 +289,24 @@ BEGIN
     INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
     SELECT w.queue, w.job_name, w.job_id, w.payload, w.shard_key FROM (
       -- Items of the previous release: one row a job and offense.
-      SELECT j.queue, j.job_name, j.job_id, jsonb_build_object('offenseId', c.offense_id) AS payload,
+      SELECT j.queue, j.job_name, j.job_id,
+             jsonb_build_object('offenseId', c.offense_id)
+               || CASE WHEN c.v ? 'traceparent' THEN jsonb_build_object('traceparent', c.v->'traceparent')
+                       ELSE '{}'::jsonb END AS payload,
              c.player_id AS shard_key, c.n, j.k
         FROM c, ROWS FROM (jsonb_to_recordset(c.v->'jobs') AS (queue text, job_name text, job_id text))
              WITH ORDINALITY AS j(queue, job_name, job_id, k)
       UNION ALL
       -- One row a queue and shard for the rest.
-      SELECT j.queue, j.job_name, j.queue || '-b-' || g.first_offense, jsonb_build_object('offenseIds', g.ids),
+      SELECT j.queue, j.job_name, j.queue || '-b-' || g.first_offense,
+             jsonb_build_object('offenseIds', g.ids)
+               || CASE WHEN g.traced THEN jsonb_build_object('traceparents', g.traces) ELSE '{}'::jsonb END,
              g.first_player, g.first_n, j.k
         FROM (SELECT min(c.n) AS first_n, (array_agg(c.offense_id ORDER BY c.n))[1] AS first_offense,
                      (array_agg(c.player_id ORDER BY c.n))[1] AS first_player,
-                     jsonb_agg(c.offense_id ORDER BY c.n) AS ids
+                     jsonb_agg(c.offense_id ORDER BY c.n) AS ids,
+                     bool_or(c.v ? 'traceparent') AS traced,
+                     jsonb_agg(coalesce(c.v->'traceparent', 'null'::jsonb) ORDER BY c.n) AS traces
                 FROM c WHERE NOT c.v ? 'jobs'
                GROUP BY CASE WHEN v_shards > 1 THEN pt_shard_of(c.player_id::text, v_shards) ELSE 0 END) g,
              ROWS FROM (jsonb_to_recordset(items->0->'batchJobs') AS (queue text, job_name text))

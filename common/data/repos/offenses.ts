@@ -183,6 +183,8 @@ export interface ReportToRecord {
   penalty: number;
   /** A player's report (source player, or a reporterId without a source): credibility applies. */
   playerSourced: boolean;
+  /** The W3C trace context of the request that filed it (tracing on), for its jobs to continue. */
+  traceparent?: string | undefined;
   policy: {
     reporterQuota: number;
     studioBudget: number;
@@ -245,6 +247,7 @@ export function filingItems(items: readonly ReportToRecord[], options: FilingOpt
       ...i.policy,
       dedupSecondsWithMatch: DEDUP_SECONDS.withMatch,
       dedupSecondsWithoutMatch: DEDUP_SECONDS.withoutMatch,
+      ...(i.traceparent ? { traceparent: i.traceparent } : {}),
       ...(k === 0 ? { batchJobs: OFFENSE_BATCH_JOBS, queueShards: options.queueShards } : {}),
     };
   });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { JOB_NAMES, QUEUES } from '../../queues/index.js';
 import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
+import { traceFields } from '../../tracing/spans.js';
 
 export const EVENT_TYPES = [
   'offense.created',
@@ -255,8 +256,8 @@ export async function insertDelivery(
        RETURNING *
      ), o AS (
        INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       SELECT $5, $6, $5 || '-' || d.id, jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id),
-              d.webhook_id FROM d
+       SELECT $5, $6, $5 || '-' || d.id,
+              jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id) || $7::jsonb, d.webhook_id FROM d
        RETURNING id::text, queue, job_name, job_id, payload, shard_key
      )
      SELECT ${DELIVERY_COLUMNS}, to_jsonb(o) AS outbox FROM d JOIN webhooks w ON w.id = d.webhook_id, o`,
@@ -267,6 +268,7 @@ export async function insertDelivery(
       'test' in input ? JSON.stringify(input.test.data) : null,
       QUEUES.webhooks,
       JOB_NAMES.deliverWebhook,
+      JSON.stringify(traceFields()),
     ],
   );
   const row = rows[0]!;
@@ -335,10 +337,17 @@ export async function emitEvents(
      )
      -- Sharded by the webhook (migration 019).
      INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-     SELECT $3, $4, $3 || '-' || d.id, jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id),
-            d.webhook_id FROM d
+     SELECT $3, $4, $3 || '-' || d.id,
+            jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id) || $5::jsonb, d.webhook_id FROM d
      RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-    [JSON.stringify(input), now.toISOString(), QUEUES.webhooks, JOB_NAMES.deliverWebhook],
+    // The trace the event happened in (tracing on): its deliveries continue it, to the studio's door.
+    [
+      JSON.stringify(input),
+      now.toISOString(),
+      QUEUES.webhooks,
+      JOB_NAMES.deliverWebhook,
+      JSON.stringify(traceFields()),
+    ],
   );
   return rows;
 }

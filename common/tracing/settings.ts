@@ -1,0 +1,18 @@
+/** Whether the process should trace: an OTLP endpoint is configured and the SDK is not disabled. */
+export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return Boolean(endpoint) && env.OTEL_SDK_DISABLED?.toLowerCase() !== 'true';
+}
+
+/**
+ * The service.name of this process's spans, from its entry file: player-trust-api, or
+ * player-trust-worker-<kind> (OTEL_SERVICE_NAME overrides it).
+ */
+export function serviceNameOf(entry: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (env.OTEL_SERVICE_NAME) return env.OTEL_SERVICE_NAME;
+  const file = /([^/\\]+?)\.(?:[cm]?[jt]s)$/.exec(entry ?? '')?.[1] ?? 'process';
+  const dir = /([^/\\]+)[/\\][^/\\]+$/.exec(entry ?? '')?.[1];
+  if (dir === 'worker') return `player-trust-worker-${file}`;
+  if (file === 'server') return 'player-trust-api';
+  return `player-trust-${file}`;
+}
