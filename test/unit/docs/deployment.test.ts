@@ -21,7 +21,31 @@ describe('deployment files', () => {
       expect(pkg.dependencies, name).to.not.have.property(name);
     expect(fs.readFileSync('Dockerfile', 'utf8')).to.match(/npm prune --omit=dev/);
     for (const line of fs.readFileSync('Procfile', 'utf8').trim().split('\n'))
-      expect(line, 'Procfile runs the build with node').to.match(/: node dist\//);
+      expect(line, 'Procfile runs the build with node').to.match(/: node (--import \S+ )?dist\//);
+  });
+
+  it('every way a process starts loads the tracing hook first (without it a process never traces)', () => {
+    const HOOK = '--import ./dist/common/tracing/register.js';
+    for (const line of fs.readFileSync('Procfile', 'utf8').trim().split('\n'))
+      if (/ dist\/(api|worker)\//.test(line)) expect(line, 'Procfile').to.include(`node ${HOOK} dist/`);
+    expect(fs.readFileSync('Dockerfile', 'utf8')).to.include(
+      'CMD ["node", "--import", "./dist/common/tracing/register.js", "dist/api/server.js"]',
+    );
+    const raw = parse(fs.readFileSync('docker-compose.yml', 'utf8')) as {
+      services: Record<string, { command?: string[] }>;
+    };
+    for (const [name, svc] of Object.entries(raw.services)) {
+      const cmd = (svc.command ?? []).join(' ');
+      if (/dist\/(api|worker)\//.test(cmd))
+        expect(cmd, name).to.match(/^node --import \S+register\.js dist\//);
+    }
+    const scripts = (
+      JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    for (const [name, script] of Object.entries(scripts))
+      if (/ (api|worker)\/\w+\.ts$/.test(script))
+        expect(script, name).to.include('--import tsx --import ./common/tracing/register.ts');
+    expect(fs.readFileSync('scripts/start.ts', 'utf8')).to.match(/'--import', tracing/);
   });
 
   it('the production build compiles (what npm run build and npm start run): nothing in it reaches for test code', async function () {
