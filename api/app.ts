@@ -3,6 +3,7 @@ import { queueRoutes } from './routes/queues/routes.js';
 import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
+import { transparencyRoutes } from './routes/transparency/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
 import type { ApiDeps, AppDeps } from './deps.js';
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): Koa {
     tagRoutes(routeDeps),
     savedFilterRoutes(routeDeps),
     queueRoutes(routeDeps),
+    transparencyRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

@@ -14,6 +14,7 @@ import * as webhooks from './routes/webhooks/contract.js';
 import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
+import * as transparency from './routes/transparency/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
@@ -51,6 +52,10 @@ const draft = {
     { name: 'webhooks', description: "A studio's webhooks (Standard Webhooks) and their delivery log." },
     { name: 'sanctions', description: 'Bans, suspensions, mutes and warnings.' },
     { name: 'appeals', description: 'Appeals of sanctions and offenses.' },
+    {
+      name: 'transparency',
+      description: 'Statements of reasons sent to the EU’s DSA Transparency Database, and its accounts.',
+    },
     { name: 'operations', description: 'Health, readiness, metrics, this document and the queue board.' },
   ],
   paths: {
@@ -70,6 +75,7 @@ const draft = {
     ...tags.paths,
     ...savedFilters.paths,
     ...queues.paths,
+    ...transparency.paths,
   },
   components: {
     securitySchemes,
@@ -96,6 +102,7 @@ const draft = {
       ...notes.schemas,
       ...savedFilters.schemas,
       ...queues.schemas,
+      ...transparency.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

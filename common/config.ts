@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
 import type { Limits } from './domain/limits.js';
+import { TDB } from './domain/transparency-vocabulary.js';
 import { SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
 
 const splitList = (value: string): string[] =>
@@ -94,6 +95,14 @@ export interface Config {
   webhookBreakerFailures: number;
   /** How long an endpoint is first parked; doubled each time it trips again, up to 32 times. */
   webhookBreakerCooldownMs: number;
+  /** DSA Transparency Database: the territorial scope its statements give (EU/EEA codes). */
+  tdbTerritorialScope: string[];
+  /** How long one submission to the database may take. */
+  tdbTimeoutMs: number;
+  /** The first wait after a passing failure (doubling, at most 30 min). */
+  tdbRetryBaseMs: number;
+  /** Where an account in dry-run mode writes its statements (JSON lines). */
+  tdbDryRunFile: string;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -321,6 +330,17 @@ const schema = Joi.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
   WEBHOOK_BREAKER_FAILURES: Joi.number().integer().min(1).max(10_000).default(5),
   WEBHOOK_BREAKER_COOLDOWN_MS: Joi.number().integer().min(100).max(3_600_000).default(30_000),
+  TDB_TERRITORIAL_SCOPE: Joi.string()
+    .pattern(/^[A-Z]{2}(,[A-Z]{2})*$/)
+    .custom((value: string, helpers) =>
+      value.split(',').every((c) => (TDB.countries as readonly string[]).includes(c))
+        ? value
+        : helpers.message({ custom: 'must list EU/EEA country codes (AT,BE,...), comma-separated' }),
+    )
+    .default(TDB.countries.join(',')),
+  TDB_TIMEOUT_MS: Joi.number().integer().min(100).max(300_000).default(30_000),
+  TDB_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
+  TDB_DRY_RUN_FILE: Joi.string(),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -448,6 +468,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     webhookEndpointConcurrency: v.WEBHOOK_ENDPOINT_CONCURRENCY,
     webhookBreakerFailures: v.WEBHOOK_BREAKER_FAILURES,
     webhookBreakerCooldownMs: v.WEBHOOK_BREAKER_COOLDOWN_MS,
+    tdbTerritorialScope: String(v.TDB_TERRITORIAL_SCOPE).split(','),
+    tdbTimeoutMs: v.TDB_TIMEOUT_MS,
+    tdbRetryBaseMs: v.TDB_RETRY_BASE_MS,
+    tdbDryRunFile: path.resolve(v.TDB_DRY_RUN_FILE ?? path.join(v.DATA_DIR, 'transparency-dry-run.jsonl')),
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

@@ -244,6 +244,46 @@ export class ApiMetrics {
         if (read) this.set(read.parked);
       },
     });
+    // Statements to the DSA Transparency Database (issue 35): pending and refused are the partial
+    // indexes of migration 033, so this stays cheap however many were sent.
+    const readStatements = sharedWhilePending(async () => {
+      try {
+        const { rows } = await db.query<{ pending: number; refused: number; age: number }>(
+          `SELECT (SELECT count(*)::int FROM transparency_statements WHERE state = 'pending') AS pending,
+                  (SELECT count(*)::int FROM transparency_statements WHERE state = 'refused') AS refused,
+                  coalesce((SELECT extract(epoch FROM now() - min(created_at))::float8
+                              FROM transparency_statements WHERE state = 'pending'), 0) AS age`,
+        );
+        return rows[0]!;
+      } catch (err) {
+        onError(err as Error);
+        return undefined;
+      }
+    });
+    new Gauge({
+      name: 'player_trust_transparency_statements',
+      help: 'Statements to the DSA Transparency Database not sent: pending (to be sent) or refused (by the database, until an admin retries them).',
+      labelNames: ['state'] as const,
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readStatements();
+        if (read) {
+          this.set({ state: 'pending' }, read.pending);
+          this.set({ state: 'refused' }, read.refused);
+        }
+      },
+    });
+    new Gauge({
+      name: 'player_trust_transparency_oldest_pending_seconds',
+      help: 'Age of the oldest statement to the DSA Transparency Database not yet sent (0 when none).',
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readStatements();
+        if (read) this.set(read.age);
+      },
+    });
     new Gauge({
       name: 'player_trust_outbox_unsent',
       // Every API process reads the same state: aggregated across them, the worst, never a sum.
@@ -298,6 +338,14 @@ export class WorkerMetrics {
     help: 'Time from a webhook event recorded to its delivery delivered or failed for good, by outcome.',
     labelNames: ['outcome'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86_400],
+    registers: [this.registry],
+  });
+
+  /** Statements to the DSA Transparency Database, by outcome (sent, already_held, refused, dry_run). */
+  readonly transparencyStatements = new Counter({
+    name: 'player_trust_transparency_statements_total',
+    help: 'Statements submitted to the DSA Transparency Database, by outcome: sent (201), already_held (the database had its puid), refused (422), dry_run (written for review).',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 

@@ -76,6 +76,17 @@ export function traced(queue: QueueName, processor: Processor): Processor {
   return (job, token) => inJobSpan(queue, job, isFailure, () => processor(job, token));
 }
 
+/** One processor a queue made of one per job name (a name without one is left to knownJobsOnly). */
+export function byJobName(
+  makers: Record<string, (deps: ProcessorDeps) => Processor>,
+): (deps: ProcessorDeps) => Processor {
+  return (deps) => {
+    const processors = new Map(Object.entries(makers).map(([name, make]) => [name, make(deps)]));
+    const first = [...processors.values()][0]!;
+    return (job, token) => (processors.get(job.name) ?? first)(job, token);
+  };
+}
+
 /** How many jobs a worker of this queue runs at once. */
 export const concurrencyOf = (config: Config, queue: QueueName) =>
   queue === QUEUES.review

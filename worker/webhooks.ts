@@ -1,5 +1,5 @@
 import { QUEUES } from '../common/queues/index.js';
-import { webhookProcessor } from './processors/webhook.js';
+import { outboundProcessor } from './processors/outbound.js';
 import { runWorkerMain } from './run.js';
 
-runWorkerMain(QUEUES.webhooks, webhookProcessor);
+runWorkerMain(QUEUES.webhooks, outboundProcessor);

@@ -59,7 +59,7 @@ export const utcWords = (t: Date | string): string => {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 };
 
-const KIND_WORDS: Record<OffenseType, string> = {
+export const KIND_WORDS: Record<OffenseType, string> = {
   cheating: 'cheating',
   toxicity: 'toxic behaviour',
   afk: 'leaving a match (AFK)',

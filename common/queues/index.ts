@@ -21,6 +21,8 @@ export const JOB_NAMES = {
   trustRecovery: 'trust-recovery',
   /** Delayed on the review queue until a sanction's expiry: announces sanction.expired. */
   sanctionExpiry: 'sanction-expiry',
+  /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */
+  submitStatements: 'submit-statements',
 } as const;
 
 /**
@@ -36,7 +38,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.trustRecovery,
     JOB_NAMES.sanctionExpiry,
   ],
-  [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook],
+  [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements],
 };
 
 /** How long a job of a kind a worker does not know waits before a worker looks at it again. */

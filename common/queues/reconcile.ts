@@ -17,7 +17,9 @@ import { send, type OutboxRow } from './outbox.js';
  * - enrich-offenses (enrich-evidence in earlier releases): every evidence item of each of its offenses carries
  *   its enrichment;
  * - deliver-webhook: the delivery is no longer pending (delivered, failed or cancelled);
- * - sanction-expiry: the expiry was announced, or the sanction revoked.
+ * - sanction-expiry: the expiry was announced, or the sanction revoked;
+ * - submit-statements: no statement of its platform is pending (sent or refused by the Transparency
+ *   Database).
  *
  * Re-adding is idempotent: BullMQ ignores a job id it still holds (waiting, delayed, active or kept
  * completed), and every processor leaves done work alone, so a job re-added after it ran changes
@@ -63,6 +65,9 @@ const NOT_DONE = `
        WHEN '${JOB_NAMES.sanctionExpiry}' THEN
          EXISTS (SELECT 1 FROM sanctions s WHERE s.id = (o.payload->>'sanctionId')::uuid
                    AND (s.expiry_announced_at IS NOT NULL OR s.revoked_at IS NOT NULL))
+       WHEN '${JOB_NAMES.submitStatements}' THEN
+         NOT EXISTS (SELECT 1 FROM transparency_statements t
+                      WHERE t.platform = o.payload->>'platform' AND t.state = 'pending')
        ELSE true END
    ORDER BY o.id LIMIT $5`;
 

@@ -25,6 +25,7 @@ import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
 import { traceFields } from '../tracing/spans.js';
+import { recordOwed } from '../lifecycles/transparency-statement.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
@@ -176,6 +177,8 @@ export async function applySanction(
     );
     outbox.push(...rows);
   }
+  // Its statement to the DSA Transparency Database, when its platform has an account (issue 35).
+  outbox.push(...(await recordOwed(client, sanction)));
   return { sanction, outbox };
 }
 

@@ -3,13 +3,13 @@ import { createLogger } from '../../common/logger.js';
 import { QUEUES } from '../../common/queues/index.js';
 import { enrichmentProcessor } from '../../worker/processors/enrichment.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
-import { webhookProcessor } from '../../worker/processors/webhook.js';
+import { outboundProcessor } from '../../worker/processors/outbound.js';
 import { startWorker, type RunningWorker } from '../../worker/run.js';
 
 const PROCESSORS = {
   review: [QUEUES.review, reviewProcessor],
   enrichment: [QUEUES.enrichment, enrichmentProcessor],
-  webhooks: [QUEUES.webhooks, webhookProcessor],
+  webhooks: [QUEUES.webhooks, outboundProcessor],
 } as const;
 
 /**

@@ -60,6 +60,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['sanction.ts'], writes('(sanctions|strikes)'))).to.deep.equal([]);
   });
 
+  it('one module writes a Transparency Database statement (issue 35): no other source file inserts or updates one', () => {
+    expect(writersBesides(['transparency-statement.ts'], writes('transparency_statements'))).to.deep.equal([]);
+  });
+
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
     expect(writersBesides(['lease.ts'], /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/)).to.deep.equal(
       [],

@@ -1,0 +1,393 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { linkPlayer, provisionPlayer } from '../../common/usecases/provisioning.js';
+import type { RunningWorker } from '../../worker/run.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/http-server.js';
+import { TransparencyDatabaseStandIn, validateStatement } from '../helpers/transparency-database.js';
+import { startTestWorker } from '../helpers/workers.js';
+
+interface StatementView {
+  id: string;
+  sanctionId: string;
+  platform: string;
+  puid: string;
+  state: 'pending' | 'sent' | 'refused';
+  permalink: string | null;
+  uuid: string | null;
+  dryRun: boolean;
+  refusal: unknown;
+  attempts: number;
+  lastError: string | null;
+}
+
+/**
+ * Issue 35: every restriction placed by any path reaches the DSA Transparency Database exactly once,
+ * valid by its rules, under the right platform, with nothing personal in it; a refused statement is
+ * kept with the database's words for an admin, and sent again once mended; passing faults are retried.
+ * Against a stand-in of the database written from its public rules (test/helpers/transparency-database.ts).
+ */
+describe('DSA Transparency Database: a statement for every restriction', function () {
+  this.timeout(90_000);
+  const tdb = new TransparencyDatabaseStandIn();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pt-tdb-'));
+  const dryRunFile = path.join(dir, 'dry-run.jsonl');
+  let api: TestApi;
+  let workers: RunningWorker[];
+  let studioA: Tenant;
+  let studioB: Tenant;
+  let mod: TestModerator;
+  let admin: TestModerator;
+
+  before(async () => {
+    await tdb.start();
+    api = await startTestApi({
+      TDB_RETRY_BASE_MS: '50',
+      TDB_DRY_RUN_FILE: dryRunFile,
+      STRIKE_LADDER: '2=matchmaking_restriction/1d',
+    });
+    workers = [await startTestWorker(api.config, 'review'), await startTestWorker(api.config, 'webhooks')];
+    [studioA, studioB] = [await createTenant(api.pool, 'A'), await createTenant(api.pool, 'B')];
+    [mod, admin] = [await createTestModerator(api), await createTestModerator(api, 'admin')];
+    const configure = async (platform: string, json: object) => {
+      const res = await call(api.url, 'PUT', `/v1/admin/transparency/accounts/${platform}`, {
+        spec: '/v1/admin/transparency/accounts/{platform}',
+        headers: admin.headers,
+        json,
+      });
+      expect(res.status, res.text).to.equal(201);
+    };
+    await configure('operator', { mode: 'submit', baseUrl: tdb.url, token: tdb.platform('operator') });
+    await configure(studioA.studioId, { mode: 'submit', baseUrl: tdb.url, token: tdb.platform('studio-a') });
+    await configure(studioB.studioId, { mode: 'dry-run' });
+  });
+  after(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await api.close();
+    await tdb.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const statementOf = (sanctionId: string) =>
+    api.pool
+      .query<{ id: string; state: string; platform: string; attempts: number }>(
+        'SELECT id, state, platform, attempts FROM transparency_statements WHERE sanction_id = $1',
+        [sanctionId],
+      )
+      .then((r) => r.rows[0]);
+  const settled = (sanctionId: string, state = 'sent') =>
+    eventually(
+      `the statement of ${sanctionId} ${state}`,
+      async () => (await statementOf(sanctionId))?.state === state,
+      20_000,
+    );
+  const byModerator = async (serviceId: string, json: object) => {
+    const res = await call<{ id: string }>(api.url, 'POST', `/v1/admin/players/${serviceId}/sanctions`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions',
+      headers: mod.headers,
+      json,
+    });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.id;
+  };
+  const byStudio = async (t: Tenant, serviceId: string, json: object) => {
+    const res = await call<{ id: string }>(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
+      spec: '/v1/player/{serviceId}/sanctions',
+      headers: t.headers,
+      json,
+    });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.id;
+  };
+  const report = async (t: Tenant, serviceId: string, kind: string, body: object) => {
+    const res = await call<{ report: { _id: string } }>(
+      api.url,
+      'POST',
+      `/v1/${kind}/submitReport/${serviceId}`,
+      {
+        spec: `/v1/${kind}/submitReport/{serviceId}` as never,
+        headers: t.headers,
+        json: { report: body },
+      },
+    );
+    expect(res.status, res.text).to.equal(201);
+    return res.body.report._id;
+  };
+  const caseOf = (offenseId: string) =>
+    eventually('the case', async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        'SELECT case_id AS id FROM case_offenses WHERE offense_id = $1',
+        [offenseId],
+      );
+      return rows[0]?.id;
+    });
+  const uphold = async (caseId: string, extra: object = {}) => {
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    const res = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'upheld', note: 'confirmed', ...extra },
+    });
+    expect(res.status, res.text).to.equal(200);
+  };
+  const sanctionsOfCase = async (caseId: string) =>
+    (
+      await api.pool.query<{ id: string; type: string }>(
+        'SELECT id, type FROM sanctions WHERE case_id = $1',
+        [caseId],
+      )
+    ).rows;
+
+  it('every path that places a restriction: exactly once, valid, under the right platform; nothing personal', async () => {
+    const MARK = 'ZZMARKER';
+    // A player whose every name is a marker, reported with markers in every string a report carries.
+    const player = await provisionPlayer(api.pool, {
+      serviceId: `${MARK}-svc-${Date.now()}`,
+      fullName: `${MARK} Full Name`,
+      gamerTag: `${MARK}-tag-${Date.now()}`,
+      password: 'correct horse battery',
+    });
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: studioA.game.clientId });
+    const offense = await report(studioA, player.serviceId, 'anticheat', {
+      isCheatDetected: true,
+      severity: 'high',
+      description: `${MARK} description`,
+      logs: [`${MARK} log line`],
+      evidence: [
+        { type: 'text', content: `${MARK} evidence` },
+        { type: 'screenshot', url: `https://example.com/${MARK}.png` },
+      ],
+      source: 'anticheat_system',
+      reporterId: `${MARK}-reporter`,
+      matchId: `${MARK}-match`,
+    });
+    const firstCase = await caseOf(offense);
+    // 1. A moderator's uphold with a sanction (global: the operator's).
+    await uphold(firstCase, {
+      note: `${MARK} note`,
+      sanction: { type: 'temporary_ban', reason: `${MARK} reason`, durationSeconds: 86_400 },
+    });
+    const [withCase] = await sanctionsOfCase(firstCase);
+    // 2. The strike ladder, on the second upheld case (automatically; the operator's).
+    const second = await caseOf(
+      await report(studioA, player.serviceId, 'toxicity', { isToxic: true, description: `${MARK} words` }),
+    );
+    await uphold(second);
+    const ladder = await eventually('the ladder’s sanction', async () =>
+      (await sanctionsOfCase(second)).find((s) => s.type === 'matchmaking_restriction'),
+    );
+    // 3. A moderator's direct sanction, global; 4. a studio's, scoped to its games (studio A's account).
+    const direct = await byModerator(player.serviceId, {
+      type: 'permanent_ban',
+      reason: `${MARK} direct reason`,
+    });
+    const studio = await byStudio(studioA, player.serviceId, {
+      type: 'chat_restriction',
+      reason: `${MARK} studio reason`,
+      durationSeconds: 3600,
+    });
+    // A warning restricts nothing: no statement.
+    const warning = await byModerator(player.serviceId, { type: 'warning', reason: 'first warning' });
+
+    for (const id of [withCase!.id, ladder.id, direct, studio]) await settled(id);
+    expect(await statementOf(warning)).to.equal(undefined);
+
+    const operator = tdb
+      .storedFor('operator')
+      .filter((s) => [withCase!.id, ladder.id, direct].some((id) => s.statement.puid === `sanction-${id}`));
+    expect(operator.map((s) => s.statement.puid).sort()).to.deep.equal(
+      [withCase!.id, ladder.id, direct].map((id) => `sanction-${id}`).sort(),
+    );
+    const ofStudio = tdb.storedFor('studio-a').filter((s) => s.statement.puid === `sanction-${studio}`);
+    expect(ofStudio).to.have.length(1);
+    // Exactly once each, valid by the database's rules.
+    const all = tdb.stored.filter((s) =>
+      [withCase!.id, ladder.id, direct, studio].some((id) => s.statement.puid === `sanction-${id}`),
+    );
+    expect(all).to.have.length(4);
+    for (const s of all) expect(validateStatement(s.statement), String(s.statement.puid)).to.deep.equal({});
+    // How each was decided.
+    const of = (id: string) => all.find((s) => s.statement.puid === `sanction-${id}`)!.statement;
+    expect(of(withCase!.id)).to.include({
+      decision_account: 'DECISION_ACCOUNT_SUSPENDED',
+      source_type: 'SOURCE_VOLUNTARY',
+      automated_detection: 'Yes',
+      automated_decision: 'AUTOMATED_DECISION_PARTIALLY',
+      category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC',
+    });
+    expect(of(ladder.id)).to.include({
+      decision_provision: 'DECISION_PROVISION_PARTIAL_SUSPENSION',
+      automated_decision: 'AUTOMATED_DECISION_FULLY',
+      category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+    });
+    expect(of(direct)).to.include({ decision_account: 'DECISION_ACCOUNT_TERMINATED' });
+    expect(of(studio)).to.include({ decision_provision: 'DECISION_PROVISION_PARTIAL_SUSPENSION' });
+    // Nothing personal: no name, tag, serviceId, reporter, match, description, evidence, note or reason.
+    expect(JSON.stringify(all.map((s) => s.statement))).to.not.include(MARK);
+
+    // Admins see each sent one with its permalink.
+    const sent = await call<{ items: StatementView[] }>(
+      api.url,
+      'GET',
+      '/v1/admin/transparency/statements?state=sent&limit=200',
+      {
+        spec: '/v1/admin/transparency/statements',
+        headers: admin.headers,
+      },
+    );
+    const mine = sent.body.items.find((s) => s.sanctionId === direct)!;
+    expect(mine.permalink).to.equal(`${tdb.url}/statement/${mine.uuid}`);
+    expect(mine.platform).to.equal('operator');
+  });
+
+  it('a refused statement is kept with the database’s words for an admin, and sent again once mended', async () => {
+    const player = await createTestPlayer(api.pool);
+    tdb.extraRule = (s): Record<string, string[]> =>
+      s.decision_account === 'DECISION_ACCOUNT_SUSPENDED'
+        ? { category: ['The selected category is invalid.'] }
+        : {};
+    const id = await byModerator(player.serviceId, {
+      type: 'temporary_ban',
+      reason: 'x',
+      durationSeconds: 3600,
+    });
+    await settled(id, 'refused');
+    const list = await call<{ items: StatementView[]; refused: number; pending: number }>(
+      api.url,
+      'GET',
+      '/v1/admin/transparency/statements',
+      { spec: '/v1/admin/transparency/statements', headers: admin.headers },
+    );
+    expect(list.status).to.equal(200);
+    const refused = list.body.items.find((s) => s.sanctionId === id)!;
+    expect(refused.state).to.equal('refused');
+    expect(refused.refusal).to.deep.equal({ category: ['The selected category is invalid.'] });
+    expect(list.body.refused).to.be.greaterThan(0);
+    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    expect(metrics).to.match(/player_trust_transparency_statements\{state="refused"\} [1-9]/);
+    // Not retried on its own.
+    const calls = tdb.calls.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(tdb.calls.length).to.equal(calls);
+
+    // Mended (the database takes it now): an admin sends it again, once.
+    tdb.extraRule = undefined;
+    const notRefused = await call(api.url, 'POST', `/v1/admin/transparency/statements/${refused.id}/retry`, {
+      spec: '/v1/admin/transparency/statements/{statementId}/retry',
+      headers: mod.headers,
+    });
+    expect(notRefused.status, 'moderators may not').to.equal(403);
+    const retried = await call(api.url, 'POST', `/v1/admin/transparency/statements/${refused.id}/retry`, {
+      spec: '/v1/admin/transparency/statements/{statementId}/retry',
+      headers: admin.headers,
+    });
+    expect(retried.status, retried.text).to.equal(202);
+    await settled(id, 'sent');
+    expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${id}`)).to.have.length(1);
+    const again = await call<{ code: string }>(
+      api.url,
+      'POST',
+      `/v1/admin/transparency/statements/${refused.id}/retry`,
+      {
+        spec: '/v1/admin/transparency/statements/{statementId}/retry',
+        headers: admin.headers,
+      },
+    );
+    expect([again.status, again.body.code]).to.deep.equal([409, 'statement_not_refused']);
+  });
+
+  it('passing faults (500, 429, slow) are retried; a puid the database holds counts as sent, never twice', async () => {
+    const player = await createTestPlayer(api.pool);
+    tdb.faults = [{ status: 500 }, { status: 429, retryAfter: 0 }, { delayMs: 300 }];
+    const id = await byModerator(player.serviceId, {
+      type: 'temporary_ban',
+      reason: 'x',
+      durationSeconds: 3600,
+    });
+    await settled(id);
+    expect((await statementOf(id))!.attempts).to.be.at.least(3);
+    expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${id}`)).to.have.length(1);
+
+    // A restore from an older backup (or a second worker) makes it pending again: the database
+    // answers with its puid, which counts as sent; it still holds one statement.
+    await api.pool.query(
+      `UPDATE transparency_statements SET state = 'pending', sent_at = NULL WHERE sanction_id = $1`,
+      [id],
+    );
+    const next = await byModerator(player.serviceId, { type: 'permanent_ban', reason: 'y' });
+    await settled(next);
+    await settled(id);
+    expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${id}`)).to.have.length(1);
+    expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${next}`)).to.have.length(1);
+  });
+
+  it('an account in dry-run writes the statements as JSON lines instead of sending them', async () => {
+    const player = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: studioB.game.clientId });
+    const id = await byStudio(studioB, player.serviceId, {
+      type: 'matchmaking_restriction',
+      reason: 'x',
+      durationSeconds: 600,
+    });
+    await settled(id);
+    const lines = fs
+      .readFileSync(dryRunFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { platform: string; statement: Record<string, unknown> });
+    const line = lines.find((l) => l.statement.puid === `sanction-${id}`)!;
+    expect(line.platform).to.equal(studioB.studioId);
+    expect(validateStatement(line.statement)).to.deep.equal({});
+    expect(tdb.stored.some((s) => s.statement.puid === `sanction-${id}`)).to.equal(false);
+  });
+
+  it('accounts: admins only, the token never shown, bad input refused', async () => {
+    const list = await call<{ items: { platform: string; tokenSet: boolean; mode: string }[] }>(
+      api.url,
+      'GET',
+      '/v1/admin/transparency/accounts',
+      { spec: '/v1/admin/transparency/accounts', headers: admin.headers },
+    );
+    expect(list.status).to.equal(200);
+    expect(list.body.items.find((a) => a.platform === 'operator')).to.include({
+      tokenSet: true,
+      mode: 'submit',
+    });
+    expect(list.text).to.not.match(/"token"/);
+    const put = (platform: string, json: object, headers = admin.headers) =>
+      call<{ code: string }>(api.url, 'PUT', `/v1/admin/transparency/accounts/${platform}`, {
+        spec: '/v1/admin/transparency/accounts/{platform}',
+        headers,
+        json,
+      });
+    expect((await put('operator', { mode: 'submit', baseUrl: tdb.url })).status).to.equal(400);
+    expect((await put('operator', { mode: 'sometimes' })).status).to.equal(400);
+    expect((await put('00000000-0000-4000-8000-000000000000', { mode: 'dry-run' })).status).to.equal(404);
+    expect((await put('nobody', { mode: 'dry-run' })).status).to.equal(404);
+    expect((await put('operator', { mode: 'dry-run' }, mod.headers)).status).to.equal(403);
+    const gone = await call(
+      api.url,
+      'DELETE',
+      '/v1/admin/transparency/accounts/00000000-0000-4000-8000-000000000000',
+      {
+        spec: '/v1/admin/transparency/accounts/{platform}',
+        headers: admin.headers,
+      },
+    );
+    expect(gone.status).to.equal(404);
+  });
+});
