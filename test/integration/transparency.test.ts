@@ -335,6 +335,34 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${next}`)).to.have.length(1);
   });
 
+  it('a backlog goes in calls of at most 100 statements, each once', async () => {
+    // The database is slow on the first call: the restrictions placed meanwhile wait as a backlog.
+    tdb.faults = [{ delayMs: 1500 }];
+    const player = await createTestPlayer(api.pool);
+    const before = tdb.calls.length;
+    const ids: string[] = [];
+    for (let i = 0; i < 130; i++)
+      ids.push(
+        await byModerator(player.serviceId, { type: 'chat_restriction', reason: 'x', durationSeconds: 600 }),
+      );
+    await eventually(
+      'all sent',
+      async () => {
+        const { rows } = await api.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM transparency_statements WHERE sanction_id = ANY($1) AND state = 'sent'`,
+          [ids],
+        );
+        return rows[0]!.n === ids.length;
+      },
+      30_000,
+    );
+    const calls = tdb.calls.slice(before).filter((c) => c.platform === 'operator' && c.status === 201);
+    expect(Math.max(...calls.map((c) => c.count))).to.be.at.most(100);
+    expect(Math.max(...calls.map((c) => c.count)), 'the backlog was batched').to.be.greaterThan(1);
+    const puids = new Set(ids.map((id) => `sanction-${id}`));
+    expect(tdb.stored.filter((s) => puids.has(s.statement.puid as string))).to.have.length(ids.length);
+  });
+
   it('an account in dry-run writes the statements as JSON lines instead of sending them', async () => {
     const player = await createTestPlayer(api.pool);
     await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: studioB.game.clientId });
