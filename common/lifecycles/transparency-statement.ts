@@ -24,9 +24,6 @@ import { traceFields } from '../tracing/spans.js';
 export const STATEMENT_STATES = ['pending', 'sent', 'refused'] as const;
 export type StatementState = (typeof STATEMENT_STATES)[number];
 
-/** How long a submission holds the statements it claimed. */
-export const CLAIM_SECONDS = 120;
-
 /**
  * In the placement's transaction: the statement a restriction owes, when its platform has an account,
  * and the outbox row of the job that submits it (one job id a statement; the job sends every pending
@@ -61,8 +58,17 @@ export interface ClaimedStatement {
   attempts: number;
 }
 
-/** Claims up to `limit` due pending statements of a platform, oldest first, for one submission. */
-export async function claimDue(db: Queryable, platform: string, limit: number): Promise<ClaimedStatement[]> {
+/**
+ * Claims up to `limit` due pending statements of a platform, oldest first, for one submission, for
+ * `claimSeconds` (twice the call's timeout: a worker that dies mid-call lets them go after that, and
+ * one sent twice is answered with its puid).
+ */
+export async function claimDue(
+  db: Queryable,
+  platform: string,
+  limit: number,
+  claimSeconds: number,
+): Promise<ClaimedStatement[]> {
   const { rows } = await db.query<{ id: string; sanction_id: string; puid: string; attempts: number }>(
     `UPDATE transparency_statements t
         SET claimed_until = now() + make_interval(secs => $3), attempts = t.attempts + 1, updated_at = now()
@@ -71,7 +77,7 @@ export async function claimDue(db: Queryable, platform: string, limit: number): 
                         AND (claimed_until IS NULL OR claimed_until < now())
                       ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
       RETURNING t.id, t.sanction_id, t.puid, t.attempts`,
-    [platform, limit, CLAIM_SECONDS],
+    [platform, limit, claimSeconds],
   );
   return rows.map((r) => ({ id: r.id, sanctionId: r.sanction_id, puid: r.puid, attempts: r.attempts }));
 }

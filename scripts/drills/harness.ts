@@ -14,6 +14,8 @@ import { providePostgres, provideRedis, type ServiceHandle } from '../../common/
 import { findRedisServer, redisServerArgs, redisVersion } from '../../common/services/redis.js';
 import { provisionGame, provisionStudio } from '../../common/usecases/provisioning.js';
 import { CuttableProxy } from '../lib/cuttable-proxy.js';
+import { deleteAccount, saveAccount } from '../../common/data/repos/transparency.js';
+import { sealWebhookSecret } from '../../common/security/webhook-secrets.js';
 
 /**
  * Fault drills: the real API and worker processes under a steady report load while something
@@ -151,6 +153,10 @@ export class DrillRig {
       WORKER_LOCK_DURATION_MS: '2000',
       WORKER_STALLED_INTERVAL_MS: '1000',
       PG_POOL_SIZE: '10',
+      // A statement whose submitting worker was killed mid-call is claimed for twice the call's
+      // timeout: seconds here, not the production minute.
+      TDB_TIMEOUT_MS: '2000',
+      TDB_RETRY_BASE_MS: '200',
       ...opts.env,
     };
     const pool = createPool(pg.url, 4);
@@ -211,6 +217,21 @@ export class DrillRig {
       if (Date.now() > until) throw new Error(`${kind} did not become ready in 60 s; see ${logFile}`);
       await sleep(100);
     }
+  }
+
+  /**
+   * A platform's account at the DSA Transparency Database (`operator` or a studio id), as an admin
+   * configures it; undefined `at` removes it.
+   */
+  async transparencyAccount(platform: string, at?: { baseUrl: string; token: string }): Promise<void> {
+    if (!at) await deleteAccount(this.pool, platform);
+    else
+      await saveAccount(this.pool, {
+        platform,
+        mode: 'submit',
+        baseUrl: at.baseUrl,
+        tokenSealed: sealWebhookSecret(at.token, PEPPER),
+      });
   }
 
   /** Log lines of every process of `kind` this rig started, parsed. */

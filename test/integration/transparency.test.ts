@@ -15,7 +15,7 @@ import {
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
-import { TransparencyDatabaseStandIn, validateStatement } from '../helpers/transparency-database.js';
+import { TransparencyDatabaseStandIn, validateStatement } from '../../scripts/lib/transparency-database.js';
 import { startTestWorker } from '../helpers/workers.js';
 
 interface StatementView {

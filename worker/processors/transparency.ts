@@ -42,7 +42,12 @@ export const statementsProcessor = (deps: ProcessorDeps) => async (job: Job, tok
   const done = { sent: 0, alreadyHeld: 0, refused: 0 };
   let round = 0;
   for (; round < ROUNDS; round++) {
-    const claimed = await claimDue(deps.pool, platform, TDB_LIMITS.batch);
+    const claimed = await claimDue(
+      deps.pool,
+      platform,
+      TDB_LIMITS.batch,
+      Math.ceil((2 * deps.config.tdbTimeoutMs) / 1000),
+    );
     if (claimed.length === 0) break;
     const facts = await restrictionFacts(
       deps.pool,

@@ -6,7 +6,7 @@ import {
   transparencyStatement,
   type RestrictionFacts,
 } from '../../../common/domain/transparency-statement.js';
-import { validateStatement } from '../../helpers/transparency-database.js';
+import { validateStatement } from '../../../scripts/lib/transparency-database.js';
 
 const base: RestrictionFacts = {
   sanctionId: '7d2f6b1e-3c4a-4d5e-8f90-a1b2c3d4e5f6',

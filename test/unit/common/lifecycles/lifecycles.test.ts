@@ -61,7 +61,9 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
   });
 
   it('one module writes a Transparency Database statement (issue 35): no other source file inserts or updates one', () => {
-    expect(writersBesides(['transparency-statement.ts'], writes('transparency_statements'))).to.deep.equal([]);
+    expect(writersBesides(['transparency-statement.ts'], writes('transparency_statements'))).to.deep.equal(
+      [],
+    );
   });
 
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
  * on its own, the whole call refused with `422 {"errors": {"statement_<i>": {...}}}` if any breaks a
  * rule, or with `422 {"message", "errors": {"puid": [...], "existing_puids": [...]}}` if any puid is
  * already the platform's; else all stored and `201 {"statements": [{..., "uuid", "permalink"}]}`.
- * Faults on demand: slow answers, 500, 429, and refusing statements.
+ * Faults on demand: slow answers, 500, 429, and refusing statements. Used by the tests and by the
+ * transparency fault drill (npm run drill).
  */
 const KEYS = {
   decision_visibility: [
@@ -266,6 +267,10 @@ export class TransparencyDatabaseStandIn {
   faults: ({ status: number; retryAfter?: number } | { delayMs: number })[] = [];
   /** A rule of this test's own on top of the database's (to make it refuse a statement). */
   extraRule: ((s: Statement) => Errors) | undefined;
+  /** A delay before every answer (a call stays in flight that long: a drill kills its caller). */
+  delayMs = 0;
+  /** Calls being answered now. */
+  inFlight = 0;
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   async start(): Promise<this> {
@@ -294,6 +299,15 @@ export class TransparencyDatabaseStandIn {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    this.inFlight++;
+    try {
+      await this.answer(req, res);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async answer(req: http.IncomingMessage, res: http.ServerResponse) {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -306,6 +320,7 @@ export class TransparencyDatabaseStandIn {
       this.calls.push({ platform: null, count: 0, status: 401 });
       return send(401, { message: 'Unauthenticated.' });
     }
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     const fault = this.faults.shift();
     if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
     else if (fault) {

@@ -1,0 +1,115 @@
+import { validateStatement, TransparencyDatabaseStandIn } from '../../lib/transparency-database.js';
+import { underLoad, sleep, fmt, waitUntil, type Check, type DrillCase } from '../harness.js';
+
+/**
+ * Issue 35: restrictions placed under load while the worker that submits their statements to the
+ * DSA Transparency Database is SIGKILLed mid-call and Redis is cut off: every restriction answered
+ * 201 reaches the database exactly once, valid by its rules, under its studio's account; none is
+ * refused, none left pending. Against the stand-in of the database (scripts/lib/transparency-database.ts),
+ * slow on purpose so a call is in flight when the worker dies.
+ */
+const drill: DrillCase = {
+  kind: 'rig',
+  run: async (rig, opts) => {
+    const tdb = await new TransparencyDatabaseStandIn().start();
+    tdb.delayMs = 300;
+    await rig.transparencyAccount(rig.studioId, { baseUrl: tdb.url, token: tdb.platform('studio') });
+    if (!rig.procs.get('webhooks') || rig.procs.get('webhooks')!.child.exitCode !== null)
+      await rig.launch('webhooks');
+    const placed: string[] = [];
+    const refusedPlacements: number[] = [];
+    try {
+      const r = await underLoad(rig, opts, 'transparency', async () => {
+        // Players of the studio's game (a studio sanctions only those), restricted every 100 ms.
+        const targets = await rig.players(`tdb${Date.now().toString(36)}`, 40);
+        await rig.pool.query(
+          `INSERT INTO player_games (player_id, game_id) SELECT id, $2 FROM players WHERE service_id = ANY($1)
+           ON CONFLICT DO NOTHING`,
+          [targets, rig.gameId],
+        );
+        let placing = true;
+        const placer = (async () => {
+          for (let i = 0; placing; i++) {
+            const res = await fetch(`${rig.apiUrl}/v1/player/${targets[i % targets.length]}/sanctions`, {
+              method: 'POST',
+              headers: rig.headers,
+              body: JSON.stringify({ type: 'chat_restriction', reason: 'drill', durationSeconds: 600 }),
+            }).catch(() => undefined);
+            if (res?.status === 201) placed.push(((await res.json()) as { id: string }).id);
+            else refusedPlacements.push(res?.status ?? 0);
+            await sleep(100);
+          }
+        })();
+        await waitUntil('a submission in flight', async () => tdb.inFlight > 0, 20_000);
+        const webhooks = rig.procs.get('webhooks')!;
+        webhooks.child.kill('SIGKILL');
+        await webhooks.exited;
+        await rig.redisProxy.cut();
+        await sleep(opts.faultSeconds * 1000);
+        await rig.launch('webhooks').catch(() => undefined);
+        await rig.redisProxy.open();
+        // A worker started while Redis was cut may have given up: one more once it is back.
+        if (rig.procs.get('webhooks')!.child.exitCode !== null) await rig.launch('webhooks');
+        await sleep(1000);
+        placing = false;
+        await placer;
+        return {
+          lines: [
+            `SIGKILLed the webhooks worker with a submission in flight, then Redis cut for ${fmt(opts.faultSeconds * 1000)}; ${placed.length} restrictions placed (201) around it`,
+          ],
+          checks: [],
+        };
+      });
+      const puids = new Set(placed.map((id) => `sanction-${id}`));
+      const sentAll = await waitUntil(
+        'every statement sent',
+        async () => {
+          const { rows } = await rig.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM transparency_statements WHERE sanction_id = ANY($1) AND state = 'sent'`,
+            [placed],
+          );
+          return rows[0]!.n === placed.length;
+        },
+        90_000,
+      ).then(
+        () => true,
+        () => false,
+      );
+      const stored = tdb.stored.filter((s) => puids.has(s.statement.puid as string));
+      const perPuid = new Map<string, number>();
+      for (const s of stored)
+        perPuid.set(s.statement.puid as string, (perPuid.get(s.statement.puid as string) ?? 0) + 1);
+      const invalid = stored.filter((s) => Object.keys(validateStatement(s.statement)).length > 0);
+      const checks: Check[] = [
+        {
+          name: 'restrictions were placed through the fault',
+          ok: placed.length > 0 && refusedPlacements.length === 0,
+          detail: `${placed.length} placed; ${refusedPlacements.length} not (${[...new Set(refusedPlacements)].join(', ')})`,
+        },
+        { name: 'every statement sent', ok: sentAll, detail: `${placed.length} placed` },
+        {
+          name: 'each reached the database exactly once',
+          ok: perPuid.size === placed.length && [...perPuid.values()].every((n) => n === 1),
+          detail: `${perPuid.size} of ${placed.length} held; ${[...perPuid.values()].filter((n) => n > 1).length} more than once`,
+        },
+        {
+          name: 'under the studio’s account, valid by its rules',
+          ok: stored.every((s) => s.platform === 'studio') && invalid.length === 0,
+          detail: `${invalid.length} invalid`,
+        },
+      ];
+      r.lines.push(
+        `the database: ${tdb.calls.length} calls (${tdb.calls.filter((c) => c.status === 201).length} taken, ${tdb.calls.filter((c) => c.status === 422).length} answered 422), ${stored.length} statements of the drill held`,
+      );
+      return {
+        what: 'SIGKILL the statements worker mid-call and cut Redis while restrictions are placed',
+        ...r,
+        checks: [...r.checks, ...checks],
+      };
+    } finally {
+      await rig.transparencyAccount(rig.studioId);
+      await tdb.close();
+    }
+  },
+};
+export default drill;
