@@ -9,6 +9,7 @@ import { listTrustHistory } from '../data/repos/trust.js';
 import { SERVICE_ID } from '../domain/players.js';
 import { auditInWords } from '../domain/audit-words.js';
 import { notFound } from '../errors.js';
+import { statementsOfSanctions } from './transparency.js';
 import { presentAppeal, presentCase, presentOffense, presentSanction, presentTrustChange } from '../views.js';
 
 /** How much of each list the moderator's player view carries (the newest). */
@@ -79,6 +80,26 @@ export async function moderatorPlayerView(db: Queryable, serviceId: string, now:
       ...(offenses?.items ?? []).map((o) => o.studioId),
       ...(sanctions?.items ?? []).map((s) => s.scopeStudioId),
     ]),
+    // Each sanction's statement to the DSA Transparency Database, when it owes one (issue 35).
+    transparencyStatements: Object.fromEntries(
+      [
+        ...(await statementsOfSanctions(
+          db,
+          (sanctions?.items ?? []).map((s) => s.id),
+        )),
+      ].map(([id, st]) => [
+        id,
+        {
+          id: st.id,
+          state: st.state,
+          permalink: st.permalink,
+          dryRun: st.dryRun,
+          refusal: st.refusal,
+          lastError: st.lastError,
+          sentAt: st.sentAt,
+        },
+      ]),
+    ),
   };
 }
 

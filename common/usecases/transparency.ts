@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { withTransaction, type Pool } from '../data/db.js';
+import { withTransaction, type Pool, type Queryable } from '../data/db.js';
 import {
   deleteAccount,
   listAccounts,
@@ -103,9 +103,10 @@ interface StatementRow {
   body: unknown;
 }
 
-const presentStatement = (r: StatementRow) => ({
+const presentStatement = (r: StatementRow, playerServiceId: string | null = null) => ({
   id: r.id,
   sanctionId: r.sanction_id,
+  playerServiceId,
   platform: r.platform,
   puid: r.puid,
   state: r.state,
@@ -150,8 +151,14 @@ export async function listStatements(pool: Pool, query: unknown) {
             (SELECT min(created_at) FROM transparency_statements WHERE state = 'pending') AS oldest`,
   );
   const c = counts[0]!;
+  // Whom each is about, for the admin's link to the player (never sent to the database).
+  const { rows: players } = await pool.query<{ id: string; service_id: string }>(
+    'SELECT s.id, p.service_id FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = ANY($1::uuid[])',
+    [rows.map((r) => r.sanction_id)],
+  );
+  const playerOf = new Map(players.map((r) => [r.id, r.service_id]));
   return {
-    items: rows.slice(0, q.limit).map(presentStatement),
+    items: rows.slice(0, q.limit).map((r) => presentStatement(r, playerOf.get(r.sanction_id) ?? null)),
     pending: c.pending,
     refused: c.refused,
     oldestPendingAt: c.oldest?.toISOString() ?? null,
@@ -159,8 +166,9 @@ export async function listStatements(pool: Pool, query: unknown) {
 }
 
 /** The statement of each sanction asked for, as the sanction screens show it. */
-export async function statementsOfSanctions(pool: Pool, sanctionIds: readonly string[]) {
-  const { rows } = await pool.query<StatementRow>(
+export async function statementsOfSanctions(db: Queryable, sanctionIds: readonly string[]) {
+  if (sanctionIds.length === 0) return new Map<string, ReturnType<typeof presentStatement>>();
+  const { rows } = await db.query<StatementRow>(
     'SELECT * FROM transparency_statements WHERE sanction_id = ANY($1::uuid[])',
     [sanctionIds.filter(isUuid)],
   );

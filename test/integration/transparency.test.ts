@@ -249,6 +249,17 @@ describe('DSA Transparency Database: a statement for every restriction', functio
         headers: admin.headers,
       },
     );
+    // Moderators see each sanction's statement on the player.
+    const view = await call<{
+      transparencyStatements: Record<string, { state: string; permalink: string | null }>;
+    }>(api.url, 'GET', `/v1/admin/players/${player.serviceId}`, {
+      spec: '/v1/admin/players/{serviceId}',
+      headers: mod.headers,
+    });
+    expect(view.status).to.equal(200);
+    expect(view.body.transparencyStatements[direct]?.state).to.equal('sent');
+    expect(view.body.transparencyStatements[direct]?.permalink).to.match(/\/statement\//);
+    expect(view.body.transparencyStatements[warning]).to.equal(undefined);
     const mine = sent.body.items.find((s) => s.sanctionId === direct)!;
     expect(mine.permalink).to.equal(`${tdb.url}/statement/${mine.uuid}`);
     expect(mine.platform).to.equal('operator');
@@ -275,6 +286,9 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(list.status).to.equal(200);
     const refused = list.body.items.find((s) => s.sanctionId === id)!;
     expect(refused.state).to.equal('refused');
+    expect((refused as StatementView & { playerServiceId: string }).playerServiceId).to.equal(
+      player.serviceId,
+    );
     expect(refused.refusal).to.deep.equal({ category: ['The selected category is invalid.'] });
     expect(list.body.refused).to.be.greaterThan(0);
     const metrics = await (await fetch(`${api.url}/metrics`)).text();

@@ -238,6 +238,20 @@ export const paths = {
               description:
                 'The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id.',
             },
+            transparencyStatements: {
+              type: 'object',
+              description:
+                'Each listed sanction\'s statement to the DSA Transparency Database, by sanction id (only those that owe one: README "Regulation (EU DSA)").',
+              additionalProperties: closed({
+                id: { type: 'string' },
+                state: { enum: ['pending', 'sent', 'refused'] },
+                permalink: { type: ['string', 'null'] },
+                dryRun: { type: 'boolean' },
+                refusal: { description: "The database's own words when it refused it, else null." },
+                lastError: { type: ['string', 'null'] },
+                sentAt: { type: ['string', 'null'], format: 'date-time' },
+              }),
+            },
           }),
           'The player.',
         ),

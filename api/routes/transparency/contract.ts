@@ -108,6 +108,11 @@ export const schemas = {
   TransparencyStatement: closed({
     id: { type: 'string' },
     sanctionId: { type: 'string' },
+    playerServiceId: {
+      type: ['string', 'null'],
+      description:
+        'Whom the sanction is about, in the admin list (never sent to the database); null elsewhere.',
+    },
     platform: { type: 'string' },
     puid: { type: 'string', description: "The decision's own id: sanction-<sanction id>." },
     state: { enum: [...STATEMENT_STATES] },

@@ -2477,6 +2477,8 @@ export interface components {
         TransparencyStatement: {
             id: string;
             sanctionId: string;
+            /** @description Whom the sanction is about, in the admin list (never sent to the database); null elsewhere. */
+            playerServiceId: string | null;
             platform: string;
             /** @description The decision's own id: sanction-<sanction id>. */
             puid: string;
@@ -5272,6 +5274,21 @@ export interface operations {
                         /** @description The name of every studio whose id appears above (offenses, reporters, sanction scopes), by id. */
                         studioNames: {
                             [key: string]: string;
+                        };
+                        /** @description Each listed sanction's statement to the DSA Transparency Database, by sanction id (only those that owe one: README "Regulation (EU DSA)"). */
+                        transparencyStatements: {
+                            [key: string]: {
+                                id: string;
+                                /** @enum {unknown} */
+                                state: "pending" | "sent" | "refused";
+                                permalink: string | null;
+                                dryRun: boolean;
+                                /** @description The database's own words when it refused it, else null. */
+                                refusal: unknown;
+                                lastError: string | null;
+                                /** Format: date-time */
+                                sentAt: string | null;
+                            };
                         };
                     };
                 };
