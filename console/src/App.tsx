@@ -1,4 +1,5 @@
 import { TemplatesScreen } from './screens/Templates';
+import { TransparencyScreen } from './screens/Transparency';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
@@ -52,6 +53,9 @@ export function App() {
         <Route path="/queues" element={<QueuesScreen session={session} />} />
         {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
         {session.moderator.role === 'admin' && <Route path="/templates" element={<TemplatesScreen />} />}
+        {session.moderator.role === 'admin' && (
+          <Route path="/transparency" element={<TransparencyScreen />} />
+        )}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
       </Routes>
     </Layout>
@@ -169,6 +173,7 @@ function Layout({
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
           {isAdmin && <NavLink to="/templates">Templates</NavLink>}
+          {isAdmin && <NavLink to="/transparency">EU database</NavLink>}
         </nav>
         <span className="who">
           {session.moderator.displayName} ({session.moderator.role})

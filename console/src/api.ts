@@ -176,3 +176,18 @@ export const listRules = () => api<RulesPage>('GET', '/v1/admin/queue-rules');
 export const saveRules = (rules: RoutingRule[]) =>
   api<Res<'/v1/admin/queue-rules', 'put', 200>>('PUT', '/v1/admin/queue-rules', { rules });
 export const listStudios = () => api<{ items: StudioWithGames[] }>('GET', '/v1/admin/studios');
+export type TransparencyStatement = Schemas['TransparencyStatement'];
+export type TransparencyAccount = Schemas['TransparencyAccount'];
+export type TransparencyPage = Res<'/v1/admin/transparency/statements', 'get', 200>;
+export const listTransparencyStatements = (params: { state?: string; limit?: number }) =>
+  api<TransparencyPage>('GET', `/v1/admin/transparency/statements?${q(params)}`);
+export const retryTransparencyStatement = (id: string) =>
+  api<{ state: string }>('POST', `/v1/admin/transparency/statements/${enc(id)}/retry`);
+export const listTransparencyAccounts = () =>
+  api<{ items: TransparencyAccount[] }>('GET', '/v1/admin/transparency/accounts');
+export const putTransparencyAccount = (
+  platform: string,
+  body: Req<'/v1/admin/transparency/accounts/{platform}', 'put'>,
+) => api<TransparencyAccount>('PUT', `/v1/admin/transparency/accounts/${enc(platform)}`, body);
+export const deleteTransparencyAccount = (platform: string) =>
+  api<void>('DELETE', `/v1/admin/transparency/accounts/${enc(platform)}`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
 import { startTestWorker } from '../helpers/workers.js';
+import { TransparencyDatabaseStandIn } from '../../scripts/lib/transparency-database.js';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { type RunningWorker } from '../../worker/run.js';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
@@ -750,6 +751,58 @@ describe('moderator console in headless Chromium', function () {
     );
     expect(muted.rowCount).to.equal(1);
     await context.close();
+  });
+
+  it('EU database: an admin finds a refused statement with the database’s words (as text), sends it again, and the player’s screen links it', async () => {
+    const tdb = await new TransparencyDatabaseStandIn().start();
+    const outbound = await startTestWorker(api.config, 'webhooks');
+    try {
+      // The database refuses every statement, in words that carry markup.
+      tdb.extraRule = () => ({ category: [`${XSS} is not a category`] });
+      const setUp = await fetch(`${api.url}/v1/admin/transparency/accounts/${tenant.studioId}`, {
+        method: 'PUT',
+        headers: { ...admin.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ mode: 'submit', baseUrl: tdb.url, token: tdb.platform('console-studio') }),
+      });
+      expect(setUp.status).to.be.oneOf([200, 201]);
+      const serviceId = await player();
+      const placed = await fetch(`${api.url}/v1/player/${serviceId}/sanctions`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'matchmaking_restriction', reason: 'leaving', durationSeconds: 3600 }),
+      });
+      expect(placed.status).to.equal(201);
+      const sanctionId = ((await placed.json()) as { id: string }).id;
+      const state = async () =>
+        (
+          await api.pool.query<{ state: string }>(
+            'SELECT state FROM transparency_statements WHERE sanction_id = $1',
+            [sanctionId],
+          )
+        ).rows[0]?.state;
+      await eventually('refused', async () => (await state()) === 'refused');
+
+      const { context, page } = await signedIn(admin);
+      await page.getByRole('link', { name: 'EU database' }).click();
+      const row = page
+        .getByRole('table', { name: 'Refused statements' })
+        .getByRole('row')
+        .filter({ hasText: serviceId });
+      await row.getByText(`${XSS} is not a category`, { exact: false }).waitFor();
+      expect(await page.evaluate('window.__xss')).to.equal(undefined);
+      await checkScreen(page, 'transparency');
+      tdb.extraRule = undefined;
+      await row.getByRole('button', { name: 'Send again' }).click();
+      await page.getByRole('status').filter({ hasText: 'Sent again' }).waitFor();
+      await eventually('sent', async () => (await state()) === 'sent');
+      await page.goto(`${api.url}/console/players/${serviceId}`);
+      await page.getByRole('link', { name: 'sent (its page in the EU database)' }).waitFor();
+      await context.close();
+    } finally {
+      await api.pool.query('DELETE FROM transparency_accounts WHERE platform = $1', [tenant.studioId]);
+      await outbound.stop();
+      await tdb.close();
+    }
   });
 
   it('a claim made in another browser shows in the queue within seconds', async () => {

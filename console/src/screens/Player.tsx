@@ -5,6 +5,7 @@ import { OffenseCard } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { TrustChart } from '../components/TrustChart';
 import { when } from '../format';
+import { StatementState } from './Transparency';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { needsPeriod, SANCTION_CHOICES } from './Case';
@@ -134,6 +135,7 @@ export function PlayerScreen() {
                 <th scope="col">Scope</th>
                 <th scope="col">From – until</th>
                 <th scope="col">State</th>
+                <th scope="col">EU database</th>
                 <th scope="col">Reason</th>
                 <th scope="col">
                   <span className="sr-only">Actions</span>
@@ -151,6 +153,13 @@ export function PlayerScreen() {
                     {when(s.startsAt)} – {s.expiresAt ? when(s.expiresAt) : 'no end'}
                   </td>
                   <td>{s.revokedAt ? 'revoked' : s.active ? 'active' : 'ended'}</td>
+                  <td className="report-text">
+                    {v.transparencyStatements[s.id] ? (
+                      <StatementState s={v.transparencyStatements[s.id]!} />
+                    ) : (
+                      '—'
+                    )}
+                  </td>
                   <td className="report-text">{s.reason}</td>
                   <td>
                     {!s.revokedAt && (s.active || !s.expiresAt || Date.parse(s.expiresAt) > Date.now()) && (

@@ -1,0 +1,268 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import {
+  deleteTransparencyAccount,
+  listTransparencyAccounts,
+  listTransparencyStatements,
+  putTransparencyAccount,
+  retryTransparencyStatement,
+  type TransparencyStatement,
+} from '../api';
+import { ErrorLine } from '../components/ErrorLine';
+import { NoticeLine } from '../components/NoticeLine';
+import { when } from '../format';
+import { useAction, useLoad } from '../hooks';
+
+/** The database's words for a refused statement, field by field, as text. */
+export function refusalWords(refusal: unknown): string {
+  if (refusal && typeof refusal === 'object' && !Array.isArray(refusal))
+    return Object.entries(refusal as Record<string, unknown>)
+      .map(
+        ([field, messages]) =>
+          `${field}: ${Array.isArray(messages) ? messages.join(' ') : JSON.stringify(messages)}`,
+      )
+      .join('; ');
+  return typeof refusal === 'string' ? refusal : JSON.stringify(refusal);
+}
+
+/** One statement's state in words, for a sanction's row (the player screen) and this screen. */
+export function StatementState({
+  s,
+}: {
+  s: Pick<TransparencyStatement, 'state' | 'permalink' | 'dryRun' | 'refusal' | 'lastError'>;
+}) {
+  if (s.state === 'sent')
+    return s.dryRun ? (
+      <span>written in the dry run</span>
+    ) : s.permalink ? (
+      <a href={s.permalink} target="_blank" rel="noreferrer noopener">
+        sent (its page in the EU database)
+      </a>
+    ) : (
+      <span>sent (the database already held it)</span>
+    );
+  if (s.state === 'refused') return <span className="error">refused: {refusalWords(s.refusal)}</span>;
+  return <span>pending{s.lastError ? ` (last attempt: ${s.lastError})` : ''}</span>;
+}
+
+/**
+ * The EU's DSA Transparency Database (admins): what needs attention first (statements the database
+ * refused, with its words, each sent again once mended; the oldest pending), then each platform's
+ * account. Every string from the database or a studio is rendered as text.
+ */
+export function TransparencyScreen() {
+  const page = useLoad(() => listTransparencyStatements({ limit: 100 }), [], 15_000);
+  const accounts = useLoad(listTransparencyAccounts, []);
+  const reload = async () => {
+    await Promise.all([page.reload(), accounts.reload()]);
+  };
+  const { busy, notice, run } = useAction(reload);
+  const [mode, setMode] = useState<'submit' | 'dry-run'>('dry-run');
+
+  async function configure(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const data = new FormData(form);
+    const platform = String(data.get('platform')).trim() || 'operator';
+    await run(async () => {
+      await putTransparencyAccount(platform, {
+        mode,
+        ...(mode === 'submit'
+          ? { baseUrl: String(data.get('baseUrl')).trim(), token: String(data.get('token')) }
+          : {}),
+      });
+      form.reset();
+    }, `Account of ${platform} saved: its restrictions send statements from now on.`);
+  }
+
+  const items = page.data?.items ?? [];
+  const refused = items.filter((s) => s.state === 'refused');
+  const pending = items.filter((s) => s.state === 'pending');
+  return (
+    <section aria-labelledby="tdb-title">
+      <h1 id="tdb-title">EU Transparency Database</h1>
+      <p>
+        Every restriction placed while its platform has an account sends one statement of reasons to the
+        Commission&rsquo;s DSA Transparency Database (README &ldquo;Regulation (EU DSA)&rdquo;).
+      </p>
+      <NoticeLine notice={notice} />
+      <ErrorLine error={page.error ?? accounts.error} />
+      {page.data && (
+        <p role="status">
+          {page.data.refused} refused, {page.data.pending} pending
+          {page.data.oldestPendingAt ? `, the oldest since ${when(page.data.oldestPendingAt)}` : ''}.
+        </p>
+      )}
+
+      <h2 id="refused-title">Refused by the database</h2>
+      {refused.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <StatementTable
+          label="Refused statements"
+          items={refused}
+          action={(s) => (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void run(
+                  () => retryTransparencyStatement(s.id),
+                  'Sent again: pending until the database answers.',
+                )
+              }
+            >
+              Send again
+            </button>
+          )}
+        />
+      )}
+
+      <h2>Oldest pending</h2>
+      {pending.length === 0 ? <p>None.</p> : <StatementTable label="Pending statements" items={pending} />}
+
+      <h2 id="accounts-title">Accounts</h2>
+      {(accounts.data?.items ?? []).length === 0 ? (
+        <p>No platform is connected: no statement is sent.</p>
+      ) : (
+        <table aria-labelledby="accounts-title">
+          <thead>
+            <tr>
+              <th scope="col">Platform</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Database</th>
+              <th scope="col">Token</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.data!.items.map((a) => (
+              <tr key={a.platform}>
+                <td>
+                  {a.platform === 'operator' ? 'the operator (global decisions)' : `studio ${a.platform}`}
+                </td>
+                <td>{a.mode === 'dry-run' ? 'dry run (written for review, not sent)' : 'submit'}</td>
+                <td>{a.baseUrl ?? '—'}</td>
+                <td>{a.tokenSet ? 'set' : '—'}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() =>
+                      void run(
+                        () => deleteTransparencyAccount(a.platform),
+                        `Account of ${a.platform} removed.`,
+                      )
+                    }
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h3 id="connect-title">Connect a platform, or change its account</h3>
+      <form className="row" onSubmit={(e) => void configure(e)} aria-labelledby="connect-title">
+        <label>
+          Platform (operator for global decisions, or a studio&rsquo;s id for the decisions on its games)
+          <input name="platform" defaultValue="operator" maxLength={64} required size={40} />
+        </label>
+        <fieldset>
+          <legend>Mode</legend>
+          <label>
+            <input
+              type="radio"
+              name="mode"
+              checked={mode === 'dry-run'}
+              onChange={() => setMode('dry-run')}
+            />{' '}
+            Dry run: write the statements for review, send nothing
+          </label>
+          <label>
+            <input type="radio" name="mode" checked={mode === 'submit'} onChange={() => setMode('submit')} />{' '}
+            Submit to the database (its sandbox first)
+          </label>
+        </fieldset>
+        {mode === 'submit' && (
+          <>
+            <label>
+              The database&rsquo;s address
+              <input name="baseUrl" type="url" maxLength={500} required />
+            </label>
+            <label>
+              The platform&rsquo;s API token (kept sealed, never shown again)
+              <input
+                name="token"
+                type="password"
+                autoComplete="off"
+                minLength={8}
+                maxLength={4000}
+                required
+              />
+            </label>
+          </>
+        )}
+        <button type="submit" disabled={busy}>
+          Save the account
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function StatementTable({
+  label,
+  items,
+  action,
+}: {
+  label: string;
+  items: (TransparencyStatement & { playerServiceId?: string | null })[];
+  action?: (s: TransparencyStatement) => ReactNode;
+}) {
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Player</th>
+          <th scope="col">Decision (puid)</th>
+          <th scope="col">Platform</th>
+          <th scope="col">Since</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">State</th>
+          {action && (
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((s) => (
+          <tr key={s.id}>
+            <td>
+              {s.playerServiceId ? (
+                <Link to={`/players/${encodeURIComponent(s.playerServiceId)}`}>{s.playerServiceId}</Link>
+              ) : (
+                '—'
+              )}
+            </td>
+            <td>
+              <code>{s.puid}</code>
+            </td>
+            <td>{s.platform === 'operator' ? 'operator' : `studio ${s.platform}`}</td>
+            <td>{when(s.refusedAt ?? s.createdAt)}</td>
+            <td>{s.attempts}</td>
+            <td className="report-text">
+              <StatementState s={s} />
+            </td>
+            {action && <td>{action(s)}</td>}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
