@@ -12,6 +12,7 @@ import {
 } from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { sanctionsOfDecision } from '../data/repos/sanctions.js';
+import { findCaseOffenses } from '../data/repos/offenses.js';
 import { isAppealable, moveOffenses, type OffenseStatus } from '../lifecycles/offense.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound, validationError } from '../errors.js';
@@ -397,11 +398,16 @@ export async function decideAppeal(
         );
         revoked.push(sanction.id);
       }
-      if (subject.kind === 'offense') {
+      // The points of the decision: the appealed offense's, or for a sanction that came with an
+      // upheld case, its case's offenses' (the same decision: README "Appeals").
+      const ofCase =
+        subject.kind === 'sanction' && subject.caseId ? await findCaseOffenses(client, subject.caseId) : [];
+      const offenseIds = subject.kind === 'offense' ? [subject.id] : ofCase.map((o) => o.id);
+      if (offenseIds.length) {
         // Through the life cycle: points a dismissal already gave back are not given again.
         const moved = await moveOffenses(client, {
           playerRowId: appeal.playerRowId,
-          offenseIds: [subject.id],
+          offenseIds,
           event: 'appeal',
           caseId: subject.caseId,
           now,
@@ -414,10 +420,11 @@ export async function decideAppeal(
             trustScoreBefore: moved.before,
             trustScoreAfter: moved.after,
             reason: 'appeal',
-            offenseId: subject.id,
+            ...(subject.kind === 'offense' ? { offenseId: subject.id } : { caseId: subject.caseId }),
           };
           const audience = new Set([
             ...subject.studios,
+            ...ofCase.map((o) => o.studioId),
             ...(await studiosOfPlayer(client, appeal.serviceId)),
           ]);
           outbox.push(

@@ -452,6 +452,32 @@ describe('appeals', function () {
         expect(JSON.stringify([d.decision, d.facts, d.state, d.appeal.how])).not.to.match(/T\d\d:\d\d:\d\d/);
     });
 
+    it('the ban appealed instead of the offense: granted, the same decision goes whole, its points too', async () => {
+      const player = await createTestPlayer(api.pool);
+      const headers = await playerToken(player);
+      const { caseId } = await upheldToxicity(player.serviceId, {
+        note: 'abusive in voice chat',
+        sanction: { type: 'temporary_ban', reason: 'Abuse of other players.', durationSeconds: 7 * 86_400 },
+      });
+      const ban = (
+        await api.pool.query<{ id: string }>('SELECT id FROM sanctions WHERE case_id = $1', [caseId])
+      ).rows[0]!.id;
+      expect(await trustScore(api.pool, player.serviceId)).to.be.below(100);
+      const filed = await fileAsPlayer(headers, {
+        sanctionId: ban,
+        reason: 'incorrect',
+        statement: 'Not me.',
+      });
+      expect(filed.status, filed.text).to.equal(201);
+      await act(modB, filed.body.id, 'claim');
+      const granted = await act(modB, filed.body.id, 'decide', { decision: 'granted', note: 'wrong player' });
+      expect(granted.status, granted.text).to.equal(200);
+      expect(granted.body.decision).to.deep.include({ sanctionsRevoked: [ban], pointsRefunded: 7 });
+      expect(await banState(ban)).to.deep.include({ revoked: true });
+      expect(await strikeRemoved(caseId)).to.equal(true);
+      expect(await trustScore(api.pool, player.serviceId)).to.equal(100);
+    });
+
     it('a moderator may keep the ban with a ground: it stays in force and the player reads why', async () => {
       const { headers, offenseId, caseId, ban, appealId } = await upheldWithBan();
       await act(modB, appealId, 'claim');

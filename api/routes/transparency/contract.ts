@@ -3,6 +3,7 @@ import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../ope
 import { moderatorSecurity } from '../../openapi-security.js';
 import { STATEMENT_STATES } from '../../../common/lifecycles/transparency-statement.js';
 import { accountSchema, statementListSchema } from '../../../common/usecases/transparency.js';
+import { reportQuerySchema } from '../../../common/usecases/transparency-report.js';
 
 /** The OpenAPI operations of the DSA Transparency Database screens (routes.ts beside it). */
 const platform = {
@@ -92,11 +93,50 @@ export const paths = {
       },
     },
   },
+  '/v1/admin/transparency-report': {
+    get: {
+      operationId: 'transparencyReport',
+      tags: ['transparency'],
+      summary:
+        'The transparency report (Art. 15, 24(1) DSA) for a period and a platform, from the records (admins)',
+      description:
+        'One row a figure, laid out after the sections of the harmonised templates (README "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).',
+      security: moderatorSecurity,
+      parameters: joiQuery(reportQuerySchema),
+      responses: {
+        200: {
+          description: 'The report.',
+          content: {
+            'application/json': {
+              schema: closed({
+                period: closed({ from: dateTime, to: dateTime }),
+                platform: { type: 'string' },
+                generatedAt: dateTime,
+                rows: { type: 'array', items: ref('TransparencyReportRow') },
+              }),
+            },
+            'text/csv': {
+              schema: { type: 'string', description: 'section,field,breakdown,value; one line a figure.' },
+            },
+          },
+        },
+        400: problem('A bad or missing parameter, or an empty period.'),
+        404: problem('No such studio.'),
+        ...adminOnly,
+      },
+    },
+  },
 };
 
 const nullableDate = { type: ['string', 'null'], format: 'date-time' };
 
 export const schemas = {
+  TransparencyReportRow: closed({
+    section: { enum: ['restrictions', 'notices', 'complaints', 'automated_means', 'misuse', 'recipients'] },
+    field: { type: 'string' },
+    breakdown: { type: 'string' },
+    value: { type: ['integer', 'number', 'string'] },
+  }),
   TransparencyAccount: closed({
     platform: { type: 'string' },
     mode: { enum: ['submit', 'dry-run'] },

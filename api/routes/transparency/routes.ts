@@ -6,6 +6,7 @@ import {
   removeAccount,
   retryStatement,
 } from '../../../common/usecases/transparency.js';
+import { reportCsv, transparencyReport } from '../../../common/usecases/transparency-report.js';
 import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
@@ -16,30 +17,46 @@ import { moderatorAuth } from '../../middleware/moderator-auth.js';
  * the database's words, the oldest pending, and a refused one sent again once mended.
  */
 export function transparencyRoutes(deps: ApiDeps): Router {
-  const router = new Router({ prefix: '/v1/admin/transparency' });
+  const router = new Router({ prefix: '/v1/admin' });
   const admin = moderatorAuth(deps, { role: 'admin' });
 
-  router.get('/accounts', admin, async (ctx) => {
+  router.get('/transparency/accounts', admin, async (ctx) => {
     ctx.body = { items: await accounts(deps.pool) };
   });
-  router.put('/accounts/:platform', admin, requireJsonBody(), async (ctx) => {
+  router.put('/transparency/accounts/:platform', admin, requireJsonBody(), async (ctx) => {
     const { platform } = ctx.params as { platform: string };
     const { created, account } = await putAccount(deps.pool, deps.pepper, platform, ctx.request.body ?? {});
     ctx.status = created ? 201 : 200;
     ctx.body = account;
   });
-  router.delete('/accounts/:platform', admin, async (ctx) => {
+  router.delete('/transparency/accounts/:platform', admin, async (ctx) => {
     await removeAccount(deps.pool, (ctx.params as { platform: string }).platform);
     ctx.status = 204;
   });
-  router.get('/statements', admin, async (ctx) => {
+  router.get('/transparency/statements', admin, async (ctx) => {
     ctx.body = await listStatements(deps.pool, ctx.query);
   });
-  router.post('/statements/:statementId/retry', admin, async (ctx) => {
+  router.post('/transparency/statements/:statementId/retry', admin, async (ctx) => {
     const outbox = await retryStatement(deps.pool, (ctx.params as { statementId: string }).statementId);
     deps.dispatcher.enqueue(outbox);
     ctx.status = 202;
     ctx.body = { state: 'pending' };
+  });
+  // The transparency report (Art. 15, 24(1)): JSON, or CSV (format=csv, or Accept: text/csv).
+  router.get('/transparency-report', admin, async (ctx) => {
+    const wantsCsv =
+      ctx.query.format === undefined && ctx.accepts('application/json', 'text/csv') === 'text/csv';
+    const { format, report } = await transparencyReport(
+      deps.pool,
+      { ...ctx.query, ...(wantsCsv ? { format: 'csv' } : {}) },
+      { territorialScope: deps.config.tdbTerritorialScope },
+    );
+    if (format === 'csv') {
+      const name = `transparency-report-${report.platform}-${report.period.from.slice(0, 10)}-${report.period.to.slice(0, 10)}.csv`;
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', `attachment; filename="${name}"`);
+      ctx.body = reportCsv(report.rows);
+    } else ctx.body = report;
   });
   return router;
 }

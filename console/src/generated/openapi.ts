@@ -1454,6 +1454,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/transparency-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transparency report (Art. 15, 24(1) DSA) for a period and a platform, from the records (admins)
+         * @description One row a figure, laid out after the sections of the harmonised templates (README "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).
+         */
+        get: operations["transparencyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2462,6 +2482,13 @@ export interface components {
                 id: string;
                 title: string;
             }[];
+        };
+        TransparencyReportRow: {
+            /** @enum {unknown} */
+            section: "restrictions" | "notices" | "complaints" | "automated_means" | "misuse" | "recipients";
+            field: string;
+            breakdown: string;
+            value: number | string;
         };
         TransparencyAccount: {
             platform: string;
@@ -10235,6 +10262,104 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    transparencyReport: {
+        parameters: {
+            query: {
+                /** @description The first day of the period (inclusive), UTC. */
+                from: string;
+                /** @description The end of the period (exclusive), UTC. */
+                to: string;
+                /** @description `all`, `operator` (global decisions) or a studio id (the decisions on its games). */
+                platform?: string;
+                /** @description The average monthly active recipients as the studio counts them; without it, the distinct players the service saw each month (said so in the report's `source`). */
+                activeRecipients?: number;
+                /** @description Or Accept: text/csv. */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        period: {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                        };
+                        platform: string;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        rows: components["schemas"]["TransparencyReportRow"][];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description A bad or missing parameter, or an empty period. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such studio. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Server error. */
             500: {
                 headers: {
