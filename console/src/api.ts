@@ -191,3 +191,12 @@ export const putTransparencyAccount = (
 ) => api<TransparencyAccount>('PUT', `/v1/admin/transparency/accounts/${enc(platform)}`, body);
 export const deleteTransparencyAccount = (platform: string) =>
   api<void>('DELETE', `/v1/admin/transparency/accounts/${enc(platform)}`);
+export type TransparencyReport = Res<'/v1/admin/transparency-report', 'get', 200>;
+export const transparencyReportPath = (params: {
+  from: string;
+  to: string;
+  platform: string;
+  format?: 'csv';
+}) => `/v1/admin/transparency-report?${q(params)}`;
+export const getTransparencyReport = (params: { from: string; to: string; platform: string }) =>
+  api<TransparencyReport>('GET', transparencyReportPath(params));

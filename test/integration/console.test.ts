@@ -795,6 +795,15 @@ describe('moderator console in headless Chromium', function () {
       await row.getByRole('button', { name: 'Send again' }).click();
       await page.getByRole('status').filter({ hasText: 'Sent again' }).waitFor();
       await eventually('sent', async () => (await state()) === 'sent');
+      // The transparency report for the studio, shown, and the same as CSV for download.
+      await page.getByLabel('Platform (all, operator').fill(tenant.studioId);
+      await page.getByRole('button', { name: 'Show the report' }).click();
+      const table = page.getByRole('table', { name: 'Transparency report' });
+      await table.getByRole('row').filter({ hasText: 'number_of_decisions' }).first().waitFor();
+      const href = await page.getByRole('link', { name: 'Download as CSV' }).getAttribute('href');
+      expect(href).to.include(`platform=${tenant.studioId}`).and.include('format=csv');
+      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), href!);
+      expect(csv.split('\r\n')[0]).to.equal('"section","field","breakdown","value"');
       await page.goto(`${api.url}/console/players/${serviceId}`);
       await page.getByRole('link', { name: 'sent (its page in the EU database)' }).waitFor();
       await context.close();

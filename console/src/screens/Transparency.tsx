@@ -1,6 +1,9 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import {
+  getTransparencyReport,
+  transparencyReportPath,
+  type TransparencyReport,
   deleteTransparencyAccount,
   listTransparencyAccounts,
   listTransparencyStatements,
@@ -120,6 +123,8 @@ export function TransparencyScreen() {
 
       <h2>Oldest pending</h2>
       {pending.length === 0 ? <p>None.</p> : <StatementTable label="Pending statements" items={pending} />}
+
+      <ReportPanel />
 
       <h2 id="accounts-title">Accounts</h2>
       {(accounts.data?.items ?? []).length === 0 ? (
@@ -264,5 +269,75 @@ function StatementTable({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** The transparency report (Art. 15, 24(1)) for a period and a platform, shown and downloaded as CSV. */
+function ReportPanel() {
+  const year = new Date().getUTCFullYear();
+  const [params, setParams] = useState({ from: `${year}-01-01`, to: `${year + 1}-01-01`, platform: 'all' });
+  const [report, setReport] = useState<TransparencyReport>();
+  const [error, setError] = useState<Error>();
+  async function show(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    const next = {
+      from: String(data.get('from')),
+      to: String(data.get('to')),
+      platform: String(data.get('platform')).trim() || 'all',
+    };
+    setParams(next);
+    try {
+      setReport(await getTransparencyReport(next));
+      setError(undefined);
+    } catch (err) {
+      setError(err as Error);
+    }
+  }
+  return (
+    <>
+      <h2 id="report-title">Transparency report</h2>
+      <form className="row" onSubmit={(e) => void show(e)} aria-labelledby="report-title">
+        <label>
+          From (inclusive)
+          <input name="from" type="date" defaultValue={params.from} required />
+        </label>
+        <label>
+          To (exclusive)
+          <input name="to" type="date" defaultValue={params.to} required />
+        </label>
+        <label>
+          Platform (all, operator or a studio&rsquo;s id)
+          <input name="platform" defaultValue={params.platform} maxLength={64} />
+        </label>
+        <button type="submit">Show the report</button>
+        <a href={transparencyReportPath({ ...params, format: 'csv' })} download>
+          Download as CSV
+        </a>
+      </form>
+      <ErrorLine error={error} />
+      {report && (
+        <table aria-label="Transparency report">
+          <thead>
+            <tr>
+              <th scope="col">Section</th>
+              <th scope="col">Figure</th>
+              <th scope="col">Breakdown</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((r) => (
+              <tr key={`${r.section}|${r.field}|${r.breakdown}`}>
+                <td>{r.section}</td>
+                <td>{r.field}</td>
+                <td>{r.breakdown}</td>
+                <td>{String(r.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
