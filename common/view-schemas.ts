@@ -1,3 +1,4 @@
+import { TDB } from './domain/transparency-vocabulary.js';
 import { OFFENSE_STATUSES } from './lifecycles/offense.js';
 import { APPEAL_STATUSES } from './lifecycles/appeal.js';
 import { CASE_STATUSES } from './lifecycles/review-case.js';
@@ -450,6 +451,11 @@ const schemas = {
     revokedBy: { ...actor, type: ['object', 'null'] },
     revokeReason: { type: ['string', 'null'] },
     createdAt: dateTime,
+    dsaCategory: {
+      enum: [...TDB.category, null],
+      description:
+        'The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case\'s kind gives (README "Regulation (EU DSA)").',
+    },
   }),
   Appeal: closed({
     id: { type: 'string' },

@@ -178,6 +178,7 @@ export const presentSanction = (s: SanctionRecord) => ({
   revokedBy: s.revokedBy,
   revokeReason: s.revokeReason,
   createdAt: s.createdAt.toISOString(),
+  dsaCategory: s.dsaCategory,
 });
 
 export const presentAppeal = (a: AppealRecord) => ({

@@ -67,6 +67,8 @@ export interface RestrictionFacts {
     automatedDetection: boolean;
   } | null;
   createdAt: Date;
+  /** The category whoever placed it chose instead of the kind's (null or absent: the kind's). */
+  category?: TdbCategory | null;
 }
 
 export interface TransparencyOptions {
@@ -113,9 +115,10 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
   const content = kind
     ? CONTENT_OF_KIND[kind]
     : { type: 'CONTENT_TYPE_OTHER' as const, other: 'Behaviour in an online game' };
-  const category = kind
+  const byKind = kind
     ? CATEGORY_OF_KIND[kind]
     : { category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC' as const, keywords: [] };
+  const category = f.category ? { category: f.category, keywords: [] } : byKind;
   const source = f.case?.source ?? 'own_initiative';
   const sourceType =
     source === 'notice'

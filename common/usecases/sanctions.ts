@@ -25,6 +25,7 @@ import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
 import { presentSanction } from '../views.js';
 import { traceFields } from '../tracing/spans.js';
+import { TDB } from '../domain/transparency-vocabulary.js';
 import { recordOwed } from '../lifecycles/transparency-statement.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
@@ -73,6 +74,11 @@ export const sanctionSchema = Joi.object({
     .description(
       'Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).',
     ),
+  dsaCategory: Joi.string()
+    .valid(...TDB.category)
+    .description(
+      'The category its statement to the DSA Transparency Database gives, instead of the one its case\'s kind gives (README "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).',
+    ),
 }).oxor('durationSeconds', 'expiresAt');
 
 /** A studio's: always scoped to the studio itself, so no scope to give. */
@@ -85,6 +91,7 @@ export interface SanctionInput {
   startsAt?: Date;
   durationSeconds?: number;
   expiresAt?: Date;
+  dsaCategory?: string;
 }
 
 /** When it starts and ends, by its type's rules: a permanent ban never ends, a restriction always does. */
@@ -140,6 +147,10 @@ export async function applySanction(
     const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
     if (!studio.rowCount) throw validationError([{ field: 'scope', message: 'is not a studio' }]);
   }
+  if (v.dsaCategory && v.type === 'warning')
+    throw validationError([
+      { field: 'dsaCategory', message: 'a warning restricts nothing: it sends no statement to categorise' },
+    ]);
   const sanction = await recordPlacement(
     client,
     {
@@ -150,6 +161,7 @@ export async function applySanction(
       caseId: input.caseId,
       issuedBy: input.actor,
       ...period(v, input.now),
+      dsaCategory: v.dsaCategory ?? null,
     },
     input.now,
   );

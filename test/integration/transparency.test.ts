@@ -353,6 +353,56 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${next}`)).to.have.length(1);
   });
 
+  it('a moderator may choose the category instead of the kind’s; a bad one, or one on a warning, is refused', async () => {
+    const player = await createTestPlayer(api.pool);
+    const res = await call<{ id: string; dsaCategory: string | null; code?: string }>(
+      api.url,
+      'POST',
+      `/v1/admin/players/${player.serviceId}/sanctions`,
+      {
+        spec: '/v1/admin/players/{serviceId}/sanctions',
+        headers: mod.headers,
+        json: {
+          type: 'temporary_ban',
+          reason: 'selling accounts',
+          durationSeconds: 3600,
+          dsaCategory: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        },
+      },
+    );
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.dsaCategory).to.equal('STATEMENT_CATEGORY_SCAMS_AND_FRAUD');
+    await settled(res.body.id);
+    const held = tdb.stored.find((s) => s.statement.puid === `sanction-${res.body.id}`)!;
+    expect(held.statement.category).to.equal('STATEMENT_CATEGORY_SCAMS_AND_FRAUD');
+    expect(validateStatement(held.statement)).to.deep.equal({});
+    const refused = (json: object) =>
+      call<{ code: string; errors: { field: string }[] }>(
+        api.url,
+        'POST',
+        `/v1/admin/players/${player.serviceId}/sanctions`,
+        {
+          spec: '/v1/admin/players/{serviceId}/sanctions',
+          headers: mod.headers,
+          json,
+        },
+      );
+    const bad = await refused({
+      type: 'chat_restriction',
+      reason: 'x',
+      durationSeconds: 60,
+      dsaCategory: 'CHEATING',
+    });
+    expect([bad.status, bad.body.code]).to.deep.equal([400, 'validation_failed']);
+    const onWarning = await refused({
+      type: 'warning',
+      reason: 'x',
+      dsaCategory: 'STATEMENT_CATEGORY_VIOLENCE',
+    });
+    expect(onWarning.status).to.equal(400);
+    expect(onWarning.body.errors.map((e) => e.field)).to.deep.equal(['dsaCategory']);
+  });
+
   it('a backlog goes in calls of at most 100 statements, each once', async () => {
     // The database is slow on the first call: the restrictions placed meanwhile wait as a backlog.
     tdb.faults = [{ delayMs: 1500 }];

@@ -19,6 +19,8 @@ export interface SanctionRecord {
   revokedBy: { kind: 'moderator' | 'studio'; id: string } | null;
   revokeReason: string | null;
   createdAt: Date;
+  /** The Transparency Database category chosen instead of the case kind's (null: the kind's). */
+  dsaCategory: string | null;
   /** Started, not expired and not revoked at the time of the read. */
   active: boolean;
   /** Internal: the full-precision sort key of the listing's cursor. */
@@ -41,6 +43,7 @@ export interface SanctionRow {
   revoked_by_studio: string | null;
   revoke_reason: string | null;
   created_at: Date;
+  dsa_category: string | null;
   active: boolean;
   cursor_ts: string;
 }
@@ -57,7 +60,7 @@ export const VISIBLE_TO = (viewer: string) =>
   `(${viewer} IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = ${viewer})`;
 export const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
   s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
-  s.revoked_by_studio, s.revoke_reason, s.created_at, ${ACTIVE(now)} AS active,
+  s.revoked_by_studio, s.revoke_reason, s.created_at, s.dsa_category, ${ACTIVE(now)} AS active,
   to_json(s.created_at)#>>'{}' AS cursor_ts`;
 
 /**
@@ -92,6 +95,7 @@ export const fromRow = (r: SanctionRow): SanctionRecord => ({
       : null,
   revokeReason: r.revoke_reason,
   createdAt: r.created_at,
+  dsaCategory: r.dsa_category,
   active: r.active,
   cursorTs: r.cursor_ts,
 });
@@ -105,6 +109,8 @@ export interface NewSanction {
   issuedBy: { kind: 'moderator' | 'studio'; id: string };
   startsAt: Date;
   expiresAt: Date | null;
+  /** The Transparency Database category chosen instead of the case kind's. */
+  dsaCategory?: string | null;
 }
 
 /** A player's sanction by id, locked for the caller's transaction. */

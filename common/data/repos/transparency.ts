@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { DecisionSource, RestrictionFacts } from '../../domain/transparency-statement.js';
+import type { DecisionSource, RestrictionFacts, TdbCategory } from '../../domain/transparency-statement.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 
@@ -86,8 +86,9 @@ export async function restrictionFacts(
     first_report_at: Date | null;
     automated: boolean | null;
     player_reports: boolean | null;
+    dsa_category: string | null;
   }>(
-    `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.created_at,
+    `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.created_at, s.dsa_category,
             s.issued_by_moderator IS NOT NULL AS by_moderator,
             (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
             c.type AS case_type, c.highest_severity AS case_severity, o.first_report_at, o.automated,
@@ -119,6 +120,7 @@ export async function restrictionFacts(
       startsAt: r.starts_at,
       expiresAt: r.expires_at,
       createdAt: r.created_at,
+      category: (r.dsa_category as TdbCategory | null) ?? null,
       decidedBy: r.by_ladder ? 'strike_ladder' : r.by_moderator ? 'moderator' : 'studio',
       case:
         r.case_type && r.case_severity

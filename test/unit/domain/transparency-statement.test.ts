@@ -79,6 +79,12 @@ describe('Transparency Database statements: one mapping from a restriction (issu
     }
   });
 
+  it('the category someone chose instead of the kind’s wins', () => {
+    const s = transparencyStatement({ ...base, category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD' }, opts);
+    expect(s.category).to.equal('STATEMENT_CATEGORY_SCAMS_AND_FRAUD');
+    expect(validateStatement(s)).to.deep.equal({});
+  });
+
   it('source and automation from how it was detected and decided', () => {
     const s = (f: Partial<RestrictionFacts>, c: Partial<NonNullable<RestrictionFacts['case']>> = {}) =>
       transparencyStatement({ ...base, ...f, case: { ...base.case!, ...c } }, opts);
