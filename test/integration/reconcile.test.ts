@@ -10,6 +10,7 @@ import { openQueues } from '../../common/runtime.js';
 import { type RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
+  createTestModerator,
   createTestPlayer,
   fileBatch,
   startTestApi,
@@ -19,6 +20,7 @@ import {
 import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
 import { ownDatabase } from '../helpers/services.js';
+import { saveAccount } from '../../common/data/repos/transparency.js';
 
 /**
  * Issue 22: Redis may lose jobs it acknowledged (a crash cuts the last second of its append-only
@@ -159,6 +161,59 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
       );
       expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(0);
     } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it('a lost job of statements to the Transparency Database is re-added while its platform has any pending', async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      await saveAccount(api.pool, {
+        platform: 'operator',
+        mode: 'dry-run',
+        baseUrl: null,
+        tokenSealed: null,
+      });
+      const mod = await createTestModerator(api);
+      const player = await createTestPlayer(api.pool);
+      const placed = await call<{ id: string }>(
+        api.url,
+        'POST',
+        `/v1/admin/players/${player.serviceId}/sanctions`,
+        {
+          spec: '/v1/admin/players/{serviceId}/sanctions',
+          headers: mod.headers,
+          json: { type: 'permanent_ban', reason: 'x' },
+        },
+      );
+      expect(placed.status, placed.text).to.equal(201);
+      const row = await eventually('the statements job sent', async () => {
+        const { rows } = await api.pool.query<{ job_id: string }>(
+          `SELECT o.job_id FROM outbox o JOIN transparency_statements t ON o.job_id = 'tdb-' || t.id
+            WHERE t.sanction_id = $1 AND o.sent_at IS NOT NULL`,
+          [placed.body.id],
+        );
+        return rows[0];
+      });
+      // Redis loses it (no worker ran it): the statement would wait for ever.
+      await (await queues.shards[0]![QUEUES.webhooks].getJob(row.job_id))!.remove();
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(1);
+      expect(await queues.shards[0]![QUEUES.webhooks].getJob(row.job_id)).to.not.equal(undefined);
+      workers.push(await startTestWorker(api.config, 'webhooks'));
+      await eventually('the statement sent', async () => {
+        const { rows } = await api.pool.query<{ state: string }>(
+          'SELECT state FROM transparency_statements WHERE sanction_id = $1',
+          [placed.body.id],
+        );
+        return rows[0]?.state === 'sent';
+      });
+      // Nothing pending: a second pass re-adds nothing.
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.equal(0);
+    } finally {
+      await api.pool.query(`DELETE FROM transparency_accounts WHERE platform = 'operator'`);
       await Promise.all(workers.map((w) => w.stop()));
       workers = [];
       await queues.close();
