@@ -14,6 +14,9 @@ import type { AddressInfo } from 'node:net';
  * Faults on demand: slow answers, 500, 429, and refusing statements. Used by the tests and by the
  * transparency fault drill (npm run drill).
  */
+// The database's lists, copied here from its rules on purpose rather than imported from
+// common/domain/transparency-vocabulary.ts: a stand-in that took the service's own lists could not
+// catch a wrong one.
 const KEYS = {
   decision_visibility: [
     'DECISION_VISIBILITY_CONTENT_REMOVED',
