@@ -260,6 +260,23 @@ export const paths = {
       },
     },
   },
+  '/v1/admin/players/{serviceId}/export': {
+    get: {
+      operationId: 'exportPlayer',
+      tags: ['moderation'],
+      summary: 'The whole record of a player (GDPR Art. 15, 20), for an admin answering a request',
+      description:
+        'One JSON document, streamed as a download, read page by page (bounded memory whatever the history): a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators\' notes and tags. README "Personal data".',
+      security: bearer,
+      parameters: [serviceIdParam],
+      responses: {
+        200: json(ref('PlayerExport'), 'The export.'),
+        403: problem('forbidden: admins only.'),
+        404: problem('Unknown player.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/admin/players/{serviceId}/timeline': {
     get: {
       operationId: 'playerTimeline',

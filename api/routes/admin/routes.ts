@@ -33,6 +33,8 @@ import { queueStats, visibleQueue } from '../../../common/usecases/queues.js';
 import { visibilitiesSeenBy } from '../../../common/data/repos/queues.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { openPlayerExport } from '../../../common/usecases/player-export.js';
+import { sendExport } from '../players/export.js';
 
 /** A reporterId as reports carry it: 1..128 characters, no control characters. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
@@ -194,6 +196,18 @@ export function adminRoutes(deps: ApiDeps): Router {
   router.get('/players/:serviceId', auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
     ctx.body = await moderatorPlayerView(deps.pool, serviceId, deps.clock());
+  });
+
+  // The whole record of a player (GDPR Art. 15, 20), for an admin answering a request.
+  router.get('/players/:serviceId/export', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    const chunks = await openPlayerExport(
+      deps.pool,
+      serviceId,
+      { studioId: null },
+      { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
+    );
+    sendExport(ctx, serviceId, chunks);
   });
 
   router.get('/stats', auth, async (ctx) => {

@@ -115,6 +115,24 @@ export const paths = {
       },
     },
   },
+  '/v1/player/{serviceId}/export': {
+    get: {
+      operationId: 'exportPlayerForStudio',
+      tags: ['players'],
+      summary: "The whole record of one of the studio's players, as it may see it (GDPR Art. 15, 20)",
+      description:
+        'One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio\'s own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio\'s games (404 otherwise). README "Personal data".',
+      parameters: [serviceIdParam, ...clientHeaders],
+      responses: {
+        200: rateLimited(json(ref('PlayerExport'), 'The export.')),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        404: problem("Unknown player, or not one of the studio's games."),
+        429: rateLimitedResponse,
+        500: problem('Server error.'),
+        503: problem('A backing service is unavailable; retry.'),
+      },
+    },
+  },
   '/v1/player/{serviceId}/trust-history': {
     get: {
       operationId: 'listTrustHistory',

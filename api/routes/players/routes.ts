@@ -20,6 +20,8 @@ import { bearerAuth } from '../../middleware/bearer-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { createPlayerForGame } from '../../../common/usecases/players.js';
 import { playerDecisions } from '../../../common/usecases/decisions.js';
+import { openPlayerExport } from '../../../common/usecases/player-export.js';
+import { sendExport } from './export.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
 import type { Queryable } from '../../../common/data/db.js';
@@ -103,6 +105,19 @@ export function playerRoutes(deps: ApiDeps): Router {
     const { serviceId } = ctx.params as { serviceId: string };
     const viewer = (ctx.state.client as AuthenticatedClient).studioId;
     sendRendered(ctx, await routedRead(ctx, deps.reads, (db) => profileBody(db, serviceId, viewer)));
+  });
+
+  // The whole record of one of the studio's players (GDPR Art. 15, 20), as it may see it.
+  router.get('/v1/player/:serviceId/export', ...auth, async (ctx) => {
+    const { serviceId } = ctx.params as { serviceId: string };
+    const client = ctx.state.client as AuthenticatedClient;
+    const chunks = await openPlayerExport(
+      deps.pool,
+      serviceId,
+      { studioId: client.studioId },
+      { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
+    );
+    sendExport(ctx, serviceId, chunks);
   });
 
   router.get('/v1/player/:serviceId/offenses', ...auth, async (ctx) => {

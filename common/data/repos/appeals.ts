@@ -103,10 +103,22 @@ export async function findAppeal(db: Queryable, id: string, lock = false): Promi
 }
 
 /** A player's appeals, newest first (at most 100: a player has few). */
-export async function listPlayerAppeals(db: Queryable, serviceId: string): Promise<AppealRecord[]> {
+export async function listPlayerAppeals(
+  db: Queryable,
+  serviceId: string,
+  /** A studio sees the appeals it filed and those of its decisions and reports; null: all. */
+  viewerStudioId: string | null = null,
+  limit = 100,
+): Promise<AppealRecord[]> {
   const { rows } = await db.query<AppealRow>(
-    `SELECT ${APPEAL_SELECT} WHERE p.service_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT 100`,
-    [serviceId],
+    `SELECT ${APPEAL_SELECT}
+      WHERE p.service_id = $1
+        AND ($3::uuid IS NULL OR a.filed_by_studio = $3
+             OR EXISTS (SELECT 1 FROM sanctions s WHERE s.id = a.sanction_id
+                         AND (s.scope_studio_id = $3 OR s.issued_by_studio = $3))
+             OR EXISTS (SELECT 1 FROM offenses o WHERE o.id = a.offense_id AND o.studio_id = $3))
+      ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
+    [serviceId, Math.min(limit, 100_000), viewerStudioId],
   );
   return rows.map(appealFromRow);
 }

@@ -277,6 +277,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/player/{serviceId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole record of one of the studio's players, as it may see it (GDPR Art. 15, 20)
+         * @description One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio's own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio's games (404 otherwise). README "Personal data".
+         */
+        get: operations["exportPlayerForStudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/player/{serviceId}/trust-history": {
         parameters: {
             query?: never;
@@ -623,6 +643,26 @@ export interface paths {
          * @description The trust history holds the newest 200 changes, offenses, sanctions and appeals the newest 50 each, newest first; cases are the open ones by priority (at most 50), then the newest 50 resolved. Offenses are in full whichever studio filed them.
          */
         get: operations["moderatorPlayerView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/players/{serviceId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole record of a player (GDPR Art. 15, 20), for an admin answering a request
+         * @description One JSON document, streamed as a download, read page by page (bounded memory whatever the history): a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags. README "Personal data".
+         */
+        get: operations["exportPlayer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2124,6 +2164,61 @@ export interface components {
              */
             dsaCategory: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE" | null;
         };
+        /** @description A player's whole record (README "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present. */
+        PlayerExport: {
+            manifest: {
+                /** @constant */
+                format: "player-trust player export";
+                /** @constant */
+                version: 1;
+                /** Format: date-time */
+                generatedAt: string;
+                serviceId: string;
+                viewer: string;
+                /** @description Each part present, and what it is. */
+                parts: {
+                    [key: string]: string;
+                };
+            };
+            player: {
+                serviceId: string;
+                fullName: string;
+                gamerTag: string;
+                trustScore: number;
+                isKycVerified: boolean;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            games: {
+                title: string;
+                /** Format: date-time */
+                linkedAt: string;
+            }[];
+            offenses: components["schemas"]["Reportoffense"][];
+            trustHistory: components["schemas"]["TrustChange"][];
+            sanctions: components["schemas"]["Sanction"][];
+            strikes?: {
+                caseId: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                expiresAt: string;
+                /** Format: date-time */
+                removedAt: string | null;
+            }[];
+            appeals: components["schemas"]["Appeal"][];
+            statementsOfReasons?: components["schemas"]["StatementOfReasons"][];
+            notes?: {
+                body: string;
+                caseId: string | null;
+                author: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            tags?: string[];
+            /** @description Always empty: see the manifest. */
+            reportsFiled: unknown[];
+        };
         Appeal: {
             id: string;
             playerId: string;
@@ -3476,6 +3571,83 @@ export interface operations {
                 };
             };
             /** @description Unknown player. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    exportPlayerForStudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerExport"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown player, or not one of the studio's games. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,6 +5504,74 @@ export interface operations {
             };
             /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown player. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    exportPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerExport"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,240 @@
+import type { Pool } from '../data/db.js';
+import { decodeCursor } from '../cursor.js';
+import { listPlayerAppeals } from '../data/repos/appeals.js';
+import { renderOffensePage } from '../data/repos/offenses.js';
+import { listSanctions } from '../data/repos/sanctions.js';
+import { listTrustHistory } from '../data/repos/trust.js';
+import { SERVICE_ID } from '../domain/players.js';
+import { notFound } from '../errors.js';
+import { presentAppeal, presentSanction, presentTrustChange } from '../views.js';
+import { playerDecisions, type DecisionsPolicy } from './decisions.js';
+
+/** Rows read at a time: an export of any length holds one page in memory, not the history. */
+const PAGE = 500;
+
+/** What each part of an export is (its manifest), and which viewers get it. */
+const PARTS = {
+  player: 'Who the player is: service id, full name, gamer tag, trust score, KYC flag, since when.',
+  games: 'The games the player is linked to, and since when.',
+  offenses:
+    'Every report about the player, newest first, as the viewer may see it (a moderator in full: description, evidence with its enrichment, reporter and match ids; a studio its own reports in full, the others as a summary).',
+  trustHistory: 'Every change of the trust score, newest first, with its reason.',
+  sanctions: 'Every sanction placed on the player (a studio: those it may see), with its reason.',
+  strikes: 'Every strike (counted towards the strike ladder), whether active, expired or removed.',
+  appeals: "The player's appeals, in their own words, and what was decided.",
+  statementsOfReasons: 'Every decision about the player, each with its statement of reasons (DSA Art. 17).',
+  notes: "Moderators' internal notes about the player and their cases.",
+  tags: "Moderators' labels on the player.",
+  reportsFiled:
+    "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (README Personal data).",
+} as const;
+
+// A studio's export holds what its own reads show; the rest is a moderator's record.
+const ADMIN_ONLY = new Set(['strikes', 'statementsOfReasons', 'notes', 'tags']);
+
+export interface ExportViewer {
+  /** null: an admin moderator, everything; a studio: its own players, what it may see. */
+  studioId: string | null;
+}
+
+/**
+ * The whole record of one player (GDPR Art. 15 and 20; issue 36) as one JSON document, produced as
+ * chunks of text: a manifest of its parts, then each part, the long ones (offenses, trust history,
+ * sanctions, statements of reasons) read page by page, so memory stays bounded however long the
+ * history. Checked before the first chunk: the player exists and, for a studio, plays its games
+ * (404 otherwise, as its other reads answer).
+ */
+export async function openPlayerExport(
+  pool: Pool,
+  serviceId: string,
+  viewer: ExportViewer,
+  policy: DecisionsPolicy,
+): Promise<AsyncGenerator<string>> {
+  if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+  const { rows } = await pool.query<{
+    id: string;
+    service_id: string;
+    full_name: string;
+    gamer_tag: string;
+    trust_score: number;
+    is_kyc_verified: boolean;
+    created_at: Date;
+  }>(
+    `SELECT p.id, p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified, p.created_at
+       FROM players p
+      WHERE p.service_id = $1
+        AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
+                                          WHERE pg.player_id = p.id AND g.studio_id = $2))`,
+    [serviceId, viewer.studioId],
+  );
+  const p = rows[0];
+  if (!p) throw notFound(`Player ${serviceId}`);
+  const parts = Object.entries(PARTS).filter(([k]) => viewer.studioId === null || !ADMIN_ONLY.has(k));
+
+  async function* chunks(): AsyncGenerator<string> {
+    const manifest = {
+      format: 'player-trust player export',
+      version: 1,
+      generatedAt: policy.now.toISOString(),
+      serviceId: p!.service_id,
+      viewer: viewer.studioId === null ? 'moderator (admin)' : `studio ${viewer.studioId}`,
+      parts: Object.fromEntries(parts),
+    };
+    yield `{"manifest":${JSON.stringify(manifest)}`;
+    const wanted = new Set(parts.map(([k]) => k));
+    const part = (name: string) => `,${JSON.stringify(name)}:`;
+
+    yield (
+      part('player') +
+      JSON.stringify({
+        serviceId: p!.service_id,
+        fullName: p!.full_name,
+        gamerTag: p!.gamer_tag,
+        trustScore: p!.trust_score,
+        isKycVerified: p!.is_kyc_verified,
+        createdAt: p!.created_at.toISOString(),
+      })
+    );
+    const games = await pool.query<{ title: string; linked_at: Date }>(
+      `SELECT g.title, pg.linked_at FROM player_games pg JOIN games g ON g.id = pg.game_id
+        WHERE pg.player_id = $1 ORDER BY pg.linked_at, g.title`,
+      [p!.id],
+    );
+    yield (
+      part('games') +
+      JSON.stringify(games.rows.map((g) => ({ title: g.title, linkedAt: g.linked_at.toISOString() })))
+    );
+
+    // Offenses, rendered by PostgreSQL as each viewer reads them, a page at a time.
+    yield `${part('offenses')}[`;
+    let after: { ts: string; id: string } | undefined;
+    let first = true;
+    for (;;) {
+      const page = JSON.parse(
+        (await renderOffensePage(pool, serviceId, viewer.studioId, PAGE, after)) ??
+          '{"items":[],"nextCursor":null}',
+      ) as { items: unknown[]; nextCursor: string | null };
+      if (page.items.length) {
+        yield (first ? '' : ',') + page.items.map((i) => JSON.stringify(i)).join(',');
+        first = false;
+      }
+      if (!page.nextCursor) break;
+      after = decodeCursor(page.nextCursor);
+    }
+    yield ']';
+
+    yield `${part('trustHistory')}[`;
+    let before: string | undefined;
+    first = true;
+    for (;;) {
+      const page = await listTrustHistory(pool, serviceId, PAGE, before);
+      const items = (page?.items ?? []).map((h) => presentTrustChange(h, viewer.studioId));
+      if (items.length) {
+        yield (first ? '' : ',') + items.map((i) => JSON.stringify(i)).join(',');
+        first = false;
+      }
+      if (!page?.next) break;
+      before = page.next;
+    }
+    yield ']';
+
+    yield `${part('sanctions')}[`;
+    let sanctionsAfter: { ts: string; id: string } | undefined;
+    first = true;
+    for (;;) {
+      const page = await listSanctions(pool, {
+        serviceId,
+        viewerStudioId: viewer.studioId,
+        activeOnly: false,
+        limit: PAGE,
+        after: sanctionsAfter,
+        now: policy.now,
+      });
+      const items = (page?.items ?? []).map(presentSanction);
+      if (items.length) {
+        yield (first ? '' : ',') + items.map((i) => JSON.stringify(i)).join(',');
+        first = false;
+      }
+      if (!page?.next) break;
+      sanctionsAfter = page.next;
+    }
+    yield ']';
+
+    if (wanted.has('strikes')) {
+      const strikes = await pool.query<{
+        case_id: string | null;
+        created_at: Date;
+        expires_at: Date;
+        removed_at: Date | null;
+      }>(
+        'SELECT case_id, created_at, expires_at, removed_at FROM strikes WHERE player_id = $1 ORDER BY created_at DESC',
+        [p!.id],
+      );
+      yield (
+        part('strikes') +
+        JSON.stringify(
+          strikes.rows.map((s) => ({
+            caseId: s.case_id,
+            createdAt: s.created_at.toISOString(),
+            expiresAt: s.expires_at.toISOString(),
+            removedAt: s.removed_at?.toISOString() ?? null,
+          })),
+        )
+      );
+    }
+
+    const appeals = await listPlayerAppeals(pool, serviceId, viewer.studioId, 100_000);
+    yield part('appeals') + JSON.stringify(appeals.map(presentAppeal));
+
+    if (wanted.has('statementsOfReasons')) {
+      yield `${part('statementsOfReasons')}[`;
+      let decisionsAfter: { ts: string; id: string } | undefined;
+      first = true;
+      for (;;) {
+        const page = await playerDecisions(pool, serviceId, policy, PAGE, decisionsAfter);
+        if (page.items.length) {
+          yield (first ? '' : ',') + page.items.map((i) => JSON.stringify(i)).join(',');
+          first = false;
+        }
+        if (!page.next) break;
+        decisionsAfter = page.next;
+      }
+      yield ']';
+    }
+
+    if (wanted.has('notes')) {
+      const notes = await pool.query<{
+        body: string;
+        case_id: string | null;
+        author: string;
+        created_at: Date;
+      }>(
+        `SELECT n.body, n.case_id, m.username AS author, n.created_at FROM notes n
+           JOIN moderators m ON m.id = n.author_id
+          WHERE n.player_id = $1 OR n.case_id IN (SELECT id FROM review_cases WHERE player_id = $1)
+          ORDER BY n.created_at`,
+        [p!.id],
+      );
+      yield (
+        part('notes') +
+        JSON.stringify(
+          notes.rows.map((n) => ({
+            body: n.body,
+            caseId: n.case_id,
+            author: n.author,
+            createdAt: n.created_at.toISOString(),
+          })),
+        )
+      );
+    }
+    if (wanted.has('tags')) {
+      const tags = await pool.query<{ tag: string }>(
+        `SELECT tag FROM tags WHERE subject_kind = 'player' AND subject_id = $1 ORDER BY tag`,
+        [p!.id],
+      );
+      yield part('tags') + JSON.stringify(tags.rows.map((t) => t.tag));
+    }
+    yield `${part('reportsFiled')}[]}`;
+  }
+  return chunks();
+}
