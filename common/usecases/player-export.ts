@@ -29,13 +29,24 @@ const PARTS = {
     "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (README Personal data).",
 } as const;
 
-// A studio's export holds what its own reads show; the rest is a moderator's record.
-const ADMIN_ONLY = new Set(['strikes', 'statementsOfReasons', 'notes', 'tags']);
+/** The parts each viewer gets: a studio what its own reads show; moderators' notes and tags to admins. */
+const PARTS_OF: Record<ExportViewer['kind'], ReadonlySet<string>> = {
+  admin: new Set(Object.keys(PARTS)),
+  studio: new Set(['player', 'games', 'offenses', 'trustHistory', 'sanctions', 'appeals', 'reportsFiled']),
+  player: new Set(Object.keys(PARTS).filter((k) => k !== 'notes' && k !== 'tags')),
+};
 
-export interface ExportViewer {
-  /** null: an admin moderator, everything; a studio: its own players, what it may see. */
-  studioId: string | null;
-}
+/**
+ * Who asks: an admin moderator (everything), a studio (its own players, what its reads show), or the
+ * player (their own record, the reports about them as a summary: who reported them and what a
+ * studio wrote stay the studio's, GDPR Art. 15(4)).
+ */
+export type ExportViewer = { kind: 'admin' } | { kind: 'studio'; studioId: string } | { kind: 'player' };
+
+/** The studio id reads are rendered for: null in full; no studio's (the nil id) as a summary. */
+const NO_STUDIO = '00000000-0000-0000-0000-000000000000';
+const renderFor = (v: ExportViewer) =>
+  v.kind === 'admin' ? null : v.kind === 'studio' ? v.studioId : NO_STUDIO;
 
 /**
  * The whole record of one player (GDPR Art. 15 and 20; issue 36) as one JSON document, produced as
@@ -65,11 +76,12 @@ export async function openPlayerExport(
       WHERE p.service_id = $1
         AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
                                           WHERE pg.player_id = p.id AND g.studio_id = $2))`,
-    [serviceId, viewer.studioId],
+    [serviceId, viewer.kind === 'studio' ? viewer.studioId : null],
   );
   const p = rows[0];
   if (!p) throw notFound(`Player ${serviceId}`);
-  const parts = Object.entries(PARTS).filter(([k]) => viewer.studioId === null || !ADMIN_ONLY.has(k));
+  const parts = Object.entries(PARTS).filter(([k]) => PARTS_OF[viewer.kind].has(k));
+  const studioId = renderFor(viewer);
 
   async function* chunks(): AsyncGenerator<string> {
     const manifest = {
@@ -77,7 +89,12 @@ export async function openPlayerExport(
       version: 1,
       generatedAt: policy.now.toISOString(),
       serviceId: p!.service_id,
-      viewer: viewer.studioId === null ? 'moderator (admin)' : `studio ${viewer.studioId}`,
+      viewer:
+        viewer.kind === 'admin'
+          ? 'moderator (admin)'
+          : viewer.kind === 'studio'
+            ? `studio ${viewer.studioId}`
+            : 'the player',
       parts: Object.fromEntries(parts),
     };
     yield `{"manifest":${JSON.stringify(manifest)}`;
@@ -111,8 +128,7 @@ export async function openPlayerExport(
     let first = true;
     for (;;) {
       const page = JSON.parse(
-        (await renderOffensePage(pool, serviceId, viewer.studioId, PAGE, after)) ??
-          '{"items":[],"nextCursor":null}',
+        (await renderOffensePage(pool, serviceId, studioId, PAGE, after)) ?? '{"items":[],"nextCursor":null}',
       ) as { items: unknown[]; nextCursor: string | null };
       if (page.items.length) {
         yield (first ? '' : ',') + page.items.map((i) => JSON.stringify(i)).join(',');
@@ -128,7 +144,7 @@ export async function openPlayerExport(
     first = true;
     for (;;) {
       const page = await listTrustHistory(pool, serviceId, PAGE, before);
-      const items = (page?.items ?? []).map((h) => presentTrustChange(h, viewer.studioId));
+      const items = (page?.items ?? []).map((h) => presentTrustChange(h, studioId));
       if (items.length) {
         yield (first ? '' : ',') + items.map((i) => JSON.stringify(i)).join(',');
         first = false;
@@ -144,7 +160,8 @@ export async function openPlayerExport(
     for (;;) {
       const page = await listSanctions(pool, {
         serviceId,
-        viewerStudioId: viewer.studioId,
+        // The player sees every sanction on them, as moderators do.
+        viewerStudioId: viewer.kind === 'studio' ? viewer.studioId : null,
         activeOnly: false,
         limit: PAGE,
         after: sanctionsAfter,
@@ -183,7 +200,12 @@ export async function openPlayerExport(
       );
     }
 
-    const appeals = await listPlayerAppeals(pool, serviceId, viewer.studioId, 100_000);
+    const appeals = await listPlayerAppeals(
+      pool,
+      serviceId,
+      viewer.kind === 'studio' ? viewer.studioId : null,
+      100_000,
+    );
     yield part('appeals') + JSON.stringify(appeals.map(presentAppeal));
 
     if (wanted.has('statementsOfReasons')) {

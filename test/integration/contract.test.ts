@@ -21,6 +21,8 @@ const NOT_OPERATIONS = new Set([
   'POST /standing/sign-in',
   'POST /standing/appeal',
   'POST /standing/sign-out',
+  // The page's download of the player's own data (the export's JSON, README "Personal data").
+  'GET /standing/export',
 ]);
 
 /** Documented operations served by mounted middleware, not a router: the console's files and the queue board. */

@@ -116,6 +116,31 @@ describe("the player's standing page in headless Chromium", function () {
     expect(await page.content()).not.to.include('studio only');
     await accessible(page, 'standing');
 
+    // The player's own data, from the page: everything about them, the reports as a summary (nothing
+    // the studio wrote), no moderators' internal notes.
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download everything held about you' }).click(),
+    ]);
+    expect(file.suggestedFilename()).to.match(/^player-.*-export\.json$/);
+    const download = { text: fs.readFileSync((await file.path())!, 'utf8') };
+    const mine = JSON.parse(download.text) as {
+      manifest: { viewer: string; parts: Record<string, string> };
+      player: { gamerTag: string };
+      offenses: unknown[];
+      sanctions: unknown[];
+      statementsOfReasons: unknown[];
+    };
+    expect(mine.manifest.viewer).to.equal('the player');
+    expect(mine.manifest.parts).to.not.have.property('notes');
+    expect(mine.player.gamerTag).to.equal(player.gamerTag);
+    expect(mine.offenses).to.have.length(1);
+    expect(mine.sanctions).to.have.length(1);
+    expect(mine.statementsOfReasons.length).to.be.at.least(2);
+    expect(download.text).not.to.include('studio only');
+    const signedOut = await fetch(`${api.url}/standing/export`, { redirect: 'manual' });
+    expect([signedOut.status, signedOut.headers.get('location')]).to.deep.equal([302, '/standing']);
+
     // Appeal the ban from the page.
     await decision.getByText(/^Appeal this decision/).click();
     await decision.getByLabel('Why').selectOption('incorrect');

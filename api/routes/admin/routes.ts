@@ -204,7 +204,7 @@ export function adminRoutes(deps: ApiDeps): Router {
     const chunks = await openPlayerExport(
       deps.pool,
       serviceId,
-      { studioId: null },
+      { kind: 'admin' },
       { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
     );
     sendExport(ctx, serviceId, chunks);

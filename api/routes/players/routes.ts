@@ -114,7 +114,7 @@ export function playerRoutes(deps: ApiDeps): Router {
     const chunks = await openPlayerExport(
       deps.pool,
       serviceId,
-      { studioId: client.studioId },
+      { kind: 'studio', studioId: client.studioId },
       { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
     );
     sendExport(ctx, serviceId, chunks);

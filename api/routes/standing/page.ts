@@ -165,6 +165,12 @@ ${
 <h2 id="decisions-heading">Decisions about you, and why</h2>
 ${v.decisions.length ? v.decisions.map((d, i) => decisionArticle(d, v.csrf, i)).join('\n') : '<p>None.</p>'}
 </section>
+<section aria-labelledby="data-heading">
+<h2 id="data-heading">Your data</h2>
+<p><a href="/standing/export" download>Download everything held about you</a> (one JSON file: your
+account, your games, the reports about you as a summary, your trust history, sanctions, strikes, appeals
+and every decision with its reasons).</p>
+</section>
 <form method="post" action="/standing/sign-out" aria-label="Sign out">
 <input type="hidden" name="csrf" value="${e(v.csrf)}">
 <button type="submit" class="secondary">Sign out</button>

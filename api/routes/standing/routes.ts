@@ -6,6 +6,8 @@ import { AppError } from '../../../common/errors.js';
 import { fileAppeal } from '../../../common/usecases/appeals.js';
 import { playerDecisions } from '../../../common/usecases/decisions.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
+import { openPlayerExport } from '../../../common/usecases/player-export.js';
+import { sendExport } from '../players/export.js';
 import type { ApiDeps } from '../../deps.js';
 import { signInPage, STANDING_CSP, standingPage } from './page.js';
 
@@ -150,6 +152,35 @@ export function standingRoutes(deps: ApiDeps): Router {
       ctx,
       playerId,
       filed ? { notice: 'Your appeal was filed. A moderator will review it.' } : {},
+    );
+  });
+
+  // The player's own record (GDPR Art. 15, 20): the same export as a studio's or an admin's, as the
+  // player may see it. Without a session: back to the sign-in.
+  router.get('/export', async (ctx) => {
+    const playerId = sessionPlayer(ctx);
+    if (!playerId) {
+      ctx.redirect('/standing');
+      return;
+    }
+    const { rows } = await deps.pool.query<{ service_id: string }>(
+      'SELECT service_id FROM players WHERE id = $1',
+      [playerId],
+    );
+    if (!rows[0]) {
+      ctx.redirect('/standing');
+      return;
+    }
+    const now = deps.clock();
+    sendExport(
+      ctx,
+      rows[0].service_id,
+      await openPlayerExport(
+        deps.pool,
+        rows[0].service_id,
+        { kind: 'player' },
+        { now, appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
+      ),
     );
   });
 
