@@ -8,6 +8,9 @@ import { embeddedServer, providePostgres } from '../common/services/postgres.js'
 import { createPool } from '../common/data/db.js';
 import { findGameByClientId, listGames, listPlayers, listStudios } from '../common/data/repos/accounts.js';
 import { importPlayers } from './player-import.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { openPlayerExport } from '../common/usecases/player-export.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
 import { isUuid } from '../common/domain/ids.js';
@@ -48,6 +51,8 @@ Usage: npm run -s admin -- <command> [options] [--json]
   player create [--service-id <id>] --full-name <name> --gamer-tag <tag> --password-stdin [--kyc]
   player link --service-id <id> --client-id <clientId>
   player list
+  player export --service-id <id> [--out <file.json>]
+      the player's whole record as one JSON document (README "Personal data"), to the file or stdout
   player import --file <players.jsonl|players.csv> [--client-id <clientId>] [--format jsonl|csv]
       one player a line: {"serviceId": "...", "gamerTag": "...", "fullName": "..."}, or CSV with
       the header serviceId,gamerTag,fullName. Creates new players and links every one to the game;
@@ -237,6 +242,7 @@ async function main(argv: string[]): Promise<number> {
     'player link',
     'player list',
     'player import',
+    'player export',
     'moderator create',
     'moderator reset-password',
     'moderator disable',
@@ -363,6 +369,26 @@ async function main(argv: string[]): Promise<number> {
       case 'player list':
         result = { players: await listPlayers(pool) };
         break;
+      case 'player export': {
+        const serviceId = need(values, 'service-id');
+        const chunks = await openPlayerExport(
+          pool,
+          serviceId,
+          { kind: 'admin' },
+          { now: new Date(), appealWindowDays: config.appealWindowDays, caps: config.penaltyCaps },
+        );
+        const out = typeof values.out === 'string' ? values.out : undefined;
+        // Streamed: a history of any length in bounded memory, to the file or to stdout.
+        await pipeline(Readable.from(chunks), out ? fs.createWriteStream(out) : process.stdout, {
+          end: !!out,
+        });
+        if (!out) {
+          process.stdout.write('\n');
+          return 0;
+        }
+        result = { serviceId, out, bytes: fs.statSync(out).size };
+        break;
+      }
       case 'player import': {
         const file = need(values, 'file');
         const format = values.format;

@@ -46,7 +46,10 @@ export function App() {
       <Routes>
         <Route path="/" element={<QueueScreen session={session} />} />
         <Route path="/cases/:caseId" element={<CaseScreen session={session} />} />
-        <Route path="/players/:serviceId" element={<PlayerScreen />} />
+        <Route
+          path="/players/:serviceId"
+          element={<PlayerScreen isAdmin={session.moderator.role === 'admin'} />}
+        />
         <Route path="/appeals" element={<AppealsScreen />} />
         <Route path="/appeals/:appealId" element={<AppealScreen />} />
         <Route path="/stats" element={<StatsScreen />} />

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import os from 'node:os';
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
@@ -98,6 +100,39 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     const r = JSON.parse(rotated.stdout) as { clientSecret: string; clientId: string };
     expect(r.clientId).to.equal(g.clientId);
     expect(r.clientSecret).to.not.equal(g.clientSecret);
+  });
+
+  it('player export: the whole record to stdout or a file; an unknown player is a 404 on stderr', async () => {
+    const player = await admin(
+      'player',
+      'create',
+      '--full-name',
+      'Export Me',
+      '--gamer-tag',
+      `export-${Date.now()}`,
+      '--password',
+      'correct horse battery',
+      '--json',
+    );
+    expect(player.code, player.stderr).to.equal(0);
+    const { serviceId } = JSON.parse(player.stdout) as { serviceId: string };
+    const out = await admin('player', 'export', '--service-id', serviceId);
+    expect(out.code, out.stderr).to.equal(0);
+    const doc = JSON.parse(out.stdout) as { manifest: { serviceId: string }; player: { fullName: string } };
+    expect(doc.manifest.serviceId).to.equal(serviceId);
+    expect(doc.player.fullName).to.equal('Export Me');
+    const file = path.join(os.tmpdir(), `export-${Date.now()}.json`);
+    const toFile = await admin('player', 'export', '--service-id', serviceId, '--out', file, '--json');
+    expect(toFile.code, toFile.stderr).to.equal(0);
+    expect(JSON.parse(toFile.stdout)).to.include({ serviceId, out: file });
+    expect(
+      (JSON.parse(fs.readFileSync(file, 'utf8')) as { player: { fullName: string } }).player.fullName,
+    ).to.equal('Export Me');
+    fs.rmSync(file);
+    const unknown = await admin('player', 'export', '--service-id', 'nobody-here');
+    expect(unknown.code).to.not.equal(0);
+    expect(unknown.stderr).to.match(/not found/i);
+    expect(unknown.stdout).to.equal('');
   });
 
   it('rejects bad input with a message on stderr, a non-zero exit and no change', async () => {

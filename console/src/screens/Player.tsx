@@ -15,7 +15,7 @@ import { Tags } from '../components/Tags';
 import { PlayerTimeline } from '../components/Timeline';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
-export function PlayerScreen() {
+export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
   const { serviceId = '' } = useParams();
   const view = useLoad(() => getPlayer(serviceId), [serviceId]);
   const { notice, setNotice: setMessage, fail: report } = useAction(view.reload);
@@ -64,6 +64,14 @@ export function PlayerScreen() {
     <article aria-labelledby="player-title">
       <h1 id="player-title">Player {v.player.gamerTag}</h1>
       <PlayerHeader view={v} link={false} />
+      {isAdmin && (
+        <p>
+          <a href={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/export`} download>
+            Export everything held about this player (JSON)
+          </a>{' '}
+          (a data-access request: GDPR Art. 15, 20)
+        </p>
+      )}
       <NoticeLine notice={notice} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Trust score history</h2>
