@@ -413,7 +413,9 @@ describe('DSA Transparency Database: a statement for every restriction', functio
       ids.push(
         await byModerator(player.serviceId, { type: 'chat_restriction', reason: 'x', durationSeconds: 600 }),
       );
-    workers[1] = await startTestWorker(api.config, 'webhooks');
+    // One job at a time (concurrent jobs would split the backlog between their claims): the first
+    // call takes 100, the next the rest.
+    workers[1] = await startTestWorker({ ...api.config, workerConcurrency: 1 }, 'webhooks');
     await eventually(
       'all sent',
       async () => {
