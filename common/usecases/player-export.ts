@@ -2,6 +2,13 @@ import type { Pool } from '../data/db.js';
 import { decodeCursor } from '../cursor.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
 import { renderOffensePage } from '../data/repos/offenses.js';
+import {
+  findPlayerFor,
+  gamesOfPlayer,
+  notesAboutPlayer,
+  strikesOfPlayer,
+  tagsOfPlayer,
+} from '../data/repos/player-records.js';
 import { listSanctions } from '../data/repos/sanctions.js';
 import { listTrustHistory } from '../data/repos/trust.js';
 import { SERVICE_ID } from '../domain/players.js';
@@ -62,23 +69,7 @@ export async function openPlayerExport(
   policy: DecisionsPolicy,
 ): Promise<AsyncGenerator<string>> {
   if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
-  const { rows } = await pool.query<{
-    id: string;
-    service_id: string;
-    full_name: string;
-    gamer_tag: string;
-    trust_score: number;
-    is_kyc_verified: boolean;
-    created_at: Date;
-  }>(
-    `SELECT p.id, p.service_id, p.full_name, p.gamer_tag, p.trust_score, p.is_kyc_verified, p.created_at
-       FROM players p
-      WHERE p.service_id = $1
-        AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
-                                          WHERE pg.player_id = p.id AND g.studio_id = $2))`,
-    [serviceId, viewer.kind === 'studio' ? viewer.studioId : null],
-  );
-  const p = rows[0];
+  const p = await findPlayerFor(pool, serviceId, viewer.kind === 'studio' ? viewer.studioId : null);
   if (!p) throw notFound(`Player ${serviceId}`);
   const parts = Object.entries(PARTS).filter(([k]) => PARTS_OF[viewer.kind].has(k));
   const studioId = renderFor(viewer);
@@ -112,14 +103,10 @@ export async function openPlayerExport(
         createdAt: p!.created_at.toISOString(),
       })
     );
-    const games = await pool.query<{ title: string; linked_at: Date }>(
-      `SELECT g.title, pg.linked_at FROM player_games pg JOIN games g ON g.id = pg.game_id
-        WHERE pg.player_id = $1 ORDER BY pg.linked_at, g.title`,
-      [p!.id],
-    );
+    const games = await gamesOfPlayer(pool, p!.id);
     yield (
       part('games') +
-      JSON.stringify(games.rows.map((g) => ({ title: g.title, linkedAt: g.linked_at.toISOString() })))
+      JSON.stringify(games.map((g) => ({ title: g.title, linkedAt: g.linked_at.toISOString() })))
     );
 
     // Offenses, rendered by PostgreSQL as each viewer reads them, a page at a time.
@@ -178,19 +165,11 @@ export async function openPlayerExport(
     yield ']';
 
     if (wanted.has('strikes')) {
-      const strikes = await pool.query<{
-        case_id: string | null;
-        created_at: Date;
-        expires_at: Date;
-        removed_at: Date | null;
-      }>(
-        'SELECT case_id, created_at, expires_at, removed_at FROM strikes WHERE player_id = $1 ORDER BY created_at DESC',
-        [p!.id],
-      );
+      const strikes = await strikesOfPlayer(pool, p!.id);
       yield (
         part('strikes') +
         JSON.stringify(
-          strikes.rows.map((s) => ({
+          strikes.map((s) => ({
             caseId: s.case_id,
             createdAt: s.created_at.toISOString(),
             expiresAt: s.expires_at.toISOString(),
@@ -225,22 +204,11 @@ export async function openPlayerExport(
     }
 
     if (wanted.has('notes')) {
-      const notes = await pool.query<{
-        body: string;
-        case_id: string | null;
-        author: string;
-        created_at: Date;
-      }>(
-        `SELECT n.body, n.case_id, m.username AS author, n.created_at FROM notes n
-           JOIN moderators m ON m.id = n.author_id
-          WHERE n.player_id = $1 OR n.case_id IN (SELECT id FROM review_cases WHERE player_id = $1)
-          ORDER BY n.created_at`,
-        [p!.id],
-      );
+      const notes = await notesAboutPlayer(pool, p!.id);
       yield (
         part('notes') +
         JSON.stringify(
-          notes.rows.map((n) => ({
+          notes.map((n) => ({
             body: n.body,
             caseId: n.case_id,
             author: n.author,
@@ -250,11 +218,8 @@ export async function openPlayerExport(
       );
     }
     if (wanted.has('tags')) {
-      const tags = await pool.query<{ tag: string }>(
-        `SELECT tag FROM tags WHERE subject_kind = 'player' AND subject_id = $1 ORDER BY tag`,
-        [p!.id],
-      );
-      yield part('tags') + JSON.stringify(tags.rows.map((t) => t.tag));
+      const tags = await tagsOfPlayer(pool, p!.id);
+      yield part('tags') + JSON.stringify(tags);
     }
     yield `${part('reportsFiled')}[]}`;
   }

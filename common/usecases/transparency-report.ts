@@ -1,6 +1,15 @@
 import Joi from 'joi';
 import type { Pool } from '../data/db.js';
+import { findStudio } from '../data/repos/accounts.js';
 import { restrictionFacts } from '../data/repos/transparency.js';
+import {
+  appealsIn,
+  automatedReportsIn,
+  playersSeenByMonth,
+  reportersMutedIn,
+  sanctionsPlacedIn,
+  userReportsIn,
+} from '../data/repos/transparency-report.js';
 import { isUuid } from '../domain/ids.js';
 import { REPORT_KINDS } from '../domain/reports.js';
 import { CATEGORY_OF_KIND, isRestriction, transparencyStatement } from '../domain/transparency-statement.js';
@@ -38,19 +47,6 @@ export interface ReportRow {
   value: number | string;
 }
 
-interface Scope {
-  /** SQL over a sanction `s`: is it the platform's. */
-  sanction: string;
-  /** SQL over an offense `o`: is it the platform's. */
-  offense: string;
-}
-
-function scopeOf(platform: string): Scope {
-  if (platform === 'all') return { sanction: 'true', offense: 'true' };
-  if (platform === 'operator') return { sanction: 's.scope_studio_id IS NULL', offense: 'true' };
-  return { sanction: 's.scope_studio_id = $3::uuid', offense: 'o.studio_id = $3::uuid' };
-}
-
 const median = (xs: number[]) => {
   if (xs.length === 0) return '';
   const s = [...xs].sort((a, b) => a - b);
@@ -77,11 +73,9 @@ export async function transparencyReport(
     throw validationError([{ field: 'to', message: 'a period is at most two years' }]);
   if (q.platform !== 'all' && q.platform !== 'operator') {
     if (!isUuid(q.platform)) throw notFound(`Platform ${q.platform}`);
-    const { rowCount } = await pool.query('SELECT 1 FROM studios WHERE id = $1', [q.platform]);
-    if (!rowCount) throw notFound(`Studio ${q.platform}`);
+    if (!(await findStudio(pool, q.platform))) throw notFound(`Studio ${q.platform}`);
   }
-  const scope = scopeOf(q.platform);
-  const args = [q.from, q.to, ...(q.platform !== 'all' && q.platform !== 'operator' ? [q.platform] : [])];
+  const period = { from: q.from, to: q.to, platform: q.platform };
   const rows: ReportRow[] = [];
   const add = (section: string, field: string, breakdown: string, value: number | string) =>
     rows.push({ section, field, breakdown, value });
@@ -94,12 +88,7 @@ export async function transparencyReport(
   let total = 0;
   let warnings = 0;
   for (;;) {
-    const { rows: page } = await pool.query<{ id: string; type: string }>(
-      `SELECT s.id, s.type FROM sanctions s
-        WHERE s.created_at >= $1 AND s.created_at < $2 AND ${scope.sanction} AND s.id > $${args.length + 1}::uuid
-        ORDER BY s.id LIMIT 2000`,
-      [...args, after],
-    );
+    const page = await sanctionsPlacedIn(pool, period, after);
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
     const restrictions = page.filter((p) => isRestriction(p.type as never));
@@ -133,26 +122,7 @@ export async function transparencyReport(
   // through the games are the notifications the service receives.
   add('notices', 'number_of_notices_article_16', 'total', 0);
   add('notices', 'number_of_notices_trusted_flaggers', 'total', 0);
-  const { rows: reports } = await pool.query<{
-    type: string;
-    n: number;
-    upheld: number;
-    dismissed: number;
-    seconds: number[];
-  }>(
-    `SELECT o.type, count(*)::int AS n,
-            count(*) FILTER (WHERE c.outcome = 'upheld')::int AS upheld,
-            count(*) FILTER (WHERE c.outcome = 'dismissed')::int AS dismissed,
-            coalesce(array_agg(extract(epoch FROM c.resolved_at - o.created_at)::float8)
-                       FILTER (WHERE c.resolved_at IS NOT NULL), '{}') AS seconds
-       FROM offenses o
-       LEFT JOIN case_offenses co ON co.offense_id = o.id
-       LEFT JOIN review_cases c ON c.id = co.case_id
-      WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-        AND (o.context->>'source' = 'player' OR (o.context->>'source' IS NULL AND o.reporter_id IS NOT NULL))
-      GROUP BY o.type ORDER BY o.type`,
-    args,
-  );
+  const reports = await userReportsIn(pool, period);
   const allSeconds = reports.flatMap((r) => r.seconds);
   add(
     'notices',
@@ -179,15 +149,7 @@ export async function transparencyReport(
   add('notices', 'median_time_to_action_hours', 'total', hours(median(allSeconds)));
 
   // Section: complaints through the internal complaint-handling system (Art. 20): appeals.
-  const { rows: appeals } = await pool.query<{ status: string; seconds: number | null }>(
-    `SELECT a.status, extract(epoch FROM a.decided_at - a.created_at)::float8 AS seconds
-       FROM appeals a
-       LEFT JOIN sanctions s ON s.id = a.sanction_id
-       LEFT JOIN offenses o ON o.id = a.offense_id
-      WHERE a.created_at >= $1 AND a.created_at < $2
-        AND CASE WHEN a.sanction_id IS NOT NULL THEN ${scope.sanction} ELSE ${scope.offense} END`,
-    args,
-  );
+  const appeals = await appealsIn(pool, period);
   add('complaints', 'number_of_complaints', 'total', appeals.length);
   for (const status of ['granted', 'denied', 'open'])
     add('complaints', 'complaints_outcome', status, appeals.filter((a) => a.status === status).length);
@@ -200,26 +162,7 @@ export async function transparencyReport(
   );
 
   // Section: automated means: reports detected by them, and how moderators decided their cases.
-  const { rows: auto } = await pool.query<{
-    n: number;
-    upheld: number;
-    dismissed: number;
-    points: number;
-    restored: number;
-  }>(
-    `SELECT count(*)::int AS n,
-            count(*) FILTER (WHERE c.outcome = 'upheld')::int AS upheld,
-            count(*) FILTER (WHERE c.outcome = 'dismissed')::int AS dismissed,
-            count(*) FILTER (WHERE o.penalty_points > 0)::int AS points,
-            count(*) FILTER (WHERE o.penalty_restored > 0)::int AS restored
-       FROM offenses o
-       LEFT JOIN case_offenses co ON co.offense_id = o.id
-       LEFT JOIN review_cases c ON c.id = co.case_id
-      WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-        AND o.context->>'source' IN ('anticheat_system', 'game_server')`,
-    args,
-  );
-  const a = auto[0]!;
+  const a = await automatedReportsIn(pool, period);
   add('automated_means', 'reports_detected_automatically', 'total', a.n);
   add('automated_means', 'cases_decided_by_moderators', 'upheld', a.upheld);
   add('automated_means', 'cases_decided_by_moderators', 'dismissed', a.dismissed);
@@ -233,13 +176,8 @@ export async function transparencyReport(
   add('automated_means', 'automatic_score_penalties', 'given back by a person', a.restored);
 
   // Section: measures against misuse (Art. 23): reporters whose reports are no longer weighed.
-  const { rows: muted } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM reporters r
-      WHERE r.muted_at >= $1 AND r.muted_at < $2
-        AND ${q.platform === 'all' || q.platform === 'operator' ? 'true' : 'r.studio_id = $3::uuid'}`,
-    args,
-  );
-  add('misuse', 'suspensions_of_notices_article_23', 'reporters muted', muted[0]!.n);
+  const muted = await reportersMutedIn(pool, period);
+  add('misuse', 'suspensions_of_notices_article_23', 'reporters muted', muted);
   add('misuse', 'suspensions_of_recipients_article_23', 'total', 0);
 
   // Section: recipients: the average monthly active recipients.
@@ -247,18 +185,7 @@ export async function transparencyReport(
     add('recipients', 'average_monthly_active_recipients', 'total', q.activeRecipients);
     add('recipients', 'average_monthly_active_recipients', 'source', 'supplied by the studio');
   } else {
-    const { rows: months } = await pool.query<{ n: number }>(
-      `SELECT count(DISTINCT x.player_id)::int AS n FROM (
-         SELECT o.player_id, date_trunc('month', o.created_at) AS m FROM offenses o
-          WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-         UNION ALL
-         SELECT c.player_id, date_trunc('month', c.created_at) FROM authorization_codes c
-           JOIN games g ON g.id = c.game_id
-          WHERE c.created_at >= $1 AND c.created_at < $2
-            AND ${q.platform === 'all' || q.platform === 'operator' ? 'true' : 'g.studio_id = $3::uuid'}) x
-       GROUP BY x.m`,
-      args,
-    );
+    const months = await playersSeenByMonth(pool, period);
     const monthsInPeriod = Math.max(
       1,
       (q.to.getUTCFullYear() - q.from.getUTCFullYear()) * 12 +

@@ -1,9 +1,16 @@
 import Joi from 'joi';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import { findStudio } from '../data/repos/accounts.js';
 import {
   deleteAccount,
+  findStatements,
+  findStatementsOfSanctions,
   listAccounts,
+  playersOfSanctions,
   saveAccount,
+  stateOfStatement,
+  statementCounts,
+  type StatementRow,
   type TransparencyAccount,
 } from '../data/repos/transparency.js';
 import { isUuid } from '../domain/ids.js';
@@ -46,8 +53,7 @@ export const accountSchema = Joi.object({
 async function platformOf(pool: Pool, platform: string): Promise<string> {
   if (platform === 'operator') return platform;
   if (!isUuid(platform)) throw notFound(`Platform ${platform}`);
-  const { rowCount } = await pool.query('SELECT 1 FROM studios WHERE id = $1', [platform]);
-  if (!rowCount) throw notFound(`Studio ${platform}`);
+  if (!(await findStudio(pool, platform))) throw notFound(`Studio ${platform}`);
   return platform;
 }
 
@@ -84,25 +90,6 @@ export const statementListSchema = Joi.object({
   limit: Joi.number().integer().min(1).max(200).default(50),
 });
 
-interface StatementRow {
-  id: string;
-  sanction_id: string;
-  platform: string;
-  puid: string;
-  state: StatementState;
-  tdb_uuid: string | null;
-  permalink: string | null;
-  dry_run: boolean;
-  refusal: unknown;
-  attempts: number;
-  last_error: string | null;
-  next_attempt_at: Date;
-  created_at: Date;
-  sent_at: Date | null;
-  refused_at: Date | null;
-  body: unknown;
-}
-
 const presentStatement = (r: StatementRow, playerServiceId: string | null = null) => ({
   id: r.id,
   sanctionId: r.sanction_id,
@@ -133,45 +120,28 @@ export async function listStatements(pool: Pool, query: unknown) {
     query,
     'query',
   );
-  const states = q.state ? [q.state] : ['refused', 'pending'];
-  const { rows } = await pool.query<StatementRow>(
-    `(SELECT * FROM transparency_statements WHERE state = 'refused' AND 'refused' = ANY($1)
-        AND ($2::text IS NULL OR platform = $2) ORDER BY refused_at DESC LIMIT $3)
-     UNION ALL
-     (SELECT * FROM transparency_statements WHERE state = 'pending' AND 'pending' = ANY($1)
-        AND ($2::text IS NULL OR platform = $2) ORDER BY created_at LIMIT $3)
-     UNION ALL
-     (SELECT * FROM transparency_statements WHERE state = 'sent' AND 'sent' = ANY($1)
-        AND ($2::text IS NULL OR platform = $2) ORDER BY sent_at DESC LIMIT $3)`,
-    [states, q.platform ?? null, q.limit],
-  );
-  const { rows: counts } = await pool.query<{ pending: number; refused: number; oldest: Date | null }>(
-    `SELECT (SELECT count(*)::int FROM transparency_statements WHERE state = 'pending') AS pending,
-            (SELECT count(*)::int FROM transparency_statements WHERE state = 'refused') AS refused,
-            (SELECT min(created_at) FROM transparency_statements WHERE state = 'pending') AS oldest`,
-  );
-  const c = counts[0]!;
+  const states: StatementState[] = q.state ? [q.state] : ['refused', 'pending'];
+  const [rows, c] = await Promise.all([
+    findStatements(pool, { states, platform: q.platform ?? null, limit: q.limit }),
+    statementCounts(pool),
+  ]);
   // Whom each is about, for the admin's link to the player (never sent to the database).
-  const { rows: players } = await pool.query<{ id: string; service_id: string }>(
-    'SELECT s.id, p.service_id FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = ANY($1::uuid[])',
-    [rows.map((r) => r.sanction_id)],
+  const playerOf = await playersOfSanctions(
+    pool,
+    rows.map((r) => r.sanction_id),
   );
-  const playerOf = new Map(players.map((r) => [r.id, r.service_id]));
   return {
     items: rows.slice(0, q.limit).map((r) => presentStatement(r, playerOf.get(r.sanction_id) ?? null)),
     pending: c.pending,
     refused: c.refused,
-    oldestPendingAt: c.oldest?.toISOString() ?? null,
+    oldestPendingAt: c.oldestPending?.toISOString() ?? null,
   };
 }
 
 /** The statement of each sanction asked for, as the sanction screens show it. */
 export async function statementsOfSanctions(db: Queryable, sanctionIds: readonly string[]) {
   if (sanctionIds.length === 0) return new Map<string, ReturnType<typeof presentStatement>>();
-  const { rows } = await db.query<StatementRow>(
-    'SELECT * FROM transparency_statements WHERE sanction_id = ANY($1::uuid[])',
-    [sanctionIds.filter(isUuid)],
-  );
+  const rows = await findStatementsOfSanctions(db, sanctionIds.filter(isUuid));
   return new Map(rows.map((r) => [r.sanction_id, presentStatement(r)]));
 }
 
@@ -181,15 +151,12 @@ export async function retryStatement(pool: Pool, id: string): Promise<OutboxRow[
   return withTransaction(pool, async (client) => {
     const outbox = await recordRetry(client, id);
     if (outbox) return outbox;
-    const { rows } = await client.query<{ state: string }>(
-      'SELECT state FROM transparency_statements WHERE id = $1',
-      [id],
-    );
-    if (!rows[0]) throw notFound(`Statement ${id}`);
+    const state = await stateOfStatement(client, id);
+    if (!state) throw notFound(`Statement ${id}`);
     throw new AppError(
       409,
       'statement_not_refused',
-      `The statement is ${rows[0].state}: only a refused one is sent again.`,
+      `The statement is ${state}: only a refused one is sent again.`,
     );
   });
 }

@@ -136,3 +136,91 @@ export async function restrictionFacts(
   }
   return out;
 }
+
+/** A statement's row (migration 033), as the admin screens read it. */
+export interface StatementRow {
+  id: string;
+  sanction_id: string;
+  platform: string;
+  puid: string;
+  state: 'pending' | 'sent' | 'refused';
+  tdb_uuid: string | null;
+  permalink: string | null;
+  dry_run: boolean;
+  refusal: unknown;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+  sent_at: Date | null;
+  refused_at: Date | null;
+  body: unknown;
+}
+
+/**
+ * Statements in the given states: the refused newest first, the pending oldest first, the sent newest
+ * first, each list at most `limit` (the partial indexes of migration 033 serve the first two).
+ */
+export async function findStatements(
+  db: Queryable,
+  q: { states: readonly string[]; platform: string | null; limit: number },
+): Promise<StatementRow[]> {
+  const { rows } = await db.query<StatementRow>(
+    `(SELECT * FROM transparency_statements WHERE state = 'refused' AND 'refused' = ANY($1)
+        AND ($2::text IS NULL OR platform = $2) ORDER BY refused_at DESC LIMIT $3)
+     UNION ALL
+     (SELECT * FROM transparency_statements WHERE state = 'pending' AND 'pending' = ANY($1)
+        AND ($2::text IS NULL OR platform = $2) ORDER BY created_at LIMIT $3)
+     UNION ALL
+     (SELECT * FROM transparency_statements WHERE state = 'sent' AND 'sent' = ANY($1)
+        AND ($2::text IS NULL OR platform = $2) ORDER BY sent_at DESC LIMIT $3)`,
+    [q.states, q.platform, q.limit],
+  );
+  return rows;
+}
+
+/** How many statements are pending and refused, and since when the oldest pending waits. */
+export async function statementCounts(
+  db: Queryable,
+): Promise<{ pending: number; refused: number; oldestPending: Date | null }> {
+  const { rows } = await db.query<{ pending: number; refused: number; oldest: Date | null }>(
+    `SELECT (SELECT count(*)::int FROM transparency_statements WHERE state = 'pending') AS pending,
+            (SELECT count(*)::int FROM transparency_statements WHERE state = 'refused') AS refused,
+            (SELECT min(created_at) FROM transparency_statements WHERE state = 'pending') AS oldest`,
+  );
+  const c = rows[0]!;
+  return { pending: c.pending, refused: c.refused, oldestPending: c.oldest };
+}
+
+/** The player (service id) each sanction is about, by sanction id. */
+export async function playersOfSanctions(
+  db: Queryable,
+  sanctionIds: readonly string[],
+): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ id: string; service_id: string }>(
+    'SELECT s.id, p.service_id FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = ANY($1::uuid[])',
+    [sanctionIds],
+  );
+  return new Map(rows.map((r) => [r.id, r.service_id]));
+}
+
+/** The statements of these sanctions (at most one each). */
+export async function findStatementsOfSanctions(
+  db: Queryable,
+  sanctionIds: readonly string[],
+): Promise<StatementRow[]> {
+  const { rows } = await db.query<StatementRow>(
+    'SELECT * FROM transparency_statements WHERE sanction_id = ANY($1::uuid[])',
+    [sanctionIds],
+  );
+  return rows;
+}
+
+/** A statement's state, or undefined when there is no such statement. */
+export async function stateOfStatement(db: Queryable, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ state: string }>(
+    'SELECT state FROM transparency_statements WHERE id = $1',
+    [id],
+  );
+  return rows[0]?.state;
+}

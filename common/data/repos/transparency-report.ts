@@ -1,0 +1,140 @@
+import type { Queryable } from '../db.js';
+
+/**
+ * The reads behind the transparency report (common/usecases/transparency-report.ts): each figure's
+ * rows for a period and a platform, by the indexes on the tables' times.
+ */
+/** A report's period and platform (README "The transparency report"). */
+export interface ReportPeriod {
+  from: Date;
+  to: Date;
+  /** `all`, `operator` or a studio id. */
+  platform: string;
+}
+
+interface Scope {
+  /** SQL over a sanction `s`: is it the platform's. */
+  sanction: string;
+  /** SQL over an offense `o`: is it the platform's. */
+  offense: string;
+}
+
+function scopeOf(platform: string): Scope {
+  if (platform === 'all') return { sanction: 'true', offense: 'true' };
+  if (platform === 'operator') return { sanction: 's.scope_studio_id IS NULL', offense: 'true' };
+  return { sanction: 's.scope_studio_id = $3::uuid', offense: 'o.studio_id = $3::uuid' };
+}
+
+const argsOf = (q: ReportPeriod) => [
+  q.from,
+  q.to,
+  ...(q.platform !== 'all' && q.platform !== 'operator' ? [q.platform] : []),
+];
+const ofStudio = (q: ReportPeriod) => q.platform !== 'all' && q.platform !== 'operator';
+
+/** One page (2,000) of the sanctions placed in the period on the platform, by id after `after`. */
+export async function sanctionsPlacedIn(db: Queryable, q: ReportPeriod, after: string) {
+  const args = argsOf(q);
+  const { rows } = await db.query<{ id: string; type: string }>(
+    `SELECT s.id, s.type FROM sanctions s
+      WHERE s.created_at >= $1 AND s.created_at < $2 AND ${scopeOf(q.platform).sanction} AND s.id > $${args.length + 1}::uuid
+      ORDER BY s.id LIMIT 2000`,
+    [...args, after],
+  );
+  return rows;
+}
+
+/** Players' reports received in the period, by kind, with their cases' outcomes and times to resolution. */
+export async function userReportsIn(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{
+    type: string;
+    n: number;
+    upheld: number;
+    dismissed: number;
+    seconds: number[];
+  }>(
+    `SELECT o.type, count(*)::int AS n,
+            count(*) FILTER (WHERE c.outcome = 'upheld')::int AS upheld,
+            count(*) FILTER (WHERE c.outcome = 'dismissed')::int AS dismissed,
+            coalesce(array_agg(extract(epoch FROM c.resolved_at - o.created_at)::float8)
+                       FILTER (WHERE c.resolved_at IS NOT NULL), '{}') AS seconds
+       FROM offenses o
+       LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
+        AND (o.context->>'source' = 'player' OR (o.context->>'source' IS NULL AND o.reporter_id IS NOT NULL))
+      GROUP BY o.type ORDER BY o.type`,
+    argsOf(q),
+  );
+  return rows;
+}
+
+/** Appeals filed in the period on the platform's decisions and reports, with their time to decision. */
+export async function appealsIn(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{ status: string; seconds: number | null }>(
+    `SELECT a.status, extract(epoch FROM a.decided_at - a.created_at)::float8 AS seconds
+       FROM appeals a
+       LEFT JOIN sanctions s ON s.id = a.sanction_id
+       LEFT JOIN offenses o ON o.id = a.offense_id
+      WHERE a.created_at >= $1 AND a.created_at < $2
+        AND CASE WHEN a.sanction_id IS NOT NULL THEN ${scope.sanction} ELSE ${scope.offense} END`,
+    argsOf(q),
+  );
+  return rows;
+}
+
+/** Reports by automated means in the period, how moderators decided their cases, the penalties on them. */
+export async function automatedReportsIn(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{
+    n: number;
+    upheld: number;
+    dismissed: number;
+    points: number;
+    restored: number;
+  }>(
+    `SELECT count(*)::int AS n,
+            count(*) FILTER (WHERE c.outcome = 'upheld')::int AS upheld,
+            count(*) FILTER (WHERE c.outcome = 'dismissed')::int AS dismissed,
+            count(*) FILTER (WHERE o.penalty_points > 0)::int AS points,
+            count(*) FILTER (WHERE o.penalty_restored > 0)::int AS restored
+       FROM offenses o
+       LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
+        AND o.context->>'source' IN ('anticheat_system', 'game_server')`,
+    argsOf(q),
+  );
+  return rows[0]!;
+}
+
+/** Reporters muted in the period (the platform's studio's, or every studio's). */
+export async function reportersMutedIn(db: Queryable, q: ReportPeriod): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM reporters r
+      WHERE r.muted_at >= $1 AND r.muted_at < $2
+        AND ${!ofStudio(q) ? 'true' : 'r.studio_id = $3::uuid'}`,
+    argsOf(q),
+  );
+  return rows[0]!.n;
+}
+
+/** Distinct players seen each calendar month of the period: reported, or signed in through a game. */
+export async function playersSeenByMonth(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT x.player_id)::int AS n FROM (
+         SELECT o.player_id, date_trunc('month', o.created_at) AS m FROM offenses o
+          WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
+         UNION ALL
+         SELECT c.player_id, date_trunc('month', c.created_at) FROM authorization_codes c
+           JOIN games g ON g.id = c.game_id
+          WHERE c.created_at >= $1 AND c.created_at < $2
+            AND ${!ofStudio(q) ? 'true' : 'g.studio_id = $3::uuid'}) x
+       GROUP BY x.m`,
+    argsOf(q),
+  );
+  return rows;
+}
