@@ -1,7 +1,7 @@
 import type { Pool } from '../data/db.js';
 import { decodeCursor } from '../cursor.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
-import { renderOffensePage } from '../data/repos/offenses.js';
+import { renderOffenseItems } from '../data/repos/offenses.js';
 import {
   findPlayerFor,
   gamesOfPlayer,
@@ -114,14 +114,13 @@ export async function openPlayerExport(
     let after: { ts: string; id: string } | undefined;
     let first = true;
     for (;;) {
-      const page = JSON.parse(
-        (await renderOffensePage(pool, serviceId, studioId, PAGE, after)) ?? '{"items":[],"nextCursor":null}',
-      ) as { items: unknown[]; nextCursor: string | null };
-      if (page.items.length) {
-        yield (first ? '' : ',') + page.items.map((i) => JSON.stringify(i)).join(',');
+      // Rendered by PostgreSQL and sent as rendered: no parse, no second stringify.
+      const page = await renderOffenseItems(pool, serviceId, studioId, PAGE, after);
+      if (page?.items.length) {
+        yield (first ? '' : ',') + page.items.join(',');
         first = false;
       }
-      if (!page.nextCursor) break;
+      if (!page?.nextCursor) break;
       after = decodeCursor(page.nextCursor);
     }
     yield ']';

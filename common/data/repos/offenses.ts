@@ -363,17 +363,17 @@ export async function listOffenses(
 }
 
 /**
- * One page of a player's offenses as `viewerStudioId` may see them (null: in full), newest first,
- * as the API answers it (`{"items": [...], "nextCursor": ...}`), the offenses rendered to JSON text
- * by PostgreSQL (offenseViewSql); undefined when there is no such player.
+ * One page of a player's offenses as `viewerStudioId` may see them (null: in full), newest first:
+ * each rendered to JSON text by PostgreSQL (offenseViewSql), and the next page's cursor; undefined
+ * when there is no such player.
  */
-export async function renderOffensePage(
+export async function renderOffenseItems(
   db: Queryable,
   serviceId: string,
   viewerStudioId: string | null,
   limit: number,
   after?: { ts: string; id: string },
-): Promise<string | undefined> {
+): Promise<{ items: string[]; nextCursor: string | null } | undefined> {
   const { rows } = await db.query<{ json: string; cursor: string }>({
     name: 'render-offense-page',
     text: `SELECT (${offenseViewSql('$5::uuid')})::text AS json, ${timeCursorSql('o.created_at', 'o.id')} AS cursor
@@ -385,8 +385,22 @@ export async function renderOffensePage(
   });
   if (rows.length === 0 && !(await playerExists(db, serviceId))) return undefined;
   const page = rows.slice(0, limit);
-  const next = rows.length > limit ? page[page.length - 1]!.cursor : null;
-  return `{"items":[${page.map((r) => r.json).join(',')}],"nextCursor":${JSON.stringify(next)}}`;
+  return {
+    items: page.map((r) => r.json),
+    nextCursor: rows.length > limit ? page[page.length - 1]!.cursor : null,
+  };
+}
+
+/** The same page as the API answers it: `{"items": [...], "nextCursor": ...}`, as text. */
+export async function renderOffensePage(
+  db: Queryable,
+  serviceId: string,
+  viewerStudioId: string | null,
+  limit: number,
+  after?: { ts: string; id: string },
+): Promise<string | undefined> {
+  const page = await renderOffenseItems(db, serviceId, viewerStudioId, limit, after);
+  return page && `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`;
 }
 
 /** One offense by its id, with the name of the studio that filed it (for a moderator's screens). */
