@@ -199,7 +199,7 @@ export async function transparencyReport(
       'recipients',
       'average_monthly_active_recipients',
       'source',
-      'distinct players the service saw each month (reported, or signed in through a game)',
+      'distinct players reported each month (a floor: players never reported are not seen)',
     );
   }
 

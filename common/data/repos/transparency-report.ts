@@ -121,19 +121,16 @@ export async function reportersMutedIn(db: Queryable, q: ReportPeriod): Promise<
   return rows[0]!.n;
 }
 
-/** Distinct players seen each calendar month of the period: reported, or signed in through a game. */
+/**
+ * Distinct players reported each calendar month of the period. Sign-ins cannot count: their records
+ * (authorization codes, tokens) are swept by housekeeping within days, so a past month would count
+ * fewer than it had.
+ */
 export async function playersSeenByMonth(db: Queryable, q: ReportPeriod) {
-  const scope = scopeOf(q.platform);
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT x.player_id)::int AS n FROM (
-         SELECT o.player_id, date_trunc('month', o.created_at) AS m FROM offenses o
-          WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-         UNION ALL
-         SELECT c.player_id, date_trunc('month', c.created_at) FROM authorization_codes c
-           JOIN games g ON g.id = c.game_id
-          WHERE c.created_at >= $1 AND c.created_at < $2
-            AND ${!ofStudio(q) ? 'true' : 'g.studio_id = $3::uuid'}) x
-       GROUP BY x.m`,
+    `SELECT count(DISTINCT o.player_id)::int AS n FROM offenses o
+      WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scopeOf(q.platform).offense}
+      GROUP BY date_trunc('month', o.created_at)`,
     argsOf(q),
   );
   return rows;
