@@ -1,7 +1,7 @@
 import { StartupError } from '../common/startup.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { loadConfigOrExit, type Config } from '../common/config.js';
 import { createPool, type Pool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
@@ -82,8 +82,12 @@ export function byJobName(
 ): (deps: ProcessorDeps) => Processor {
   return (deps) => {
     const processors = new Map(Object.entries(makers).map(([name, make]) => [name, make(deps)]));
-    const first = [...processors.values()][0]!;
-    return (job, token) => (processors.get(job.name) ?? first)(job, token);
+    return (job, token) => {
+      // knownJobsOnly lets only this queue's names through (JOBS_OF_QUEUE); each has its maker.
+      const processor = processors.get(job.name);
+      if (!processor) throw new UnrecoverableError(`no processor for job ${job.name}`);
+      return processor(job, token);
+    };
   };
 }
 
