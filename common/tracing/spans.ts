@@ -216,7 +216,7 @@ export function logTraceFields(): { traceId?: string; spanId?: string } {
 }
 
 /**
- * The trace id a job's data continues, for the worker's own lines about the job (failed, stalled),
+ * The trace id a job's data continues, for the worker's own lines about the job (a failed one),
  * which BullMQ writes outside the job's span; none with tracing off.
  */
 export function jobTraceFields(data: unknown): { traceId?: string } {
