@@ -4,6 +4,7 @@ import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { transparencyRoutes } from './routes/transparency/routes.js';
+import { erasureRoutes } from './routes/erasures/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
 import type { ApiDeps, AppDeps } from './deps.js';
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): Koa {
     savedFilterRoutes(routeDeps),
     queueRoutes(routeDeps),
     transparencyRoutes(routeDeps),
+    erasureRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

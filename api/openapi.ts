@@ -15,6 +15,7 @@ import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as transparency from './routes/transparency/contract.js';
+import * as erasures from './routes/erasures/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
@@ -76,6 +77,7 @@ const draft = {
     ...savedFilters.paths,
     ...queues.paths,
     ...transparency.paths,
+    ...erasures.paths,
   },
   components: {
     securitySchemes,
@@ -103,6 +105,7 @@ const draft = {
       ...savedFilters.schemas,
       ...queues.schemas,
       ...transparency.schemas,
+      ...erasures.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

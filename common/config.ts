@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
 import type { Limits } from './domain/limits.js';
+import type { RetentionDays } from './data/retention.js';
 import { TDB } from './domain/transparency-vocabulary.js';
 import { SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
 
@@ -103,6 +104,15 @@ export interface Config {
   tdbRetryBaseMs: number;
   /** Where an account in dry-run mode writes its statements (JSON lines). */
   tdbDryRunFile: string;
+  /**
+   * The erasure ledger: one tombstone a confirmed erasure (ids and a time, nothing personal), kept
+   * outside the database so a restore of an older backup erases again (README "Personal data").
+   */
+  erasureLedger: string;
+  /** Retention windows, in days, by kind (common/data/retention.ts; README "Personal data"). */
+  retentionDays: RetentionDays;
+  /** How often the retention job runs (BullMQ job scheduler on the review queue). */
+  retentionIntervalMs: number;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -341,6 +351,15 @@ const schema = Joi.object({
   TDB_TIMEOUT_MS: Joi.number().integer().min(100).max(300_000).default(30_000),
   TDB_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(10_000),
   TDB_DRY_RUN_FILE: Joi.string(),
+  ERASURE_LEDGER: Joi.string(),
+  RETENTION_EVIDENCE_DAYS: Joi.number().integer().min(1).max(36_500).default(365),
+  RETENTION_REPORT_TEXT_DAYS: Joi.number().integer().min(1).max(36_500).default(365),
+  RETENTION_RESOLVED_CASES_DAYS: Joi.number().integer().min(1).max(36_500).default(730),
+  RETENTION_TRUST_HISTORY_DAYS: Joi.number().integer().min(1).max(36_500).default(730),
+  RETENTION_AUDIT_DAYS: Joi.number().integer().min(1).max(36_500).default(1095),
+  RETENTION_SIGN_IN_DAYS: Joi.number().integer().min(1).max(36_500).default(1),
+  RETENTION_TDB_PAYLOAD_DAYS: Joi.number().integer().min(1).max(36_500).default(90),
+  RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -472,6 +491,17 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     tdbTimeoutMs: v.TDB_TIMEOUT_MS,
     tdbRetryBaseMs: v.TDB_RETRY_BASE_MS,
     tdbDryRunFile: path.resolve(v.TDB_DRY_RUN_FILE ?? path.join(v.DATA_DIR, 'transparency-dry-run.jsonl')),
+    erasureLedger: path.resolve(v.ERASURE_LEDGER ?? path.join(v.DATA_DIR, 'erasure-ledger.jsonl')),
+    retentionDays: Object.freeze({
+      evidence: v.RETENTION_EVIDENCE_DAYS,
+      reportText: v.RETENTION_REPORT_TEXT_DAYS,
+      resolvedCases: v.RETENTION_RESOLVED_CASES_DAYS,
+      trustHistory: v.RETENTION_TRUST_HISTORY_DAYS,
+      audit: v.RETENTION_AUDIT_DAYS,
+      signIns: v.RETENTION_SIGN_IN_DAYS,
+      transparencyPayloads: v.RETENTION_TDB_PAYLOAD_DAYS,
+    }),
+    retentionIntervalMs: v.RETENTION_INTERVAL_MS,
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

@@ -349,6 +349,21 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /** Rows the retention job removed or reduced, by kind (common/data/retention.ts). */
+  readonly retentionPurged = new Counter({
+    name: 'player_trust_retention_purged_total',
+    help: 'Rows the retention job removed or reduced past their window, by kind of personal data.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  /** The age of the oldest row still holding each kind, as of the last retention run. */
+  readonly retentionOldest = new Gauge({
+    name: 'player_trust_retention_oldest_seconds',
+    help: 'Age of the oldest row still holding each kind of personal data, as of the last retention run (0: none).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   constructor(private readonly queue: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'player_trust_worker_' });
     this.duration = new Histogram({

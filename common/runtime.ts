@@ -5,7 +5,8 @@ import { createRedisClient, type RedisClient } from './queues/redis-client.js';
 import { ShardedQueues, shardPrefixes } from './queues/shards.js';
 import { startRelayLoop } from './queues/outbox.js';
 import { startReconciler } from './queues/reconcile.js';
-import type { Pool } from './data/db.js';
+import { createPool, type Pool } from './data/db.js';
+import { reapplyErasures } from './usecases/erasure.js';
 import { ensureWritableDir, redactUrl, StartupError, waitForPostgres, waitForRedis } from './startup.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
@@ -67,6 +68,14 @@ export async function provideBackends(
   if (opts.migrate ?? true) {
     const applied = await migrate(postgres.url, (m) => log.debug({ service: 'migrate' }, m));
     if (applied.length) log.info({ applied }, 'database migrations applied');
+    // Before any traffic: erasures the ledger holds and the database does not (a restore of an older
+    // backup) are applied again (README "Personal data").
+    const pool = createPool(postgres.url, 2, log);
+    try {
+      await reapplyErasures(pool, config.erasureLedger, log);
+    } finally {
+      await pool.end();
+    }
   }
   return {
     databaseUrl: postgres.url,

@@ -192,6 +192,13 @@ export async function startWorker(
       { name: JOB_NAMES.trustRecovery, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
   }
+  if (queue === QUEUES.review && config.workerShards.includes(0))
+    // The same for retention (README "Personal data"); its run takes an advisory lock besides.
+    await queues.shards[0]![QUEUES.review].upsertJobScheduler(
+      JOB_NAMES.retention,
+      { every: config.retentionIntervalMs },
+      { name: JOB_NAMES.retention, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
 
   let metricsServer: http.Server | undefined;
   let metricsUrl: string | undefined;

@@ -4,7 +4,7 @@ import type { Queryable } from './db.js';
 /**
  * Deletes rows whose purpose is over, so these tables stay the size of their working set:
  * - idempotency keys past their expiry (kept IDEMPOTENCY_TTL_HOURS, at least 24 h);
- * - authorization codes a day past expiry (a replay of an expired code is refused either way);
+ * - (authorization codes, which record sign-ins, are retention's: common/data/retention.ts);
  * - access-token rows past expiry (an expired token fails verification before the revocation lookup);
  * - sign-in failure counters whose window and lock are both over;
  * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids);
@@ -17,7 +17,6 @@ import type { Queryable } from './db.js';
 /** What each purge deletes: the table and the condition of its expired rows (each index-backed). */
 export const PURGES: Record<string, { table: string; where: string }> = {
   idempotencyKeys: { table: 'idempotency_keys', where: 'expires_at < now()' },
-  authorizationCodes: { table: 'authorization_codes', where: `expires_at < now() - interval '1 day'` },
   accessTokens: { table: 'access_tokens', where: 'expires_at < now()' },
   // A family's spent refresh tokens stay while it lives: a replay of one must still be recognised.
   tokenFamilies: { table: 'token_families', where: 'expires_at < now()' },

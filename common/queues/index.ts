@@ -21,6 +21,10 @@ export const JOB_NAMES = {
   trustRecovery: 'trust-recovery',
   /** Delayed on the review queue until a sanction's expiry: announces sanction.expired. */
   sanctionExpiry: 'sanction-expiry',
+  /** On the review queue: applies a confirmed erasure of a player (common/lifecycles/erasure.ts). */
+  erasePlayer: 'erase-player',
+  /** Scheduled on the review queue: removes what is past its retention window (common/data/retention.ts). */
+  retention: 'retention',
   /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */
   submitStatements: 'submit-statements',
 } as const;
@@ -37,6 +41,8 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.reviewOffense,
     JOB_NAMES.trustRecovery,
     JOB_NAMES.sanctionExpiry,
+    JOB_NAMES.erasePlayer,
+    JOB_NAMES.retention,
   ],
   [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements],
 };

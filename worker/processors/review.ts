@@ -6,6 +6,8 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
+import { runErasure } from '../../common/usecases/erasure.js';
+import { runRetentionOnce } from '../../common/data/retention.js';
 import { isUuid } from '../../common/domain/ids.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
@@ -51,6 +53,29 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       const { announced, outbox } = await announceExpiry(deps.pool, id, new Date());
       deps.dispatch(outbox);
       return { announced };
+    }
+    if (job.name === JOB_NAMES.erasePlayer) {
+      const id = (job.data as { erasureId?: unknown }).erasureId;
+      if (typeof id !== 'string' || !isUuid(id))
+        throw new UnrecoverableError(`job ${job.id} has no erasureId`);
+      const done = await runErasure(deps.pool, deps.config.erasureLedger, id, new Date());
+      if (done.applied) deps.log.info({ erasureId: id }, 'player erased');
+      return done;
+    }
+    if (job.name === JOB_NAMES.retention) {
+      const run = await runRetentionOnce(deps.pool, deps.config.retentionDays);
+      if (run.skipped) return run;
+      const now = Date.now();
+      for (const r of run.results) {
+        if (r.rows) deps.metrics?.retentionPurged.inc({ kind: r.kind }, r.rows);
+        deps.metrics?.retentionOldest.set(
+          { kind: r.kind },
+          r.oldest ? Math.max(0, (now - Date.parse(r.oldest)) / 1000) : 0,
+        );
+      }
+      const purged = Object.fromEntries(run.results.filter((r) => r.rows).map((r) => [r.kind, r.rows]));
+      if (Object.keys(purged).length) deps.log.info({ purged }, 'retention: rows past their window purged');
+      return { purged };
     }
     if (job.name === JOB_NAMES.trustRecovery) {
       const done = await recoverTrust(deps.pool, {

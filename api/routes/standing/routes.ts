@@ -80,7 +80,7 @@ export function standingRoutes(deps: ApiDeps): Router {
 
   async function render(ctx: Context, playerId: string, extra: { notice?: string; error?: string } = {}) {
     const { rows } = await deps.pool.query<{ service_id: string; gamer_tag: string; trust_score: number }>(
-      'SELECT service_id, gamer_tag, trust_score FROM players WHERE id = $1',
+      'SELECT service_id, gamer_tag, trust_score FROM players WHERE id = $1 AND erased_at IS NULL',
       [playerId],
     );
     const p = rows[0];

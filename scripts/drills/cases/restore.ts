@@ -59,7 +59,8 @@ class Service {
  * report answered 201 before the backup started must be there, filed into its case and enriched
  * (the outbox rows the backup holds, re-added by the reconciler to the new, empty Redis); the
  * studio's client secret and a moderator token issued before the backup must still work (the pepper
- * and the signing key came back with the data).
+ * and the signing key came back with the data). A player erased after the backup was taken stays
+ * erased: the start applies the erasure ledger (kept outside DATA_DIR) before taking traffic.
  */
 export async function restoreDrill(opts: {
   dir: string;
@@ -70,7 +71,16 @@ export async function restoreDrill(opts: {
   const backupFile = path.join(opts.dir, 'backup.tar.gz');
   fs.mkdirSync(opts.dir, { recursive: true });
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+  // The erasure ledger outside the data folder, as README "Personal data" says to keep it: the drill
+  // destroys DATA_DIR, and the erasures must survive that.
+  const ledger = path.join(opts.dir, 'ledger', 'erasure-ledger.jsonl');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    ERASURE_LEDGER: ledger,
+  };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.NODE_ENV;
@@ -125,6 +135,24 @@ export async function restoreDrill(opts: {
       bytes: number;
     };
     const backupSeconds = (Date.now() - backupStartedAt) / 1000;
+    // After the backup: a player erased, which the backup does not know of.
+    const erased = demo.players[1]!.serviceId;
+    const asked = await fetch(`${base}/v1/admin/players/${erased}/erasure`, {
+      method: 'POST',
+      headers: moderator,
+    });
+    const erasure = (await asked.json()) as { id: string; state: string; playerRecordId: string };
+    let state = erasure.state;
+    for (let i = 0; i < 120 && state !== 'done'; i++) {
+      await sleep(250);
+      const r = await fetch(`${base}/v1/admin/erasures/${erasure.id}`, { headers: moderator });
+      state = ((await r.json()) as { state: string }).state;
+    }
+    checks.push({
+      name: 'a player erased after the backup (admin API), done',
+      ok: asked.status === 202 && state === 'done',
+      detail: `POST erasure: ${asked.status}, state ${state}`,
+    });
     await sleep((opts.loadSeconds * 1000) / 2);
     loading = false;
     await load;
@@ -192,6 +220,28 @@ export async function restoreDrill(opts: {
       lines.push(
         `${stored.length} of ${before.length} pre-backup reports restored, ${filed} filed and enriched; ${answered.length - before.length} accepted during or after the backup began (not all in it, as expected)`,
       );
+      // The backup holds the erased player whole; the start applied the ledger's tombstone again.
+      const { rows: skeleton } = await db.query<{ erased: boolean; named: boolean; words: number }>(
+        `SELECT p.erased_at IS NOT NULL AS erased, p.service_id = $2 OR p.full_name <> 'Erased player' AS named,
+                (SELECT count(*)::int FROM offenses o WHERE o.player_id = p.id
+                    AND (o.description <> '' OR o.evidence <> '[]'::jsonb OR o.match_id IS NOT NULL)) AS words
+           FROM players p WHERE p.id = $1`,
+        [erasure.playerRecordId, erased],
+      );
+      const s = skeleton[0];
+      checks.push({
+        name: 'the erasure made after the backup is applied again on start (erasure ledger)',
+        ok: !!s && s.erased && !s.named && s.words === 0,
+        detail: s
+          ? `erased ${s.erased}, still named ${s.named}, reports with content ${s.words}`
+          : 'player missing',
+      });
+      const lookup = await fetch(`${base}/v1/player/${erased}`, { headers: studio });
+      checks.push({
+        name: "the erased player's service id answers 404 after the restore",
+        ok: lookup.status === 404,
+        detail: `GET profile: ${lookup.status}`,
+      });
     } finally {
       await db.end();
     }

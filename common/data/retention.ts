@@ -1,0 +1,200 @@
+import type { Queryable } from './db.js';
+
+/**
+ * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
+ * its window (README "Personal data", RETENTION_*_DAYS), then removed or reduced to what names nobody.
+ *
+ * Every kind is one bounded statement run in batches (`$1` rows at most, `$2` the cutoff), each its own
+ * short transaction, so a purge far behind never holds a long lock or writes one huge transaction, and
+ * finds its rows by an index that loses a row once it is reduced (migration 035), so a run costs what
+ * is due, not the size of the table. What a decision still stands on is kept whatever its age: the
+ * evidence and words of a report in a case still open, or under an appeal still pending.
+ */
+export type RetentionKind =
+  'evidence' | 'reportText' | 'resolvedCases' | 'trustHistory' | 'audit' | 'signIns' | 'transparencyPayloads';
+export type RetentionDays = Readonly<Record<RetentionKind, number>>;
+
+/** A report still needed: in a case still open, or contested by an appeal still pending. */
+const STILL_NEEDED = `(EXISTS (SELECT 1 FROM case_offenses co JOIN review_cases c ON c.id = co.case_id
+                               WHERE co.offense_id = o.id AND c.status = 'open')
+    OR EXISTS (SELECT 1 FROM appeals a WHERE a.offense_id = o.id AND a.status = 'open'))`;
+
+/** Whether a report was a person's (a player's report) or a system's, kept for the transparency report. */
+export const KEEP_SOURCE = `jsonb_strip_nulls(jsonb_build_object('source', coalesce(o.context->>'source',
+    CASE WHEN o.reporter_id IS NOT NULL THEN 'player' END)))`;
+
+const EVIDENCE_HELD = `(o.evidence <> '[]'::jsonb OR o.details <> '{}'::jsonb OR (o.context - 'source') <> '{}'::jsonb
+    OR o.match_id IS NOT NULL)`;
+const TEXT_HELD = `(o.description <> '' OR o.reporter_id IS NOT NULL)`;
+
+interface KindSql {
+  /** What the kind is, for the admin tool and the README. */
+  what: string;
+  /** Removes or reduces at most $1 rows older than $2; returns their number as `n`. */
+  purge: string;
+  /** How many rows are due now ($1 the cutoff): the dry run. */
+  due: string;
+  /** The oldest row still holding this kind (`at`), due or not. */
+  oldest: string;
+}
+
+/**
+ * Each kind's statements. The scans of offenses walk a partial index in creation order and skip what is
+ * still needed; trust history and the audit log are append-only with ids in time order, so the oldest
+ * rows are the first of their primary key.
+ */
+export const RETENTION: Record<RetentionKind, KindSql> = {
+  evidence: {
+    what: 'evidence content and links of reports (evidence, details, context, match id)',
+    purge: `WITH d AS (
+      UPDATE offenses o SET evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE}, match_id = NULL,
+             updated_at = now()
+       WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $2
+                                    AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
+       RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
+    oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${EVIDENCE_HELD}`,
+  },
+  reportText: {
+    what: "reports' free text and the reporter the studio named",
+    purge: `WITH d AS (
+      UPDATE offenses o SET description = '', reporter_id = NULL,
+             context = (o.context - 'reporterId') || ${KEEP_SOURCE}, updated_at = now()
+       WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $2
+                                    AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
+       RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
+    oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${TEXT_HELD}`,
+  },
+  resolvedCases: {
+    what: "resolved cases reduced to their skeleton: moderators' notes on them, resolution and escalation notes, the reporters' ids",
+    purge: `WITH c AS (
+      UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL, reduced_at = now()
+       WHERE ctid = ANY (ARRAY(SELECT ctid FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL
+                                  AND resolved_at < $2 ORDER BY resolved_at LIMIT $1))
+       RETURNING id),
+     r AS (DELETE FROM case_reporters WHERE case_id IN (SELECT id FROM c)),
+     n AS (DELETE FROM notes WHERE case_id IN (SELECT id FROM c))
+     SELECT count(*)::int AS n FROM c`,
+    due: `SELECT count(*)::int AS n FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL AND resolved_at < $1`,
+    oldest: `SELECT min(resolved_at) AS at FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL`,
+  },
+  trustHistory: {
+    what: "the detail of players' trust history (each change of the score; the score itself stays)",
+    purge: `WITH d AS (DELETE FROM trust_history WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM (SELECT ctid, created_at FROM trust_history ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM trust_history WHERE created_at < $1`,
+    oldest: `SELECT created_at AS at FROM trust_history ORDER BY id LIMIT 1`,
+  },
+  audit: {
+    what: 'the moderation audit log (who did what to which case)',
+    purge: `WITH d AS (DELETE FROM moderation_audit WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM (SELECT ctid, created_at FROM moderation_audit ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM moderation_audit WHERE created_at < $1`,
+    oldest: `SELECT created_at AS at FROM moderation_audit ORDER BY id LIMIT 1`,
+  },
+  signIns: {
+    what: 'sign-in records (authorization codes: who signed in to which game, when, from which redirect)',
+    purge: `WITH d AS (DELETE FROM authorization_codes WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM authorization_codes WHERE expires_at < $2 LIMIT $1)) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM authorization_codes WHERE expires_at < $1`,
+    oldest: `SELECT min(expires_at) AS at FROM authorization_codes`,
+  },
+  transparencyPayloads: {
+    what: 'the payloads of statements the DSA Transparency Database holds (their id and link stay)',
+    purge: `WITH d AS (UPDATE transparency_statements SET body = NULL, updated_at = now() WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $2
+         ORDER BY sent_at LIMIT $1)) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $1`,
+    oldest: `SELECT min(sent_at) AS at FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL`,
+  },
+};
+
+export const RETENTION_KINDS = Object.keys(RETENTION) as RetentionKind[];
+
+export interface KindResult {
+  kind: RetentionKind;
+  windowDays: number;
+  cutoff: string;
+  /** Rows removed or reduced (a dry run: rows due). */
+  rows: number;
+  /** The oldest row still holding the kind after the run, or null when none does. */
+  oldest: string | null;
+}
+
+const cutoffOf = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000);
+
+/**
+ * One pass over every kind: each purged in batches of `batchSize` until nothing is due or
+ * `maxBatches` ran (the rest goes at the next run). A dry run counts what is due and changes nothing.
+ */
+export async function runRetention(
+  db: Queryable,
+  days: RetentionDays,
+  opts: {
+    now?: Date;
+    dryRun?: boolean;
+    batchSize?: number;
+    maxBatches?: number;
+    kinds?: RetentionKind[];
+  } = {},
+): Promise<KindResult[]> {
+  const now = opts.now ?? new Date();
+  const batchSize = opts.batchSize ?? 1000;
+  const maxBatches = opts.maxBatches ?? 100;
+  const results: KindResult[] = [];
+  for (const kind of opts.kinds ?? RETENTION_KINDS) {
+    const sql = RETENTION[kind];
+    const cutoff = cutoffOf(now, days[kind]);
+    let rows = 0;
+    if (opts.dryRun) rows = (await db.query<{ n: number }>(sql.due, [cutoff])).rows[0]!.n;
+    else
+      for (let batch = 0; batch < maxBatches; batch++) {
+        const n = (await db.query<{ n: number }>(sql.purge, [batchSize, cutoff])).rows[0]!.n;
+        rows += n;
+        if (n < batchSize) break;
+      }
+    const oldest = (await db.query<{ at: Date | null }>(sql.oldest)).rows[0]?.at ?? null;
+    results.push({
+      kind,
+      windowDays: days[kind],
+      cutoff: cutoff.toISOString(),
+      rows,
+      oldest: oldest ? oldest.toISOString() : null,
+    });
+  }
+  return results;
+}
+
+/** The advisory lock that lets one retention run at a time, whatever the number of workers. */
+export const RETENTION_LOCK = 0x7074_7265; // 'ptre'
+
+/**
+ * A scheduled run: under the advisory lock on a connection of its own, so two workers that pick up
+ * runs at once (a slow run meeting the next) do not both purge; the second finds the lock taken and
+ * returns `skipped`.
+ */
+export async function runRetentionOnce(
+  pool: { connect(): Promise<Queryable & { release(): void }> },
+  days: RetentionDays,
+  opts: { now?: Date; batchSize?: number; maxBatches?: number } = {},
+): Promise<{ skipped: true } | { skipped: false; results: KindResult[] }> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+      RETENTION_LOCK,
+    ]);
+    if (!rows[0]!.ok) return { skipped: true };
+    try {
+      return { skipped: false, results: await runRetention(client, days, opts) };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,231 @@
+import type { Queryable } from '../data/db.js';
+import { KEEP_SOURCE } from '../data/retention.js';
+import { JOB_NAMES, QUEUES } from '../queues/index.js';
+import type { OutboxRow } from '../queues/outbox.js';
+
+/**
+ * A player's erasure (GDPR Art. 17; issue 36), the only code that writes `erasures` and
+ * `players.erased_at` (a test holds it to that):
+ *
+ *   requested by a studio, for a player of other studios' games too --> awaiting_confirmation
+ *   awaiting_confirmation --(an admin confirms)--> pending      --(an admin cancels)--> cancelled
+ *   requested by an admin, or by a studio for a player of its games alone --> pending
+ *   pending --(the erase-player job, or a start that finds the database behind the ledger)--> done
+ *
+ * A player has at most one open request (a second answers the first). Once pending, an erasure is
+ * decided: it is written to the erasure ledger (outside the database, common/data/erasure-ledger.ts)
+ * and applied by one transaction (applyErasure), which is idempotent, so a retried job, two workers
+ * or a start after a restore erase the same way and leave the same receipt.
+ */
+export const ERASURE_STATES = ['awaiting_confirmation', 'pending', 'done', 'cancelled'] as const;
+export type ErasureState = (typeof ERASURE_STATES)[number];
+
+/** What an erasure removed, by part of the record: its receipt. */
+export type ErasureReceipt = Record<string, number>;
+
+export interface ErasureRow {
+  id: string;
+  player_id: string;
+  state: ErasureState;
+  requested_by_studio: string | null;
+  requested_by_moderator: string | null;
+  decided_by_moderator: string | null;
+  receipt: ErasureReceipt | null;
+  requested_at: Date;
+  confirmed_at: Date | null;
+  completed_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+const RETURNING = `id, player_id, state, requested_by_studio, requested_by_moderator, decided_by_moderator,
+  receipt, requested_at, confirmed_at, completed_at, cancelled_at`;
+
+/** The job that applies a pending erasure, one job id an erasure. */
+function jobOf(db: Queryable, erasureId: string): Promise<OutboxRow[]> {
+  return db
+    .query<OutboxRow>(
+      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+       VALUES ($1, $2, 'erase-' || $3::text, jsonb_build_object('erasureId', $3::text), NULL::uuid)
+       RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
+      [QUEUES.review, JOB_NAMES.erasePlayer, erasureId],
+    )
+    .then((r) => r.rows);
+}
+
+/**
+ * A request to erase the player (`playerId`, internal): pending at once when `confirmed`, else
+ * awaiting an admin. When the player already has an open request, that one, unchanged
+ * (`created: false`); a confirmed request of an admin confirms one that was awaiting.
+ */
+export async function recordRequest(
+  db: Queryable,
+  r: { playerId: string; byStudio?: string; byModerator?: string; confirmed: boolean },
+): Promise<{ erasure: ErasureRow; created: boolean; outbox: OutboxRow[] }> {
+  const { rows } = await db.query<ErasureRow>(
+    `INSERT INTO erasures (player_id, state, requested_by_studio, requested_by_moderator, decided_by_moderator,
+                           confirmed_at)
+     VALUES ($1, $2, $3, $4, $4, CASE WHEN $2 = 'pending' THEN now() END)
+     ON CONFLICT (player_id) WHERE state IN ('awaiting_confirmation', 'pending') DO NOTHING
+     RETURNING ${RETURNING}`,
+    [
+      r.playerId,
+      r.confirmed ? 'pending' : 'awaiting_confirmation',
+      r.byStudio ?? null,
+      r.byModerator ?? null,
+    ],
+  );
+  if (rows[0])
+    return { erasure: rows[0], created: true, outbox: r.confirmed ? await jobOf(db, rows[0].id) : [] };
+  const open = (
+    await db.query<ErasureRow>(
+      `SELECT ${RETURNING} FROM erasures WHERE player_id = $1 AND state IN ('awaiting_confirmation', 'pending')
+        FOR UPDATE`,
+      [r.playerId],
+    )
+  ).rows[0]!;
+  if (open.state === 'awaiting_confirmation' && r.confirmed && r.byModerator) {
+    const confirmed = await recordDecision(db, open.id, r.byModerator, 'confirm');
+    return { erasure: confirmed!.erasure, created: false, outbox: confirmed!.outbox };
+  }
+  return { erasure: open, created: false, outbox: [] };
+}
+
+/**
+ * An admin's decision on a request awaiting confirmation: confirmed (pending, its job written) or
+ * cancelled. Undefined when it is not awaiting (decided before, or done): the caller says so.
+ */
+export async function recordDecision(
+  db: Queryable,
+  erasureId: string,
+  moderatorId: string,
+  decision: 'confirm' | 'cancel',
+): Promise<{ erasure: ErasureRow; outbox: OutboxRow[] } | undefined> {
+  const { rows } = await db.query<ErasureRow>(
+    `UPDATE erasures SET state = $3, decided_by_moderator = $2, updated_at = now(),
+            confirmed_at = CASE WHEN $3 = 'pending' THEN now() END,
+            cancelled_at = CASE WHEN $3 = 'cancelled' THEN now() END
+      WHERE id = $1 AND state = 'awaiting_confirmation'
+      RETURNING ${RETURNING}`,
+    [erasureId, moderatorId, decision === 'confirm' ? 'pending' : 'cancelled'],
+  );
+  if (!rows[0]) return undefined;
+  return { erasure: rows[0], outbox: decision === 'confirm' ? await jobOf(db, erasureId) : [] };
+}
+
+/**
+ * Every statement of an erasure, in order, each removing or irreversibly replacing what names the
+ * player (`$1`: the internal id, or the gamer tag or service id it names) in one part of the record; the receipt counts the rows each touched.
+ * What stays, and why, is the README's data map: the counts and the decisions' skeleton.
+ */
+const ERASE: [part: string, sql: string, arg?: 'gamerTag' | 'serviceId'][] = [
+  [
+    'offenses',
+    `UPDATE offenses o SET description = '', evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE},
+            reporter_id = NULL, match_id = NULL, updated_at = now()
+      WHERE o.player_id = $1 AND (o.description <> '' OR o.evidence <> '[]'::jsonb OR o.details <> '{}'::jsonb
+            OR (o.context - 'source') <> '{}'::jsonb OR o.reporter_id IS NOT NULL OR o.match_id IS NOT NULL)`,
+  ],
+  ['duplicateReportKeys', 'DELETE FROM report_dedup WHERE player_id = $1'],
+  [
+    'caseReporters',
+    'DELETE FROM case_reporters WHERE case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',
+  ],
+  [
+    'caseNotes',
+    `UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL
+      WHERE player_id = $1 AND (resolution_note IS NOT NULL OR escalation_note IS NOT NULL)`,
+  ],
+  [
+    'sanctionReasons',
+    `UPDATE sanctions SET reason = 'Erased at the player''s request.',
+            revoke_reason = CASE WHEN revoke_reason IS NOT NULL THEN 'Erased at the player''s request.' END
+      WHERE player_id = $1 AND reason <> 'Erased at the player''s request.'`,
+  ],
+  [
+    'appeals',
+    `UPDATE appeals SET statement = 'Erased at the player''s request.', decision_note = NULL
+      WHERE player_id = $1 AND statement <> 'Erased at the player''s request.'`,
+  ],
+  [
+    'notes',
+    'DELETE FROM notes WHERE player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',
+  ],
+  ['tags', `DELETE FROM tags WHERE subject_kind = 'player' AND subject_id = $1`],
+  [
+    'auditDetails',
+    `UPDATE moderation_audit SET note = NULL, details = '{}'::jsonb
+      WHERE (player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1))
+        AND (note IS NOT NULL OR details <> '{}'::jsonb)`,
+  ],
+  ['games', 'DELETE FROM player_games WHERE player_id = $1'],
+  ['studioBudget', 'DELETE FROM studio_player_budget WHERE player_id = $1'],
+  ['accessTokens', 'DELETE FROM access_tokens WHERE player_id = $1'],
+  // Their refresh tokens go with them (ON DELETE CASCADE).
+  ['tokenFamilies', 'DELETE FROM token_families WHERE player_id = $1'],
+  ['authorizationCodes', 'DELETE FROM authorization_codes WHERE player_id = $1'],
+  ['signInFailures', `DELETE FROM sign_in_failures WHERE key = 'acct:' || lower($1::text)`, 'gamerTag'],
+  // Kept a day at most, and not indexed by player: found by the player's id in the stored answer.
+  [
+    'replayedAnswers',
+    `DELETE FROM idempotency_keys WHERE response_body::text LIKE '%"' || $1::text || '"%'`,
+    'serviceId',
+  ],
+  // The events sent about the player keep their id and type; one not yet sent is not sent.
+  [
+    'webhookPayloads',
+    `UPDATE webhook_deliveries SET payload = jsonb_build_object('id', payload->'id', 'type', payload->'type',
+              'createdAt', payload->'createdAt', 'data', jsonb_build_object('erased', true)),
+            status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
+            next_attempt_at = CASE WHEN status = 'pending' THEN NULL ELSE next_attempt_at END
+      WHERE payload::text LIKE '%"' || $1::text || '"%'`,
+    'serviceId',
+  ],
+];
+
+/**
+ * Applies the erasure of the player (`playerId`, internal) in one transaction the caller holds: every
+ * part of ERASE, then the player's own row (name, gamer tag, password, KYC, service id replaced; the
+ * score and counts kept; no more recovery), then the erasure `erasureId` marked done with its
+ * receipt (created done when a restore lost it). Idempotent: a second run finds nothing left and
+ * keeps the first receipt. Undefined when the player does not exist (a database older than them).
+ */
+export async function applyErasure(
+  db: Queryable,
+  erasureId: string,
+  playerId: string,
+  now: Date,
+): Promise<{ erasure: ErasureRow; applied: boolean } | undefined> {
+  const { rows: players } = await db.query<{ service_id: string; gamer_tag: string; erased_at: Date | null }>(
+    'SELECT service_id, gamer_tag, erased_at FROM players WHERE id = $1 FOR UPDATE',
+    [playerId],
+  );
+  const player = players[0];
+  if (!player) return undefined;
+  let receipt: ErasureReceipt | null = null;
+  if (!player.erased_at) {
+    receipt = {};
+    for (const [part, sql, arg] of ERASE) {
+      const param =
+        arg === 'gamerTag' ? player.gamer_tag : arg === 'serviceId' ? player.service_id : playerId;
+      receipt[part] = (await db.query(sql, [param])).rowCount ?? 0;
+    }
+    await db.query(
+      `UPDATE players SET service_id = 'erased-' || id::text, full_name = 'Erased player',
+              gamer_tag = 'erased-' || replace(id::text, '-', ''), password_hash = NULL, is_kyc_verified = false,
+              recovery_from = 'infinity', erased_at = $2, updated_at = now()
+        WHERE id = $1`,
+      [playerId, now],
+    );
+    receipt.player = 1;
+  }
+  const { rows } = await db.query<ErasureRow>(
+    `INSERT INTO erasures (id, player_id, state, receipt, confirmed_at, completed_at)
+     VALUES ($1, $2, 'done', $3::jsonb, $4, $4)
+     ON CONFLICT (id) DO UPDATE SET state = 'done', updated_at = now(),
+            receipt = coalesce(erasures.receipt, EXCLUDED.receipt),
+            completed_at = coalesce(erasures.completed_at, EXCLUDED.completed_at)
+     RETURNING ${RETURNING}`,
+    [erasureId, playerId, receipt ? JSON.stringify(receipt) : JSON.stringify({}), now],
+  );
+  return { erasure: rows[0]!, applied: receipt !== null };
+}

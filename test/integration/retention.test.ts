@@ -1,0 +1,265 @@
+import { expect } from 'chai';
+import crypto from 'node:crypto';
+import type { Job } from 'bullmq';
+import pg from 'pg';
+import {
+  RETENTION_LOCK,
+  runRetention,
+  runRetentionOnce,
+  type KindResult,
+} from '../../common/data/retention.js';
+import { createLogger } from '../../common/logger.js';
+import { WorkerMetrics } from '../../common/metrics.js';
+import { JOB_NAMES } from '../../common/queues/index.js';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { reviewProcessor } from '../../worker/processors/review.js';
+import type { RunningWorker } from '../../worker/run.js';
+import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/http-server.js';
+import { ownDatabase } from '../helpers/services.js';
+import { startTestWorker } from '../helpers/workers.js';
+
+const DAY = 86_400_000;
+const byKind = (results: KindResult[]) => Object.fromEntries(results.map((r) => [r.kind, r.rows]));
+
+/**
+ * Issue 36: retention removes exactly what is past each kind's window (README "Personal data"), in
+ * batches, and keeps what a decision still stands on: the evidence of a case still open, of a report
+ * under an appeal still pending. A dry run says what a run removes and changes nothing.
+ */
+describe('retention (GDPR Art. 5(1)(e))', function () {
+  this.timeout(120_000);
+  let db: Awaited<ReturnType<typeof ownDatabase>>;
+  let api: TestApi;
+  let review: RunningWorker;
+  let studio: Tenant;
+  const offense: Record<'old' | 'fresh' | 'openCase' | 'appealed', string> = {
+    old: '',
+    fresh: '',
+    openCase: '',
+    appealed: '',
+  };
+  let oldCase: string;
+
+  before(async () => {
+    db = await ownDatabase('retention');
+    api = await startTestApi({ DATABASE_URL: db.url });
+    review = await startTestWorker(api.config, 'review');
+    studio = await createTenant(api.pool, 'Retention');
+    const players = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await createTestPlayer(api.pool);
+      await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studio.game.clientId });
+      players.push(p.serviceId);
+    }
+    const report = async (serviceId: string, n: string) => {
+      const res = await call<{ report: { _id: string } }>(
+        api.url,
+        'POST',
+        `/v1/toxicity/submitReport/${serviceId}`,
+        {
+          spec: '/v1/toxicity/submitReport/{serviceId}',
+          headers: studio.headers,
+          json: {
+            report: {
+              isToxic: true,
+              severity: 'medium',
+              description: `words ${n}`,
+              reporterId: `reporter-${n}`,
+              matchId: `match-${n}`,
+              messages: [`chat ${n}`],
+            },
+          },
+        },
+      );
+      expect(res.status, res.text).to.equal(201);
+      return res.body.report._id;
+    };
+    offense.old = await report(players[0]!, 'old');
+    offense.openCase = await report(players[1]!, 'open');
+    offense.appealed = await report(players[2]!, 'appealed');
+    await eventually('the cases filed', async () => {
+      const { rows } = await api.pool.query('SELECT 1 FROM case_offenses');
+      return rows.length === 3;
+    });
+    const appeal = await call(api.url, 'POST', `/v1/player/${players[2]}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: studio.headers,
+      json: { offenseId: offense.appealed, reason: 'incorrect', statement: 'not me' },
+    });
+    expect(appeal.status, appeal.text).to.equal(201);
+    // The ages: the first player's report and case long past; the others' reports as old, but one in
+    // a case still open and one under an appeal still pending (its case closed recently).
+    await api.pool.query(
+      `UPDATE offenses SET created_at = now() - interval '400 days' WHERE id = ANY($1::uuid[])`,
+      [[offense.old, offense.openCase, offense.appealed]],
+    );
+    const { rows: cases } = await api.pool.query<{ case_id: string; offense_id: string }>(
+      'SELECT case_id, offense_id FROM case_offenses',
+    );
+    const caseOf = (id: string) => cases.find((c) => c.offense_id === id)!.case_id;
+    oldCase = caseOf(offense.old);
+    await api.pool.query(
+      `UPDATE review_cases SET status = 'resolved', outcome = 'dismissed', resolution_note = 'noted',
+              resolved_at = now() - CASE WHEN id = $1 THEN interval '800 days' ELSE interval '1 day' END
+        WHERE id = ANY($2::uuid[])`,
+      [oldCase, [oldCase, caseOf(offense.appealed)]],
+    );
+    offense.fresh = await report(players[0]!, 'fresh');
+    // Trust history and the audit log: their two first rows past the window.
+    await api.pool.query(
+      `UPDATE trust_history SET created_at = now() - interval '800 days'
+        WHERE id IN (SELECT id FROM trust_history ORDER BY id LIMIT 2)`,
+    );
+    const { rows: mods } = await api.pool.query<{ id: string }>(
+      `INSERT INTO moderators (username, display_name, password_hash, role)
+       VALUES ($1, 'Retention', 'x', 'moderator') RETURNING id`,
+      [`ret-${crypto.randomBytes(4).toString('hex')}`],
+    );
+    for (const age of [1200, 1100, 10])
+      await api.pool.query(
+        `INSERT INTO moderation_audit (moderator_id, case_id, action, created_at)
+         VALUES ($1, $2, 'claim', now() - make_interval(days => $3))`,
+        [mods[0]!.id, oldCase, age],
+      );
+    const { rows: p0 } = await api.pool.query<{ id: string }>(
+      'SELECT id FROM players WHERE service_id = $1',
+      [players[0]],
+    );
+    for (const days of [3, -1])
+      await api.pool.query(
+        `INSERT INTO authorization_codes (code_hash, game_id, player_id, redirect_uri, redirect_uri_explicit,
+                                          code_challenge, scope, expires_at)
+         VALUES ($1, $2, $3, 'https://game.example/callback', true, NULL, 'profile', now() - make_interval(days => $4))`,
+        [crypto.randomBytes(32), studio.game.id, p0[0]!.id, days],
+      );
+    const sanctions = [];
+    for (const serviceId of [players[0], players[1]]) {
+      const s = await call<{ id: string }>(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
+        spec: '/v1/player/{serviceId}/sanctions',
+        headers: studio.headers,
+        json: { type: 'chat_restriction', reason: 'spam', durationSeconds: 3600 },
+      });
+      sanctions.push(s.body.id);
+    }
+    for (const [i, days] of [100, 10].entries())
+      await api.pool.query(
+        `INSERT INTO transparency_statements (sanction_id, platform, puid, state, body, sent_at)
+         VALUES ($1::uuid, 'operator', 'sanction-' || $1::text, 'sent', '{"decision_ground": "x"}', now() - make_interval(days => $2))`,
+        [sanctions[i], days],
+      );
+  });
+  after(async () => {
+    await review?.stop();
+    await api?.close();
+    await db?.drop();
+  });
+
+  const contentOf = async (id: string) =>
+    (
+      await api.pool.query<{
+        description: string;
+        evidence: unknown[];
+        context: object;
+        reporter_id: string | null;
+      }>('SELECT description, evidence, context, reporter_id, match_id FROM offenses WHERE id = $1', [id])
+    ).rows[0]!;
+
+  const expected = {
+    evidence: 1,
+    reportText: 1,
+    resolvedCases: 1,
+    trustHistory: 2,
+    audit: 2,
+    signIns: 1,
+    transparencyPayloads: 1,
+  };
+
+  it('a dry run says what is due, kind by kind, and changes nothing', async () => {
+    const before = await contentOf(offense.old);
+    const results = await runRetention(api.pool, api.config.retentionDays, { dryRun: true });
+    expect(byKind(results)).to.deep.equal(expected);
+    expect(await contentOf(offense.old)).to.deep.equal(before);
+    expect(results.find((r) => r.kind === 'evidence')!.windowDays).to.equal(365);
+  });
+
+  it('a run removes exactly that, in batches; what an open case or a pending appeal stands on stays', async () => {
+    const audited = (await api.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM moderation_audit'))
+      .rows[0]!.n;
+    const results = await runRetention(api.pool, api.config.retentionDays, { batchSize: 1 });
+    expect(byKind(results)).to.deep.equal(expected);
+    const old = await contentOf(offense.old);
+    expect(old).to.deep.equal({
+      description: '',
+      evidence: [],
+      // Whether it was a person's report stays, for the transparency report.
+      context: { source: 'player' },
+      reporter_id: null,
+      match_id: null,
+    });
+    for (const kept of [offense.openCase, offense.appealed, offense.fresh]) {
+      const c = await contentOf(kept);
+      expect(c.description, kept).to.match(/^words /);
+      expect(c.evidence, kept).to.have.length(1);
+      expect(c.reporter_id, kept).to.match(/^reporter-/);
+    }
+    const { rows } = await api.pool.query<{ note: string | null; reporters: number; reduced: boolean }>(
+      `SELECT resolution_note AS note, reduced_at IS NOT NULL AS reduced,
+              (SELECT count(*)::int FROM case_reporters WHERE case_id = $1) AS reporters
+         FROM review_cases WHERE id = $1`,
+      [oldCase],
+    );
+    expect(rows[0]).to.deep.equal({ note: null, reduced: true, reporters: 0 });
+    const { rows: left } = await api.pool.query<{ audit: number; codes: number; bodies: number }>(
+      `SELECT (SELECT count(*)::int FROM moderation_audit) AS audit,
+              (SELECT count(*)::int FROM authorization_codes) AS codes,
+              (SELECT count(*)::int FROM transparency_statements WHERE body IS NOT NULL) AS bodies`,
+    );
+    expect(left[0]).to.deep.equal({ audit: audited - 2, codes: 1, bodies: 1 });
+    // Nothing is due any more.
+    const again = await runRetention(api.pool, api.config.retentionDays);
+    expect(
+      Object.values(byKind(again)).every((n) => n === 0),
+      JSON.stringify(byKind(again)),
+    ).to.equal(true);
+  });
+
+  it('the scheduled job reports to metrics; a second run while one holds the lock skips', async () => {
+    const metrics = new WorkerMetrics('admin-review');
+    const run = reviewProcessor({
+      pool: api.pool,
+      log: createLogger('silent', 'test'),
+      config: api.config,
+      pepper: 'unused',
+      dispatch: () => undefined,
+      metrics,
+    });
+    const result = await run({ name: JOB_NAMES.retention, data: {} } as Job);
+    expect(result).to.deep.equal({ purged: {} });
+    const text = await metrics.registry.metrics();
+    expect(text).to.match(/player_trust_retention_oldest_seconds\{kind="evidence"\} [1-9]/);
+
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK]);
+      expect(await runRetentionOnce(api.pool, api.config.retentionDays)).to.deep.equal({ skipped: true });
+    } finally {
+      await holder.end();
+    }
+    const ran = await runRetentionOnce(api.pool, api.config.retentionDays);
+    expect(ran.skipped).to.equal(false);
+  });
+
+  it('windows are settings: a shorter one takes what the default keeps', async () => {
+    const { rows } = await api.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM trust_history');
+    expect(rows[0]!.n).to.be.greaterThan(0);
+    const results = await runRetention(
+      api.pool,
+      { ...api.config.retentionDays, trustHistory: 1 },
+      { dryRun: true, kinds: ['trustHistory'], now: new Date(Date.now() + 2 * DAY) },
+    );
+    expect(byKind(results)).to.deep.equal({ trustHistory: rows[0]!.n });
+  });
+});
