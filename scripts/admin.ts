@@ -11,6 +11,8 @@ import { importPlayers } from './player-import.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openPlayerExport } from '../common/usecases/player-export.js';
+import { getErasure, requestErasure, runErasure } from '../common/usecases/erasure.js';
+import { runRetention, runRetentionOnce } from '../common/data/retention.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
 import { isUuid } from '../common/domain/ids.js';
@@ -53,6 +55,12 @@ Usage: npm run -s admin -- <command> [options] [--json]
   player list
   player export --service-id <id> [--out <file.json>]
       the player's whole record as one JSON document (README "Personal data"), to the file or stdout
+  player erase --service-id <id> --yes
+      erase the player's personal data now (GDPR Art. 17; README "Personal data"): written to the
+      erasure ledger, applied, and its receipt printed. Cannot be undone: --yes says you mean it.
+  retention run [--dry-run]
+      remove what is past its retention window now, kind by kind (the worker does it every
+      RETENTION_INTERVAL_MS); --dry-run says what would go and changes nothing
   player import --file <players.jsonl|players.csv> [--client-id <clientId>] [--format jsonl|csv]
       one player a line: {"serviceId": "...", "gamerTag": "...", "fullName": "..."}, or CSV with
       the header serviceId,gamerTag,fullName. Creates new players and links every one to the game;
@@ -142,6 +150,7 @@ const OPTIONS = {
   from: { type: 'string' },
   status: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -243,6 +252,8 @@ async function main(argv: string[]): Promise<number> {
     'player list',
     'player import',
     'player export',
+    'player erase',
+    'retention run',
     'moderator create',
     'moderator reset-password',
     'moderator disable',
@@ -387,6 +398,41 @@ async function main(argv: string[]): Promise<number> {
           return 0;
         }
         result = { serviceId, out, bytes: fs.statSync(out).size };
+        break;
+      }
+      case 'player erase': {
+        const serviceId = need(values, 'service-id');
+        if (!values.yes)
+          throw new UsageError(
+            `erasing ${serviceId} cannot be undone: add --yes to erase their personal data now`,
+          );
+        const { erasure } = await requestErasure(pool, config.erasureLedger, serviceId, { kind: 'operator' });
+        // Applied here, not left to a worker: the operator sees the receipt.
+        await runErasure(pool, config.erasureLedger, erasure.id, new Date());
+        result = await getErasure(pool, erasure.id);
+        break;
+      }
+      case 'retention run': {
+        const dryRun = !!values['dry-run'];
+        const run = dryRun
+          ? { skipped: false as const, results: await runRetention(pool, config.retentionDays, { dryRun }) }
+          : await runRetentionOnce(pool, config.retentionDays);
+        if (run.skipped)
+          throw new AppError(
+            409,
+            'retention_running',
+            'A retention run holds the lock now (a worker): try again later.',
+          );
+        result = {
+          dryRun,
+          kinds: run.results.map((r) => ({
+            kind: r.kind,
+            windowDays: r.windowDays,
+            [dryRun ? 'wouldRemove' : 'removed']: r.rows,
+            olderThan: r.cutoff,
+            oldestHeld: r.oldest,
+          })),
+        };
         break;
       }
       case 'player import': {

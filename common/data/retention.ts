@@ -1,4 +1,6 @@
 import type { Queryable } from './db.js';
+import { REDUCE_RESOLVED_CASES } from '../lifecycles/review-case.js';
+import { DROP_SENT_PAYLOADS } from '../lifecycles/transparency-statement.js';
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
@@ -68,14 +70,7 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
   },
   resolvedCases: {
     what: "resolved cases reduced to their skeleton: moderators' notes on them, resolution and escalation notes, the reporters' ids",
-    purge: `WITH c AS (
-      UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL, reduced_at = now()
-       WHERE ctid = ANY (ARRAY(SELECT ctid FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL
-                                  AND resolved_at < $2 ORDER BY resolved_at LIMIT $1))
-       RETURNING id),
-     r AS (DELETE FROM case_reporters WHERE case_id IN (SELECT id FROM c)),
-     n AS (DELETE FROM notes WHERE case_id IN (SELECT id FROM c))
-     SELECT count(*)::int AS n FROM c`,
+    purge: REDUCE_RESOLVED_CASES,
     due: `SELECT count(*)::int AS n FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL AND resolved_at < $1`,
     oldest: `SELECT min(resolved_at) AS at FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL`,
   },
@@ -105,10 +100,7 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
   },
   transparencyPayloads: {
     what: 'the payloads of statements the DSA Transparency Database holds (their id and link stay)',
-    purge: `WITH d AS (UPDATE transparency_statements SET body = NULL, updated_at = now() WHERE ctid = ANY (ARRAY(
-        SELECT ctid FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $2
-         ORDER BY sent_at LIMIT $1)) RETURNING 1)
-      SELECT count(*)::int AS n FROM d`,
+    purge: DROP_SENT_PAYLOADS,
     due: `SELECT count(*)::int AS n FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $1`,
     oldest: `SELECT min(sent_at) AS at FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL`,
   },

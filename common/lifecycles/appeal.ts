@@ -96,3 +96,10 @@ export async function recordAppealDecision(
   );
   return next;
 }
+
+/**
+ * Erasure (common/lifecycles/erasure.ts): the words of a player's (`$1`, internal id) appeals,
+ * replaced; the appeal, its reason code and its outcome stay (DSA Art. 20 records).
+ */
+export const ERASE_APPEAL_WORDS = `UPDATE appeals SET statement = 'Erased at the player''s request.', decision_note = NULL
+  WHERE player_id = $1 AND statement <> 'Erased at the player''s request.'`;

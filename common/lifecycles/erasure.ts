@@ -1,5 +1,8 @@
 import type { Queryable } from '../data/db.js';
 import { KEEP_SOURCE } from '../data/retention.js';
+import { ERASE_APPEAL_WORDS } from './appeal.js';
+import { ERASE_CASE_NOTES } from './review-case.js';
+import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
@@ -29,6 +32,7 @@ export interface ErasureRow {
   state: ErasureState;
   requested_by_studio: string | null;
   requested_by_moderator: string | null;
+  requested_by_operator: boolean;
   decided_by_moderator: string | null;
   receipt: ErasureReceipt | null;
   requested_at: Date;
@@ -37,7 +41,8 @@ export interface ErasureRow {
   cancelled_at: Date | null;
 }
 
-const RETURNING = `id, player_id, state, requested_by_studio, requested_by_moderator, decided_by_moderator,
+const RETURNING = `id, player_id, state, requested_by_studio, requested_by_moderator, requested_by_operator,
+  decided_by_moderator,
   receipt, requested_at, confirmed_at, completed_at, cancelled_at`;
 
 /** The job that applies a pending erasure, one job id an erasure. */
@@ -59,12 +64,12 @@ function jobOf(db: Queryable, erasureId: string): Promise<OutboxRow[]> {
  */
 export async function recordRequest(
   db: Queryable,
-  r: { playerId: string; byStudio?: string; byModerator?: string; confirmed: boolean },
+  r: { playerId: string; byStudio?: string; byModerator?: string; byOperator?: boolean; confirmed: boolean },
 ): Promise<{ erasure: ErasureRow; created: boolean; outbox: OutboxRow[] }> {
   const { rows } = await db.query<ErasureRow>(
     `INSERT INTO erasures (player_id, state, requested_by_studio, requested_by_moderator, decided_by_moderator,
-                           confirmed_at)
-     VALUES ($1, $2, $3, $4, $4, CASE WHEN $2 = 'pending' THEN now() END)
+                           requested_by_operator, confirmed_at)
+     VALUES ($1, $2, $3, $4, $4, $5, CASE WHEN $2 = 'pending' THEN now() END)
      ON CONFLICT (player_id) WHERE state IN ('awaiting_confirmation', 'pending') DO NOTHING
      RETURNING ${RETURNING}`,
     [
@@ -72,6 +77,7 @@ export async function recordRequest(
       r.confirmed ? 'pending' : 'awaiting_confirmation',
       r.byStudio ?? null,
       r.byModerator ?? null,
+      r.byOperator ?? false,
     ],
   );
   if (rows[0])
@@ -83,8 +89,8 @@ export async function recordRequest(
       [r.playerId],
     )
   ).rows[0]!;
-  if (open.state === 'awaiting_confirmation' && r.confirmed && r.byModerator) {
-    const confirmed = await recordDecision(db, open.id, r.byModerator, 'confirm');
+  if (open.state === 'awaiting_confirmation' && r.confirmed && (r.byModerator || r.byOperator)) {
+    const confirmed = await recordDecision(db, open.id, r.byModerator ?? null, 'confirm');
     return { erasure: confirmed!.erasure, created: false, outbox: confirmed!.outbox };
   }
   return { erasure: open, created: false, outbox: [] };
@@ -97,7 +103,8 @@ export async function recordRequest(
 export async function recordDecision(
   db: Queryable,
   erasureId: string,
-  moderatorId: string,
+  /** Null: the operator, with the admin tool. */
+  moderatorId: string | null,
   decision: 'confirm' | 'cancel',
 ): Promise<{ erasure: ErasureRow; outbox: OutboxRow[] } | undefined> {
   const { rows } = await db.query<ErasureRow>(
@@ -130,22 +137,9 @@ const ERASE: [part: string, sql: string, arg?: 'gamerTag' | 'serviceId'][] = [
     'caseReporters',
     'DELETE FROM case_reporters WHERE case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',
   ],
-  [
-    'caseNotes',
-    `UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL
-      WHERE player_id = $1 AND (resolution_note IS NOT NULL OR escalation_note IS NOT NULL)`,
-  ],
-  [
-    'sanctionReasons',
-    `UPDATE sanctions SET reason = 'Erased at the player''s request.',
-            revoke_reason = CASE WHEN revoke_reason IS NOT NULL THEN 'Erased at the player''s request.' END
-      WHERE player_id = $1 AND reason <> 'Erased at the player''s request.'`,
-  ],
-  [
-    'appeals',
-    `UPDATE appeals SET statement = 'Erased at the player''s request.', decision_note = NULL
-      WHERE player_id = $1 AND statement <> 'Erased at the player''s request.'`,
-  ],
+  ['caseNotes', ERASE_CASE_NOTES],
+  ['sanctionReasons', ERASE_SANCTION_REASONS],
+  ['appeals', ERASE_APPEAL_WORDS],
   [
     'notes',
     'DELETE FROM notes WHERE player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',

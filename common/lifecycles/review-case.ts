@@ -266,3 +266,20 @@ async function emitOffenseEvents(
   }
   return emitEvents(client, events);
 }
+
+/** Erasure (common/lifecycles/erasure.ts): moderators' words on a player's (`$1`, internal id) cases. */
+export const ERASE_CASE_NOTES = `UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL
+  WHERE player_id = $1 AND (resolution_note IS NOT NULL OR escalation_note IS NOT NULL)`;
+
+/**
+ * Retention (common/data/retention.ts): at most $1 cases resolved before $2 reduced to their skeleton
+ * (their notes, the moderators' notes on them, their reporters' ids); `n` how many.
+ */
+export const REDUCE_RESOLVED_CASES = `WITH c AS (
+      UPDATE review_cases SET resolution_note = NULL, escalation_note = NULL, reduced_at = now()
+       WHERE ctid = ANY (ARRAY(SELECT ctid FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL
+                                  AND resolved_at < $2 ORDER BY resolved_at LIMIT $1))
+       RETURNING id),
+     r AS (DELETE FROM case_reporters WHERE case_id IN (SELECT id FROM c)),
+     n AS (DELETE FROM notes WHERE case_id IN (SELECT id FROM c))
+     SELECT count(*)::int AS n FROM c`;

@@ -100,3 +100,11 @@ export async function removeStrikeOfCase(db: Queryable, caseId: string, now: Dat
 }
 
 export type { SanctionRecord };
+
+/**
+ * Erasure (common/lifecycles/erasure.ts): the reasons written for a player's (`$1`, internal id)
+ * sanctions, replaced; the sanction itself (type, scope, dates, revocation) stays, so a ban still holds.
+ */
+export const ERASE_SANCTION_REASONS = `UPDATE sanctions SET reason = 'Erased at the player''s request.',
+       revoke_reason = CASE WHEN revoke_reason IS NOT NULL THEN 'Erased at the player''s request.' END
+  WHERE player_id = $1 AND reason <> 'Erased at the player''s request.'`;

@@ -159,3 +159,12 @@ export async function recordRetry(db: Queryable, id: string): Promise<OutboxRow[
   );
   return rows.length ? rows : undefined;
 }
+
+/**
+ * Retention (common/data/retention.ts): at most $1 payloads of statements the database took before
+ * $2, dropped (their id at the database and permalink stay); `n` how many.
+ */
+export const DROP_SENT_PAYLOADS = `WITH d AS (UPDATE transparency_statements SET body = NULL, updated_at = now() WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $2
+     ORDER BY sent_at LIMIT $1)) RETURNING 1)
+  SELECT count(*)::int AS n FROM d`;

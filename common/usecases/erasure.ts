@@ -22,14 +22,24 @@ import { check } from '../validation.js';
  * again what a restored database lost. The life cycle itself is common/lifecycles/erasure.ts.
  */
 
-export type Requester = { kind: 'admin'; moderatorId: string } | { kind: 'studio'; studioId: string };
+export type Requester =
+  | { kind: 'admin'; moderatorId: string }
+  | { kind: 'studio'; studioId: string }
+  /** The admin tool, at the shell. */
+  | { kind: 'operator' };
 
 export const presentErasure = (r: ErasureRow) => ({
   id: r.id,
   state: r.state,
   /** The player's internal id: it names nobody once the erasure is done. */
   playerRecordId: r.player_id,
-  requestedBy: r.requested_by_studio ? 'studio' : r.requested_by_moderator ? 'admin' : 'restore',
+  requestedBy: r.requested_by_studio
+    ? 'studio'
+    : r.requested_by_moderator
+      ? 'admin'
+      : r.requested_by_operator
+        ? 'operator'
+        : 'restore',
   requestedAt: r.requested_at.toISOString(),
   confirmedAt: r.confirmed_at?.toISOString() ?? null,
   completedAt: r.completed_at?.toISOString() ?? null,
@@ -73,7 +83,8 @@ export async function requestErasure(
       playerId: player.id,
       byStudio: by.kind === 'studio' ? by.studioId : undefined,
       byModerator: by.kind === 'admin' ? by.moderatorId : undefined,
-      confirmed: by.kind === 'admin' || player.other_games === 0,
+      byOperator: by.kind === 'operator',
+      confirmed: by.kind !== 'studio' || player.other_games === 0,
     });
   });
   if (result.erasure.state === 'pending') appendTombstones(ledger, [tombstoneOf(result.erasure)]);

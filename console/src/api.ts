@@ -8,6 +8,7 @@ export type Offense = Schemas['Reportoffense'];
 export type Appeal = Schemas['Appeal'];
 export type AppealDetail = Schemas['AppealDetail'];
 export type Sanction = Schemas['Sanction'];
+export type Erasure = Schemas['Erasure'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type TrustChange = Schemas['TrustChange'];
 export type Session = Schemas['ConsoleSession'];
@@ -129,6 +130,15 @@ export const setReporterMuted = (studioId: string, reporterId: string, muted: bo
   );
 export const revokeSanction = (serviceId: string, id: string, reason: string) =>
   api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions/${enc(id)}/revoke`, { reason });
+export const erasePlayer = (serviceId: string) =>
+  api<Erasure>('POST', `/v1/admin/players/${enc(serviceId)}/erasure`);
+export const decideErasure = (id: string, decision: 'confirm' | 'cancel') =>
+  api<Erasure>('POST', `/v1/admin/erasures/${enc(id)}/${decision}`);
+export const listErasures = (state?: string) =>
+  api<{ items: Erasure[]; awaitingConfirmation: number }>(
+    'GET',
+    `/v1/admin/erasures${state ? `?${q({ state })}` : ''}`,
+  );
 export const listAppeals = (params: { status: string; limit?: number; cursor?: string }) =>
   api<AppealPage>('GET', `/v1/admin/appeals?${q(params)}`);
 export const getAppeal = (id: string) => api<AppealDetail>('GET', `/v1/admin/appeals/${enc(id)}`);

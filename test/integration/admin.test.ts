@@ -135,6 +135,66 @@ describe('admin tool (npm run -s admin -- ...)', function () {
     expect(unknown.stdout).to.equal('');
   });
 
+  it('player erase: refused without --yes; with it, erased now with its receipt, in the ledger; retention --dry-run changes nothing', async () => {
+    const ledger = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pt-ledger-')), 'ledger.jsonl');
+    const withLedger = (...args: string[]) => runAdmin({ ...env, ERASURE_LEDGER: ledger }, ...args);
+    const tag = `erase-${Date.now()}`;
+    const player = await admin(
+      'player',
+      'create',
+      '--full-name',
+      'Erase Me',
+      '--gamer-tag',
+      tag,
+      '--password',
+      'correct horse battery',
+      '--json',
+    );
+    const { serviceId } = JSON.parse(player.stdout) as { serviceId: string };
+    const unsure = await withLedger('player', 'erase', '--service-id', serviceId);
+    expect(unsure.code).to.equal(2);
+    expect(unsure.stderr).to.include('--yes');
+    expect((await pool.query('SELECT 1 FROM players WHERE service_id = $1', [serviceId])).rowCount).to.equal(
+      1,
+    );
+    const erased = await withLedger('player', 'erase', '--service-id', serviceId, '--yes', '--json');
+    expect(erased.code, erased.stderr).to.equal(0);
+    const e = JSON.parse(erased.stdout) as {
+      id: string;
+      state: string;
+      requestedBy: string;
+      receipt: { player: number };
+    };
+    expect([e.state, e.requestedBy, e.receipt.player]).to.deep.equal(['done', 'operator', 1]);
+    expect(fs.readFileSync(ledger, 'utf8')).to.include(e.id).and.not.include(serviceId);
+    const { rows } = await pool.query<{ full_name: string }>(
+      'SELECT full_name FROM players WHERE gamer_tag = $1',
+      [tag],
+    );
+    expect(rows).to.deep.equal([]);
+    const again = await withLedger('player', 'erase', '--service-id', serviceId, '--yes');
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.match(/not found/i);
+
+    const dry = await admin('retention', 'run', '--dry-run', '--json');
+    expect(dry.code, dry.stderr).to.equal(0);
+    const d = JSON.parse(dry.stdout) as {
+      dryRun: boolean;
+      kinds: { kind: string; wouldRemove: number; windowDays: number }[];
+    };
+    expect(d.dryRun).to.equal(true);
+    expect(d.kinds.map((k) => k.kind)).to.deep.equal([
+      'evidence',
+      'reportText',
+      'resolvedCases',
+      'trustHistory',
+      'audit',
+      'signIns',
+      'transparencyPayloads',
+    ]);
+    expect(d.kinds.every((k) => Number.isInteger(k.wouldRemove) && k.windowDays > 0)).to.equal(true);
+  });
+
   it('rejects bad input with a message on stderr, a non-zero exit and no change', async () => {
     const before = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM games');
     const badUri = await admin(

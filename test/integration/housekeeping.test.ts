@@ -2,6 +2,10 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { PURGES, purgeExpired, purgeStatement } from '../../common/data/housekeeping.js';
+import { runRetention } from '../../common/data/retention.js';
+import { parseConfig } from '../../common/config.js';
+
+const RETENTION_DEFAULTS = parseConfig({}).retentionDays;
 import { createTenant, createTestPlayer } from '../helpers/app.js';
 import { testServices } from '../helpers/services.js';
 
@@ -75,6 +79,12 @@ describe('housekeeping', () => {
     );
 
     await purgeExpired(pool);
+    // Authorization codes record sign-ins: retention's (RETENTION_SIGN_IN_DAYS, a day by default).
+    expect(
+      (await pool.query('SELECT 1 FROM authorization_codes WHERE code_hash = ANY($1)', [[hash('code-old')]])).rowCount,
+      'not housekeeping’s',
+    ).to.equal(1);
+    await runRetention(pool, { ...RETENTION_DEFAULTS, signIns: 1 }, { kinds: ['signIns'] });
 
     const left = async (sql: string, params: unknown[]) =>
       (await pool.query<{ k: string }>(sql, params)).rows.map((r) => r.k).sort();

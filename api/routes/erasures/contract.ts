@@ -157,8 +157,9 @@ export const schemas = {
       description: "The player's internal id (never their service id): it names nobody once erased.",
     },
     requestedBy: {
-      enum: ['admin', 'studio', 'restore'],
-      description: 'restore: recreated from the erasure ledger after a restore lost the request.',
+      enum: ['admin', 'studio', 'operator', 'restore'],
+      description:
+        'operator: the admin tool; restore: recreated from the erasure ledger after a restore lost the request.',
     },
     requestedAt: dateTime,
     confirmedAt: nullableDate,

@@ -13,6 +13,8 @@ CREATE TABLE erasures (
   state text NOT NULL CHECK (state IN ('awaiting_confirmation', 'pending', 'done', 'cancelled')),
   requested_by_studio uuid REFERENCES studios (id),
   requested_by_moderator uuid REFERENCES moderators (id),
+  -- The admin tool (an operator at the shell, no moderator account).
+  requested_by_operator boolean NOT NULL DEFAULT false,
   decided_by_moderator uuid REFERENCES moderators (id),
   receipt jsonb,
   requested_at timestamptz NOT NULL DEFAULT now(),

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
+import { erasePlayer, getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
 import { OffenseCard } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { TrustChart } from '../components/TrustChart';
@@ -22,6 +22,25 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
   // The sanction being revoked, and the reason for it (asked on the page, not in a browser prompt).
   const [revoking, setRevoking] = useState<string | null>(null);
   const [revokeReason, setRevokeReason] = useState('');
+  // Erasure asks for the player's id typed back (on the page, not a browser prompt): it cannot be undone.
+  const [erasing, setErasing] = useState(false);
+  const [typedId, setTypedId] = useState('');
+
+  async function erase(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    if (typedId !== serviceId) return;
+    try {
+      const erasure = await erasePlayer(serviceId);
+      setErasing(false);
+      setTypedId('');
+      setMessage({
+        kind: 'ok',
+        text: `Erasure ${erasure.id} is ${erasure.state.replace('_', ' ')}: this player's personal data is being removed.`,
+      });
+    } catch (err) {
+      report(err);
+    }
+  }
 
   async function place(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -71,6 +90,34 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
           </a>{' '}
           (a data-access request: GDPR Art. 15, 20)
         </p>
+      )}
+      {isAdmin && !erasing && (
+        <p>
+          <button type="button" className="danger" onClick={() => setErasing(true)}>
+            Erase this player's personal data
+          </button>{' '}
+          (an erasure request: GDPR Art. 17)
+        </p>
+      )}
+      {isAdmin && erasing && (
+        <form onSubmit={erase} aria-labelledby="erase-title">
+          <h2 id="erase-title">Erase {v.player.serviceId}</h2>
+          <p>
+            Name, gamer tag, password, KYC, the words and evidence of the reports about them, their appeals'
+            words, notes and tags are removed for good; the counts and the decisions stay. This cannot be
+            undone.
+          </p>
+          <label>
+            Type the player's id to confirm{' '}
+            <input value={typedId} onChange={(e) => setTypedId(e.target.value)} autoComplete="off" required />
+          </label>{' '}
+          <button type="submit" className="danger" disabled={typedId !== serviceId}>
+            Erase for good
+          </button>{' '}
+          <button type="button" onClick={() => (setErasing(false), setTypedId(''))}>
+            Cancel
+          </button>
+        </form>
       )}
       <NoticeLine notice={notice} />
       <section aria-labelledby="history-title">
