@@ -81,7 +81,8 @@ describe('housekeeping', () => {
     await purgeExpired(pool);
     // Authorization codes record sign-ins: retention's (RETENTION_SIGN_IN_DAYS, a day by default).
     expect(
-      (await pool.query('SELECT 1 FROM authorization_codes WHERE code_hash = ANY($1)', [[hash('code-old')]])).rowCount,
+      (await pool.query('SELECT 1 FROM authorization_codes WHERE code_hash = ANY($1)', [[hash('code-old')]]))
+        .rowCount,
       'not housekeeping’s',
     ).to.equal(1);
     await runRetention(pool, { ...RETENTION_DEFAULTS, signIns: 1 }, { kinds: ['signIns'] });
