@@ -1,5 +1,6 @@
 import { TemplatesScreen } from './screens/Templates';
 import { TransparencyScreen } from './screens/Transparency';
+import { ErasuresScreen } from './screens/Erasures';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
@@ -59,6 +60,7 @@ export function App() {
         {session.moderator.role === 'admin' && (
           <Route path="/transparency" element={<TransparencyScreen />} />
         )}
+        {session.moderator.role === 'admin' && <Route path="/erasures" element={<ErasuresScreen />} />}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
       </Routes>
     </Layout>
@@ -177,6 +179,7 @@ function Layout({
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
           {isAdmin && <NavLink to="/templates">Templates</NavLink>}
           {isAdmin && <NavLink to="/transparency">EU database</NavLink>}
+          {isAdmin && <NavLink to="/erasures">Data requests</NavLink>}
         </nav>
         <span className="who">
           {session.moderator.displayName} ({session.moderator.role})

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { startTestWorker } from '../helpers/workers.js';
 import { TransparencyDatabaseStandIn } from '../../scripts/lib/transparency-database.js';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -823,6 +824,54 @@ describe('moderator console in headless Chromium', function () {
       await outbound.stop();
       await tdb.close();
     }
+  });
+
+  it('data requests: an admin confirms a studio’s erasure request on its screen, and erases a player from their screen by typing their id back', async () => {
+    const other = await createTenant(api.pool, 'Console Other');
+    // A player of two studios' games: the studio's request waits for an admin.
+    const shared = await player();
+    await linkPlayer(api.pool, { serviceId: shared, clientId: other.game.clientId });
+    const asked = await fetch(`${api.url}/v1/player/${shared}/erasure`, {
+      method: 'POST',
+      headers: tenant.headers,
+    });
+    const erasure = (await asked.json()) as { id: string; state: string };
+    expect(erasure.state).to.equal('awaiting_confirmation');
+    const { context, page } = await signedIn(admin);
+    await page.getByRole('link', { name: 'Data requests' }).click();
+    await page.getByRole('heading', { name: 'Erasures awaiting an admin' }).waitFor();
+    await checkScreen(page, 'erasures');
+    await page.getByRole('button', { name: `Confirm erasure ${erasure.id.slice(0, 8)}` }).click();
+    await page.getByText(`Erasure ${erasure.id} confirmed`).waitFor();
+    await eventually('the erasure done', async () => {
+      const { rows } = await api.pool.query<{ state: string }>('SELECT state FROM erasures WHERE id = $1', [
+        erasure.id,
+      ]);
+      return rows[0]?.state === 'done';
+    });
+
+    // From the player's screen: the button asks for the id typed back before anything happens.
+    const { caseId } = await cheat(await player());
+    const { rows } = await api.pool.query<{ service_id: string }>(
+      'SELECT p.service_id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE c.id = $1',
+      [caseId],
+    );
+    const serviceId = rows[0]!.service_id;
+    await page.goto(`${api.url}/console/players/${serviceId}`);
+    await page.getByRole('button', { name: "Erase this player's personal data" }).click();
+    const submit = page.getByRole('button', { name: 'Erase for good' });
+    expect(await submit.isDisabled(), 'not before the id is typed').to.equal(true);
+    await page.getByLabel("Type the player's id to confirm").fill('not-the-id');
+    expect(await submit.isDisabled()).to.equal(true);
+    await checkScreen(page, 'erase-confirmation');
+    await page.getByLabel("Type the player's id to confirm").fill(serviceId);
+    await submit.click();
+    await page.getByText(/this player's personal data is being removed/).waitFor();
+    await eventually('the player erased', async () => {
+      const r = await fetch(`${api.url}/v1/player/${serviceId}`, { headers: tenant.headers });
+      return r.status === 404;
+    });
+    await context.close();
   });
 
   it('a claim made in another browser shows in the queue within seconds', async () => {

@@ -1,0 +1,113 @@
+import { decideErasure, listErasures, type Erasure } from '../api';
+import { ErrorLine } from '../components/ErrorLine';
+import { NoticeLine } from '../components/NoticeLine';
+import { when } from '../format';
+import { useAction, useLoad } from '../hooks';
+
+const STATE_WORDS: Record<Erasure['state'], string> = {
+  awaiting_confirmation: 'awaiting an admin',
+  pending: 'being applied',
+  done: 'done',
+  cancelled: 'cancelled',
+};
+
+/** What a done erasure removed, part by part, in words. */
+function receiptWords(receipt: Erasure['receipt']): string {
+  if (!receipt) return '';
+  return Object.entries(receipt)
+    .filter(([, n]) => n > 0)
+    .map(([part, n]) => `${part} ${n}`)
+    .join(', ');
+}
+
+/**
+ * Data requests (admins; README "Personal data"): studios' requests to erase a player who also plays
+ * another studio's games wait here for an admin to confirm or cancel; below, the latest erasures with
+ * their receipts. An erasure names the player only by their internal id.
+ */
+export function ErasuresScreen() {
+  const awaiting = useLoad(() => listErasures('awaiting_confirmation'), [], 15_000);
+  const recent = useLoad(() => listErasures(), []);
+  const { busy, notice, run } = useAction(async () => {
+    await Promise.all([awaiting.reload(), recent.reload()]);
+  });
+
+  const decide = (e: Erasure, decision: 'confirm' | 'cancel') =>
+    run(
+      () => decideErasure(e.id, decision),
+      decision === 'confirm'
+        ? `Erasure ${e.id} confirmed: the player's personal data is being removed.`
+        : `Erasure ${e.id} cancelled: nothing was erased.`,
+    );
+
+  return (
+    <article aria-labelledby="erasures-title">
+      <h1 id="erasures-title">Data requests</h1>
+      <NoticeLine notice={notice} />
+      <section aria-labelledby="awaiting-title">
+        <h2 id="awaiting-title">Erasures awaiting an admin</h2>
+        {awaiting.error && <ErrorLine error={awaiting.error} />}
+        {awaiting.data && awaiting.data.items.length === 0 && <p>None: every request is decided.</p>}
+        {awaiting.data && awaiting.data.items.length > 0 && (
+          <table>
+            <caption>A studio asked; the player also plays another studio&apos;s games.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Asked</th>
+                <th scope="col">Player record</th>
+                <th scope="col">Decide</th>
+              </tr>
+            </thead>
+            <tbody>
+              {awaiting.data.items.map((e) => (
+                <tr key={e.id}>
+                  <td>{when(e.requestedAt)}</td>
+                  <td>{e.playerRecordId}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={busy}
+                      onClick={() => decide(e, 'confirm')}
+                    >
+                      Confirm erasure {e.id.slice(0, 8)}
+                    </button>{' '}
+                    <button type="button" disabled={busy} onClick={() => decide(e, 'cancel')}>
+                      Cancel erasure {e.id.slice(0, 8)}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="recent-title">
+        <h2 id="recent-title">Latest erasures</h2>
+        {recent.error && <ErrorLine error={recent.error} />}
+        {recent.data && (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Asked</th>
+                <th scope="col">By</th>
+                <th scope="col">State</th>
+                <th scope="col">Removed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.data.items.map((e) => (
+                <tr key={e.id}>
+                  <td>{when(e.requestedAt)}</td>
+                  <td>{e.requestedBy}</td>
+                  <td>{STATE_WORDS[e.state]}</td>
+                  <td>{receiptWords(e.receipt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </article>
+  );
+}
