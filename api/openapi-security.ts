@@ -30,6 +30,12 @@ export const securitySchemes = {
     bearerFormat: 'JWT',
     description: 'A moderator session token from POST /v1/admin/session.',
   },
+  trustedFlaggerKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A trusted flagger\'s API key (ptf_...), from an admin\'s POST /v1/admin/trusted-flaggers (README "Notices").',
+  },
   consoleSession: {
     type: 'apiKey',
     in: 'cookie',
@@ -82,6 +88,9 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   'GET /console': [],
   'GET /metrics': [{ metricsBearer: [] }, {}],
   'GET /admin/queues': [{ boardBasic: [] }],
+  // Notices from anyone (README "Notices"): no credentials; where one stands, by its receipt's secret.
+  'GET /v1/notices/games': [],
+  'GET /v1/notices/{noticeId}': [],
 };
 
 /** Reads a standby may serve (common/data/replicas.ts): they honour a Consistency-Token. */

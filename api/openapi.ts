@@ -16,13 +16,14 @@ import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as transparency from './routes/transparency/contract.js';
 import * as erasures from './routes/erasures/contract.js';
+import * as notices from './routes/notices/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
 import * as queues from './routes/queues/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.7.0';
+export const CONTRACT_VERSION = '1.8.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -54,6 +55,10 @@ const draft = {
     { name: 'sanctions', description: 'Bans, suspensions, mutes and warnings.' },
     { name: 'appeals', description: 'Appeals of sanctions and offenses.' },
     {
+      name: 'notices',
+      description: 'Notices from anyone (DSA Art. 16) and trusted flaggers (Art. 22), and where each stands.',
+    },
+    {
       name: 'transparency',
       description: 'Statements of reasons sent to the EU’s DSA Transparency Database, and its accounts.',
     },
@@ -78,6 +83,7 @@ const draft = {
     ...queues.paths,
     ...transparency.paths,
     ...erasures.paths,
+    ...notices.paths,
   },
   components: {
     securitySchemes,
@@ -106,6 +112,7 @@ const draft = {
       ...queues.schemas,
       ...transparency.schemas,
       ...erasures.schemas,
+      ...notices.schemas,
       ErrorResponse: {
         type: 'object',
         description: 'RFC 9457 problem details with a stable machine-readable code.',

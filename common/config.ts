@@ -113,6 +113,11 @@ export interface Config {
   retentionDays: RetentionDays;
   /** How often the retention job runs (BullMQ job scheduler on the review queue). */
   retentionIntervalMs: number;
+  /** Hours at most to review a case holding a trusted flagger's notice (README "Notices"). */
+  trustedFlaggerDueHours: number;
+  /** Notices a day from one address, and from one e-mail, on the public channel (README "Notices"). */
+  noticeQuotaPerAddress: number;
+  noticeQuotaPerEmail: number;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -360,6 +365,9 @@ const schema = Joi.object({
   RETENTION_SIGN_IN_DAYS: Joi.number().integer().min(1).max(36_500).default(1),
   RETENTION_TDB_PAYLOAD_DAYS: Joi.number().integer().min(1).max(36_500).default(90),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
+  TRUSTED_FLAGGER_DUE_HOURS: Joi.number().integer().min(1).max(720).default(12),
+  NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
+  NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -502,6 +510,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       transparencyPayloads: v.RETENTION_TDB_PAYLOAD_DAYS,
     }),
     retentionIntervalMs: v.RETENTION_INTERVAL_MS,
+    trustedFlaggerDueHours: v.TRUSTED_FLAGGER_DUE_HOURS,
+    noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
+    noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

@@ -1,3 +1,4 @@
+import { STATUS_REASONS } from './domain/filing-rules.js';
 import { TDB } from './domain/transparency-vocabulary.js';
 import { OFFENSE_STATUSES } from './lifecycles/offense.js';
 import { APPEAL_STATUSES } from './lifecycles/appeal.js';
@@ -14,7 +15,10 @@ const contextProps = {
   matchId: { type: 'string', maxLength: LIMITS.contextId },
   reporterId: { type: 'string', maxLength: LIMITS.contextId },
   occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
-  source: { type: 'string', description: `One of ${SOURCES.join(', ')}.` },
+  source: {
+    type: 'string',
+    description: `A report's: one of ${SOURCES.join(', ')}; a notice's (README "Notices"): notice or trusted_flagger.`,
+  },
 };
 
 const claim = {
@@ -238,7 +242,7 @@ const schemas = {
       restoredAt: { type: ['string', 'null'], format: 'date-time', description: 'When it did.' },
       statusReason: {
         type: ['string', 'null'],
-        enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding', null],
+        enum: [...STATUS_REASONS, null],
         description: 'Why the points were held or not taken (the filing studio only).',
       },
       evidence: { type: 'array', items: ref('Evidence') },

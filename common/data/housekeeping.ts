@@ -35,6 +35,8 @@ export const PURGES: Record<string, { table: string; where: string }> = {
   consoleSessions: { table: 'console_sessions', where: 'expires_at < now()' },
   reporterQuota: { table: 'reporter_quota', where: `window_start < now() - interval '24 hours'` },
   studioBudget: { table: 'studio_player_budget', where: `window_start < now() - interval '24 hours'` },
+  // The public notice channel's daily bounds (README "Notices"): a new window starts from nothing.
+  noticeQuota: { table: 'notice_quota', where: `window_start < now() - interval '24 hours'` },
 };
 
 /** One bounded delete: at most `limit` expired rows of a purge, found by its index (a TID scan deletes them). */

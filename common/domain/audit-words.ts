@@ -92,6 +92,12 @@ export function auditInWords(e: AuditFacts): string {
           : d.change === 'archive_queue'
             ? `Archived ${queue}`
             : `Changed ${queue}`;
+    case 'register_flagger':
+      return `Registered ${str(d.name) ?? 'an organisation'} as a trusted flagger`;
+    case 'suspend_flagger':
+      return `Suspended trusted flagger ${str(d.name) ?? ''}`.trim();
+    case 'reinstate_flagger':
+      return `Reinstated trusted flagger ${str(d.name) ?? ''}`.trim();
     default:
       return e.action;
   }

@@ -12,6 +12,7 @@ export const FILING_RULES = {
   reporter_quota: { outcome: 'refused', answer: '429 reporter_quota_exceeded' },
   no_finding: { outcome: 'recorded', answer: 'status recorded, statusReason no_finding' },
   reporter_muted: { outcome: 'recorded', answer: 'status recorded, statusReason reporter_muted' },
+  notice: { outcome: 'held', answer: 'status held, statusReason notice (a notice, README "Notices")' },
   reporter_credibility: { outcome: 'held', answer: 'status held, statusReason reporter_credibility' },
   studio_budget: { outcome: 'held', answer: 'status held, statusReason studio_budget' },
   score_floor: { outcome: 'applied', answer: 'penaltyApplied never takes the score below 0' },

@@ -46,11 +46,16 @@ export interface EvidenceItem {
   submittedAt: string;
 }
 
+/** Where a notice came from (README "Notices"): a person's (Art. 16) or a trusted flagger's (Art. 22). */
+export const NOTICE_SOURCES = ['notice', 'trusted_flagger'] as const;
+export type NoticeSource = (typeof NOTICE_SOURCES)[number];
+
 export interface ReportContext {
   matchId?: string;
   occurredAt?: string;
   reporterId?: string;
-  source?: (typeof SOURCES)[number];
+  /** A report's source (SOURCES), or a notice's (NOTICE_SOURCES, never sent in a report). */
+  source?: (typeof SOURCES)[number] | NoticeSource;
 }
 
 /**
@@ -150,7 +155,7 @@ const httpUrl = Joi.string()
   // The converter reads .uri() as format uri, whatever the schemes: the document names them.
   .meta({ 'x-also': { pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' } });
 
-const evidenceItem = Joi.object({
+export const evidenceItem = Joi.object({
   type: Joi.string()
     .trim()
     .lowercase()

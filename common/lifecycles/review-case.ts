@@ -113,6 +113,8 @@ interface OffenseToFile {
   status: string;
   reporter: string;
   confidence: string;
+  /** A trusted flagger's notice (README "Notices"): the case goes ahead. */
+  flagged: boolean;
   case_id: string | null;
 }
 
@@ -127,6 +129,8 @@ export async function fileOffenses(
   ids: readonly string[],
   /** Hours to review a case by its highest severity: low, medium, high, critical (CASE_DUE_HOURS). */
   dueHours: readonly number[],
+  /** Hours at most to review a case holding a trusted flagger's notice (TRUSTED_FLAGGER_DUE_HOURS). */
+  flaggedDueHours = 12,
 ): Promise<{
   filed: Map<string, Filing>;
   outbox: OutboxRow[];
@@ -141,7 +145,8 @@ export async function fileOffenses(
     text: `WITH o AS (
          SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points, o.penalty_held, o.status,
                 o.created_at, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
-                coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence, co.case_id
+                coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence,
+                coalesce(o.context->>'source' = 'trusted_flagger', false) AS flagged, co.case_id
            FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
           WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
        c AS (
@@ -179,8 +184,8 @@ export async function fileOffenses(
   await client.query(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
-                            $8::int[])
-         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held)),
+                            $8::int[], $10::boolean[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged)),
      link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
      g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
            RETURNING case_id),
@@ -188,7 +193,8 @@ export async function fileOffenses(
            RETURNING case_id),
      added AS (
        SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
-              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev
+              sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev,
+              bool_or(flagged) AS flagged
          FROM input GROUP BY case_id),
      n AS (
        SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
@@ -196,15 +202,19 @@ export async function fileOffenses(
               c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
               c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
               GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
-              c.earlier_offenses
+              c.earlier_offenses, c.flagged_by_trusted OR a.flagged AS flagged
          FROM review_cases c JOIN added a ON a.case_id = c.id)
      UPDATE review_cases c SET
        reports_count = n.reports, total_penalty = n.penalty,
        highest_severity = (${SEVERITY_ORDER_SQL})[n.sev], distinct_games = n.games,
        distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
-       due_at = c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
+       flagged_by_trusted = n.flagged,
+       -- LEAST skips the null of a case without a trusted flagger's notice.
+       due_at = LEAST(c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
+                      CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END),
        priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
-                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0,
+                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
+                  + CASE WHEN n.flagged THEN 50 ELSE 0 END,
        queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id')} END
        FROM n WHERE c.id = n.id`,
     [
@@ -217,6 +227,8 @@ export async function fileOffenses(
       filing.map((o) => o.penalty_points),
       filing.map((o) => (o.status === 'held' ? o.penalty_held : 0)),
       dueHours,
+      filing.map((o) => o.flagged),
+      flaggedDueHours,
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });

@@ -9,6 +9,7 @@ import {
   reportersMutedIn,
   sanctionsPlacedIn,
   userReportsIn,
+  noticesIn,
 } from '../data/repos/transparency-report.js';
 import { isUuid } from '../domain/ids.js';
 import { REPORT_KINDS } from '../domain/reports.js';
@@ -118,10 +119,40 @@ export async function transparencyReport(
   }
   add('restrictions', 'warnings_without_restriction', 'total', warnings);
 
-  // Section: notices. No notice channel yet (Art. 16, trusted flaggers: issue 37); players' reports
-  // through the games are the notifications the service receives.
-  add('notices', 'number_of_notices_article_16', 'total', 0);
-  add('notices', 'number_of_notices_trusted_flaggers', 'total', 0);
+  // Section: notices (Art. 16 and trusted flaggers, README "Notices"), then players' reports through
+  // the games, the other notifications the service receives.
+  const notices = await noticesIn(pool, period);
+  for (const [source, field] of [
+    ['notice', 'number_of_notices_article_16'],
+    ['trusted_flagger', 'number_of_notices_trusted_flaggers'],
+  ] as const) {
+    const of = notices.filter((x) => x.source === source);
+    add(
+      'notices',
+      field,
+      'total',
+      of.reduce((a, x) => a + x.n, 0),
+    );
+    for (const x of of) add('notices', field, x.category, x.n);
+    add(
+      'notices',
+      `${field}_actioned`,
+      'upheld',
+      of.reduce((a, x) => a + x.upheld, 0),
+    );
+    add(
+      'notices',
+      `${field}_actioned`,
+      'dismissed',
+      of.reduce((a, x) => a + x.dismissed, 0),
+    );
+    add(
+      'notices',
+      `${field}_median_time_to_action_hours`,
+      'total',
+      hours(median(of.flatMap((x) => x.seconds))),
+    );
+  }
   const reports = await userReportsIn(pool, period);
   const allSeconds = reports.flatMap((r) => r.seconds);
   add(

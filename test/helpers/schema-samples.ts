@@ -99,6 +99,7 @@ function strings(schema: Schema): fc.Arbitrary<string> {
       })
       .map((d) => d.toISOString());
   if (schema.format === 'uri') return WORD.map((w) => `https://example.com/${w}`);
+  if (schema.format === 'email') return WORD.map((w) => `${w}@example.org`);
   if (typeof schema.pattern === 'string') {
     try {
       const re = new RegExp(schema.pattern, 'u');

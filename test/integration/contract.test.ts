@@ -23,6 +23,11 @@ const NOT_OPERATIONS = new Set([
   'POST /standing/sign-out',
   // The page's download of the player's own data (the export's JSON, README "Personal data").
   'GET /standing/export',
+  // The public notice form and the notifier's page (README "Notices"): pages for people.
+  'GET /notice',
+  'POST /notice',
+  'GET /notice/status',
+  'POST /notice/status',
 ]);
 
 /** Documented operations served by mounted middleware, not a router: the console's files and the queue board. */

@@ -21,7 +21,8 @@ export const FILING_BATCH_MAX = 100;
  * many reports the case holds; an offense already filed is left alone, so a repeated job changes
  * nothing. Priority = 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x
  * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before
- * the case's first report (at most 10) + half the points held for the case (at most 25). Each filing
+ * the case's first report (at most 10) + half the points held for the case (at most 25) + 50 when it
+ * holds a trusted flagger's notice (whose case is also due within TRUSTED_FLAGGER_DUE_HOURS). Each filing
  * routes the case into its queue by the routing rules (common/data/repos/queues.ts), unless a
  * moderator moved it by hand. A report
  * without a finding or from a muted reporter opens no case (its events are still sent).
@@ -37,7 +38,7 @@ export const FILING_BATCH_MAX = 100;
 export const reviewProcessor = (deps: ProcessorDeps) => {
   const filings = new DataLoader<string, Filing>(async (ids) => {
     const { filed, outbox, acceptedAt } = await withTransaction(deps.pool, (client) =>
-      fileOffenses(client, ids, deps.config.caseDueHours),
+      fileOffenses(client, ids, deps.config.caseDueHours, deps.config.trustedFlaggerDueHours),
     );
     deps.dispatch(outbox);
     // The service level "from 201 to a filed case": each offense this batch filed, once.

@@ -12,7 +12,8 @@ const STYLE = `
   main { max-width: 46rem; margin: 2rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px #0002; }
   h1 { font-size: 1.5rem; margin-top: 0; } h2 { font-size: 1.2rem; margin-top: 2rem; } h3 { font-size: 1.05rem; margin-bottom: .25rem; }
   label { display: block; margin: .75rem 0 .25rem; font-weight: 600; }
-  input[type=text], input[type=password], select, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font-size: 1rem; border: 1px solid #6b7385; border-radius: 4px; }
+  label.inline { display: inline; margin: 0; }
+  input[type=text], input[type=email], input[type=password], select, textarea { width: 100%; box-sizing: border-box; padding: .5rem; font-size: 1rem; border: 1px solid #6b7385; border-radius: 4px; }
   input:focus, button:focus, select:focus, textarea:focus, a:focus { outline: 3px solid #2848c8; outline-offset: 2px; }
   button { padding: .55rem 1.1rem; font-size: 1rem; border-radius: 4px; border: 1px solid #2848c8; background: #2848c8; color: #fff; cursor: pointer; margin-top: .75rem; }
   button.secondary { background: #fff; color: #2848c8; }
@@ -31,10 +32,11 @@ export const STANDING_CSP = `default-src 'none'; style-src 'sha256-${crypto
   .update(STYLE)
   .digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
-const e = (v: string | number | null | undefined) => escapeHtml(String(v ?? ''));
+export const e = (v: string | number | null | undefined) => escapeHtml(String(v ?? ''));
 const when = (iso: string | null) => (iso ? utcWords(iso) : '—');
 
-function layout(title: string, body: string): string {
+/** A page of this look (the standing and notice pages): the style its CSP allows, `body` in main. */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)}</title><style>${STYLE}</style></head>

@@ -1,4 +1,4 @@
--- Version: 3
+-- Version: 4
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -24,6 +24,8 @@
 --                              (429 reporter_quota_exceeded with the seconds left).
 --   Rule no_finding:           a report whose flag is false is stored as recorded, no points.
 --   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points.
+--   Rule notice:               a notice (Version 4: an item with `hold`, README "Notices") is held
+--                              for a moderator, whatever the reporter's credibility or budget.
 --   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
 --                              (upheld + 1) / (upheld + dismissed + 2) is below the threshold once
 --                              it has enough resolved reports is held for a moderator.
@@ -124,7 +126,7 @@ BEGIN
              (t.v->>'penalty')::int AS penalty, (t.v->>'detected')::boolean AS detected,
              (t.v->>'playerSourced')::boolean AS player_sourced, (t.v->>'reporterQuota')::int AS quota,
              (t.v->>'studioBudget')::int AS budget, (t.v->>'credibilityMinHistory')::int AS min_history,
-             (t.v->>'credibilityThreshold')::numeric AS threshold
+             (t.v->>'credibilityThreshold')::numeric AS threshold, t.v->>'hold' AS hold
         FROM jsonb_array_elements(items) WITH ORDINALITY AS t(v, n))
     SELECT it.*, p.id AS player_id, p.trust_score,
            lag(it.n) OVER (PARTITION BY p.id ORDER BY it.n) AS prev_p,
@@ -189,6 +191,8 @@ BEGIN
       v_status := 'recorded'; v_reason := 'no_finding';
     ELSIF r.muted THEN
       v_status := 'recorded'; v_reason := 'reporter_muted';
+    ELSIF r.hold = 'notice' THEN
+      v_status := 'held'; v_reason := 'notice'; v_held := v_penalty;
     ELSIF r.player_sourced AND r.upheld IS NOT NULL
           AND r.upheld + r.dismissed >= r.min_history
           AND (r.upheld + 1)::numeric / (r.upheld + r.dismissed + 2) < r.threshold

@@ -335,6 +335,9 @@ export const AUDIT_ACTIONS = [
   'assign',
   'escalate',
   'edit_routing',
+  'register_flagger',
+  'suspend_flagger',
+  'reinstate_flagger',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -185,6 +185,8 @@ export interface ReportToRecord {
   playerSourced: boolean;
   /** The W3C trace context of the request that filed it (tracing on), for its jobs to continue. */
   traceparent?: string | undefined;
+  /** A notice (README "Notices"): its points held for a moderator, whatever else (Rule notice). */
+  hold?: 'notice';
   policy: {
     reporterQuota: number;
     studioBudget: number;
@@ -248,6 +250,7 @@ export function filingItems(items: readonly ReportToRecord[], options: FilingOpt
       dedupSecondsWithMatch: DEDUP_SECONDS.withMatch,
       dedupSecondsWithoutMatch: DEDUP_SECONDS.withoutMatch,
       ...(i.traceparent ? { traceparent: i.traceparent } : {}),
+      ...(i.hold ? { hold: i.hold } : {}),
       ...(k === 0 ? { batchJobs: OFFENSE_BATCH_JOBS, queueShards: options.queueShards } : {}),
     };
   });

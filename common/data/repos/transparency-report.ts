@@ -70,6 +70,36 @@ export async function userReportsIn(db: Queryable, q: ReportPeriod) {
   return rows;
 }
 
+/**
+ * Notices received in the period about the platform's players (Art. 16, 22; README "Notices"), by
+ * source and category, with how their cases were decided and the time to a decision.
+ */
+export async function noticesIn(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{
+    source: 'notice' | 'trusted_flagger';
+    category: string;
+    n: number;
+    upheld: number;
+    dismissed: number;
+    seconds: number[];
+  }>(
+    `SELECT n.source, n.category, count(*)::int AS n,
+            count(*) FILTER (WHERE c.outcome = 'upheld')::int AS upheld,
+            count(*) FILTER (WHERE c.outcome = 'dismissed')::int AS dismissed,
+            coalesce(array_agg(extract(epoch FROM c.resolved_at - n.created_at)::float8)
+                       FILTER (WHERE c.resolved_at IS NOT NULL), '{}') AS seconds
+       FROM notices n
+       JOIN offenses o ON o.id = n.offense_id
+       LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE n.created_at >= $1 AND n.created_at < $2 AND ${scope.offense}
+      GROUP BY n.source, n.category ORDER BY n.source, n.category`,
+    argsOf(q),
+  );
+  return rows;
+}
+
 /** Appeals filed in the period on the platform's decisions and reports, with their time to decision. */
 export async function appealsIn(db: Queryable, q: ReportPeriod) {
   const scope = scopeOf(q.platform);

@@ -86,13 +86,15 @@ export async function restrictionFacts(
     first_report_at: Date | null;
     automated: boolean | null;
     player_reports: boolean | null;
+    noticed: boolean | null;
+    flagged: boolean | null;
     dsa_category: string | null;
   }>(
     `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.created_at, s.dsa_category,
             s.issued_by_moderator IS NOT NULL AS by_moderator,
             (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
             c.type AS case_type, c.highest_severity AS case_severity, o.first_report_at, o.automated,
-            o.player_reports
+            o.player_reports, o.noticed, o.flagged
        FROM unnest($1::uuid[]) AS k(id)
        JOIN sanctions s ON s.id = k.id
        LEFT JOIN review_cases c ON c.id = s.case_id
@@ -100,7 +102,9 @@ export async function restrictionFacts(
          SELECT min(x.created_at) AS first_report_at,
                 bool_or(x.context->>'source' IN ('anticheat_system', 'game_server')) AS automated,
                 bool_or(x.context->>'source' = 'player'
-                        OR (x.context->>'source' IS NULL AND x.reporter_id IS NOT NULL)) AS player_reports
+                        OR (x.context->>'source' IS NULL AND x.reporter_id IS NOT NULL)) AS player_reports,
+                bool_or(x.context->>'source' = 'notice') AS noticed,
+                bool_or(x.context->>'source' = 'trusted_flagger') AS flagged
            FROM case_offenses co JOIN offenses x ON x.id = co.offense_id
           WHERE co.case_id = s.case_id) o ON s.case_id IS NOT NULL`,
     [sanctionIds, strikeLadderReason],
@@ -108,11 +112,16 @@ export async function restrictionFacts(
   const out = new Map<string, RestrictionFacts>();
   for (const r of rows) {
     const automated = r.automated ?? false;
-    const source: DecisionSource = automated
-      ? 'own_initiative'
-      : r.player_reports
-        ? 'player_report'
-        : 'own_initiative';
+    // A notice the decision answers is its source (Art. 16, 22), before the game's own detection.
+    const source: DecisionSource = r.flagged
+      ? 'trusted_flagger'
+      : r.noticed
+        ? 'notice'
+        : automated
+          ? 'own_initiative'
+          : r.player_reports
+            ? 'player_report'
+            : 'own_initiative';
     out.set(r.id, {
       sanctionId: r.id,
       type: r.type,

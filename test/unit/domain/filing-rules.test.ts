@@ -15,6 +15,7 @@ describe('Filing rules: named once in the domain and once in the SQL function th
     expect(STATUS_REASONS).to.deep.equal([
       'no_finding',
       'reporter_muted',
+      'notice',
       'reporter_credibility',
       'studio_budget',
     ]);

@@ -1,0 +1,228 @@
+import { joiBody } from '../../contract.js';
+import {
+  clientHeaders,
+  closed,
+  dateTime,
+  json,
+  moderatorErrors,
+  problem,
+  rateLimited,
+  rateLimitedResponse,
+  ref,
+  serverErrors,
+} from '../../openapi-parts.js';
+import { moderatorSecurity } from '../../openapi-security.js';
+import { NOTICE_CATEGORIES, noticeSchema } from '../../../common/domain/notices.js';
+import { flaggerSchema, suspendSchema } from '../../../common/usecases/notices.js';
+
+/** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
+const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'];
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const flaggerId = { name: 'flaggerId', in: 'path', required: true, schema: { type: 'string' } };
+const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+const flaggerProps = {
+  id: { type: 'string', format: 'uuid' },
+  name: { type: 'string' },
+  areas: { type: 'array', items: { enum: NOTICE_CATEGORIES } },
+  coordinator: { type: 'string' },
+  createdAt: dateTime,
+  suspended: { type: 'boolean' },
+  suspendedAt: nullableDate,
+  suspendReason: { type: ['string', 'null'] },
+  notices: { type: 'integer' },
+  decided: { type: 'integer' },
+  upheld: { type: 'integer' },
+  accuracy: {
+    type: ['number', 'null'],
+    description: 'Upheld of decided (0 to 1); null before any is decided.',
+  },
+};
+
+export const paths = {
+  '/v1/notices/games': {
+    get: {
+      operationId: 'listNoticeGames',
+      tags: ['notices'],
+      summary: 'The games a notice may name (public): id and title',
+      responses: {
+        200: json(
+          closed({
+            items: { type: 'array', items: closed({ id: { type: 'string' }, title: { type: 'string' } }) },
+          }),
+          'The games.',
+        ),
+        ...serverErrors,
+      },
+    },
+  },
+  '/v1/notices': {
+    post: {
+      operationId: 'fileNotice',
+      tags: ['notices'],
+      summary: 'Send a notice (DSA Art. 16): anyone, no credentials; a trusted flagger with its key',
+      description:
+        'A notice about a player of a game, or what they wrote or made, as illegal or against the rules. The answer is a receipt: keep its secret (shown once) to read where the notice stands. Without Authorization it is a person\'s notice, bounded per address and per e-mail a day; with `Authorization: Bearer <key>` a trusted flagger\'s (Art. 22), ahead in the queue for the categories it is trusted for. The notice takes no points by itself: they are held for a moderator. README "Notices".',
+      security: [{}, { trustedFlaggerKey: [] }],
+      requestBody: joiBody(noticeSchema),
+      responses: {
+        201: {
+          ...json(ref('NoticeReceipt'), 'Received; Location names where it stands (with its secret).'),
+          headers: { Location: { schema: { type: 'string' } } },
+        },
+        400: problem('A missing or bad field (every one is named).'),
+        401: problem('invalid_flagger_key: the Authorization names no trusted flagger.'),
+        403: problem('flagger_suspended: the trusted flagger is suspended.'),
+        404: problem('No such game, or no player of that id or gamer tag plays it.'),
+        409: problem(
+          'duplicate_notice: the same sender, player and kind in the same match within 24 h, or within the hour.',
+        ),
+        415: problem('Body is not JSON.'),
+        429: {
+          ...problem(
+            'notice_quota_exceeded: too many notices from this address or e-mail today; Retry-After says when.',
+          ),
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+        },
+        ...serverErrors,
+      },
+    },
+  },
+  '/v1/notices/{noticeId}': {
+    get: {
+      operationId: 'getNoticeStanding',
+      tags: ['notices'],
+      summary:
+        'Where a notice stands, for whoever holds its receipt (the secret in the Notice-Secret header)',
+      description:
+        "The decision in general terms (never the sanction's details or a moderator's name), whether automated means were used, and the ways to take it further. An unknown id and a wrong secret answer the same 404.",
+      parameters: [
+        { name: 'noticeId', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'Notice-Secret', in: 'header', required: true, schema: { type: 'string' } },
+      ],
+      responses: {
+        200: json(ref('NoticeStanding'), 'Where it stands.'),
+        404: problem('No notice with this id and secret.'),
+        ...serverErrors,
+      },
+    },
+  },
+  '/v1/reports/{reportId}/outcome': {
+    get: {
+      operationId: 'getReportOutcome',
+      tags: ['reports'],
+      summary: 'What a game may tell its in-game reporter about a report it filed with a reporterId',
+      description:
+        'The same standing a notifier reads (received, in_review, action_taken, no_action), in the same general words: for the studio that filed the report, when it named a reporterId (404 otherwise).',
+      parameters: [
+        { name: 'reportId', in: 'path', required: true, schema: { type: 'string' } },
+        ...clientHeaders,
+      ],
+      responses: {
+        200: rateLimited(
+          json(
+            closed({
+              reportId: { type: 'string' },
+              reporterId: { type: 'string' },
+              status: { enum: STANDINGS },
+              words: { type: 'string' },
+              decidedAt: nullableDate,
+            }),
+            'Where it stands.',
+          ),
+        ),
+        401: problem('Missing, unknown or wrong client credentials.'),
+        404: problem("No report of the studio's with a reporterId has this id."),
+        429: rateLimitedResponse,
+        ...serverErrors,
+      },
+    },
+  },
+  '/v1/admin/trusted-flaggers': {
+    get: {
+      operationId: 'listTrustedFlaggers',
+      tags: ['notices'],
+      summary: 'Trusted flaggers (admins), each with its accuracy: notices sent, decided, upheld',
+      security: moderatorSecurity,
+      responses: {
+        200: json(closed({ items: { type: 'array', items: ref('TrustedFlagger') } }), 'The flaggers.'),
+        ...adminOnly,
+      },
+    },
+    post: {
+      operationId: 'registerTrustedFlagger',
+      tags: ['notices'],
+      summary: 'Register a trusted flagger (admins): its API key is in this answer only; audited',
+      security: moderatorSecurity,
+      requestBody: joiBody(flaggerSchema),
+      responses: {
+        201: json(
+          closed({ ...flaggerProps, apiKey: { type: 'string', description: 'Shown once.' } }),
+          'Registered; keep the key, it is not shown again.',
+        ),
+        400: problem('A missing or bad field.'),
+        415: problem('Body is not JSON.'),
+        ...adminOnly,
+      },
+    },
+  },
+  '/v1/admin/trusted-flaggers/{flaggerId}/suspend': {
+    post: {
+      operationId: 'suspendTrustedFlagger',
+      tags: ['notices'],
+      summary: "Suspend a trusted flagger's status, with a reason (admins); audited",
+      security: moderatorSecurity,
+      parameters: [flaggerId],
+      requestBody: joiBody(suspendSchema),
+      responses: {
+        200: json(ref('TrustedFlagger'), 'Suspended: its notices are refused (403).'),
+        400: problem('A missing reason.'),
+        404: problem('No such flagger.'),
+        409: problem('flagger_suspended: already suspended.'),
+        415: problem('Body is not JSON.'),
+        ...adminOnly,
+      },
+    },
+  },
+  '/v1/admin/trusted-flaggers/{flaggerId}/reinstate': {
+    post: {
+      operationId: 'reinstateTrustedFlagger',
+      tags: ['notices'],
+      summary: 'Reinstate a suspended trusted flagger (admins); audited',
+      security: moderatorSecurity,
+      parameters: [flaggerId],
+      responses: {
+        200: json(ref('TrustedFlagger'), 'Reinstated.'),
+        404: problem('No such flagger.'),
+        409: problem('flagger_not_suspended: it is not suspended.'),
+        ...adminOnly,
+      },
+    },
+  },
+};
+
+export const schemas = {
+  NoticeReceipt: closed({
+    noticeId: { type: 'string', format: 'uuid' },
+    secret: { type: 'string', description: 'Shown once: with the id, it reads where the notice stands.' },
+    status: { enum: ['received'] },
+    receivedAt: dateTime,
+    statusPage: { type: 'string', description: 'The page where a person reads it: /notice/status.' },
+  }),
+  NoticeStanding: closed({
+    noticeId: { type: 'string', format: 'uuid' },
+    receivedAt: dateTime,
+    game: { type: 'string' },
+    category: { enum: NOTICE_CATEGORIES },
+    categoryWords: { type: 'string' },
+    trustedFlagger: { type: 'boolean' },
+    status: { enum: STANDINGS },
+    words: { type: 'string', description: 'The decision in general terms.' },
+    decidedAt: nullableDate,
+    automatedMeans: {
+      type: ['string', 'null'],
+      description: 'Once decided: whether automated means were used.',
+    },
+    redress: { type: ['string', 'null'], description: 'Once decided: how to take it further.' },
+  }),
+  TrustedFlagger: closed(flaggerProps),
+};

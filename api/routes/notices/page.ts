@@ -1,0 +1,153 @@
+import type { FieldError } from '../../../common/errors.js';
+import { ANONYMOUS_CATEGORIES, CATEGORY_WORDS, NOTICE_CATEGORIES } from '../../../common/domain/notices.js';
+import { utcWords } from '../../../common/domain/statement-of-reasons.js';
+import type { NoticeReceipt, NoticeStandingView } from '../../../common/usecases/notices.js';
+import { e, layout } from '../standing/page.js';
+
+/**
+ * The public notice pages (DSA Art. 16; README "Notices"), rendered on the server like the standing
+ * page: no script, the same style and Content-Security-Policy, every text escaped, labelled fields,
+ * errors tied to their fields, usable by keyboard and screen reader.
+ */
+
+export interface NoticeFormValues {
+  gameId?: string;
+  player?: string;
+  category?: string;
+  explanation?: string;
+  matchId?: string;
+  textEvidence?: string;
+  links?: string;
+  name?: string;
+  email?: string;
+}
+
+const FIELD_OF: Record<string, string> = {
+  gameId: 'game',
+  player: 'player',
+  category: 'category',
+  explanation: 'explanation',
+  matchId: 'match_id',
+  evidence: 'links',
+  name: 'name',
+  email: 'email',
+  goodFaith: 'good_faith',
+};
+
+function errorsBlock(errors: FieldError[] | undefined, message: string | undefined) {
+  if (!errors?.length && !message) return '';
+  const items = (errors ?? [])
+    .map((f) => {
+      const root = f.field.split(/[.[]/)[0] ?? f.field;
+      const id = FIELD_OF[root];
+      return `<li>${id ? `<a href="#${id}">` : ''}${e(f.field)}: ${e(f.message)}${id ? '</a>' : ''}</li>`;
+    })
+    .join('');
+  return `<div class="error" role="alert"><p>${e(message ?? 'The notice has fields to correct; nothing was sent.')}</p>${
+    items ? `<ul>${items}</ul>` : ''
+  }</div>`;
+}
+
+export function noticeFormPage(input: {
+  csrf: string;
+  games: { id: string; title: string }[];
+  values?: NoticeFormValues;
+  errors?: FieldError[];
+  message?: string;
+}) {
+  const v = input.values ?? {};
+  const option = (value: string, label: string, selected: boolean) =>
+    `<option value="${e(value)}"${selected ? ' selected' : ''}>${e(label)}</option>`;
+  return layout(
+    'Report illegal content or behaviour',
+    `<h1>Report illegal content or behaviour</h1>
+<p>Anyone can tell us about a player of one of these games, or what they wrote or made, that breaks the law or the game's rules (EU Digital Services Act, Art. 16). A moderator decides; we tell you what was decided and how to contest it.</p>
+${errorsBlock(input.errors, input.message)}
+<form method="post" action="/notice" aria-labelledby="notice-heading" novalidate>
+<h2 id="notice-heading">Your notice</h2>
+<input type="hidden" name="csrf" value="${e(input.csrf)}">
+<label for="game">Game</label>
+<select id="game" name="game" required>
+${option('', 'Choose the game', !v.gameId)}
+${input.games.map((g) => option(g.id, g.title, g.id === v.gameId)).join('\n')}
+</select>
+<label for="player">The player: their gamer tag or player id</label>
+<input type="text" id="player" name="player" maxlength="64" value="${e(v.player)}" required>
+<label for="category">Why: what kind of wrong</label>
+<select id="category" name="category" required>
+${option('', 'Choose what it is', !v.category)}
+${NOTICE_CATEGORIES.map((c) => option(c, CATEGORY_WORDS[c] ?? c, c === v.category)).join('\n')}
+</select>
+<label for="explanation">Why it is illegal or against the rules (10 to 2000 characters)</label>
+<textarea id="explanation" name="explanation" rows="6" maxlength="2000" required>${e(v.explanation)}</textarea>
+<label for="match_id">The match it happened in (if you know it)</label>
+<input type="text" id="match_id" name="match_id" maxlength="128" value="${e(v.matchId)}">
+<label for="text_evidence">What they wrote (copy it here, if it was text)</label>
+<textarea id="text_evidence" name="text_evidence" rows="4" maxlength="5000">${e(v.textEvidence)}</textarea>
+<label for="links">Links to screenshots or videos (one a line, http or https)</label>
+<textarea id="links" name="links" rows="3" maxlength="5000">${e(v.links)}</textarea>
+<h3>About you</h3>
+<p>We need your name and e-mail to handle the notice, except for notices about the sexual abuse or exploitation of children (Art. 16(2)(c)), which you may send without them.</p>
+<label for="name">Your name</label>
+<input type="text" id="name" name="name" maxlength="200" autocomplete="name" value="${e(v.name)}">
+<label for="email">Your e-mail</label>
+<input type="email" id="email" name="email" maxlength="254" autocomplete="email" value="${e(v.email)}">
+<p><input type="checkbox" id="good_faith" name="good_faith" value="yes" required> <label for="good_faith" class="inline">I confirm, in good faith, that this notice is accurate and complete.</label></p>
+<button type="submit">Send the notice</button>
+</form>
+<p><a href="/notice/status">Already sent one? See where it stands.</a></p>
+<p>Categories you may send without your name: ${e(ANONYMOUS_CATEGORIES.map((c) => CATEGORY_WORDS[c] ?? c).join(', '))}.</p>`,
+  );
+}
+
+export function receiptPage(r: NoticeReceipt) {
+  return layout(
+    'Your notice was received',
+    `<h1>Your notice was received</h1>
+<p class="notice" role="status">Thank you. A moderator will look at it.</p>
+<p>Keep these two lines: together they let you see where your notice stands, and nobody else. The secret is shown only once.</p>
+<dl>
+<dt>Notice id</dt><dd>${e(r.noticeId)}</dd>
+<dt>Secret</dt><dd>${e(r.secret)}</dd>
+<dt>Received</dt><dd>${e(utcWords(r.receivedAt))}</dd>
+</dl>
+<p><a href="/notice/status">See where it stands</a></p>`,
+  );
+}
+
+export function statusFormPage(input: { csrf: string; error?: string; noticeId?: string }) {
+  return layout(
+    'Where your notice stands',
+    `<h1>Where your notice stands</h1>
+${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
+<form method="post" action="/notice/status" aria-labelledby="status-heading">
+<h2 id="status-heading">Your receipt</h2>
+<input type="hidden" name="csrf" value="${e(input.csrf)}">
+<label for="notice_id">Notice id</label>
+<input type="text" id="notice_id" name="notice_id" maxlength="64" value="${e(input.noticeId)}" required autocomplete="off">
+<label for="secret">Secret</label>
+<input type="password" id="secret" name="secret" maxlength="200" required autocomplete="off">
+<button type="submit">Show</button>
+</form>
+<p><a href="/notice">Send a notice</a></p>`,
+  );
+}
+
+export function statusPage(v: NoticeStandingView) {
+  return layout(
+    'Where your notice stands',
+    `<h1>Where your notice stands</h1>
+<p role="status">${e(v.words)}</p>
+<dl>
+<dt>Notice id</dt><dd>${e(v.noticeId)}</dd>
+<dt>Received</dt><dd>${e(utcWords(v.receivedAt))}</dd>
+<dt>Game</dt><dd>${e(v.game)}</dd>
+<dt>What it was about</dt><dd>${e(v.categoryWords)}</dd>
+<dt>Where it stands</dt><dd>${e(v.status.replace('_', ' '))}</dd>
+${v.decidedAt ? `<dt>Decided</dt><dd>${e(utcWords(v.decidedAt))}</dd>` : ''}
+${v.automatedMeans ? `<dt>Automated means</dt><dd>${e(v.automatedMeans)}</dd>` : ''}
+</dl>
+${v.redress ? `<h2>If you disagree</h2><p>${e(v.redress)}</p>` : ''}
+<p><a href="/notice/status">Look up another notice</a></p>`,
+  );
+}

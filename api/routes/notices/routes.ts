@@ -1,0 +1,260 @@
+import crypto from 'node:crypto';
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { Moderator } from '../../../common/data/repos/moderation.js';
+import { AppError } from '../../../common/errors.js';
+import {
+  fileNotice,
+  flaggerOfKey,
+  listFlaggers,
+  noticeGames,
+  noticeStanding,
+  registerFlagger,
+  reportOutcome,
+  setFlaggerStatus,
+  type NoticeDeps,
+  type NoticeSender,
+} from '../../../common/usecases/notices.js';
+import type { ApiDeps } from '../../deps.js';
+import type { AuthenticatedClient } from '../../middleware/client-auth.js';
+import { requireJsonBody } from '../../middleware/errors.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { STANDING_CSP } from '../standing/page.js';
+import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
+
+const CSRF_COOKIE = 'pt_notice_csrf';
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * Notices (DSA Art. 16, 22; issue 37; README "Notices"): the public form (/notice) and the notifier's
+ * page (/notice/status), rendered without script like the standing page, with a CSRF token bound to
+ * a cookie of their own; the JSON routes for games, tools and trusted flaggers (a flagger's key in
+ * Authorization: Bearer); the outcome of a game's report for its in-game reporter; and the trusted
+ * flaggers, for admins.
+ */
+export function noticeRoutes(deps: ApiDeps): Router {
+  const router = new Router();
+  const noticeDeps: NoticeDeps = {
+    pool: deps.pool,
+    pepper: deps.pepper,
+    caps: deps.config.penaltyCaps,
+    defaults: deps.config.limits,
+    credibility: {
+      threshold: deps.config.credibilityThreshold,
+      minHistory: deps.config.credibilityMinHistory,
+    },
+    quotas: { perAddress: deps.config.noticeQuotaPerAddress, perEmail: deps.config.noticeQuotaPerEmail },
+    filing: { queueShards: deps.config.queueShards },
+  };
+  const mac = (what: string) => crypto.createHmac('sha256', deps.pepper).update(what).digest('base64url');
+  const cookieOptions = (ctx: Context) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    path: '/notice',
+    secure: ctx.protocol === 'https' || deps.issuer.startsWith('https:'),
+    overwrite: true,
+  });
+  function pageHeaders(ctx: Context) {
+    ctx.set('Content-Security-Policy', STANDING_CSP);
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+  }
+  function csrfToken(ctx: Context): string {
+    let cookie = ctx.cookies.get(CSRF_COOKIE);
+    if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
+      cookie = crypto.randomBytes(32).toString('base64url');
+      ctx.cookies.set(CSRF_COOKIE, cookie, cookieOptions(ctx));
+    }
+    return mac(`notice-csrf:${cookie}`);
+  }
+  function formProblem(ctx: Context): string | undefined {
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      ctx.status = 415;
+      return 'Send the notice with the form of this page.';
+    }
+    const cookie = ctx.cookies.get(CSRF_COOKIE);
+    const sent = str((ctx.request.body as Record<string, unknown> | undefined)?.csrf) ?? '';
+    const expected = cookie ? mac(`notice-csrf:${cookie}`) : '';
+    if (
+      !cookie ||
+      sent.length !== expected.length ||
+      !crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(expected))
+    ) {
+      ctx.status = 403;
+      return 'This form expired or did not come from this page. Try again.';
+    }
+    return undefined;
+  }
+  const afterCommit = (outbox: Parameters<typeof deps.dispatcher.enqueue>[0]) =>
+    deps.dispatcher.enqueue(outbox);
+
+  // The form.
+  router.get('/notice', async (ctx) => {
+    pageHeaders(ctx);
+    ctx.body = noticeFormPage({ csrf: csrfToken(ctx), games: await noticeGames(deps.pool) });
+  });
+  router.post('/notice', async (ctx) => {
+    pageHeaders(ctx);
+    const games = await noticeGames(deps.pool);
+    const problem = formProblem(ctx);
+    if (problem) {
+      ctx.body = noticeFormPage({ csrf: csrfToken(ctx), games, message: problem });
+      return;
+    }
+    const f = ctx.request.body as Record<string, unknown>;
+    const values: NoticeFormValues = {
+      gameId: str(f.game),
+      player: str(f.player),
+      category: str(f.category),
+      explanation: str(f.explanation),
+      matchId: str(f.match_id),
+      textEvidence: str(f.text_evidence),
+      links: str(f.links),
+      name: str(f.name),
+      email: str(f.email),
+    };
+    const links = (values.links ?? '')
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const body = {
+      gameId: values.gameId || undefined,
+      player: values.player || undefined,
+      category: values.category || undefined,
+      explanation: values.explanation,
+      ...(values.matchId?.trim() ? { matchId: values.matchId } : {}),
+      evidence: [
+        ...(values.textEvidence?.trim() ? [{ type: 'text', content: values.textEvidence }] : []),
+        ...links.map((url) => ({ type: /\.(mp4|webm|mov)(\?|$)/i.test(url) ? 'video' : 'screenshot', url })),
+      ],
+      ...(values.name?.trim() ? { name: values.name } : {}),
+      ...(values.email?.trim() ? { email: values.email } : {}),
+      goodFaith: str(f.good_faith) === 'yes',
+    };
+    try {
+      const { receipt, outbox } = await fileNotice(
+        noticeDeps,
+        body,
+        { kind: 'public', address: ctx.ip },
+        deps.clock(),
+      );
+      afterCommit(outbox);
+      ctx.status = 201;
+      ctx.body = receiptPage(receipt);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      ctx.status = err.status;
+      if (err.headers) for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+      ctx.body = noticeFormPage({
+        csrf: csrfToken(ctx),
+        games,
+        values,
+        errors: err.fields,
+        message: err.fields?.length ? undefined : err.detail,
+      });
+    }
+  });
+
+  // The notifier's page.
+  router.get('/notice/status', (ctx) => {
+    pageHeaders(ctx);
+    ctx.body = statusFormPage({ csrf: csrfToken(ctx) });
+  });
+  router.post('/notice/status', async (ctx) => {
+    pageHeaders(ctx);
+    const problem = formProblem(ctx);
+    if (problem) {
+      ctx.body = statusFormPage({ csrf: csrfToken(ctx), error: problem });
+      return;
+    }
+    const f = ctx.request.body as Record<string, unknown>;
+    const id = (str(f.notice_id) ?? '').trim();
+    try {
+      ctx.body = statusPage(await noticeStanding(deps.pool, id, str(f.secret) ?? ''));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 404) throw err;
+      ctx.status = 404;
+      ctx.body = statusFormPage({
+        csrf: csrfToken(ctx),
+        noticeId: id,
+        error: 'No notice has this id and secret. Check both against your receipt.',
+      });
+    }
+  });
+
+  // JSON: games, tools and trusted flaggers.
+  router.get('/v1/notices/games', async (ctx) => {
+    ctx.body = { items: await noticeGames(deps.pool) };
+  });
+  router.post('/v1/notices', requireJsonBody(), async (ctx) => {
+    const auth = ctx.get('authorization');
+    let sender: NoticeSender = { kind: 'public', address: ctx.ip };
+    if (auth) {
+      const key = /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
+      if (!key)
+        throw new AppError(
+          401,
+          'invalid_flagger_key',
+          'Authorization must be "Bearer <trusted flagger key>".',
+        );
+      const f = await flaggerOfKey(deps.pool, key);
+      sender = { kind: 'flagger', flagger: { id: f.id, name: f.name, areas: f.areas } };
+    }
+    const { receipt, outbox } = await fileNotice(noticeDeps, ctx.request.body, sender, deps.clock());
+    afterCommit(outbox);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/notices/${receipt.noticeId}`);
+    ctx.body = receipt;
+  });
+  router.get('/v1/notices/:noticeId', async (ctx) => {
+    ctx.body = await noticeStanding(
+      deps.pool,
+      (ctx.params as { noticeId: string }).noticeId,
+      ctx.get('notice-secret'),
+    );
+  });
+
+  // A game's in-game reporter: the outcome of a report it filed with a reporterId.
+  router.get(
+    '/v1/reports/:reportId/outcome',
+    deps.clientAuth.middleware(),
+    deps.rateLimits.middleware('reads'),
+    async (ctx) => {
+      const client = ctx.state.client as AuthenticatedClient;
+      ctx.body = await reportOutcome(
+        deps.pool,
+        (ctx.params as { reportId: string }).reportId,
+        client.studioId,
+      );
+    },
+  );
+
+  // Trusted flaggers, for admins.
+  const admin = moderatorAuth(deps, { role: 'admin' });
+  router.get('/v1/admin/trusted-flaggers', admin, async (ctx) => {
+    ctx.body = await listFlaggers(deps.pool);
+  });
+  router.post('/v1/admin/trusted-flaggers', admin, requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await registerFlagger(deps.pool, ctx.request.body, (ctx.state.moderator as Moderator).id);
+  });
+  router.post('/v1/admin/trusted-flaggers/:flaggerId/suspend', admin, requireJsonBody(), async (ctx) => {
+    ctx.body = await setFlaggerStatus(
+      deps.pool,
+      (ctx.params as { flaggerId: string }).flaggerId,
+      { suspend: true, body: ctx.request.body },
+      (ctx.state.moderator as Moderator).id,
+    );
+  });
+  router.post('/v1/admin/trusted-flaggers/:flaggerId/reinstate', admin, async (ctx) => {
+    ctx.body = await setFlaggerStatus(
+      deps.pool,
+      (ctx.params as { flaggerId: string }).flaggerId,
+      { suspend: false },
+      (ctx.state.moderator as Moderator).id,
+    );
+  });
+  return router;
+}

@@ -1,0 +1,139 @@
+import Joi from 'joi';
+import { cleanText, evidenceItem, LIMITS } from './reports.js';
+import { TDB } from './transparency-vocabulary.js';
+import type { TdbCategory } from './transparency-statement.js';
+
+/**
+ * A notice (DSA Art. 16; issue 37; README "Notices"): anyone flags a player of a game, or what they
+ * wrote or made, as illegal or against the rules. What it carries, in the article's order: where
+ * (the game, the player by service id or gamer tag, the match), why (a category of the Transparency
+ * Database and the explanation), the notifier's name and e-mail (not for the offences Art. 16(2)(c)
+ * exempts), and a statement of good faith.
+ */
+
+/** The categories a notice may name: the Transparency Database's, but "not specified" (its own fallback). */
+export const NOTICE_CATEGORIES = TDB.category.filter(
+  (c) => c !== 'STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE',
+) as TdbCategory[];
+
+/** Words for a category, on the form and the notifier's page. */
+export const CATEGORY_WORDS: Record<string, string> = {
+  STATEMENT_CATEGORY_ANIMAL_WELFARE: 'Animal welfare',
+  STATEMENT_CATEGORY_CONSUMER_INFORMATION: 'Consumer information infringements',
+  STATEMENT_CATEGORY_CYBER_VIOLENCE: 'Cyber violence (harassment, stalking, threats)',
+  STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN: 'Cyber violence against women',
+  STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS: 'Data protection and privacy violations',
+  STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH: 'Illegal or harmful speech (hate speech, defamation)',
+  STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS: 'Intellectual property infringements',
+  STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS:
+    'Negative effects on civic discourse or elections',
+  STATEMENT_CATEGORY_OTHER_VIOLATION_TC: "Against the game's rules (cheating, griefing, other)",
+  STATEMENT_CATEGORY_PROTECTION_OF_MINORS: 'Protection of minors (including child sexual abuse)',
+  STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY: 'Risk for public security (terrorism, incitement)',
+  STATEMENT_CATEGORY_SCAMS_AND_FRAUD: 'Scams and fraud',
+  STATEMENT_CATEGORY_SELF_HARM: 'Self-harm',
+  STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS: 'Unsafe and prohibited products',
+  STATEMENT_CATEGORY_VIOLENCE: 'Violence',
+};
+
+/**
+ * Art. 16(2)(c): a notice of the offences of Articles 3 to 7 of Directive 2011/93/EU (sexual abuse and
+ * exploitation of children) need not name its sender.
+ */
+export const ANONYMOUS_CATEGORIES: readonly string[] = ['STATEMENT_CATEGORY_PROTECTION_OF_MINORS'];
+
+/**
+ * The kind of case a notice is reviewed in: speech-like categories with the toxicity reports, every
+ * other one with griefing (behaviour that harms others in a game). The case keeps the notice's own
+ * category for its statements (README "Notices").
+ */
+export function kindOfCategory(category: string): 'toxicity' | 'griefing' {
+  return [
+    'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+    'STATEMENT_CATEGORY_CYBER_VIOLENCE',
+    'STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN',
+    'STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS',
+  ].includes(category)
+    ? 'toxicity'
+    : 'griefing';
+}
+
+const text = (max: number) => Joi.string().trim().max(max).custom(cleanText);
+
+/** A trusted flagger's notice (its key names it: no name or e-mail needed). */
+export const flaggerNoticeSchema = Joi.object({
+  gameId: Joi.string()
+    .guid()
+    .required()
+    .description('The game the player plays (GET /v1/notices/games lists them).'),
+  player: Joi.string()
+    .trim()
+    .min(1)
+    .max(64)
+    .required()
+    .description('The player: their service id or gamer tag in that game (any case for the tag).'),
+  category: Joi.string()
+    .valid(...NOTICE_CATEGORIES)
+    .required()
+    .description('Why: a category of the DSA Transparency Database.'),
+  explanation: text(LIMITS.description)
+    .min(10)
+    .required()
+    .description('Why it is illegal or against the rules, in your words (10 to 2000 characters).'),
+  matchId: Joi.string()
+    .trim()
+    .min(1)
+    .max(LIMITS.contextId)
+    .description('The match it happened in, when known.'),
+  evidence: Joi.array()
+    .items(evidenceItem)
+    .max(LIMITS.evidenceItems)
+    .description('What they wrote or made: text, or links (fetched only by the evidence worker).'),
+  name: text(200).min(1).description('Your name: required, except for the categories Art. 16(2)(c) exempts.'),
+  email: Joi.string()
+    .trim()
+    .lowercase()
+    .max(254)
+    .email({ tlds: { allow: false } })
+    .description('Your e-mail: required, except for the categories Art. 16(2)(c) exempts.'),
+  goodFaith: Joi.boolean()
+    .valid(true)
+    .required()
+    .messages({ 'any.only': 'must be true: you confirm the notice is accurate and complete, in good faith' })
+    .description('You confirm, in good faith, that the notice is accurate and complete (Art. 16(2)(d)).'),
+}).id('FlaggerNotice');
+
+/** A notice as a person sends it (the form, or the JSON route without a key). */
+export const noticeSchema = flaggerNoticeSchema
+  .when(Joi.object({ category: Joi.valid(...ANONYMOUS_CATEGORIES) }).unknown(), {
+    otherwise: Joi.object({
+      name: Joi.required().messages({ 'any.required': 'is required for this category (Art. 16(2)(c))' }),
+      email: Joi.required().messages({ 'any.required': 'is required for this category (Art. 16(2)(c))' }),
+    }),
+  })
+  .id('Notice');
+
+export interface NoticeInput {
+  gameId: string;
+  player: string;
+  category: TdbCategory;
+  explanation: string;
+  matchId?: string;
+  evidence?: { type: string; url?: string; content?: string }[];
+  name?: string;
+  email?: string;
+  goodFaith: true;
+}
+
+/** Where a notice stands for its notifier, from the offense it was filed as and its case. */
+export type NoticeStanding = 'received' | 'in_review' | 'action_taken' | 'no_action';
+
+/** What the notifier is told of each standing: general terms, never a sanction's details or a name. */
+export const STANDING_WORDS: Record<NoticeStanding, string> = {
+  received: 'Your notice was received and is waiting for a moderator.',
+  in_review: 'Your notice is with a moderator.',
+  action_taken:
+    "A moderator found that the player broke the law or the game's rules as you described, and action was taken against their account.",
+  no_action:
+    "A moderator did not find that the player broke the law or the game's rules as described: no action was taken.",
+};
