@@ -342,6 +342,33 @@ describe('notices (DSA Art. 16, 22)', function () {
     }
   });
 
+  it('a scripted flood (60 notices at once from one address, loopback): exactly the bound is taken, the rest refused, nothing doubled', async () => {
+    const small = await startTestApi({ NOTICE_QUOTA_PER_ADDRESS: '10', NOTICE_QUOTA_PER_EMAIL: '1000' });
+    try {
+      await api.pool.query('DELETE FROM notice_quota');
+      const players = await Promise.all(Array.from({ length: 60 }, () => newPlayer()));
+      const tag = `flood-${Date.now()}`;
+      const answers = await Promise.all(
+        players.map((p, i) =>
+          fetch(`${small.url}/v1/notices`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body(p.serviceId, { email: `${tag}-${i}@example.org` })),
+          }).then((r) => r.status),
+        ),
+      );
+      expect(answers.filter((s) => s === 201)).to.have.length(10);
+      expect(answers.filter((s) => s === 429)).to.have.length(50);
+      const { rows } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM notices WHERE notifier_email LIKE $1`,
+        [`${tag}-%`],
+      );
+      expect(rows[0]!.n).to.equal(10);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('a game reads the outcome of a report it filed with a reporterId, for its in-game reporter', async () => {
     const p = await newPlayer();
     const res = await call<{ report: { _id: string } }>(

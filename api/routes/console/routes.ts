@@ -204,6 +204,7 @@ const LANDING_PAGE = `<!doctype html>
 <li><a href="/console">Moderator console</a></li>
 <li><a href="/v1/openapi.json">OpenAPI document</a></li>
 <li><a href="/standing">Your standing</a> (for players: your trust score, the decisions about you and why, appeals)</li>
+<li><a href="/notice">Report illegal content or behaviour</a> (for anyone, under the EU Digital Services Act; <a href="/notice/status">where your notice stands</a>)</li>
 </ul>
 </main>
 </body>

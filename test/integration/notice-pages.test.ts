@@ -1,0 +1,179 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
+import type { RunningWorker } from '../../worker/run.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/http-server.js';
+import { startTestWorker } from '../helpers/workers.js';
+
+const ARTIFACTS = path.resolve('test-artifacts/notices');
+const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+
+/**
+ * Issue 37, the public notice pages in Chromium: a notice filed from /notice by keyboard alone, with
+ * script payloads in every field, read as text by the moderator, decided; the notifier reads the
+ * decision on /notice/status with the receipt's secret and nothing else. No script, a strict CSP, and
+ * no moderate, serious or critical accessibility fault on either page.
+ */
+describe('the public notice pages in headless Chromium', function () {
+  this.timeout(120_000);
+  let api: TestApi;
+  let review: RunningWorker;
+  let browser: Browser;
+  let game: Tenant;
+  let mod: TestModerator;
+
+  before(async function () {
+    chromiumOrSkip(this);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    api = await startTestApi();
+    review = await startTestWorker(api.config, 'review');
+    game = await createTenant(api.pool, 'Notice Studio');
+    await api.pool.query('UPDATE games SET title = $2 WHERE id = $1', [game.game.id, `Notice Game ${XSS}`]);
+    mod = await createTestModerator(api);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await review?.stop();
+    await api?.close();
+  });
+
+  async function accessible(page: Page, name: string) {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    const result = await new AxeBuilder({ page }).analyze();
+    const bad = result.violations
+      .filter((v) => v.impact === 'moderate' || v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(bad, `axe on ${name}: ${bad.join('; ')}`).to.deep.equal([]);
+  }
+
+  /** Types into the focused field, then moves on with Tab: the keyboard only. */
+  async function typeAndTab(page: Page, text: string) {
+    if (text) await page.keyboard.type(text);
+    await page.keyboard.press('Tab');
+  }
+
+  it('a notice by keyboard alone, script payloads in every field: text to the moderator, decided, the notifier reads it with the secret', async () => {
+    const player = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const outside: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('dialog', (d) => {
+      errors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    page.on('request', (r) => {
+      if (!r.url().startsWith(api.url)) outside.push(r.url());
+    });
+
+    await page.goto(`${api.url}/`);
+    const [first] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/notice')),
+      page.getByRole('link', { name: 'Report illegal content or behaviour' }).click(),
+    ]);
+    const csp = first.headers()['content-security-policy']!;
+    expect(csp).to.match(
+      /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'/,
+    );
+    await page.getByRole('heading', { name: 'Report illegal content or behaviour' }).waitFor();
+    await accessible(page, 'form');
+
+    // Sent empty first: every field to correct is named, linked to its field, nothing stored.
+    await page.getByRole('button', { name: 'Send the notice' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).to.include('explanation');
+    await accessible(page, 'form-errors');
+
+    // Now by keyboard: the game and category by their options, every text field with a payload.
+    await page.getByLabel('Game', { exact: true }).focus();
+    await page.keyboard.type('Notice Game');
+    await page.keyboard.press('Tab');
+    await typeAndTab(page, player.gamerTag);
+    await page.keyboard.type('Illegal or harmful');
+    await page.keyboard.press('Tab');
+    await typeAndTab(page, `Hate speech in the lobby ${XSS}`);
+    await typeAndTab(page, `match ${XSS}`.slice(0, 120));
+    await typeAndTab(page, `chat line ${XSS}`);
+    await typeAndTab(page, 'https://evidence.example/shot.png');
+    await typeAndTab(page, `A. Parent ${XSS}`);
+    await typeAndTab(page, 'parent@example.org');
+    await page.keyboard.press('Space'); // the good-faith box
+    await page.keyboard.press('Tab'); // past its label's link-free text to the button
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Your notice was received' }).waitFor();
+    await accessible(page, 'receipt');
+    const cells = await page.locator('dd').allTextContents();
+    const [noticeId, secret] = [cells[0]!, cells[1]!];
+    expect(noticeId).to.match(/^[0-9a-f-]{36}$/);
+
+    // The moderator reads every payload as text.
+    const caseId = await eventually('the notice filed', async () => {
+      const { rows } = await api.pool.query<{ case_id: string }>(
+        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
+        [noticeId],
+      );
+      return rows[0]?.case_id;
+    });
+    const detail = await call<{ offenses: { description: string; evidence: { content?: string }[] }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/cases/${caseId}`,
+      { spec: '/v1/admin/cases/{caseId}', headers: mod.headers },
+    );
+    expect(detail.body.offenses[0]!.description).to.equal(`Hate speech in the lobby ${XSS}`);
+    expect(detail.body.offenses[0]!.evidence.map((e) => e.content)).to.include(`chat line ${XSS}`);
+    const { rows } = await api.pool.query('SELECT notifier_name FROM notices WHERE id = $1', [noticeId]);
+    expect(rows[0]).to.deep.equal({ notifier_name: `A. Parent ${XSS}` });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'upheld', note: `confirmed ${XSS}` },
+    });
+
+    // The notifier: a wrong secret says nothing; the right one, the decision.
+    await page.getByRole('link', { name: 'See where it stands' }).click();
+    await page.getByRole('heading', { name: 'Where your notice stands' }).waitFor();
+    await accessible(page, 'status-form');
+    await page.getByLabel('Notice id').focus();
+    await typeAndTab(page, noticeId);
+    await page.keyboard.type('not the secret');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'No notice has this id and secret.' }).waitFor();
+    await page.getByLabel('Secret').fill(secret);
+    await page.getByLabel('Secret').press('Enter');
+    await page.getByText('action was taken against their account').waitFor();
+    await page.getByText('No: a moderator decided it; no automated means were used.').waitFor();
+    await accessible(page, 'status');
+    const html = await page.content();
+    expect(html).to.not.include('confirmed').and.not.include(mod.username);
+    // The game's name came as text too.
+    expect(await page.locator('dd').nth(2).textContent()).to.equal(`Notice Game ${XSS}`);
+
+    expect(errors, 'no script ran, no dialog opened').to.deep.equal([]);
+    expect(await page.evaluate('typeof window.__xss')).to.equal('undefined');
+    expect(outside, 'no request left the service').to.deep.equal([]);
+    await context.close();
+  });
+});
