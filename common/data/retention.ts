@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 import { REDUCE_RESOLVED_CASES } from '../lifecycles/review-case.js';
 import { DROP_SENT_PAYLOADS } from '../lifecycles/transparency-statement.js';
+import { DROP_NOTIFIER_CONTACTS } from '../lifecycles/notice.js';
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
@@ -13,7 +14,14 @@ import { DROP_SENT_PAYLOADS } from '../lifecycles/transparency-statement.js';
  * evidence and words of a report in a case still open, or under an appeal still pending.
  */
 export type RetentionKind =
-  'evidence' | 'reportText' | 'resolvedCases' | 'trustHistory' | 'audit' | 'signIns' | 'transparencyPayloads';
+  | 'evidence'
+  | 'reportText'
+  | 'resolvedCases'
+  | 'trustHistory'
+  | 'audit'
+  | 'signIns'
+  | 'transparencyPayloads'
+  | 'notifierContacts';
 export type RetentionDays = Readonly<Record<RetentionKind, number>>;
 
 /** A report still needed: in a case still open, or contested by an appeal still pending. */
@@ -103,6 +111,13 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
     purge: DROP_SENT_PAYLOADS,
     due: `SELECT count(*)::int AS n FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $1`,
     oldest: `SELECT min(sent_at) AS at FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL`,
+  },
+  notifierContacts: {
+    what: "notifiers' names and e-mails (the notice, its category and its outcome stay)",
+    purge: DROP_NOTIFIER_CONTACTS,
+    due: `SELECT count(*)::int AS n FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
+            AND created_at < $1`,
+    oldest: `SELECT min(created_at) AS at FROM notices WHERE notifier_name IS NOT NULL OR notifier_email IS NOT NULL`,
   },
 };
 

@@ -98,3 +98,12 @@ export function standingOf(f: StandingFacts): NoticeStanding {
   if (f.offenseStatus === 'released') return 'action_taken';
   return f.claimed ? 'in_review' : 'received';
 }
+
+/**
+ * Retention (common/data/retention.ts): at most $1 notices filed before $2 lose their notifier's name
+ * and e-mail (the notice, its category and its outcome stay); `n` how many.
+ */
+export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_name = NULL, notifier_email = NULL
+   WHERE ctid = ANY (ARRAY(SELECT ctid FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
+                             AND created_at < $2 ORDER BY created_at LIMIT $1)) RETURNING 1)
+  SELECT count(*)::int AS n FROM d`;

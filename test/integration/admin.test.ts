@@ -191,6 +191,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
       'audit',
       'signIns',
       'transparencyPayloads',
+      'notifierContacts',
     ]);
     expect(d.kinds.every((k) => Number.isInteger(k.wouldRemove) && k.windowDays > 0)).to.equal(true);
   });

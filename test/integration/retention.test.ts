@@ -150,6 +150,36 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
         [sanctions[i], days],
       );
   });
+  // A notice about the first player, filed long ago: its notifier's contact is due; the notice's own
+  // words are in a case still open (the fresh report's), so they stay.
+  before(async () => {
+    const sent = await call<{ noticeId: string }>(api.url, 'POST', '/v1/notices', {
+      spec: '/v1/notices',
+      json: {
+        gameId: studio.game.id,
+        player: (
+          await api.pool.query<{ s: string }>(
+            `SELECT p.service_id AS s FROM offenses o JOIN players p ON p.id = o.player_id WHERE o.id = $1`,
+            [offense.fresh],
+          )
+        ).rows[0]!.s,
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        explanation: 'Sold fake skins for real money in the trade chat.',
+        name: 'Old Notifier',
+        email: 'old-notifier@example.org',
+        goodFaith: true,
+      },
+    });
+    expect(sent.status, sent.text).to.equal(201);
+    await eventually('the notice filed', async () => {
+      const { rows } = await api.pool.query(
+        'SELECT 1 FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
+        [sent.body.noticeId],
+      );
+      return rows.length === 1;
+    });
+    await api.pool.query(`UPDATE notices SET created_at = now() - interval '400 days'`);
+  });
   after(async () => {
     await review?.stop();
     await api?.close();
@@ -174,6 +204,7 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
     audit: 2,
     signIns: 1,
     transparencyPayloads: 1,
+    notifierContacts: 1,
   };
 
   it('a dry run says what is due, kind by kind, and changes nothing', async () => {
@@ -217,6 +248,12 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
               (SELECT count(*)::int FROM transparency_statements WHERE body IS NOT NULL) AS bodies`,
     );
     expect(left[0]).to.deep.equal({ audit: audited - 2, codes: 1, bodies: 1 });
+    const { rows: notifier } = await api.pool.query(
+      'SELECT notifier_name, notifier_email, category FROM notices',
+    );
+    expect(notifier).to.deep.equal([
+      { notifier_name: null, notifier_email: null, category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD' },
+    ]);
     // Nothing is due any more.
     const again = await runRetention(api.pool, api.config.retentionDays);
     expect(

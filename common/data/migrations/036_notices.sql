@@ -43,6 +43,8 @@ CREATE TABLE notices (
 CREATE INDEX notices_player_idx ON notices (player_id, created_at DESC);
 CREATE INDEX notices_flagger_idx ON notices (trusted_flagger_id, created_at DESC) WHERE trusted_flagger_id IS NOT NULL;
 CREATE INDEX notices_created_idx ON notices (created_at);
+-- Retention of the notifiers' contacts (common/data/retention.ts): loses a row once reduced.
+CREATE INDEX notices_contact_held_idx ON notices (created_at) WHERE notifier_name IS NOT NULL OR notifier_email IS NOT NULL;
 
 -- The bounds of the public channel: notices a day per sender address and per e-mail (keyed by an HMAC
 -- of either, never the address or e-mail itself), the window starting at the first.
