@@ -1,6 +1,7 @@
 import { TemplatesScreen } from './screens/Templates';
 import { TransparencyScreen } from './screens/Transparency';
 import { ErasuresScreen } from './screens/Erasures';
+import { FlaggersScreen } from './screens/Flaggers';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
@@ -61,6 +62,7 @@ export function App() {
           <Route path="/transparency" element={<TransparencyScreen />} />
         )}
         {session.moderator.role === 'admin' && <Route path="/erasures" element={<ErasuresScreen />} />}
+        {session.moderator.role === 'admin' && <Route path="/flaggers" element={<FlaggersScreen />} />}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
       </Routes>
     </Layout>
@@ -180,6 +182,7 @@ function Layout({
           {isAdmin && <NavLink to="/templates">Templates</NavLink>}
           {isAdmin && <NavLink to="/transparency">EU database</NavLink>}
           {isAdmin && <NavLink to="/erasures">Data requests</NavLink>}
+          {isAdmin && <NavLink to="/flaggers">Trusted flaggers</NavLink>}
         </nav>
         <span className="who">
           {session.moderator.displayName} ({session.moderator.role})

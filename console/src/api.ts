@@ -9,6 +9,7 @@ export type Appeal = Schemas['Appeal'];
 export type AppealDetail = Schemas['AppealDetail'];
 export type Sanction = Schemas['Sanction'];
 export type Erasure = Schemas['Erasure'];
+export type TrustedFlagger = Schemas['TrustedFlagger'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type TrustChange = Schemas['TrustChange'];
 export type Session = Schemas['ConsoleSession'];
@@ -139,6 +140,14 @@ export const listErasures = (state?: string) =>
     'GET',
     `/v1/admin/erasures${state ? `?${q({ state })}` : ''}`,
   );
+export const listTrustedFlaggers = () =>
+  api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
+export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>
+  api<TrustedFlagger & { apiKey: string }>('POST', '/v1/admin/trusted-flaggers', body);
+export const suspendTrustedFlagger = (id: string, reason: string) =>
+  api<TrustedFlagger>('POST', `/v1/admin/trusted-flaggers/${enc(id)}/suspend`, { reason });
+export const reinstateTrustedFlagger = (id: string) =>
+  api<TrustedFlagger>('POST', `/v1/admin/trusted-flaggers/${enc(id)}/reinstate`);
 export const listAppeals = (params: { status: string; limit?: number; cursor?: string }) =>
   api<AppealPage>('GET', `/v1/admin/appeals?${q(params)}`);
 export const getAppeal = (id: string) => api<AppealDetail>('GET', `/v1/admin/appeals/${enc(id)}`);

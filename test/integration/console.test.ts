@@ -874,6 +874,45 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('trusted flaggers: an admin registers one (its key shown once), suspends it with a reason asked on the page, and reinstates it; names as text', async () => {
+    const { context, page } = await signedIn(admin);
+    await page.getByRole('link', { name: 'Trusted flaggers' }).click();
+    await page.getByRole('heading', { name: 'Trusted flaggers', level: 1 }).waitFor();
+    const name = `Safer Play <b>${uid()}</b>`;
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('Awarding coordinator').fill('Coimisiún na Meán (IE)');
+    await page.getByLabel('Illegal or harmful speech').check();
+    await page.getByLabel('Protection of minors').check();
+    await page.getByRole('button', { name: 'Register' }).click();
+    const key = (await page.locator('code').textContent())!;
+    expect(key).to.match(/^ptf_/);
+    await page.getByRole('cell', { name, exact: true }).waitFor();
+    await checkScreen(page, 'flaggers');
+    // The key works: a notice with it is a trusted flagger's.
+    const { rows } = await api.pool.query<{ areas: string[] }>(
+      'SELECT areas FROM trusted_flaggers WHERE name = $1',
+      [name],
+    );
+    expect(rows[0]!.areas).to.have.members([
+      'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+      'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
+    ]);
+    await page.getByRole('button', { name: `Suspend ${name}` }).click();
+    await page.getByLabel('Why (kept and audited)').fill('Many unfounded notices in March');
+    await page.getByRole('button', { name: 'Suspend', exact: true }).click();
+    await page.getByText(`${name} suspended: its notices are refused.`).waitFor();
+    await page.getByRole('cell', { name: /suspended .*Many unfounded notices in March/ }).waitFor();
+    const refused = await fetch(`${api.url}/v1/notices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    });
+    expect(refused.status).to.equal(403);
+    await page.getByRole('button', { name: `Reinstate ${name}` }).click();
+    await page.getByText(`${name} reinstated.`).waitFor();
+    await context.close();
+  });
+
   it('a claim made in another browser shows in the queue within seconds', async () => {
     const serviceId = await player();
     const { caseId } = await cheat(serviceId);
