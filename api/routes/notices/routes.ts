@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { Moderator } from '../../../common/data/repos/moderation.js';
@@ -19,7 +18,7 @@ import type { ApiDeps } from '../../deps.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
-import { STANDING_CSP } from '../standing/page.js';
+import { formPages } from '../standing/form-pages.js';
 import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
 
 const CSRF_COOKIE = 'pt_notice_csrf';
@@ -46,42 +45,23 @@ export function noticeRoutes(deps: ApiDeps): Router {
     quotas: { perAddress: deps.config.noticeQuotaPerAddress, perEmail: deps.config.noticeQuotaPerEmail },
     filing: { queueShards: deps.config.queueShards },
   };
-  const mac = (what: string) => crypto.createHmac('sha256', deps.pepper).update(what).digest('base64url');
-  const cookieOptions = (ctx: Context) => ({
-    httpOnly: true,
-    sameSite: 'strict' as const,
+  const {
+    headers: pageHeaders,
+    csrfToken,
+    csrfValid,
+  } = formPages({
+    pepper: deps.pepper,
+    issuer: deps.issuer,
     path: '/notice',
-    secure: ctx.protocol === 'https' || deps.issuer.startsWith('https:'),
-    overwrite: true,
+    cookie: CSRF_COOKIE,
+    scope: 'notice',
   });
-  function pageHeaders(ctx: Context) {
-    ctx.set('Content-Security-Policy', STANDING_CSP);
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-  }
-  function csrfToken(ctx: Context): string {
-    let cookie = ctx.cookies.get(CSRF_COOKIE);
-    if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
-      cookie = crypto.randomBytes(32).toString('base64url');
-      ctx.cookies.set(CSRF_COOKIE, cookie, cookieOptions(ctx));
-    }
-    return mac(`notice-csrf:${cookie}`);
-  }
   function formProblem(ctx: Context): string | undefined {
     if (!ctx.is('application/x-www-form-urlencoded')) {
       ctx.status = 415;
       return 'Send the notice with the form of this page.';
     }
-    const cookie = ctx.cookies.get(CSRF_COOKIE);
-    const sent = str((ctx.request.body as Record<string, unknown> | undefined)?.csrf) ?? '';
-    const expected = cookie ? mac(`notice-csrf:${cookie}`) : '';
-    if (
-      !cookie ||
-      sent.length !== expected.length ||
-      !crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(expected))
-    ) {
+    if (!csrfValid(ctx)) {
       ctx.status = 403;
       return 'This form expired or did not come from this page. Try again.';
     }

@@ -9,7 +9,8 @@ import { signIn } from '../../../common/usecases/sign-in.js';
 import { openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
 import type { ApiDeps } from '../../deps.js';
-import { signInPage, STANDING_CSP, standingPage } from './page.js';
+import { signInPage, standingPage } from './page.js';
+import { formPages } from './form-pages.js';
 
 const SESSION_COOKIE = 'pt_standing';
 const CSRF_COOKIE = 'pt_standing_csrf';
@@ -28,42 +29,13 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  */
 export function standingRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/standing' });
-  const mac = (what: string) => crypto.createHmac('sha256', deps.pepper).update(what).digest('base64url');
-  const secure = (ctx: Context) => ctx.protocol === 'https' || deps.issuer.startsWith('https:');
-  const cookieOptions = (ctx: Context) => ({
-    httpOnly: true,
-    sameSite: 'strict' as const,
+  const { mac, cookieOptions, headers, csrfToken, csrfValid } = formPages({
+    pepper: deps.pepper,
+    issuer: deps.issuer,
     path: '/standing',
-    secure: secure(ctx),
-    overwrite: true,
+    cookie: CSRF_COOKIE,
+    scope: 'standing',
   });
-
-  function headers(ctx: Context) {
-    ctx.set('Content-Security-Policy', STANDING_CSP);
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-  }
-
-  /** The form token of this browser: an HMAC of its CSRF cookie (set when missing). */
-  function csrfToken(ctx: Context): string {
-    let cookie = ctx.cookies.get(CSRF_COOKIE);
-    if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
-      cookie = crypto.randomBytes(32).toString('base64url');
-      ctx.cookies.set(CSRF_COOKIE, cookie, cookieOptions(ctx));
-    }
-    return mac(`standing-csrf:${cookie}`);
-  }
-  function csrfValid(ctx: Context): boolean {
-    const cookie = ctx.cookies.get(CSRF_COOKIE);
-    const sent = str((ctx.request.body as Record<string, unknown> | undefined)?.csrf) ?? '';
-    if (!cookie) return false;
-    const expected = mac(`standing-csrf:${cookie}`);
-    return (
-      sent.length === expected.length && crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(expected))
-    );
-  }
 
   /** The signed-in player's id, from a session cookie this service signed and that has not expired. */
   function sessionPlayer(ctx: Context): string | undefined {
