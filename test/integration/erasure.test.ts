@@ -13,6 +13,7 @@ import {
   createTestModerator,
   createTestPlayer,
   startTestApi,
+  TEST_PEPPER,
   trustScore,
   type Tenant,
   type TestApi,
@@ -283,6 +284,32 @@ describe('erasure (GDPR Art. 17)', function () {
       [erasure.playerRecordId],
     );
     expect(Number(rows[0]!.n)).to.equal(0);
+  });
+
+  it('a standing page session from before the erasure ends: no page, no export, no appeal', async () => {
+    // The session and CSRF cookies the standing page would have set before the erasure (the page
+    // signs them with the server secret; the test knows the test secret).
+    const mac = (what: string) => crypto.createHmac('sha256', TEST_PEPPER).update(what).digest('base64url');
+    const value = `${erasure.playerRecordId}.${Date.now() + 600_000}`;
+    const csrf = crypto.randomBytes(32).toString('base64url');
+    const cookie = `pt_standing=${value}.${mac(`standing:${value}`)}; pt_standing_csrf=${csrf}`;
+    const page = await fetch(`${api.url}/standing`, { headers: { cookie } });
+    expect(await page.text()).to.include('This account no longer exists.');
+    const exported = await fetch(`${api.url}/standing/export`, { headers: { cookie }, redirect: 'manual' });
+    expect([exported.status, exported.headers.get('location')]).to.deep.equal([302, '/standing']);
+    const appealed = await fetch(`${api.url}/standing/appeal`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        csrf: mac(`standing-csrf:${csrf}`),
+        offenseId: crypto.randomUUID(),
+        reason: 'unfair',
+        statement: `appeal after erasure ${m}`,
+      }).toString(),
+    });
+    expect(appealed.status).to.equal(401);
+    const { rows } = await api.pool.query('SELECT 1 FROM appeals WHERE statement LIKE $1', [`%${m}%`]);
+    expect(rows).to.deep.equal([]);
   });
 
   it('keeps the counts and the decisions’ skeleton, and leaves the other player exact', async () => {

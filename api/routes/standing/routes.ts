@@ -37,8 +37,8 @@ export function standingRoutes(deps: ApiDeps): Router {
     scope: 'standing',
   });
 
-  /** The signed-in player's id, from a session cookie this service signed and that has not expired. */
-  function sessionPlayer(ctx: Context): string | undefined {
+  /** The player id a session cookie names, when this service signed it and it has not expired. */
+  function sessionPlayerId(ctx: Context): string | undefined {
     const [playerId, expires, signature] = (ctx.cookies.get(SESSION_COOKIE) ?? '').split('.');
     if (!playerId || !expires || !signature) return undefined;
     const expected = mac(`standing:${playerId}.${expires}`);
@@ -50,17 +50,34 @@ export function standingRoutes(deps: ApiDeps): Router {
     return Number(expires) > deps.clock().getTime() ? playerId : undefined;
   }
 
-  async function render(ctx: Context, playerId: string, extra: { notice?: string; error?: string } = {}) {
-    const { rows } = await deps.pool.query<{ service_id: string; gamer_tag: string; trust_score: number }>(
-      'SELECT service_id, gamer_tag, trust_score FROM players WHERE id = $1 AND erased_at IS NULL',
-      [playerId],
-    );
-    const p = rows[0];
-    if (!p) {
-      ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
-      ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'This account no longer exists.' });
-      return;
-    }
+  /**
+   * The signed-in player: a live session of a player who still exists and was not erased (an erasure
+   * ends every session, though the cookie itself is stateless). A session whose player is gone is
+   * cleared. Undefined: not signed in.
+   */
+  async function signedIn(
+    ctx: Context,
+  ): Promise<{ id: string; service_id: string; gamer_tag: string; trust_score: number } | undefined> {
+    const playerId = sessionPlayerId(ctx);
+    if (!playerId) return undefined;
+    const { rows } = await deps.pool.query<{
+      id: string;
+      service_id: string;
+      gamer_tag: string;
+      trust_score: number;
+    }>('SELECT id, service_id, gamer_tag, trust_score FROM players WHERE id = $1 AND erased_at IS NULL', [
+      playerId,
+    ]);
+    if (!rows[0]) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+    return rows[0];
+  }
+
+  async function render(
+    ctx: Context,
+    p: { id: string; service_id: string; gamer_tag: string; trust_score: number },
+    extra: { notice?: string; error?: string } = {},
+  ) {
+    const playerId = p.id;
     const now = deps.clock();
     const [history, strikes, decisions] = await Promise.all([
       listTrustHistory(deps.pool, p.service_id, HISTORY_ROWS),
@@ -114,42 +131,35 @@ export function standingRoutes(deps: ApiDeps): Router {
 
   router.get('/', async (ctx) => {
     headers(ctx);
-    const playerId = sessionPlayer(ctx);
-    if (!playerId) {
-      ctx.body = signInPage({ csrf: csrfToken(ctx) });
+    const player = await signedIn(ctx);
+    if (!player) {
+      // A valid session whose player is gone (erased): say so, once; the cookie is cleared.
+      const gone = sessionPlayerId(ctx) !== undefined;
+      ctx.body = signInPage({
+        csrf: csrfToken(ctx),
+        error: gone ? 'This account no longer exists.' : undefined,
+      });
       return;
     }
     const filed = ctx.query.filed === '1';
-    await render(
-      ctx,
-      playerId,
-      filed ? { notice: 'Your appeal was filed. A moderator will review it.' } : {},
-    );
+    await render(ctx, player, filed ? { notice: 'Your appeal was filed. A moderator will review it.' } : {});
   });
 
   // The player's own record (GDPR Art. 15, 20): the same export as a studio's or an admin's, as the
   // player may see it. Without a session: back to the sign-in.
   router.get('/export', async (ctx) => {
-    const playerId = sessionPlayer(ctx);
-    if (!playerId) {
-      ctx.redirect('/standing');
-      return;
-    }
-    const { rows } = await deps.pool.query<{ service_id: string }>(
-      'SELECT service_id FROM players WHERE id = $1',
-      [playerId],
-    );
-    if (!rows[0]) {
+    const player = await signedIn(ctx);
+    if (!player) {
       ctx.redirect('/standing');
       return;
     }
     const now = deps.clock();
     sendExport(
       ctx,
-      rows[0].service_id,
+      player.service_id,
       await openPlayerExport(
         deps.pool,
-        rows[0].service_id,
+        player.service_id,
         { kind: 'player' },
         { now, appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
       ),
@@ -198,20 +208,16 @@ export function standingRoutes(deps: ApiDeps): Router {
 
   router.post('/appeal', async (ctx) => {
     if (formRefused(ctx)) return;
-    const playerId = sessionPlayer(ctx);
-    if (!playerId) {
+    const player = await signedIn(ctx);
+    if (!player) {
       ctx.status = 401;
       ctx.body = signInPage({ csrf: csrfToken(ctx), error: 'Your session ended. Sign in again.' });
       return;
     }
     const body = ctx.request.body as Record<string, unknown>;
-    const { rows } = await deps.pool.query<{ service_id: string }>(
-      'SELECT service_id FROM players WHERE id = $1',
-      [playerId],
-    );
     try {
       const { outbox } = await fileAppeal(deps.pool, {
-        serviceId: rows[0]?.service_id ?? '',
+        serviceId: player.service_id,
         filedBy: { kind: 'player' },
         body: Object.fromEntries(
           ['sanctionId', 'offenseId', 'reason', 'statement']
@@ -228,7 +234,7 @@ export function standingRoutes(deps: ApiDeps): Router {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       ctx.status = err.status;
       const fields = (err.fields ?? []).map((f) => `${f.field} ${f.message}`).join('; ');
-      await render(ctx, playerId, { error: `The appeal was not filed: ${fields || err.detail}` });
+      await render(ctx, player, { error: `The appeal was not filed: ${fields || err.detail}` });
       headers(ctx);
     }
   });
