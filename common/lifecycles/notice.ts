@@ -81,22 +81,52 @@ export async function takeQuota(
   return null;
 }
 
-/** What decides where a notice (or a game's report) stands: its offense and its case. */
+/**
+ * What decides where a notice (or a game's report) stands: its offense and its case, as the columns
+ * STANDING_COLUMNS reads (with STANDING_JOINS on the offense `o`).
+ */
 export interface StandingFacts {
-  offenseStatus: OffenseStatus;
-  restoredBy: 'dismissal' | 'appeal' | null;
-  caseStatus: 'open' | 'resolved' | null;
-  caseOutcome: string | null;
+  offense_status: OffenseStatus;
+  restored_by: 'dismissal' | 'appeal' | null;
+  restored_at: Date | null;
+  case_status: 'open' | 'resolved' | null;
+  case_outcome: string | null;
+  resolved_at: Date | null;
   claimed: boolean;
 }
+export const STANDING_COLUMNS = `o.status AS offense_status, o.restored_by, o.restored_at, c.status AS case_status,
+  c.outcome AS case_outcome, c.resolved_at, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claimed`;
+export const STANDING_JOINS = `LEFT JOIN case_offenses co ON co.offense_id = o.id
+  LEFT JOIN review_cases c ON c.id = co.case_id`;
 
-/** Where it stands, for the person who flagged it. */
-export function standingOf(f: StandingFacts): NoticeStanding {
-  if (f.offenseStatus === 'restored' || f.offenseStatus === 'dropped' || f.offenseStatus === 'recorded')
-    return 'no_action';
-  if (f.caseStatus === 'resolved') return f.caseOutcome === 'upheld' ? 'action_taken' : 'no_action';
-  if (f.offenseStatus === 'released') return 'action_taken';
-  return f.claimed ? 'in_review' : 'received';
+/**
+ * Where it stands, for the person who flagged it; `reversed` when action was taken and then undone
+ * by the player's granted appeal; `decidedAt` once decided (when its points were given back or
+ * dropped, else when its case was resolved).
+ */
+export function standingOf(f: StandingFacts): {
+  status: NoticeStanding;
+  reversed: boolean;
+  decidedAt: Date | null;
+} {
+  const status: NoticeStanding =
+    f.offense_status === 'restored' || f.offense_status === 'dropped' || f.offense_status === 'recorded'
+      ? 'no_action'
+      : f.case_status === 'resolved'
+        ? f.case_outcome === 'upheld'
+          ? 'action_taken'
+          : 'no_action'
+        : f.offense_status === 'released'
+          ? 'action_taken'
+          : f.claimed
+            ? 'in_review'
+            : 'received';
+  const decided = status === 'action_taken' || status === 'no_action';
+  return {
+    status,
+    reversed: f.offense_status === 'restored' && f.restored_by === 'appeal',
+    decidedAt: decided ? (f.restored_at ?? f.resolved_at) : null,
+  };
 }
 
 /**

@@ -6,7 +6,6 @@ import { insertAudit } from '../data/repos/moderation.js';
 import { effectiveLimits, type Limits, type LimitOverrides } from '../domain/limits.js';
 import { isUuid } from '../domain/ids.js';
 import {
-  ANONYMOUS_CATEGORIES,
   CATEGORY_WORDS,
   kindOfCategory,
   NOTICE_CATEGORIES,
@@ -19,9 +18,15 @@ import {
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import type { NormalisedReport, NoticeSource } from '../domain/reports.js';
 import { AppError, notFound } from '../errors.js';
-import { recordNotice, standingOf, takeQuota, type StandingFacts } from '../lifecycles/notice.js';
+import {
+  recordNotice,
+  STANDING_COLUMNS,
+  STANDING_JOINS,
+  standingOf,
+  takeQuota,
+  type StandingFacts,
+} from '../lifecycles/notice.js';
 import { recordRegistration, recordStatus, type FlaggerRow } from '../lifecycles/trusted-flagger.js';
-import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check } from '../validation.js';
 
@@ -186,38 +191,24 @@ export async function fileNotice(
   };
 }
 
-interface StandingRow {
+interface StandingRow extends StandingFacts {
   id: string;
   secret_hash: Buffer;
   category: string;
   source: NoticeSource;
   created_at: Date;
   game_title: string;
-  offense_status: OffenseStatus;
-  restored_by: 'dismissal' | 'appeal' | null;
-  restored_at: Date | null;
-  case_status: 'open' | 'resolved' | null;
-  case_outcome: string | null;
-  resolved_at: Date | null;
-  claimed: boolean;
 }
 
 /** How a decided notice can be taken further (Art. 16(5), 20, 21). */
 const REDRESS =
   'If you disagree, you can bring the decision to a certified out-of-court dispute settlement body (DSA Art. 21) or to a court.';
+const REVERSED =
+  'Action was first taken, then reversed when the player contested it and a moderator agreed: no action stands.';
 
 /** Where a notice stands, as its notifier may read it: nothing about the player beyond the outcome. */
 export function presentStanding(r: StandingRow) {
-  const facts: StandingFacts = {
-    offenseStatus: r.offense_status,
-    restoredBy: r.restored_by,
-    caseStatus: r.case_status,
-    caseOutcome: r.case_outcome,
-    claimed: r.claimed,
-  };
-  const status = standingOf(facts);
-  const decided = status === 'action_taken' || status === 'no_action';
-  const reversed = r.offense_status === 'restored' && r.restored_by === 'appeal';
+  const { status, reversed, decidedAt } = standingOf(r);
   return {
     noticeId: r.id,
     receivedAt: r.created_at.toISOString(),
@@ -226,24 +217,14 @@ export function presentStanding(r: StandingRow) {
     categoryWords: CATEGORY_WORDS[r.category] ?? r.category,
     trustedFlagger: r.source === 'trusted_flagger',
     status,
-    words: reversed
-      ? 'Action was first taken, then reversed when the player contested it and a moderator agreed: no action stands.'
-      : STANDING_WORDS[status],
-    decidedAt: decided
-      ? (((reversed ? r.restored_at : r.resolved_at) ?? r.resolved_at)?.toISOString() ?? null)
-      : null,
+    words: reversed ? REVERSED : STANDING_WORDS[status],
+    decidedAt: decidedAt?.toISOString() ?? null,
     // Decisions on notices are taken by moderators; the filing itself used no automated means.
-    automatedMeans: decided ? 'No: a moderator decided it; no automated means were used.' : null,
-    redress: decided ? REDRESS : null,
+    automatedMeans: decidedAt ? 'No: a moderator decided it; no automated means were used.' : null,
+    redress: decidedAt ? REDRESS : null,
   };
 }
 export type NoticeStandingView = ReturnType<typeof presentStanding>;
-
-const STANDING_SQL = `SELECT n.id, n.secret_hash, n.category, n.source, n.created_at, g.title AS game_title,
-        o.status AS offense_status, o.restored_by, o.restored_at, c.status AS case_status, c.outcome AS case_outcome,
-        c.resolved_at, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claimed
-   FROM notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id
-   LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id`;
 
 /**
  * A notice's standing for whoever holds its receipt: the same 404 for an unknown id, a malformed one
@@ -253,7 +234,12 @@ export async function noticeStanding(db: Queryable, id: string, secret: string):
   const missing = () => notFound('A notice with this id and secret');
   if (!isUuid(id) || typeof secret !== 'string' || secret.length === 0 || secret.length > 200)
     throw missing();
-  const { rows } = await db.query<StandingRow>(`${STANDING_SQL} WHERE n.id = $1`, [id]);
+  const { rows } = await db.query<StandingRow>(
+    `SELECT n.id, n.secret_hash, n.category, n.source, n.created_at, g.title AS game_title, ${STANDING_COLUMNS}
+       FROM notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
+      WHERE n.id = $1`,
+    [id],
+  );
   const row = rows[0];
   const given = sha256(secret);
   // Compared in constant time, and against a stand-in when there is no such notice.
@@ -264,38 +250,25 @@ export async function noticeStanding(db: Queryable, id: string, secret: string):
 
 /**
  * What a game may show its in-game reporter about a report it filed (with a reporterId): the same
- * standing words, for the studio that filed it (404 for any other, or for a report without one).
+ * standing and words as a notifier reads, for the studio that filed it (404 for any other, or for a
+ * report without one).
  */
 export async function reportOutcome(db: Queryable, offenseId: string, studioId: string) {
   if (!isUuid(offenseId)) throw notFound(`Report ${offenseId}`);
-  const { rows } = await db.query<
-    Omit<StandingRow, 'id' | 'secret_hash' | 'category' | 'source' | 'game_title'> & {
-      reporter_id: string | null;
-    }
-  >(
-    `SELECT o.created_at, o.reporter_id, o.status AS offense_status, o.restored_by, o.restored_at,
-            c.status AS case_status, c.outcome AS case_outcome, c.resolved_at,
-            (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claimed
-       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
+  const { rows } = await db.query<StandingFacts & { reporter_id: string }>(
+    `SELECT o.reporter_id, ${STANDING_COLUMNS} FROM offenses o ${STANDING_JOINS}
       WHERE o.id = $1 AND o.studio_id = $2 AND o.reporter_id IS NOT NULL`,
     [offenseId, studioId],
   );
   const r = rows[0];
   if (!r) throw notFound(`Report ${offenseId}`);
-  const status = standingOf({
-    offenseStatus: r.offense_status,
-    restoredBy: r.restored_by,
-    caseStatus: r.case_status,
-    caseOutcome: r.case_outcome,
-    claimed: r.claimed,
-  });
-  const decided = status === 'action_taken' || status === 'no_action';
+  const { status, reversed, decidedAt } = standingOf(r);
   return {
     reportId: offenseId,
     reporterId: r.reporter_id,
     status,
-    words: STANDING_WORDS[status],
-    decidedAt: decided ? ((r.restored_at ?? r.resolved_at)?.toISOString() ?? null) : null,
+    words: reversed ? REVERSED : STANDING_WORDS[status],
+    decidedAt: decidedAt?.toISOString() ?? null,
   };
 }
 
@@ -306,8 +279,6 @@ export async function noticeGames(db: Queryable) {
   );
   return rows;
 }
-
-export { ANONYMOUS_CATEGORIES, CATEGORY_WORDS, NOTICE_CATEGORIES };
 
 // Trusted flaggers (Art. 22), for admins.
 

@@ -161,6 +161,32 @@ describe('notices (DSA Art. 16, 22)', function () {
     expect(decided.text, 'never a moderator’s name or note')
       .to.not.include(mod.username)
       .and.not.include('slurs confirmed');
+
+    // The player appeals and an admin grants it: the action is undone, and the notifier reads that.
+    const { rows: off } = await api.pool.query<{ offense_id: string }>(
+      'SELECT offense_id FROM notices WHERE id = $1',
+      [sent.body.noticeId],
+    );
+    const appeal = await call<{ id: string }>(api.url, 'POST', `/v1/player/${p.serviceId}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: studio.headers,
+      json: { offenseId: off[0]!.offense_id, reason: 'incorrect', statement: 'It was not me.' },
+    });
+    expect(appeal.status, appeal.text).to.equal(201);
+    await call(api.url, 'POST', `/v1/admin/appeals/${appeal.body.id}/claim`, {
+      spec: '/v1/admin/appeals/{appealId}/claim',
+      headers: admin.headers,
+    });
+    const granted = await call(api.url, 'POST', `/v1/admin/appeals/${appeal.body.id}/decide`, {
+      spec: '/v1/admin/appeals/{appealId}/decide',
+      headers: admin.headers,
+      json: { decision: 'granted', note: 'the account was shared' },
+    });
+    expect(granted.status, granted.text).to.equal(200);
+    const reversed = await standing(sent.body.noticeId, sent.body.secret);
+    expect(reversed.body.status).to.equal('no_action');
+    expect(reversed.body.words).to.match(/^Action was first taken, then reversed/);
+    expect(reversed.body.decidedAt! > decided.body.decidedAt!).to.equal(true);
   });
 
   it('a dismissed notice says no action; the other notifier of the same case reads the same', async () => {

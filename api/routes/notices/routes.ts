@@ -67,8 +67,6 @@ export function noticeRoutes(deps: ApiDeps): Router {
     }
     return undefined;
   }
-  const afterCommit = (outbox: Parameters<typeof deps.dispatcher.enqueue>[0]) =>
-    deps.dispatcher.enqueue(outbox);
 
   // The form.
   router.get('/notice', async (ctx) => {
@@ -77,10 +75,14 @@ export function noticeRoutes(deps: ApiDeps): Router {
   });
   router.post('/notice', async (ctx) => {
     pageHeaders(ctx);
-    const games = await noticeGames(deps.pool);
+    // The games only when the form is shown again: a notice taken needs none.
     const problem = formProblem(ctx);
     if (problem) {
-      ctx.body = noticeFormPage({ csrf: csrfToken(ctx), games, message: problem });
+      ctx.body = noticeFormPage({
+        csrf: csrfToken(ctx),
+        games: await noticeGames(deps.pool),
+        message: problem,
+      });
       return;
     }
     const f = ctx.request.body as Record<string, unknown>;
@@ -120,7 +122,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
         { kind: 'public', address: ctx.ip },
         deps.clock(),
       );
-      afterCommit(outbox);
+      deps.dispatcher.enqueue(outbox);
       ctx.status = 201;
       ctx.body = receiptPage(receipt);
     } catch (err) {
@@ -129,7 +131,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       ctx.body = noticeFormPage({
         csrf: csrfToken(ctx),
-        games,
+        games: await noticeGames(deps.pool),
         values,
         errors: err.fields,
         message: err.fields?.length ? undefined : err.detail,
@@ -183,7 +185,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
       sender = { kind: 'flagger', flagger: { id: f.id, name: f.name, areas: f.areas } };
     }
     const { receipt, outbox } = await fileNotice(noticeDeps, ctx.request.body, sender, deps.clock());
-    afterCommit(outbox);
+    deps.dispatcher.enqueue(outbox);
     ctx.status = 201;
     ctx.set('Location', `/v1/notices/${receipt.noticeId}`);
     ctx.body = receipt;
