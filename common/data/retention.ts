@@ -49,9 +49,24 @@ interface KindSql {
 }
 
 /**
+ * A table only ever appended to, with ids in time order: its oldest rows are the first of its primary
+ * key, so a purge reads the first $1 of them and deletes those past the cutoff, and stops growing
+ * with the table. (Its dry run counts the whole table: there is no index on its time.)
+ */
+function appendOnly(table: string, what: string): KindSql {
+  return {
+    what,
+    purge: `WITH d AS (DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM (SELECT ctid, created_at FROM ${table} ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
+      SELECT count(*)::int AS n FROM d`,
+    due: `SELECT count(*)::int AS n FROM ${table} WHERE created_at < $1`,
+    oldest: `SELECT created_at AS at FROM ${table} ORDER BY id LIMIT 1`,
+  };
+}
+
+/**
  * Each kind's statements. The scans of offenses walk a partial index in creation order and skip what is
- * still needed; trust history and the audit log are append-only with ids in time order, so the oldest
- * rows are the first of their primary key.
+ * still needed; trust history and the audit log are append-only (appendOnly).
  */
 export const RETENTION: Record<RetentionKind, KindSql> = {
   evidence: {
@@ -82,22 +97,11 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
     due: `SELECT count(*)::int AS n FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL AND resolved_at < $1`,
     oldest: `SELECT min(resolved_at) AS at FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL`,
   },
-  trustHistory: {
-    what: "the detail of players' trust history (each change of the score; the score itself stays)",
-    purge: `WITH d AS (DELETE FROM trust_history WHERE ctid = ANY (ARRAY(
-        SELECT ctid FROM (SELECT ctid, created_at FROM trust_history ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
-      SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM trust_history WHERE created_at < $1`,
-    oldest: `SELECT created_at AS at FROM trust_history ORDER BY id LIMIT 1`,
-  },
-  audit: {
-    what: 'the moderation audit log (who did what to which case)',
-    purge: `WITH d AS (DELETE FROM moderation_audit WHERE ctid = ANY (ARRAY(
-        SELECT ctid FROM (SELECT ctid, created_at FROM moderation_audit ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
-      SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM moderation_audit WHERE created_at < $1`,
-    oldest: `SELECT created_at AS at FROM moderation_audit ORDER BY id LIMIT 1`,
-  },
+  trustHistory: appendOnly(
+    'trust_history',
+    "the detail of players' trust history (each change of the score; the score itself stays)",
+  ),
+  audit: appendOnly('moderation_audit', 'the moderation audit log (who did what to which case)'),
   signIns: {
     what: 'sign-in records (authorization codes: who signed in to which game, when, from which redirect)',
     purge: `WITH d AS (DELETE FROM authorization_codes WHERE ctid = ANY (ARRAY(
