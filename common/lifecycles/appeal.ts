@@ -2,6 +2,7 @@ import type { Queryable } from '../data/db.js';
 import type { KeptSanction } from '../data/repos/appeals.js';
 import type { AppealReason } from '../domain/appeals.js';
 import { ENDS_LEASE } from './lease.js';
+import { ERASED_WORDS_SQL } from '../domain/players.js';
 
 /**
  * An appeal's life, in one table (issue 33): filed `open`, then decided once, `granted` or
@@ -101,5 +102,5 @@ export async function recordAppealDecision(
  * Erasure (common/lifecycles/erasure.ts): the words of a player's (`$1`, internal id) appeals,
  * replaced; the appeal, its reason code and its outcome stay (DSA Art. 20 records).
  */
-export const ERASE_APPEAL_WORDS = `UPDATE appeals SET statement = 'Erased at the player''s request.', decision_note = NULL
-  WHERE player_id = $1 AND statement <> 'Erased at the player''s request.'`;
+export const ERASE_APPEAL_WORDS = `UPDATE appeals SET statement = ${ERASED_WORDS_SQL}, decision_note = NULL
+  WHERE player_id = $1 AND statement <> ${ERASED_WORDS_SQL}`;

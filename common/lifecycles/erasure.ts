@@ -1,5 +1,6 @@
 import type { Queryable } from '../data/db.js';
 import { KEEP_SOURCE } from '../data/retention.js';
+import { playerAccountKey } from '../domain/players.js';
 import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
@@ -124,7 +125,7 @@ export async function recordDecision(
  * player (`$1`: the internal id, or the gamer tag or service id it names) in one part of the record; the receipt counts the rows each touched.
  * What stays, and why, is the README's data map: the counts and the decisions' skeleton.
  */
-const ERASE: [part: string, sql: string, arg?: 'gamerTag' | 'serviceId'][] = [
+const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
   [
     'offenses',
     `UPDATE offenses o SET description = '', evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE},
@@ -157,7 +158,7 @@ const ERASE: [part: string, sql: string, arg?: 'gamerTag' | 'serviceId'][] = [
   // Their refresh tokens go with them (ON DELETE CASCADE).
   ['tokenFamilies', 'DELETE FROM token_families WHERE player_id = $1'],
   ['authorizationCodes', 'DELETE FROM authorization_codes WHERE player_id = $1'],
-  ['signInFailures', `DELETE FROM sign_in_failures WHERE key = 'acct:' || lower($1::text)`, 'gamerTag'],
+  ['signInFailures', 'DELETE FROM sign_in_failures WHERE key = $1', 'accountKey'],
   // Kept a day at most, and not indexed by player: found by the player's id in the stored answer.
   [
     'replayedAnswers',
@@ -200,7 +201,11 @@ export async function applyErasure(
     receipt = {};
     for (const [part, sql, arg] of ERASE) {
       const param =
-        arg === 'gamerTag' ? player.gamer_tag : arg === 'serviceId' ? player.service_id : playerId;
+        arg === 'accountKey'
+          ? playerAccountKey(player.gamer_tag)
+          : arg === 'serviceId'
+            ? player.service_id
+            : playerId;
       receipt[part] = (await db.query(sql, [param])).rowCount ?? 0;
     }
     await db.query(
@@ -219,7 +224,7 @@ export async function applyErasure(
             receipt = coalesce(erasures.receipt, EXCLUDED.receipt),
             completed_at = coalesce(erasures.completed_at, EXCLUDED.completed_at)
      RETURNING ${RETURNING}`,
-    [erasureId, playerId, receipt ? JSON.stringify(receipt) : JSON.stringify({}), now],
+    [erasureId, playerId, JSON.stringify(receipt ?? {}), now],
   );
   return { erasure: rows[0]!, applied: receipt !== null };
 }

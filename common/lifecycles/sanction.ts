@@ -6,6 +6,7 @@ import {
   type SanctionRecord,
   type SanctionRow,
 } from '../data/repos/sanctions.js';
+import { ERASED_WORDS_SQL } from '../domain/players.js';
 
 /**
  * A sanction's life and its strikes (issue 33), the only code that writes them (a test holds it to
@@ -105,6 +106,6 @@ export type { SanctionRecord };
  * Erasure (common/lifecycles/erasure.ts): the reasons written for a player's (`$1`, internal id)
  * sanctions, replaced; the sanction itself (type, scope, dates, revocation) stays, so a ban still holds.
  */
-export const ERASE_SANCTION_REASONS = `UPDATE sanctions SET reason = 'Erased at the player''s request.',
-       revoke_reason = CASE WHEN revoke_reason IS NOT NULL THEN 'Erased at the player''s request.' END
-  WHERE player_id = $1 AND reason <> 'Erased at the player''s request.'`;
+export const ERASE_SANCTION_REASONS = `UPDATE sanctions SET reason = ${ERASED_WORDS_SQL},
+       revoke_reason = CASE WHEN revoke_reason IS NOT NULL THEN ${ERASED_WORDS_SQL} END
+  WHERE player_id = $1 AND reason <> ${ERASED_WORDS_SQL}`;
