@@ -7,6 +7,7 @@ import { startRelayLoop } from './queues/outbox.js';
 import { startReconciler } from './queues/reconcile.js';
 import { createPool, type Pool } from './data/db.js';
 import { reapplyErasures } from './usecases/erasure.js';
+import { readTombstones } from './data/erasure-ledger.js';
 import { ensureWritableDir, redactUrl, StartupError, waitForPostgres, waitForRedis } from './startup.js';
 import type { Logger } from './logger.js';
 import { providePostgres, provideRedis, type ServiceHandle } from './services/index.js';
@@ -70,11 +71,14 @@ export async function provideBackends(
     if (applied.length) log.info({ applied }, 'database migrations applied');
     // Before any traffic: erasures the ledger holds and the database does not (a restore of an older
     // backup) are applied again (README "Personal data").
-    const pool = createPool(postgres.url, 2, log);
-    try {
-      await reapplyErasures(pool, config.erasureLedger, log);
-    } finally {
-      await pool.end();
+    const tombstones = readTombstones(config.erasureLedger);
+    if (tombstones.length) {
+      const pool = createPool(postgres.url, 2, log);
+      try {
+        await reapplyErasures(pool, tombstones, log);
+      } finally {
+        await pool.end();
+      }
     }
   }
   return {

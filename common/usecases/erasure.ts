@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { withTransaction, type Pool } from '../data/db.js';
-import { appendTombstones, readTombstones, type Tombstone } from '../data/erasure-ledger.js';
+import { appendTombstones, type Tombstone } from '../data/erasure-ledger.js';
 import { isUuid } from '../domain/ids.js';
 import { SERVICE_ID } from '../domain/players.js';
 import { AppError, notFound } from '../errors.js';
@@ -170,12 +170,11 @@ export async function runErasure(
 }
 
 /**
- * Before a process takes traffic: every erasure of the ledger the database does not show applied (a
- * restore of a backup taken before it, or a request whose job has not run yet) is applied now, one
- * transaction each. Returns how many were applied.
+ * Before a process takes traffic: every erasure of the ledger (its `tombstones`) the database does
+ * not show applied (a restore of a backup taken before it, or a request whose job has not run yet) is
+ * applied now, one transaction each. Returns how many were applied.
  */
-export async function reapplyErasures(pool: Pool, ledger: string, log?: Logger): Promise<number> {
-  const tombstones = readTombstones(ledger);
+export async function reapplyErasures(pool: Pool, tombstones: Tombstone[], log?: Logger): Promise<number> {
   if (!tombstones.length) return 0;
   const { rows } = await pool.query<{ id: string }>(
     'SELECT id FROM players WHERE id = ANY ($1::uuid[]) AND erased_at IS NULL',
@@ -191,7 +190,6 @@ export async function reapplyErasures(pool: Pool, ledger: string, log?: Logger):
     );
     if (done?.applied) applied++;
   }
-  if (applied)
-    log?.warn({ applied, ledger }, 'erasures of the ledger the database did not hold were applied again');
+  if (applied) log?.warn({ applied }, 'erasures of the ledger the database did not hold were applied again');
   return applied;
 }
