@@ -1,7 +1,7 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { startTestWorker } from '../helpers/workers.js';
@@ -20,7 +20,7 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
-import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { chromiumOrSkip, expectAccessible, launchChromium } from '../helpers/browser.js';
 
 /** Screenshots of every screen, kept as test artefacts (git-ignored). */
 const ARTIFACTS = path.resolve('test-artifacts/console');
@@ -109,15 +109,7 @@ describe('moderator console in headless Chromium', function () {
     return { context, page };
   }
 
-  /** No moderate, serious or critical accessibility violation (axe), and a screenshot kept as an artefact. */
-  async function checkScreen(page: Page, name: string) {
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations
-      .filter((v) => v.impact === 'moderate' || v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(bad, `axe on ${name}: ${bad.join('; ')}`).to.deep.equal([]);
-  }
+  const checkScreen = (page: Page, name: string) => expectAccessible(page, ARTIFACTS, name);
 
   async function caseRow(caseId: string) {
     const { rows } = await api.pool.query<{ status: string; outcome: string | null }>(

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import {
@@ -12,7 +11,7 @@ import {
   type TestApi,
   type TestModerator,
 } from '../helpers/app.js';
-import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
+import { chromiumOrSkip, expectAccessible, launchChromium } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 
 const ARTIFACTS = path.resolve('test-artifacts/standing');
@@ -46,14 +45,7 @@ describe("the player's standing page in headless Chromium", function () {
     await api?.close();
   });
 
-  async function accessible(page: Page, name: string) {
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-    const result = await new AxeBuilder({ page }).analyze();
-    const bad = result.violations
-      .filter((v) => v.impact === 'moderate' || v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(bad, `axe on ${name}: ${bad.join('; ')}`).to.deep.equal([]);
-  }
+  const accessible = (page: Page, name: string) => expectAccessible(page, ARTIFACTS, name);
 
   it('signs in, reads each decision and why (as text), appeals one and reads the decision on it', async () => {
     const player = await createTestPlayer(api.pool);
