@@ -3,7 +3,7 @@ import { withRetries, withTransaction, type Pool, type Queryable } from '../data
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
-  releaseIdempotencyKey,
+  type IdempotencyClaim,
 } from '../data/repos/idempotency.js';
 import {
   recordReports,
@@ -186,48 +186,49 @@ export async function submitReport(
     .createHash('sha256')
     .update(`${input.kind}\n${input.serviceId}\n${canonical(input.body)}`)
     .digest();
-  const claim = await claimIdempotencyKey(
-    deps.pool,
-    tenant.gameId,
-    idempotencyKey,
-    hash,
-    deps.idempotencyTtlHours,
-  );
-  switch (claim.kind) {
-    case 'mismatch':
-      throw new AppError(
-        422,
-        'idempotency_key_reused',
-        'This Idempotency-Key was already used with a different request.',
-      );
-    case 'in_flight':
-      throw new AppError(
-        409,
-        'idempotency_key_in_flight',
-        'A request with this Idempotency-Key is still being processed; retry later.',
-        {
-          headers: { 'Retry-After': '1' },
-        },
-      );
-    case 'replay':
-      return { status: claim.status, body: claim.body, replayed: true };
-    case 'claimed':
-      break;
+  // The key is claimed inside the report's own transaction: it is written, and turns 'done', only
+  // when the report commits. A concurrent request with the same key waits on the key's row and then
+  // reads the first one's answer; a request that dies (or loses its database) leaves nothing behind,
+  // so its retry is filed at once.
+  type Outcome =
+    | { claim: Exclude<IdempotencyClaim, { kind: 'claimed' }> }
+    | { claim?: undefined; rec: Created; body: ReturnType<typeof respond> };
+  const outcome = await withTransaction(deps.pool, async (client): Promise<Outcome> => {
+    const claim = await claimIdempotencyKey(
+      client,
+      tenant.gameId,
+      idempotencyKey,
+      hash,
+      deps.idempotencyTtlHours,
+    );
+    if (claim.kind !== 'claimed') return { claim };
+    const rec = await record(client);
+    const body = respond(rec);
+    await completeIdempotencyKey(client, tenant.gameId, idempotencyKey, 201, body);
+    return { rec, body };
+  });
+  if (outcome.claim) {
+    const { claim } = outcome;
+    switch (claim.kind) {
+      case 'mismatch':
+        throw new AppError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request.',
+        );
+      case 'in_flight':
+        throw new AppError(
+          409,
+          'idempotency_key_in_flight',
+          'A request with this Idempotency-Key is still being processed; retry later.',
+          { headers: { 'Retry-After': '1' } },
+        );
+      case 'replay':
+        return { status: claim.status, body: claim.body, replayed: true };
+    }
   }
-  try {
-    const result = await withTransaction(deps.pool, async (client) => {
-      const rec = await record(client);
-      const body = respond(rec);
-      await completeIdempotencyKey(client, tenant.gameId, idempotencyKey, 201, body);
-      return { rec, body };
-    });
-    deps.afterCommit(result.rec.outbox);
-    return { status: 201, body: result.body, replayed: false };
-  } catch (err) {
-    // Nothing was committed: free the key so the client can retry with it.
-    await releaseIdempotencyKey(deps.pool, tenant.gameId, idempotencyKey).catch(() => undefined);
-    throw err;
-  }
+  deps.afterCommit(outcome.rec.outbox);
+  return { status: 201, body: outcome.body, replayed: false };
 }
 
 type Created = Extract<RecordOutcome, { status: 'created' }>;

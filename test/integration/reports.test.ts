@@ -690,3 +690,65 @@ describe('reports while Redis is down', () => {
     }
   });
 });
+
+describe('a report with an Idempotency-Key whose database went away mid-request', () => {
+  it('leaves the key free: the retry with the same key is filed at once, exactly once', async () => {
+    const { testServices } = await import('../helpers/services.js');
+    const { createPool } = await import('../../common/data/db.js');
+    const services = await testServices();
+    const direct = createPool(services.databaseUrl, 3);
+    const proxy = CuttableProxy.forUrl(services.databaseUrl);
+    await proxy.open();
+    const api = await startTestApi({ DATABASE_URL: proxy.url(services.databaseUrl) });
+    const tenant = await createTenant(direct);
+    const player = await createTestPlayer(direct);
+    const holder = await direct.connect();
+    const send = () =>
+      call<Submit>(api.url, 'POST', `/v1/toxicity/submitReport/${player.serviceId}`, {
+        headers: { ...tenant.headers, 'idempotency-key': `gone-${player.serviceId}` },
+        json: { report: { isToxic: true, severity: 'high' } },
+        spec: KIND_PATHS.toxicity,
+      });
+    let reopened = false;
+    try {
+      // Hold the player's row so that the report is certainly inside its transaction, waiting,
+      // when PostgreSQL becomes unreachable.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM players WHERE service_id = $1 FOR UPDATE', [player.serviceId]);
+      const first = send();
+      await waitFor(async () => {
+        const { rows } = await direct.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> $1`,
+          [(await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid],
+        );
+        return rows.length ? true : undefined;
+      }, 10_000);
+      await proxy.cut();
+      expect((await first).status).to.equal(503);
+      await holder.query('ROLLBACK');
+      await proxy.open();
+      reopened = true;
+      // The API reconnects on its own; a 503 while it does is fine, a 409 (the key held by a request
+      // that is gone) is the defect.
+      let retry = await send();
+      for (let i = 0; retry.status === 503 && i < 20; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        retry = await send();
+      }
+      expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+      const again = await send();
+      expect(again.status).to.equal(201);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.report._id).to.equal(retry.body.report._id);
+      expect(await offenseCount(direct, player.serviceId)).to.equal(1);
+      expect(await trustScore(direct, player.serviceId)).to.equal(100 - retry.body.penaltyApplied);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      if (!reopened) await proxy.open();
+      await api.close();
+      await proxy.cut();
+      await direct.end();
+    }
+  });
+});

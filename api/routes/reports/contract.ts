@@ -10,7 +10,7 @@ import {
   serviceIdParam,
   tooMany,
 } from '../../openapi-parts.js';
-import { batchSchema } from './schema.js';
+import { batchSchema, IDEMPOTENCY_KEY } from './schema.js';
 import { REPORT_ENVELOPES, type ReportKind } from '../../../common/domain/reports.js';
 
 /** The OpenAPI operations of the reports routes (routes.ts beside it); api/openapi.ts assembles them. */
@@ -29,9 +29,9 @@ function reportOperation(kind: ReportKind, summary: string, bodySchema: string, 
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          schema: { type: 'string', maxLength: 255 },
+          schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source, minLength: 1, maxLength: 255 },
           description:
-            'Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409.',
+            'Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free.',
         },
       ],
       requestBody: joiBody(REPORT_ENVELOPES[kind]),
@@ -46,7 +46,7 @@ function reportOperation(kind: ReportKind, summary: string, bodySchema: string, 
         401: problem('Missing, unknown or wrong client credentials.'),
         404: problem('Unknown player; nothing was stored.'),
         409: problem(
-          'idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again.',
+          'idempotency_key_in_flight: the key is held by a request of a version before 1.9.0 that never finished (at most 60 s); duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again.',
         ),
         413: problem('Body too large.'),
         415: problem('Body is not JSON.'),

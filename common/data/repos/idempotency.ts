@@ -6,11 +6,15 @@ export type IdempotencyClaim =
   | { kind: 'in_flight' }
   | { kind: 'replay'; status: number; body: unknown };
 
-// A pending key older than this belongs to a request whose process died before committing (the key
-// turns 'done' in the report's own transaction), so a retry may take it over.
+// The key is claimed and turns 'done' in the report's own transaction, so a committed 'pending' row
+// was left by a version before 1.9.0 (which claimed it in a transaction of its own) whose request
+// never finished; past this age a retry takes it over.
 const ABANDONED_AFTER = '60 seconds';
 
-/** Claims (gameId, key) for this request, or says why not. */
+/**
+ * Claims (gameId, key) for this request, or says why not. Called inside the report's transaction: a
+ * concurrent claim of the same key waits for that transaction and then sees its answer.
+ */
 export async function claimIdempotencyKey(
   db: Queryable,
   gameId: string,
@@ -58,11 +62,4 @@ export async function completeIdempotencyKey(
     `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4 WHERE game_id = $1 AND key = $2`,
     [gameId, key, status, JSON.stringify(body)],
   );
-}
-
-export async function releaseIdempotencyKey(db: Queryable, gameId: string, key: string) {
-  await db.query(`DELETE FROM idempotency_keys WHERE game_id = $1 AND key = $2 AND state = 'pending'`, [
-    gameId,
-    key,
-  ]);
 }
