@@ -91,6 +91,8 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   // Notices from anyone (README "Notices"): no credentials; where one stands, by its receipt's secret.
   'GET /v1/notices/games': [],
   'GET /v1/notices/{noticeId}': [],
+  // The receipt's secret (Notice-Secret) is the credential, as for reading the standing.
+  'POST /v1/notices/{noticeId}/complaint': [],
 };
 
 /** Reads a standby may serve (common/data/replicas.ts): they honour a Consistency-Token. */

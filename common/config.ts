@@ -1,3 +1,4 @@
+import type { MisusePolicy } from './lifecycles/misuse.js';
 import { hostsOf, urlForHost } from './data/hosts.js';
 import { redactUrl } from './startup.js';
 import { parseRedisUrl } from './queues/redis-client.js';
@@ -118,6 +119,10 @@ export interface Config {
   /** Notices a day from one address, and from one e-mail, on the public channel (README "Notices"). */
   noticeQuotaPerAddress: number;
   noticeQuotaPerEmail: number;
+  /** Days after a notice's decision within which its notifier may contest it (DSA Art. 20: six months). */
+  noticeComplaintDays: number;
+  /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
+  misuse: MisusePolicy;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -369,6 +374,16 @@ const schema = Joi.object({
   TRUSTED_FLAGGER_DUE_HOURS: Joi.number().integer().min(1).max(720).default(12),
   NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
+  NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
+  MISUSE_WARN_AFTER: Joi.number().integer().min(1).max(1000).default(3),
+  MISUSE_SUSPEND_AFTER: Joi.number()
+    .integer()
+    .min(2)
+    .max(1000)
+    .greater(Joi.ref('MISUSE_WARN_AFTER'))
+    .default(5),
+  MISUSE_WINDOW_DAYS: Joi.number().integer().min(1).max(3650).default(180),
+  MISUSE_SUSPENSION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   RATE_LIMIT_REPORTS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(200),
   RATE_LIMIT_REPORTS_BURST: Joi.number().integer().min(0).max(1_000_000).default(1000),
   RATE_LIMIT_READS_PER_SECOND: Joi.number().integer().min(1).max(100_000).default(500),
@@ -515,6 +530,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustedFlaggerDueHours: v.TRUSTED_FLAGGER_DUE_HOURS,
     noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
+    noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
+    misuse: {
+      warnAfter: v.MISUSE_WARN_AFTER,
+      suspendAfter: v.MISUSE_SUSPEND_AFTER,
+      windowDays: v.MISUSE_WINDOW_DAYS,
+      suspensionDays: v.MISUSE_SUSPENSION_DAYS,
+    },
     limits: Object.freeze({
       reportsPerSecond: v.RATE_LIMIT_REPORTS_PER_SECOND,
       reportsBurst: v.RATE_LIMIT_REPORTS_BURST,

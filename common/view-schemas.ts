@@ -529,13 +529,16 @@ const schemas = {
     id: { type: 'string' },
     playerId: { type: 'string' },
     gamerTag: { type: 'string', description: "The player's gamer tag." },
-    subject: closed({ kind: { enum: ['sanction', 'offense'] }, id: { type: 'string' } }),
+    subject: {
+      ...closed({ kind: { enum: ['sanction', 'offense', 'notice'] }, id: { type: 'string' } }),
+      description: 'A notice: a notifier\'s complaint about its dismissal (DSA Art. 20; README "Notices").',
+    },
     reason: { enum: [...APPEAL_REASONS] },
     statement: { type: 'string' },
     filedBy: {
       type: 'object',
       required: ['kind'],
-      properties: { kind: { enum: ['player', 'studio'] }, id: { type: 'string' } },
+      properties: { kind: { enum: ['player', 'studio', 'notifier'] }, id: { type: 'string' } },
       additionalProperties: false,
     },
     status: { enum: [...APPEAL_STATUSES] },
@@ -560,7 +563,12 @@ const schemas = {
           description:
             'Granted: the sanctions of that decision the moderator kept in force, each with the reason the player reads.',
         },
+        reopenedCaseId: {
+          type: 'string',
+          description: "A notifier's complaint granted: the case open again with the notice.",
+        },
       }),
+      required: ['moderatorId', 'decidedAt', 'note', 'pointsRefunded', 'sanctionsRevoked', 'sanctionsKept'],
       type: ['object', 'null'],
     },
     createdAt: dateTime,

@@ -38,6 +38,14 @@ function sanctionWords(e: AuditFacts): string {
   return `${what} ${where}`;
 }
 
+/** A misuse entry's sender (usecases/misuse.ts presentSender), in words: never an e-mail or address. */
+function senderWords(v: unknown): string {
+  const s = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  if (s.kind === 'reporter') return `reporter ${str(s.reporterId) ?? ''}`.trim();
+  if (s.kind === 'trusted_flagger') return `trusted flagger ${str(s.name) ?? ''}`.trim();
+  return 'a notifier';
+}
+
 export function auditInWords(e: AuditFacts): string {
   const d = e.details;
   const name = e.queueName ?? str(d.queue);
@@ -76,6 +84,10 @@ export function auditInWords(e: AuditFacts): string {
             count(d.sanctionsKept) ? `${count(d.sanctionsKept)} kept in force` : null,
           ].filter((p): p is string => p !== null)
         : [];
+      if (d.complaint === true)
+        return granted
+          ? `Granted a notifier's complaint${str(d.reopenedCaseId) ? ' (the case reopened)' : ''}`
+          : "Denied a notifier's complaint";
       return `${granted ? 'Granted' : 'Denied'} an appeal${parts.length ? ` (${parts.join('; ')})` : ''}`;
     }
     case 'add_note':
@@ -98,6 +110,14 @@ export function auditInWords(e: AuditFacts): string {
       return `Suspended trusted flagger ${str(d.name) ?? ''}`.trim();
     case 'reinstate_flagger':
       return `Reinstated trusted flagger ${str(d.name) ?? ''}`.trim();
+    case 'mark_unfounded':
+      return `Marked ${d.appealId ? 'a complaint' : 'a report'} manifestly unfounded (${senderWords(d.sender)}: ${typeof d.marks === 'number' ? d.marks : 1} in the window)`;
+    case 'warn_sender':
+      return `Warned ${senderWords(d.sender)} for manifestly unfounded reports (DSA Art. 23)`;
+    case 'suspend_sender':
+      return `Suspended ${senderWords(d.sender)} until ${str(d.endsAt) ?? 'the end of the period'} (DSA Art. 23)`;
+    case 'lift_suspension':
+      return `Lifted the suspension of ${senderWords(d.sender)}`;
     default:
       return e.action;
   }

@@ -6,7 +6,9 @@ import { ERASED_WORDS_SQL } from '../domain/players.js';
 
 /**
  * An appeal's life, in one table (issue 33): filed `open`, then decided once, `granted` or
- * `denied`; both are final (another appeal of the same subject is a new appeal). Its claim is a
+ * `denied`; both are final (another appeal of the same subject is a new appeal). A notifier's
+ * complaint about the dismissal of a notice (DSA Art. 20) is an appeal of the notice: the same life,
+ * one a notice. Its claim is a
  * lease (lease.ts). This module is the only code that writes an appeal (a test holds it to that):
  * its filing, and its decision under the row lock its caller took (usecases/appeals.ts,
  * lockOpenAppeal).
@@ -38,6 +40,7 @@ export async function recordFiling(
     playerRowId: string;
     sanctionId: string | null;
     offenseId: string | null;
+    noticeId?: string | null;
     reason: AppealReason;
     statement: string;
     filedByStudio: string | null;
@@ -45,8 +48,8 @@ export async function recordFiling(
   },
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO appeals (player_id, sanction_id, offense_id, reason, statement, filed_by_studio, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+    `INSERT INTO appeals (player_id, sanction_id, offense_id, notice_id, reason, statement, filed_by_studio, created_at)
+     VALUES ($1, $2, $3, $8, $4, $5, $6, $7) RETURNING id`,
     [
       filing.playerRowId,
       filing.sanctionId,
@@ -55,6 +58,7 @@ export async function recordFiling(
       filing.statement,
       filing.filedByStudio,
       filing.at,
+      filing.noticeId ?? null,
     ],
   );
   return rows[0]!.id;
@@ -76,13 +80,15 @@ export async function recordAppealDecision(
     pointsRefunded: number;
     sanctionsRevoked: string[];
     sanctionsKept: KeptSanction[];
+    /** A notifier's complaint granted: the case open again with the notice. */
+    reopenedCaseId?: string | null;
   },
 ): Promise<AppealStatus> {
   const next = nextAppealStatus(appeal.status, decision.event);
   if (!next) throw new Error(`appeal ${appeal.id} is ${appeal.status}: ${decision.event} does not move it`);
   await db.query(
     `UPDATE appeals SET status = $2, decided_by = $3, decided_at = $4, decision_note = $5, points_refunded = $6,
-            sanctions_revoked = $7, sanctions_kept = $8, ${ENDS_LEASE}
+            sanctions_revoked = $7, sanctions_kept = $8, reopened_case_id = $9, ${ENDS_LEASE}
       WHERE id = $1 AND status = 'open'`,
     [
       appeal.id,
@@ -93,6 +99,7 @@ export async function recordAppealDecision(
       decision.pointsRefunded,
       decision.sanctionsRevoked,
       JSON.stringify(decision.sanctionsKept),
+      decision.reopenedCaseId ?? null,
     ],
   );
   return next;

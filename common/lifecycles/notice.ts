@@ -13,6 +13,10 @@ import type { OffenseStatus } from './offense.js';
  *   received (its case open, unclaimed) --> in_review (claimed) --> action_taken (upheld)
  *                                                                --> no_action   (dismissed)
  *   action_taken --(the player's appeal granted)--> no_action (reversed)
+ *   no_action (dismissed) --(its notifier's complaint granted)--> received (its case reopened)
+ *
+ * The complaint (DSA Art. 20) is an appeal of the notice (lifecycles/appeal.ts); canContest below
+ * says when one may be filed.
  */
 
 export interface NoticeRecord {
@@ -25,14 +29,16 @@ export interface NoticeRecord {
   trustedFlaggerId: string | null;
   notifierName: string | null;
   notifierEmail: string | null;
+  /** Who sent it, as the misuse rules count senders (lifecycles/misuse.ts noticeSenderKey). */
+  senderKey: string;
 }
 
 /** In the filing's transaction: the notice's row, beside the offense it was filed as. */
 export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void> {
   await db.query(
     `INSERT INTO notices (id, secret_hash, offense_id, player_id, game_id, category, source, trusted_flagger_id,
-                          notifier_name, notifier_email)
-     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9)`,
+                          notifier_name, notifier_email, sender_key)
+     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9, $10)`,
     [
       n.id,
       n.secretHash,
@@ -43,6 +49,7 @@ export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void
       n.trustedFlaggerId,
       n.notifierName,
       n.notifierEmail,
+      n.senderKey,
     ],
   );
 }
@@ -137,3 +144,35 @@ export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_na
    WHERE ctid = ANY (ARRAY(SELECT ctid FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
                              AND created_at < $2 ORDER BY created_at LIMIT $1)) RETURNING 1)
   SELECT count(*)::int AS n FROM d`;
+
+/**
+ * Whether the notifier may still contest the decision on a notice (DSA Art. 20; README "Notices"):
+ * only a dismissal ("no action" by a moderator, not one reversed on the player's appeal), once, within
+ * `days` of the decision. `why` says in words why not.
+ */
+export function canContest(
+  f: StandingFacts,
+  complaintFiled: boolean,
+  decidedAt: Date | null,
+  days: number,
+  now: Date,
+): { possible: boolean; until: Date | null; why: string | null } {
+  const dismissed =
+    f.offense_status === 'dropped' &&
+    f.restored_by === 'dismissal' &&
+    f.case_status === 'resolved' &&
+    f.case_outcome === 'dismissed';
+  const until = dismissed && decidedAt ? new Date(decidedAt.getTime() + days * 86_400_000) : null;
+  const why = complaintFiled
+    ? 'A complaint about this decision was already made; each decision can be contested once here.'
+    : !decidedAt
+      ? 'The notice has not been decided yet.'
+      : !dismissed
+        ? f.offense_status === 'restored' && f.restored_by === 'appeal'
+          ? "This decision was taken on the player's appeal, already by a second moderator."
+          : 'Action was taken on this notice: there is no "no action" decision to contest.'
+        : now.getTime() > until!.getTime()
+          ? `Complaints are taken within ${days} days of the decision.`
+          : null;
+  return { possible: why === null, until, why };
+}

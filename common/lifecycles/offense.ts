@@ -13,6 +13,11 @@ import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
  *   applied  --appeal-->  restored
  *   released --appeal-->  restored
  *
+ * and one more, outside the decisions' table (reopenDropped below):
+ *
+ *   dropped  --reopen--> held        (a notifier's complaint granted against a dismissal: only a
+ *                                     drop by dismissal, whose points were never taken)
+ *
  * Nothing else moves. `restored`, `dropped` and `recorded` are final, so a second decision (a
  * dismissal after a granted appeal, or the reverse) finds nothing left to give back: an offense's
  * points come back at most once, whatever the path. moveOffenses (below) is the only code that
@@ -199,3 +204,19 @@ export async function moveOffenses(
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * A notifier's complaint granted (DSA Art. 20; usecases/notices.ts): the notice's offense, dropped by
+ * its case's dismissal, is held again for the next decision. Its points were never taken, so nothing
+ * moves on the score now; an uphold later takes them (once: `held --uphold--> released`), another
+ * dismissal drops them again. Under the offense's row lock, in the caller's transaction; false when
+ * it is not a drop by dismissal (nothing changed).
+ */
+export async function reopenDropped(db: Queryable, offenseId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE offenses SET status = 'held', restored_by = NULL, restored_at = NULL, updated_at = now()
+      WHERE id = $1 AND status = 'dropped' AND restored_by = 'dismissal'`,
+    [offenseId],
+  );
+  return rowCount === 1;
+}

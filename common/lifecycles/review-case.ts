@@ -19,10 +19,13 @@ import { DROPS_LEASE, ENDS_LEASE } from './lease.js';
  * - **escalated** to the senior role, or **moved** to another queue (escalateToSenior, moveToQueue):
  *   its claim and assignment go;
  * - **re-routed** when the routing rules change (rerouteOpenCases), unless a moderator moved it;
- * - **resolved** once, upheld or dismissed (recordResolution); a new report of the same kind then
- *   opens a new case.
+ * - **resolved**, upheld or dismissed (recordResolution); a new report of the same kind then
+ *   opens a new case;
+ * - **reopened** when a notifier's complaint against its dismissal is granted (reopenForNotice):
+ *   back in its queue with the notice's points held, unless the player has another open case of
+ *   that kind, which then takes the notice.
  *
- *   open --resolve--> resolved
+ *   open --resolve--> resolved --reopen (a dismissed case only)--> open
  *
  * Each write runs under the row lock its caller took (usecases/moderation.ts, lockOpenCase; the
  * filing takes its own, in a fixed order).
@@ -30,12 +33,12 @@ import { DROPS_LEASE, ENDS_LEASE } from './lease.js';
 export const CASE_STATUSES = ['open', 'resolved'] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<CaseStatus, Partial<Record<'resolve', CaseStatus>>>> = {
+const TRANSITIONS: Readonly<Record<CaseStatus, Partial<Record<'resolve' | 'reopen', CaseStatus>>>> = {
   open: { resolve: 'resolved' },
-  resolved: {},
+  resolved: { reopen: 'open' },
 };
 
-export const nextCaseStatus = (status: CaseStatus, event: 'resolve'): CaseStatus | undefined =>
+export const nextCaseStatus = (status: CaseStatus, event: 'resolve' | 'reopen'): CaseStatus | undefined =>
   TRANSITIONS[status][event];
 
 /** Records the resolution of an open case whose row the caller holds locked; its lease ends. */
@@ -52,6 +55,67 @@ export async function recordResolution(
       WHERE id = $1 AND status = 'open'`,
     [c.id, resolution.outcome, resolution.note, resolution.by, resolution.pointsRestored],
   );
+}
+
+/**
+ * A notifier's complaint granted against the dismissal of case `caseId` (DSA Art. 20): the notice's
+ * offense, held again (offense.ts reopenDropped), is put back before a moderator. The dismissed case
+ * itself reopens (its first decision stays in the audit log), due again as a new case of its
+ * severity (or a trusted flagger's deadline) and in its queue; when the player already has another
+ * open case of that kind, the notice moves into that one instead, with its figures. The caller holds
+ * the player's row lock. Returns the case that is open with the notice.
+ */
+export async function reopenForNotice(
+  db: Queryable,
+  input: {
+    caseId: string;
+    offenseId: string;
+    held: number;
+    flagged: boolean;
+    dueHours: readonly number[];
+    flaggedDueHours: number;
+  },
+): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE review_cases c SET status = 'open', outcome = NULL, resolved_by = NULL, resolved_at = NULL,
+            points_restored = 0, reopened_at = now(), reopen_count = c.reopen_count + 1,
+            held_points = c.held_points + $2, flagged_by_trusted = c.flagged_by_trusted OR $3,
+            due_at = LEAST(now() + make_interval(hours => ($4::int[])[array_position(${SEVERITY_ORDER_SQL}, c.highest_severity)]),
+                           CASE WHEN c.flagged_by_trusted OR $3 THEN now() + make_interval(hours => $5::int) END),
+            priority = c.priority + CASE WHEN $3 AND NOT c.flagged_by_trusted THEN 50 ELSE 0 END,
+            ${DROPS_LEASE}, assigned_to = NULL, updated_at = now()
+      WHERE c.id = $1 AND c.status = 'resolved' AND c.outcome = 'dismissed'
+        AND NOT EXISTS (SELECT 1 FROM review_cases x WHERE x.player_id = c.player_id AND x.type = c.type
+                          AND x.status = 'open')
+      RETURNING c.id`,
+    [input.caseId, input.held, input.flagged, input.dueHours, input.flaggedDueHours],
+  );
+  if (rows[0]) return rows[0].id;
+  // The player's open case of that kind takes the notice, with its figures.
+  const { rows: open } = await db.query<{ id: string }>(
+    `WITH target AS (
+       SELECT x.id FROM review_cases x JOIN review_cases c ON c.id = $1
+        WHERE x.player_id = c.player_id AND x.type = c.type AND x.status = 'open' FOR UPDATE OF x),
+     moved AS (UPDATE case_offenses SET case_id = (SELECT id FROM target) WHERE offense_id = $2 RETURNING offense_id),
+     o AS (SELECT o.game_id, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter, o.severity
+             FROM offenses o WHERE o.id = $2),
+     g AS (INSERT INTO case_games SELECT (SELECT id FROM target), game_id FROM o ON CONFLICT DO NOTHING RETURNING 1),
+     r AS (INSERT INTO case_reporters SELECT (SELECT id FROM target), reporter FROM o ON CONFLICT DO NOTHING RETURNING 1)
+     UPDATE review_cases c SET reports_count = c.reports_count + 1, held_points = c.held_points + $3,
+            distinct_games = c.distinct_games + (SELECT count(*) FROM g)::int,
+            distinct_reporters = c.distinct_reporters + (SELECT count(*) FROM r)::int,
+            highest_severity = (${SEVERITY_ORDER_SQL})[GREATEST(array_position(${SEVERITY_ORDER_SQL}, c.highest_severity),
+                                                               (SELECT array_position(${SEVERITY_ORDER_SQL}, severity) FROM o))],
+            flagged_by_trusted = c.flagged_by_trusted OR $4,
+            due_at = LEAST(c.due_at, CASE WHEN $4 THEN now() + make_interval(hours => $5::int) END),
+            priority = c.priority + CASE WHEN $4 AND NOT c.flagged_by_trusted THEN 50 ELSE 0 END,
+            updated_at = now()
+      WHERE c.id = (SELECT id FROM target) AND EXISTS (SELECT 1 FROM moved)
+      RETURNING c.id`,
+    [input.caseId, input.offenseId, input.held, input.flagged, input.flaggedDueHours],
+  );
+  if (!open[0]) throw new Error(`case ${input.caseId}: neither reopened nor another open case found`);
+  return open[0].id;
 }
 
 /** Sends an open case to the senior role (admins) with a note: its claim and assignment go. */

@@ -2,6 +2,9 @@ import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { recordAppealDecision, recordFiling } from '../lifecycles/appeal.js';
 import { removeStrikeOfCase } from '../lifecycles/sanction.js';
+import { senderOfKey, type MisusePolicy } from '../lifecycles/misuse.js';
+import { reopenForNotice } from '../lifecycles/review-case.js';
+import { applyMark } from './misuse.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
   APPEAL_REASONS,
@@ -13,7 +16,7 @@ import {
 import { insertAudit } from '../data/repos/moderation.js';
 import { sanctionsOfDecision } from '../data/repos/sanctions.js';
 import { findCaseOffenses } from '../data/repos/offenses.js';
-import { isAppealable, moveOffenses, type OffenseStatus } from '../lifecycles/offense.js';
+import { isAppealable, moveOffenses, reopenDropped, type OffenseStatus } from '../lifecycles/offense.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
@@ -45,6 +48,11 @@ export const appealDecisionSchema = Joi.object({
     .description(
       'With granted only: sanctions of the contested decision that stay in force, each with the reason the player reads. Every other sanction of that decision is revoked.',
     ),
+  unfounded: Joi.boolean()
+    .when('decision', { not: 'denied', then: Joi.forbidden() })
+    .description(
+      'With denied, on a notifier\'s complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices").',
+    ),
 })
   // The document's reading of the rule above, which refers to another field (no converter reads it).
   .meta({
@@ -59,7 +67,7 @@ const conflict = (code: string, detail: string, extensions: Record<string, unkno
 
 /** What an appeal is about, locked, with who decided it (for the self-review rule). */
 interface Subject {
-  kind: 'sanction' | 'offense';
+  kind: 'sanction' | 'offense' | 'notice';
   id: string;
   /** When the decision was made: the window runs from here. */
   decidedAt: Date;
@@ -71,14 +79,55 @@ interface Subject {
   revoked: boolean;
   /** An offense's status (its life cycle decides whether an appeal can still change anything). */
   offenseStatus: OffenseStatus | null;
+  /** A notice: the offense it was filed as, its held points, its sender, whether a trusted flagger's. */
+  notice?: { offenseId: string; held: number; senderKey: string; flagged: boolean };
 }
 
 async function lockSubject(
   client: PoolClient,
   playerRowId: string,
-  input: { sanctionId?: string; offenseId?: string },
+  input: { sanctionId?: string; offenseId?: string; noticeId?: string },
   viewerStudioId: string | null,
 ): Promise<Subject | undefined> {
+  if (input.noticeId) {
+    const { rows } = await client.query<{
+      offense_id: string;
+      created_at: Date;
+      resolved_at: Date | null;
+      studio_id: string;
+      case_id: string | null;
+      resolved_by: string | null;
+      status: OffenseStatus;
+      penalty_held: number;
+      sender_key: string;
+      source: string;
+    }>(
+      `SELECT n.offense_id, o.created_at, c.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.status,
+              o.penalty_held, n.sender_key, n.source
+         FROM notices n JOIN offenses o ON o.id = n.offense_id
+         LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
+        WHERE n.id = $1 AND n.player_id = $2 FOR UPDATE OF o`,
+      [input.noticeId, playerRowId],
+    );
+    const n = rows[0];
+    if (!n) return undefined;
+    return {
+      kind: 'notice',
+      id: input.noticeId,
+      decidedAt: n.resolved_at ?? n.created_at,
+      deciderId: n.resolved_by,
+      caseId: n.case_id,
+      studios: [n.studio_id],
+      revoked: false,
+      offenseStatus: n.status,
+      notice: {
+        offenseId: n.offense_id,
+        held: n.penalty_held,
+        senderKey: n.sender_key,
+        flagged: n.source === 'trusted_flagger',
+      },
+    };
+  }
   if (input.sanctionId) {
     const { rows } = await client.query<{
       id: string;
@@ -243,7 +292,11 @@ async function lockSubjectOf(client: PoolClient, appeal: AppealRecord): Promise<
   return (await lockSubject(
     client,
     appeal.playerRowId,
-    appeal.subject.kind === 'sanction' ? { sanctionId: appeal.subject.id } : { offenseId: appeal.subject.id },
+    appeal.subject.kind === 'sanction'
+      ? { sanctionId: appeal.subject.id }
+      : appeal.subject.kind === 'notice'
+        ? { noticeId: appeal.subject.id }
+        : { offenseId: appeal.subject.id },
     null,
   ))!;
 }
@@ -335,15 +388,18 @@ export async function decideAppeal(
   id: string,
   body: unknown,
   now: Date,
+  options: DecideOptions,
 ): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
   const {
     decision,
     note,
     keep = [],
+    unfounded = false,
   } = check<{
     decision: 'granted' | 'denied';
     note: string;
     keep?: KeptSanction[];
+    unfounded?: boolean;
   }>(appealDecisionSchema, body);
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
@@ -353,6 +409,17 @@ export async function decideAppeal(
     await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [appeal.playerRowId]);
     const subject = await lockSubjectOf(client, appeal);
     if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
+    if (subject.kind === 'notice') {
+      if (keep.length)
+        throw validationError([
+          { field: 'keep', message: "a notifier's complaint has no sanctions to keep" },
+        ]);
+      return decideComplaint(client, actor, appeal, subject, { decision, note, unfounded }, now, options);
+    }
+    if (unfounded)
+      throw validationError([
+        { field: 'unfounded', message: "only a notifier's complaint can be marked manifestly unfounded" },
+      ]);
     const outbox: OutboxRow[] = [];
     let refunded = 0;
     let scores: { before: number; after: number } | undefined;
@@ -474,4 +541,81 @@ export async function decideAppeal(
     outbox.push(...(await emitAppealEvent(client, 'appeal.decided', decided, subject.studios)));
     return { appeal: decided, outbox };
   });
+}
+
+/** What deciding an appeal needs beyond the appeal: how a reopened case is due, and the misuse rules. */
+export interface DecideOptions {
+  /** Hours to review a case by its highest severity (CASE_DUE_HOURS): a reopened case is due again. */
+  dueHours: readonly number[];
+  /** TRUSTED_FLAGGER_DUE_HOURS, for a reopened case holding a trusted flagger's notice. */
+  flaggedDueHours: number;
+  misuse: MisusePolicy;
+}
+
+/**
+ * A notifier's complaint about the dismissal of a notice (DSA Art. 20), decided under the locks
+ * decideAppeal took. Granted, the notice is put back before a moderator: its offense held again and
+ * its case reopened (or, when the player has another open case of that kind, filed into that one);
+ * nothing moves on the score until that case is decided. Denied, it may be marked manifestly
+ * unfounded, a mark against its sender (usecases/misuse.ts). Audited as decide_appeal.
+ */
+async function decideComplaint(
+  client: PoolClient,
+  actor: Actor,
+  appeal: AppealRecord,
+  subject: Subject,
+  d: { decision: 'granted' | 'denied'; note: string; unfounded: boolean },
+  now: Date,
+  options: DecideOptions,
+): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
+  const notice = subject.notice!;
+  let reopenedCaseId: string | null = null;
+  if (d.decision === 'granted' && subject.caseId && (await reopenDropped(client, notice.offenseId)))
+    reopenedCaseId = await reopenForNotice(client, {
+      caseId: subject.caseId,
+      offenseId: notice.offenseId,
+      held: notice.held,
+      flagged: notice.flagged,
+      dueHours: options.dueHours,
+      flaggedDueHours: options.flaggedDueHours,
+    });
+  await recordAppealDecision(client, appeal, {
+    event: d.decision === 'granted' ? 'grant' : 'deny',
+    by: actor.id,
+    at: now,
+    note: d.note,
+    pointsRefunded: 0,
+    sanctionsRevoked: [],
+    sanctionsKept: [],
+    reopenedCaseId,
+  });
+  const { rows } = await client.query<{ trust_score: number }>(
+    'SELECT trust_score FROM players WHERE id = $1',
+    [appeal.playerRowId],
+  );
+  await insertAudit(client, {
+    moderatorId: actor.id,
+    caseId: subject.caseId,
+    action: 'decide_appeal',
+    outcome: null,
+    note: d.note,
+    trustScoreBefore: rows[0]!.trust_score,
+    trustScoreAfter: rows[0]!.trust_score,
+    details: {
+      appealId: appeal.id,
+      decision: d.decision,
+      subject: appeal.subject,
+      complaint: true,
+      ...(reopenedCaseId ? { reopenedCaseId } : {}),
+    },
+  });
+  if (d.unfounded)
+    await applyMark(
+      client,
+      actor,
+      { sender: senderOfKey(notice.senderKey), subject: { appealId: appeal.id }, note: d.note },
+      options.misuse,
+      now,
+    );
+  return { appeal: (await findAppeal(client, appeal.id))!, outbox: [] };
 }

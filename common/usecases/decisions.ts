@@ -119,7 +119,7 @@ export async function playerDecisions(
                  FROM jsonb_array_elements(a.sanctions_kept) k
                  JOIN sanctions s ON s.id = (k->>'sanctionId')::uuid
                  LEFT JOIN studios sc ON sc.id = s.scope_studio_id) AS kept
-         FROM appeals a WHERE a.player_id = $1
+         FROM appeals a WHERE a.player_id = $1 AND a.notice_id IS NULL
         ORDER BY coalesce(a.sanction_id, a.offense_id), a.created_at DESC`,
       [playerId],
     ),

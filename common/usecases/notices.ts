@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
-import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import { isUniqueViolation, withTransaction, type Pool, type Queryable } from '../data/db.js';
 import { recordReports, type FilingOptions, type ReportToRecord } from '../data/repos/offenses.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { effectiveLimits, type Limits, type LimitOverrides } from '../domain/limits.js';
@@ -18,7 +18,19 @@ import {
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import type { NormalisedReport, NoticeSource } from '../domain/reports.js';
 import { AppError, notFound } from '../errors.js';
+import { recordFiling } from '../lifecycles/appeal.js';
 import {
+  liveSuspension,
+  noticeSenderKey,
+  reporterSenderKey,
+  senderOfKey,
+  standingWarning,
+  type MisusePolicy,
+} from '../lifecycles/misuse.js';
+import { CURSOR, decodeCursor, encodeCursor, invalidCursor } from '../cursor.js';
+import { presentSender } from './misuse.js';
+import {
+  canContest,
   recordNotice,
   STANDING_COLUMNS,
   STANDING_JOINS,
@@ -28,7 +40,7 @@ import {
 } from '../lifecycles/notice.js';
 import { recordRegistration, recordStatus, type FlaggerRow } from '../lifecycles/trusted-flagger.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { check } from '../validation.js';
+import { check, text } from '../validation.js';
 
 /**
  * Notices from anyone (DSA Art. 16) and trusted flaggers (Art. 22): issue 37; README "Notices".
@@ -45,6 +57,10 @@ export interface NoticeDeps {
   defaults: Limits;
   credibility: { threshold: number; minHistory: number };
   quotas: { perAddress: number; perEmail: number };
+  /** Art. 23: a suspended sender's notices and complaints are refused; a warned one is told. */
+  misuse: MisusePolicy;
+  /** Days after a decision within which its notifier may contest it (NOTICE_COMPLAINT_DAYS). */
+  complaintDays: number;
   filing?: FilingOptions;
 }
 
@@ -62,6 +78,8 @@ export interface NoticeReceipt {
   secret: string;
   status: NoticeStanding;
   receivedAt: string;
+  /** Set when the sender has been warned under Art. 23 (README "Notices"). */
+  warning: string | null;
   /** Where the notifier reads it (the page; the JSON route takes the secret in a header). */
   statusPage: string;
 }
@@ -135,6 +153,13 @@ export async function fileNotice(
   };
   const noticeId = crypto.randomUUID();
   const secret = crypto.randomBytes(24).toString('base64url');
+  const senderKey = noticeSenderKey(reporterId);
+  // A public notifier is known by its e-mail and by its address: a suspension of either refuses it.
+  const keys =
+    sender.kind === 'public'
+      ? [...new Set([senderKey, noticeSenderKey(`n-a-${hmac(deps.pepper, `address:${sender.address}`)}`)])]
+      : [senderKey];
+  await refuseSuspended(deps.pool, keys, now);
   const outbox = await withTransaction(deps.pool, async (client) => {
     if (sender.kind === 'public') {
       const keys = [
@@ -176,19 +201,38 @@ export async function fileNotice(
       trustedFlaggerId: sender.kind === 'flagger' ? sender.flagger.id : null,
       notifierName: sender.kind === 'flagger' ? null : (input.name ?? null),
       notifierEmail: sender.kind === 'flagger' ? null : (input.email ?? null),
+      senderKey,
     });
     return outcome!.outbox;
   });
+  const warned = await standingWarning(deps.pool, senderKey, deps.misuse.windowDays, now);
   return {
     receipt: {
       noticeId,
       secret,
       status: 'received',
       receivedAt: submittedAt,
+      warning: warned ? warningWords(deps.misuse) : null,
       statusPage: '/notice/status',
     },
     outbox,
   };
+}
+
+/** The words a warned sender reads (Art. 23(1): a prior warning). */
+const warningWords = (p: MisusePolicy) =>
+  `Several of your notices or complaints were found manifestly unfounded. If that goes on, notices and complaints from you will not be processed for ${p.suspensionDays} days (DSA Art. 23).`;
+
+/** 403 notifier_suspended while any of these senders is suspended (Art. 23), saying until when. */
+async function refuseSuspended(db: Queryable, keys: readonly string[], now: Date) {
+  const suspension = await liveSuspension(db, keys, now);
+  if (suspension)
+    throw new AppError(
+      403,
+      'notifier_suspended',
+      `Notices and complaints from you are not processed until ${suspension.ends_at!.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`,
+      { extensions: { suspendedUntil: suspension.ends_at!.toISOString() } },
+    );
 }
 
 interface StandingRow extends StandingFacts {
@@ -198,7 +242,25 @@ interface StandingRow extends StandingFacts {
   source: NoticeSource;
   created_at: Date;
   game_title: string;
+  player_id: string;
+  sender_key: string;
+  complaint_id: string | null;
+  complaint_status: 'open' | 'granted' | 'denied' | null;
+  complaint_at: Date | null;
+  complaint_decided_at: Date | null;
 }
+
+const STANDING_SELECT = `SELECT n.id, n.secret_hash, n.category, n.source, n.created_at, n.player_id, n.sender_key,
+       g.title AS game_title, a.id AS complaint_id, a.status AS complaint_status, a.created_at AS complaint_at,
+       a.decided_at AS complaint_decided_at, ${STANDING_COLUMNS}
+  FROM notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
+  LEFT JOIN appeals a ON a.notice_id = n.id`;
+
+const COMPLAINT_WORDS = {
+  open: 'Your complaint was received and is with a moderator other than the one who decided.',
+  granted: 'Your complaint was upheld: the notice is being reviewed again.',
+  denied: 'Your complaint was reviewed by another moderator, who kept the decision.',
+} as const;
 
 /** How a decided notice can be taken further (Art. 16(5), 20, 21). */
 const REDRESS =
@@ -207,8 +269,12 @@ const REVERSED =
   'Action was first taken, then reversed when the player contested it and a moderator agreed: no action stands.';
 
 /** Where a notice stands, as its notifier may read it: nothing about the player beyond the outcome. */
-export function presentStanding(r: StandingRow) {
+export function presentStanding(
+  r: StandingRow,
+  ctx: { now: Date; complaintDays: number; warning: string | null; suspendedUntil: Date | null },
+) {
   const { status, reversed, decidedAt } = standingOf(r);
+  const contest = canContest(r, r.complaint_id !== null, decidedAt, ctx.complaintDays, ctx.now);
   return {
     noticeId: r.id,
     receivedAt: r.created_at.toISOString(),
@@ -222,6 +288,25 @@ export function presentStanding(r: StandingRow) {
     // Decisions on notices are taken by moderators; the filing itself used no automated means.
     automatedMeans: decidedAt ? 'No: a moderator decided it; no automated means were used.' : null,
     redress: decidedAt ? REDRESS : null,
+    complaint: r.complaint_status
+      ? {
+          status: r.complaint_status,
+          filedAt: r.complaint_at!.toISOString(),
+          decidedAt: r.complaint_decided_at?.toISOString() ?? null,
+          words: COMPLAINT_WORDS[r.complaint_status],
+        }
+      : null,
+    /** Whether the notifier may contest the decision now (DSA Art. 20), until when, or why not. */
+    contest: {
+      possible: contest.possible && ctx.suspendedUntil === null,
+      until: contest.until?.toISOString() ?? null,
+      why:
+        contest.why ??
+        (ctx.suspendedUntil
+          ? `Complaints from you are not processed until ${ctx.suspendedUntil.toISOString()} (DSA Art. 23).`
+          : null),
+    },
+    warning: ctx.warning,
   };
 }
 export type NoticeStandingView = ReturnType<typeof presentStanding>;
@@ -230,14 +315,49 @@ export type NoticeStandingView = ReturnType<typeof presentStanding>;
  * A notice's standing for whoever holds its receipt: the same 404 for an unknown id, a malformed one
  * and a wrong secret, so nothing tells one from the other.
  */
-export async function noticeStanding(db: Queryable, id: string, secret: string): Promise<NoticeStandingView> {
+export async function noticeStanding(
+  deps: Pick<NoticeDeps, 'pool' | 'misuse' | 'complaintDays'>,
+  id: string,
+  secret: string,
+  now: Date = new Date(),
+): Promise<NoticeStandingView> {
+  const row = await noticeOfReceipt(deps.pool, id, secret);
+  return standingFor(deps, row, now);
+}
+
+async function standingFor(
+  deps: Pick<NoticeDeps, 'pool' | 'misuse' | 'complaintDays'>,
+  row: StandingRow,
+  now: Date,
+): Promise<NoticeStandingView> {
+  const [warned, suspended] = await Promise.all([
+    standingWarning(deps.pool, row.sender_key, deps.misuse.windowDays, now),
+    liveSuspension(deps.pool, [row.sender_key], now),
+  ]);
+  return presentStanding(row, {
+    now,
+    complaintDays: deps.complaintDays,
+    warning: suspended
+      ? `Notices and complaints from you are not processed until ${suspended.ends_at!.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`
+      : warned
+        ? warningWords(deps.misuse)
+        : null,
+    suspendedUntil: suspended?.ends_at ?? null,
+  });
+}
+
+/** The notice a receipt names (`lock`: its row locked), or the one 404 for every way it can be wrong. */
+async function noticeOfReceipt(
+  db: Queryable,
+  id: string,
+  secret: string,
+  lock = false,
+): Promise<StandingRow> {
   const missing = () => notFound('A notice with this id and secret');
   if (!isUuid(id) || typeof secret !== 'string' || secret.length === 0 || secret.length > 200)
     throw missing();
   const { rows } = await db.query<StandingRow>(
-    `SELECT n.id, n.secret_hash, n.category, n.source, n.created_at, g.title AS game_title, ${STANDING_COLUMNS}
-       FROM notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
-      WHERE n.id = $1`,
+    `${STANDING_SELECT} WHERE n.id = $1${lock ? ' FOR UPDATE OF n' : ''}`,
     [id],
   );
   const row = rows[0];
@@ -245,7 +365,60 @@ export async function noticeStanding(db: Queryable, id: string, secret: string):
   // Compared in constant time, and against a stand-in when there is no such notice.
   const stored = row?.secret_hash ?? sha256(`absent:${id}`);
   if (!crypto.timingSafeEqual(given, stored) || !row) throw missing();
-  return presentStanding(row);
+  return row;
+}
+
+export const complaintSchema = Joi.object({
+  statement: text(2000)
+    .required()
+    .description(
+      'Why the decision is wrong, in your words (a moderator other than the one who decided reads it).',
+    ),
+});
+
+/**
+ * A notifier contests the decision on its notice (DSA Art. 20), with the receipt's secret: filed as
+ * an appeal of the notice into the appeals queue, decided by a moderator other than the one who
+ * dismissed it. 404 as for the standing; 409 not_contestable (with why) when canContest says no, 409
+ * complaint_exists for a second one; 403 notifier_suspended under Art. 23. Answers the standing.
+ */
+export async function fileComplaint(
+  deps: Pick<NoticeDeps, 'pool' | 'misuse' | 'complaintDays'>,
+  id: string,
+  secret: string,
+  body: unknown,
+  now: Date = new Date(),
+): Promise<NoticeStandingView> {
+  const { statement } = check<{ statement: string }>(complaintSchema, body);
+  const row = await withTransaction(deps.pool, async (client) => {
+    const notice = await noticeOfReceipt(client, id, secret, true);
+    await refuseSuspended(client, [notice.sender_key], now);
+    const { decidedAt } = standingOf(notice);
+    const contest = canContest(notice, notice.complaint_id !== null, decidedAt, deps.complaintDays, now);
+    if (!contest.possible)
+      throw new AppError(
+        409,
+        notice.complaint_id ? 'complaint_exists' : 'not_contestable',
+        contest.why ?? 'This decision cannot be contested.',
+      );
+    try {
+      await recordFiling(client, {
+        playerRowId: notice.player_id,
+        sanctionId: null,
+        offenseId: null,
+        noticeId: notice.id,
+        reason: 'incorrect',
+        statement,
+        filedByStudio: null,
+        at: now,
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      throw new AppError(409, 'complaint_exists', 'A complaint about this decision was already made.');
+    }
+    return (await client.query<StandingRow>(`${STANDING_SELECT} WHERE n.id = $1`, [id])).rows[0]!;
+  });
+  return standingFor(deps, row, now);
 }
 
 /**
@@ -253,7 +426,13 @@ export async function noticeStanding(db: Queryable, id: string, secret: string):
  * standing and words as a notifier reads, for the studio that filed it (404 for any other, or for a
  * report without one).
  */
-export async function reportOutcome(db: Queryable, offenseId: string, studioId: string) {
+export async function reportOutcome(
+  db: Queryable,
+  offenseId: string,
+  studioId: string,
+  misuse: MisusePolicy,
+  now: Date = new Date(),
+) {
   if (!isUuid(offenseId)) throw notFound(`Report ${offenseId}`);
   const { rows } = await db.query<StandingFacts & { reporter_id: string }>(
     `SELECT o.reporter_id, ${STANDING_COLUMNS} FROM offenses o ${STANDING_JOINS}
@@ -263,12 +442,103 @@ export async function reportOutcome(db: Queryable, offenseId: string, studioId: 
   const r = rows[0];
   if (!r) throw notFound(`Report ${offenseId}`);
   const { status, reversed, decidedAt } = standingOf(r);
+  // The reporter's own standing under Art. 23, for the game to tell them.
+  const key = reporterSenderKey(studioId, r.reporter_id);
+  const [warned, suspended] = await Promise.all([
+    standingWarning(db, key, misuse.windowDays, now),
+    liveSuspension(db, [key], now),
+  ]);
   return {
     reportId: offenseId,
     reporterId: r.reporter_id,
     status,
     words: reversed ? REVERSED : STANDING_WORDS[status],
     decidedAt: decidedAt?.toISOString() ?? null,
+    reporterStanding: suspended
+      ? {
+          measure: 'suspension' as const,
+          until: suspended.ends_at!.toISOString(),
+          words: `Reports from this reporter are not weighed until ${suspended.ends_at!.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`,
+        }
+      : warned
+        ? {
+            measure: 'warning' as const,
+            until: null,
+            words: `Several reports from this reporter were found manifestly unfounded. If that goes on, their reports will not be weighed for ${misuse.suspensionDays} days (DSA Art. 23).`,
+          }
+        : null,
+  };
+}
+
+export const noticeListSchema = Joi.object({
+  source: Joi.string().valid('notice', 'trusted_flagger').description('Only notices of this source.'),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: CURSOR,
+});
+
+/**
+ * Notices for moderators, newest first, keyset-paginated: what each is about and where it stands,
+ * its complaint and whether it was marked manifestly unfounded. Not the notifier's name or e-mail:
+ * deciding does not need them (README "Notices").
+ */
+export async function listNotices(db: Queryable, query: unknown) {
+  const q = check<{ source?: NoticeSource; limit: number; cursor?: string }>(
+    noticeListSchema,
+    query,
+    'query',
+  );
+  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  if (q.cursor !== undefined && !after) throw invalidCursor();
+  const { rows } = await db.query<
+    StandingRow & {
+      offense_id: string;
+      case_id: string | null;
+      game_id: string;
+      service_id: string;
+      gamer_tag: string;
+      flagger_name: string | null;
+      marked: boolean;
+      cursor_ts: string;
+    }
+  >(
+    `${STANDING_SELECT.replace(
+      'FROM notices n',
+      `, n.offense_id, co.case_id, n.game_id, p.service_id, p.gamer_tag, f.name AS flagger_name,
+         EXISTS (SELECT 1 FROM misuse_marks mm WHERE mm.offense_id = n.offense_id) AS marked,
+         to_json(n.created_at)#>>'{}' AS cursor_ts
+       FROM notices n JOIN players p ON p.id = n.player_id
+       LEFT JOIN trusted_flaggers f ON f.id = n.trusted_flagger_id`,
+    )}
+      WHERE ($1::text IS NULL OR n.source = $1)
+        AND ($2::timestamptz IS NULL OR (n.created_at, n.id) < ($2::timestamptz, $3::uuid))
+      ORDER BY n.created_at DESC, n.id DESC LIMIT $4`,
+    [q.source ?? null, after?.ts ?? null, after?.id ?? null, q.limit + 1],
+  );
+  const items = rows.slice(0, q.limit).map((r) => {
+    const { status, reversed, decidedAt } = standingOf(r);
+    return {
+      id: r.id,
+      receivedAt: r.created_at.toISOString(),
+      game: { id: r.game_id, title: r.game_title },
+      player: { serviceId: r.service_id, gamerTag: r.gamer_tag },
+      category: r.category,
+      categoryWords: CATEGORY_WORDS[r.category] ?? r.category,
+      source: r.source,
+      trustedFlagger: r.flagger_name,
+      sender: presentSender(senderOfKey(r.sender_key), r.flagger_name),
+      offenseId: r.offense_id,
+      caseId: r.case_id,
+      status,
+      reversed,
+      decidedAt: decidedAt?.toISOString() ?? null,
+      complaint: r.complaint_id ? { id: r.complaint_id, status: r.complaint_status! } : null,
+      markedUnfounded: r.marked,
+    };
+  });
+  const last = rows[Math.min(rows.length, q.limit) - 1];
+  return {
+    items,
+    nextCursor: rows.length > q.limit && last ? encodeCursor(last.cursor_ts, last.id) : null,
   };
 }
 

@@ -194,7 +194,7 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
                || ': ' || ap.reason || ' (' || ap.status || ')',
              ap.statement, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         FROM appeals ap LEFT JOIN studios st ON st.id = ap.filed_by_studio
-       WHERE ap.player_id = $1 ORDER BY ap.created_at DESC LIMIT $2)
+       WHERE ap.player_id = $1 AND ap.notice_id IS NULL ORDER BY ap.created_at DESC LIMIT $2)
      ORDER BY at DESC, rank DESC LIMIT $2`,
     [found[0].id, TIMELINE_LIMIT],
   );

@@ -28,6 +28,7 @@ const NOT_OPERATIONS = new Set([
   'POST /notice',
   'GET /notice/status',
   'POST /notice/status',
+  'POST /notice/complaint',
 ]);
 
 /** Documented operations served by mounted middleware, not a router: the console's files and the queue board. */

@@ -96,6 +96,11 @@ export function appealRoutes(deps: ApiDeps): Router {
       appealId(ctx),
       ctx.request.body ?? {},
       deps.clock(),
+      {
+        dueHours: deps.config.caseDueHours,
+        flaggedDueHours: deps.config.trustedFlaggerDueHours,
+        misuse: deps.config.misuse,
+      },
     );
     deps.dispatcher.enqueue(outbox);
     ctx.body = presentAppeal(appeal);

@@ -1,4 +1,4 @@
-import { joiBody } from '../../contract.js';
+import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
   closed,
@@ -13,7 +13,13 @@ import {
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { NOTICE_CATEGORIES, noticeSchema } from '../../../common/domain/notices.js';
-import { flaggerSchema, suspendSchema } from '../../../common/usecases/notices.js';
+import {
+  complaintSchema,
+  flaggerSchema,
+  noticeListSchema,
+  suspendSchema,
+} from '../../../common/usecases/notices.js';
+import { liftSchema, measuresQuerySchema, unfoundedSchema } from '../../../common/usecases/misuse.js';
 
 /** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
 const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'];
@@ -71,7 +77,9 @@ export const paths = {
         },
         400: problem('A missing or bad field (every one is named).'),
         401: problem('invalid_flagger_key: the Authorization names no trusted flagger.'),
-        403: problem('flagger_suspended: the trusted flagger is suspended.'),
+        403: problem(
+          'flagger_suspended: the trusted flagger is suspended; notifier_suspended: notices from this sender are not processed until a time (Art. 23).',
+        ),
         404: problem('No such game, or no player of that id or gamer tag plays it.'),
         409: problem(
           'duplicate_notice: the same sender, player and kind in the same match within 24 h, or within the hour.',
@@ -106,6 +114,144 @@ export const paths = {
       },
     },
   },
+  '/v1/notices/{noticeId}/complaint': {
+    post: {
+      operationId: 'fileNoticeComplaint',
+      tags: ['notices'],
+      summary: "Contest the decision on a notice (DSA Art. 20): its notifier, with the receipt's secret",
+      description:
+        'Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. README "Notices".',
+      parameters: [
+        { name: 'noticeId', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'Notice-Secret', in: 'header', required: true, schema: { type: 'string' } },
+      ],
+      requestBody: joiBody(complaintSchema),
+      responses: {
+        201: json(ref('NoticeStanding'), 'Filed: the standing, with the complaint open.'),
+        400: problem('A missing or bad statement.'),
+        403: problem(
+          'notifier_suspended: complaints from this sender are not processed until a time (Art. 23).',
+        ),
+        404: problem('No notice with this id and secret.'),
+        409: problem(
+          "not_contestable: not decided yet, action was taken, decided on the player's appeal, or past the window (detail says which); complaint_exists: one was already made.",
+        ),
+        415: problem('Body is not JSON.'),
+        ...serverErrors,
+      },
+    },
+  },
+  '/v1/admin/notices': {
+    get: {
+      operationId: 'listNotices',
+      tags: ['notices'],
+      summary:
+        'Notices for moderators, newest first: where each stands, its complaint, whether marked unfounded',
+      description: 'Never the notifier\'s name or e-mail: deciding does not need them (README "Notices").',
+      security: moderatorSecurity,
+      parameters: joiQuery(noticeListSchema),
+      responses: {
+        200: json(
+          closed({
+            items: {
+              type: 'array',
+              items: closed({
+                id: { type: 'string', format: 'uuid' },
+                receivedAt: dateTime,
+                game: closed({ id: { type: 'string' }, title: { type: 'string' } }),
+                player: closed({ serviceId: { type: 'string' }, gamerTag: { type: 'string' } }),
+                category: { enum: NOTICE_CATEGORIES },
+                categoryWords: { type: 'string' },
+                source: { enum: ['notice', 'trusted_flagger'] },
+                trustedFlagger: { type: ['string', 'null'], description: "The flagger's name." },
+                sender: ref('MisuseSender'),
+                offenseId: { type: 'string', format: 'uuid' },
+                caseId: { type: ['string', 'null'] },
+                status: { enum: STANDINGS },
+                reversed: { type: 'boolean' },
+                decidedAt: nullableDate,
+                complaint: {
+                  ...closed({ id: { type: 'string' }, status: { enum: ['open', 'granted', 'denied'] } }),
+                  type: ['object', 'null'],
+                },
+                markedUnfounded: { type: 'boolean' },
+              }),
+            },
+            nextCursor: { type: ['string', 'null'] },
+          }),
+          'A page of notices.',
+        ),
+        400: problem('A bad query parameter or cursor.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/offenses/{offenseId}/unfounded': {
+    post: {
+      operationId: 'markUnfounded',
+      tags: ['notices'],
+      summary:
+        "Mark a notice or a game's report manifestly unfounded (DSA Art. 23): a mark against its sender; audited",
+      description:
+        'Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier\'s notices and complaints refused; an in-game reporter\'s reports weigh nothing). README "Notices".',
+      security: moderatorSecurity,
+      parameters: [{ name: 'offenseId', in: 'path', required: true, schema: { type: 'string' } }],
+      requestBody: joiBody(unfoundedSchema),
+      responses: {
+        201: json(
+          closed({
+            offenseId: { type: 'string', format: 'uuid' },
+            sender: ref('MisuseSender'),
+            marks: { type: 'integer', minimum: 1, description: 'Marks against the sender in the window.' },
+            measure: {
+              oneOf: [ref('MisuseMeasure'), { type: 'null' }],
+              description: 'The measure this mark led to.',
+            },
+          }),
+          'Marked.',
+        ),
+        400: problem('A missing note.'),
+        404: problem('No such offense.'),
+        409: problem(
+          "not_dismissed: its case was not dismissed; no_sender: it names no reporter (a game server's finding); already_marked.",
+        ),
+        415: problem('Body is not JSON.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/misuse/measures': {
+    get: {
+      operationId: 'listMisuseMeasures',
+      tags: ['notices'],
+      summary: 'Warnings and suspensions under DSA Art. 23, newest first',
+      security: moderatorSecurity,
+      parameters: joiQuery(measuresQuerySchema),
+      responses: {
+        200: json(closed({ items: { type: 'array', items: ref('MisuseMeasure') } }), 'The measures.'),
+        400: problem('A bad query parameter.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+  '/v1/admin/misuse/measures/{measureId}/lift': {
+    post: {
+      operationId: 'liftMisuseSuspension',
+      tags: ['notices'],
+      summary: 'Lift a suspension in force (admins), with a note; audited',
+      security: moderatorSecurity,
+      parameters: [{ name: 'measureId', in: 'path', required: true, schema: { type: 'string' } }],
+      requestBody: joiBody(liftSchema),
+      responses: {
+        200: json(ref('MisuseMeasure'), 'Lifted.'),
+        400: problem('A missing note.'),
+        404: problem('No such measure.'),
+        409: problem('suspension_not_in_force: a warning, or a suspension lifted or ended.'),
+        415: problem('Body is not JSON.'),
+        ...adminOnly,
+      },
+    },
+  },
   '/v1/reports/{reportId}/outcome': {
     get: {
       operationId: 'getReportOutcome',
@@ -126,6 +272,16 @@ export const paths = {
               status: { enum: STANDINGS },
               words: { type: 'string' },
               decidedAt: nullableDate,
+              reporterStanding: {
+                ...closed({
+                  measure: { enum: ['warning', 'suspension'] },
+                  until: nullableDate,
+                  words: { type: 'string' },
+                }),
+                type: ['object', 'null'],
+                description:
+                  "The reporter's own standing under DSA Art. 23: warned, or suspended until a time (its reports weigh nothing meanwhile); null otherwise.",
+              },
             }),
             'Where it stands.',
           ),
@@ -206,6 +362,10 @@ export const schemas = {
     secret: { type: 'string', description: 'Shown once: with the id, it reads where the notice stands.' },
     status: { enum: ['received'] },
     receivedAt: dateTime,
+    warning: {
+      type: ['string', 'null'],
+      description: 'Set when the sender was warned for manifestly unfounded notices (DSA Art. 23).',
+    },
     statusPage: { type: 'string', description: 'The page where a person reads it: /notice/status.' },
   }),
   NoticeStanding: closed({
@@ -223,6 +383,50 @@ export const schemas = {
       description: 'Once decided: whether automated means were used.',
     },
     redress: { type: ['string', 'null'], description: 'Once decided: how to take it further.' },
+    complaint: {
+      ...closed({
+        status: { enum: ['open', 'granted', 'denied'] },
+        filedAt: dateTime,
+        decidedAt: nullableDate,
+        words: { type: 'string' },
+      }),
+      type: ['object', 'null'],
+      description: "The notifier's complaint about the decision (DSA Art. 20), once made.",
+    },
+    contest: closed({
+      possible: { type: 'boolean', description: 'Whether the decision may be contested now.' },
+      until: { ...nullableDate, description: 'A dismissal: the last day to contest it.' },
+      why: { type: ['string', 'null'], description: 'Why it cannot be contested, in words.' },
+    }),
+    warning: {
+      type: ['string', 'null'],
+      description: 'Set while the sender is warned or suspended for manifestly unfounded notices (Art. 23).',
+    },
   }),
   TrustedFlagger: closed(flaggerProps),
+  MisuseSender: {
+    type: 'object',
+    required: ['kind'],
+    additionalProperties: false,
+    description:
+      "Who a mark or measure counts against: a notifier (by the HMAC key of its e-mail or address, never either itself), a trusted flagger, or a studio's in-game reporter.",
+    properties: {
+      kind: { enum: ['notifier', 'trusted_flagger', 'reporter'] },
+      key: { type: 'string' },
+      flaggerId: { type: 'string' },
+      name: { type: ['string', 'null'] },
+      studioId: { type: 'string' },
+      reporterId: { type: 'string' },
+    },
+  },
+  MisuseMeasure: closed({
+    id: { type: 'string', format: 'uuid' },
+    sender: ref('MisuseSender'),
+    kind: { enum: ['warning', 'suspension'] },
+    marks: { type: 'integer', minimum: 1, description: 'The marks in the window when it was taken.' },
+    createdAt: dateTime,
+    endsAt: { ...nullableDate, description: "A suspension's end; null for a warning." },
+    liftedAt: nullableDate,
+    inForce: { type: 'boolean', description: 'A suspension not lifted whose end is ahead.' },
+  }),
 };

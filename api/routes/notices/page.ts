@@ -133,11 +133,40 @@ ${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
   );
 }
 
-export function statusPage(v: NoticeStandingView) {
+/**
+ * Where a notice stands, with the complaint's state, and while it may be contested (DSA Art. 20) the
+ * form to contest it: it carries the receipt in hidden fields, so the notifier does not type it again
+ * (the page is never cached: pageHeaders).
+ */
+export function statusPage(
+  v: NoticeStandingView,
+  form?: { csrf: string; secret: string; error?: FieldError[] | string; statement?: string },
+) {
+  const errors = typeof form?.error === 'string' ? undefined : form?.error;
+  const message = typeof form?.error === 'string' ? form.error : undefined;
+  const complaintForm =
+    form && v.contest.possible
+      ? `<h2 id="contest-heading">Contest the decision</h2>
+<p>You may contest this decision until ${e(utcWords(v.contest.until!))}, free of charge. A moderator other than the one who decided reads your complaint; if they agree, the notice is reviewed again.</p>
+${errors?.length || message ? `<div class="error" role="alert"><p>${e(message ?? 'The complaint has fields to correct; nothing was sent.')}</p>${errors?.length ? `<ul>${errors.map((f) => `<li><a href="#statement">${e(f.field)}: ${e(f.message)}</a></li>`).join('')}</ul>` : ''}</div>` : ''}
+<form method="post" action="/notice/complaint" aria-labelledby="contest-heading">
+<input type="hidden" name="csrf" value="${e(form.csrf)}">
+<input type="hidden" name="notice_id" value="${e(v.noticeId)}">
+<input type="hidden" name="secret" value="${e(form.secret)}">
+<label for="statement">Why the decision is wrong (1 to 2000 characters)</label>
+<textarea id="statement" name="statement" rows="6" maxlength="2000" required>${e(form.statement)}</textarea>
+<button type="submit">Send the complaint</button>
+</form>`
+      : message
+        ? `<p class="error" role="alert">${e(message)}</p>`
+        : v.decidedAt && !v.complaint && v.contest.why
+          ? `<p>${e(v.contest.why)}</p>`
+          : '';
   return layout(
     'Where your notice stands',
     `<h1>Where your notice stands</h1>
 <p role="status">${e(v.words)}</p>
+${v.warning ? `<p class="error" role="note">${e(v.warning)}</p>` : ''}
 <dl>
 <dt>Notice id</dt><dd>${e(v.noticeId)}</dd>
 <dt>Received</dt><dd>${e(utcWords(v.receivedAt))}</dd>
@@ -146,7 +175,9 @@ export function statusPage(v: NoticeStandingView) {
 <dt>Where it stands</dt><dd>${e(v.status.replace('_', ' '))}</dd>
 ${v.decidedAt ? `<dt>Decided</dt><dd>${e(utcWords(v.decidedAt))}</dd>` : ''}
 ${v.automatedMeans ? `<dt>Automated means</dt><dd>${e(v.automatedMeans)}</dd>` : ''}
+${v.complaint ? `<dt>Your complaint</dt><dd>${e(v.complaint.words)}</dd>` : ''}
 </dl>
+${complaintForm}
 ${v.redress ? `<h2>If you disagree</h2><p>${e(v.redress)}</p>` : ''}
 <p><a href="/notice/status">Look up another notice</a></p>`,
   );

@@ -3,9 +3,11 @@ import type { Context } from 'koa';
 import type { Moderator } from '../../../common/data/repos/moderation.js';
 import { AppError } from '../../../common/errors.js';
 import {
+  fileComplaint,
   fileNotice,
   flaggerOfKey,
   listFlaggers,
+  listNotices,
   noticeGames,
   noticeStanding,
   registerFlagger,
@@ -19,6 +21,14 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { formPages } from '../standing/form-pages.js';
+import {
+  liftMeasure,
+  listMeasures,
+  markOffenseUnfounded,
+  measuresQuerySchema,
+} from '../../../common/usecases/misuse.js';
+import type { Actor } from '../../../common/usecases/moderation.js';
+import { check } from '../../../common/validation.js';
 import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
 
 const CSRF_COOKIE = 'pt_notice_csrf';
@@ -43,6 +53,8 @@ export function noticeRoutes(deps: ApiDeps): Router {
       minHistory: deps.config.credibilityMinHistory,
     },
     quotas: { perAddress: deps.config.noticeQuotaPerAddress, perEmail: deps.config.noticeQuotaPerEmail },
+    misuse: deps.config.misuse,
+    complaintDays: deps.config.noticeComplaintDays,
     filing: { queueShards: deps.config.queueShards },
   };
   const {
@@ -153,8 +165,12 @@ export function noticeRoutes(deps: ApiDeps): Router {
     }
     const f = ctx.request.body as Record<string, unknown>;
     const id = (str(f.notice_id) ?? '').trim();
+    const secret = str(f.secret) ?? '';
     try {
-      ctx.body = statusPage(await noticeStanding(deps.pool, id, str(f.secret) ?? ''));
+      ctx.body = statusPage(await noticeStanding(noticeDeps, id, secret, deps.clock()), {
+        csrf: csrfToken(ctx),
+        secret,
+      });
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 404) throw err;
       ctx.status = 404;
@@ -162,6 +178,45 @@ export function noticeRoutes(deps: ApiDeps): Router {
         csrf: csrfToken(ctx),
         noticeId: id,
         error: 'No notice has this id and secret. Check both against your receipt.',
+      });
+    }
+  });
+
+  // The notifier's complaint (Art. 20), from the status page.
+  router.post('/notice/complaint', async (ctx) => {
+    pageHeaders(ctx);
+    const problem = formProblem(ctx);
+    if (problem) {
+      ctx.body = statusFormPage({ csrf: csrfToken(ctx), error: problem });
+      return;
+    }
+    const f = ctx.request.body as Record<string, unknown>;
+    const id = (str(f.notice_id) ?? '').trim();
+    const secret = str(f.secret) ?? '';
+    const statement = str(f.statement) ?? '';
+    try {
+      const standing = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
+      ctx.status = 201;
+      ctx.body = statusPage(standing, { csrf: csrfToken(ctx), secret });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.status === 404) {
+        ctx.status = 404;
+        ctx.body = statusFormPage({
+          csrf: csrfToken(ctx),
+          noticeId: id,
+          error: 'No notice has this id and secret. Check both against your receipt.',
+        });
+        return;
+      }
+      ctx.status = err.status;
+      const standing = await noticeStanding(noticeDeps, id, secret, deps.clock());
+      // A refusal that is not about the statement (already contested, suspended) shows as a message.
+      ctx.body = statusPage(standing, {
+        csrf: csrfToken(ctx),
+        secret,
+        error: err.fields?.length ? err.fields : err.detail,
+        statement,
       });
     }
   });
@@ -192,9 +247,20 @@ export function noticeRoutes(deps: ApiDeps): Router {
   });
   router.get('/v1/notices/:noticeId', async (ctx) => {
     ctx.body = await noticeStanding(
-      deps.pool,
+      noticeDeps,
       (ctx.params as { noticeId: string }).noticeId,
       ctx.get('notice-secret'),
+      deps.clock(),
+    );
+  });
+  router.post('/v1/notices/:noticeId/complaint', requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await fileComplaint(
+      noticeDeps,
+      (ctx.params as { noticeId: string }).noticeId,
+      ctx.get('notice-secret'),
+      ctx.request.body,
+      deps.clock(),
     );
   });
 
@@ -209,12 +275,44 @@ export function noticeRoutes(deps: ApiDeps): Router {
         deps.pool,
         (ctx.params as { reportId: string }).reportId,
         client.studioId,
+        deps.config.misuse,
+        deps.clock(),
       );
     },
   );
 
-  // Trusted flaggers, for admins.
+  // Notices and misuse (Art. 23), for moderators; lifting a suspension, for admins.
   const admin = moderatorAuth(deps, { role: 'admin' });
+  const moderator = moderatorAuth(deps);
+  router.get('/v1/admin/notices', moderator, async (ctx) => {
+    ctx.body = await listNotices(deps.pool, ctx.query);
+  });
+  router.post('/v1/admin/offenses/:offenseId/unfounded', moderator, requireJsonBody(), async (ctx) => {
+    ctx.status = 201;
+    ctx.body = await markOffenseUnfounded(
+      deps.pool,
+      ctx.state.actor as Actor,
+      (ctx.params as { offenseId: string }).offenseId,
+      ctx.request.body,
+      deps.config.misuse,
+      deps.clock(),
+    );
+  });
+  router.get('/v1/admin/misuse/measures', moderator, async (ctx) => {
+    const q = check<{ inForce: boolean; limit: number }>(measuresQuerySchema, ctx.query, 'query');
+    ctx.body = await listMeasures(deps.pool, q, deps.clock());
+  });
+  router.post('/v1/admin/misuse/measures/:measureId/lift', admin, requireJsonBody(), async (ctx) => {
+    ctx.body = await liftMeasure(
+      deps.pool,
+      ctx.state.actor as Actor,
+      (ctx.params as { measureId: string }).measureId,
+      ctx.request.body,
+      deps.clock(),
+    );
+  });
+
+  // Trusted flaggers, for admins.
   router.get('/v1/admin/trusted-flaggers', admin, async (ctx) => {
     ctx.body = await listFlaggers(deps.pool);
   });

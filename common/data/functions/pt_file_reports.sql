@@ -1,4 +1,4 @@
--- Version: 4
+-- Version: 5
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -23,7 +23,9 @@
 --                              studio per 24 h, the window starting at its first report
 --                              (429 reporter_quota_exceeded with the seconds left).
 --   Rule no_finding:           a report whose flag is false is stored as recorded, no points.
---   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points.
+--   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points; a
+--                              mute with an end (Version 5: an Art. 23 suspension, README
+--                              "Notices") holds until then.
 --   Rule notice:               a notice (Version 4: an item with `hold`, README "Notices") is held
 --                              for a moderator, whatever the reporter's credibility or budget.
 --   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
@@ -134,7 +136,7 @@ BEGIN
            lag(it.n) OVER (PARTITION BY it.studio_id, it.reporter_id ORDER BY it.n) AS prev_q,
            lag(it.n) OVER (PARTITION BY p.id, it.studio_id, it.reporter_id, it.type, it.match_key ORDER BY it.n) AS prev_d,
            d.offense_id AS dup_offense, q.used AS q_used, q.window_start AS q_wstart,
-           rp.upheld, rp.dismissed, rp.muted_at IS NOT NULL AS muted, b.points AS b_points, b.window_start AS b_wstart
+           rp.upheld, rp.dismissed, (rp.muted_at IS NOT NULL AND (rp.muted_until IS NULL OR rp.muted_until > now())) AS muted, b.points AS b_points, b.window_start AS b_wstart
       FROM it
       LEFT JOIN players p ON p.service_id = it.service_id
       LEFT JOIN report_dedup d

@@ -10,10 +10,11 @@ export interface AppealRecord {
   serviceId: string;
   /** The player's gamer tag, for people to read. */
   gamerTag: string;
-  subject: { kind: 'sanction' | 'offense'; id: string };
+  /** A sanction or offense the player contests, or a notice whose dismissal its notifier contests. */
+  subject: { kind: 'sanction' | 'offense' | 'notice'; id: string };
   reason: AppealReason;
   statement: string;
-  filedBy: { kind: 'player' } | { kind: 'studio'; id: string };
+  filedBy: { kind: 'player' } | { kind: 'studio'; id: string } | { kind: 'notifier' };
   status: AppealStatus;
   claim: { moderatorId: string; expiresAt: Date } | null;
   decision: {
@@ -25,6 +26,8 @@ export interface AppealRecord {
     sanctionsRevoked: string[];
     /** A granted appeal: the sanctions of that decision the moderator kept, each with its ground. */
     sanctionsKept: KeptSanction[];
+    /** A notifier's complaint granted: the case open again with the notice. */
+    reopenedCaseId?: string;
   } | null;
   createdAt: Date;
   /** Internal: the player's row id. */
@@ -44,6 +47,8 @@ interface AppealRow {
   gamer_tag: string;
   sanction_id: string | null;
   offense_id: string | null;
+  notice_id: string | null;
+  reopened_case_id: string | null;
   reason: AppealReason;
   statement: string;
   filed_by_studio: string | null;
@@ -60,20 +65,28 @@ interface AppealRow {
   created_at: Date;
 }
 
-export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, p.gamer_tag, a.sanction_id, a.offense_id, a.reason, a.statement,
+export const APPEAL_SELECT = `a.id, a.player_id, p.service_id, p.gamer_tag, a.sanction_id, a.offense_id, a.notice_id, a.reason, a.statement,
   a.filed_by_studio, a.status, a.claimed_by, (a.claimed_by IS NOT NULL AND a.claim_expires_at > now()) AS claim_live,
   a.claim_expires_at, a.decided_by, a.decided_at, a.decision_note, a.points_refunded, a.sanctions_revoked,
-  a.sanctions_kept, a.created_at
+  a.sanctions_kept, a.reopened_case_id, a.created_at
   FROM appeals a JOIN players p ON p.id = a.player_id`;
 
 export const appealFromRow = (r: AppealRow): AppealRecord => ({
   id: r.id,
   serviceId: r.service_id,
   gamerTag: r.gamer_tag,
-  subject: r.sanction_id ? { kind: 'sanction', id: r.sanction_id } : { kind: 'offense', id: r.offense_id! },
+  subject: r.sanction_id
+    ? { kind: 'sanction', id: r.sanction_id }
+    : r.notice_id
+      ? { kind: 'notice', id: r.notice_id }
+      : { kind: 'offense', id: r.offense_id! },
   reason: r.reason,
   statement: r.statement,
-  filedBy: r.filed_by_studio ? { kind: 'studio', id: r.filed_by_studio } : { kind: 'player' },
+  filedBy: r.filed_by_studio
+    ? { kind: 'studio', id: r.filed_by_studio }
+    : r.notice_id
+      ? { kind: 'notifier' }
+      : { kind: 'player' },
   status: r.status,
   claim:
     r.status === 'open' && r.claim_live && r.claimed_by
@@ -88,6 +101,7 @@ export const appealFromRow = (r: AppealRow): AppealRecord => ({
           pointsRefunded: r.points_refunded,
           sanctionsRevoked: r.sanctions_revoked,
           sanctionsKept: r.sanctions_kept,
+          ...(r.reopened_case_id ? { reopenedCaseId: r.reopened_case_id } : {}),
         }
       : null,
   createdAt: r.created_at,
@@ -102,7 +116,10 @@ export async function findAppeal(db: Queryable, id: string, lock = false): Promi
   return rows[0] && appealFromRow(rows[0]);
 }
 
-/** A player's appeals, newest first (at most 100: a player has few). */
+/**
+ * A player's appeals, newest first (at most 100: a player has few). Not the complaints of notifiers
+ * about notices on them: those are the notifiers', not the player's.
+ */
 export async function listPlayerAppeals(
   db: Queryable,
   serviceId: string,
@@ -112,7 +129,7 @@ export async function listPlayerAppeals(
 ): Promise<AppealRecord[]> {
   const { rows } = await db.query<AppealRow>(
     `SELECT ${APPEAL_SELECT}
-      WHERE p.service_id = $1
+      WHERE p.service_id = $1 AND a.notice_id IS NULL
         AND ($3::uuid IS NULL OR a.filed_by_studio = $3
              OR EXISTS (SELECT 1 FROM sanctions s WHERE s.id = a.sanction_id
                          AND (s.scope_studio_id = $3 OR s.issued_by_studio = $3))

@@ -338,6 +338,10 @@ export const AUDIT_ACTIONS = [
   'register_flagger',
   'suspend_flagger',
   'reinstate_flagger',
+  'mark_unfounded',
+  'warn_sender',
+  'suspend_sender',
+  'lift_suspension',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

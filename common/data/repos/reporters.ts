@@ -20,6 +20,8 @@ interface ReporterRow {
   dismissed: number;
   muted_at: Date | null;
   mute_note: string | null;
+  /** An Art. 23 suspension's end (common/lifecycles/misuse.ts); past it the reporter is not muted. */
+  muted_until?: Date | null;
 }
 
 const fromRow = (r: ReporterRow): ReporterRecord => ({
@@ -28,16 +30,16 @@ const fromRow = (r: ReporterRow): ReporterRecord => ({
   upheld: r.upheld,
   dismissed: r.dismissed,
   credibility: (r.upheld + 1) / (r.upheld + r.dismissed + 2),
-  muted: r.muted_at !== null,
-  mutedAt: r.muted_at,
-  muteNote: r.mute_note,
+  muted: r.muted_at !== null && !(r.muted_until && r.muted_until.getTime() <= Date.now()),
+  mutedAt: r.muted_until && r.muted_until.getTime() <= Date.now() ? null : r.muted_at,
+  muteNote: r.muted_until && r.muted_until.getTime() <= Date.now() ? null : r.mute_note,
 });
 
 /** The reporters of a case's offenses (one per studio and reporterId), those with no row as new. */
 export async function findCaseReporters(db: Queryable, caseId: string): Promise<ReporterRecord[]> {
   const { rows } = await db.query<ReporterRow>(
     `SELECT DISTINCT o.studio_id, o.reporter_id, coalesce(r.upheld, 0) AS upheld,
-            coalesce(r.dismissed, 0) AS dismissed, r.muted_at, r.mute_note
+            coalesce(r.dismissed, 0) AS dismissed, r.muted_at, r.mute_note, r.muted_until
        FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
        LEFT JOIN reporters r ON r.studio_id = o.studio_id AND r.reporter_id = o.reporter_id
       WHERE co.case_id = $1 AND o.reporter_id IS NOT NULL
@@ -58,8 +60,10 @@ export async function setReporterMuted(
        FROM studios s WHERE s.id = $1
      ON CONFLICT (studio_id, reporter_id) DO UPDATE SET
        muted_at = CASE WHEN $3 THEN coalesce(reporters.muted_at, now()) END,
-       muted_by = CASE WHEN $3 THEN $4::uuid END, mute_note = CASE WHEN $3 THEN $5 END, updated_at = now()
-     RETURNING studio_id, reporter_id, upheld, dismissed, muted_at, mute_note`,
+       muted_by = CASE WHEN $3 THEN $4::uuid END, mute_note = CASE WHEN $3 THEN $5 END, updated_at = now(),
+       -- A mute by hand has no end: it replaces an Art. 23 suspension's (and unmuting ends that too).
+       muted_until = NULL
+     RETURNING studio_id, reporter_id, upheld, dismissed, muted_at, mute_note, muted_until`,
     [input.studioId, input.reporterId, input.muted, input.moderatorId, input.note],
   );
   return rows[0] && fromRow(rows[0]);

@@ -1,0 +1,187 @@
+import type { Queryable } from '../data/db.js';
+
+/**
+ * Measures against misuse (DSA Art. 23; issue 37; README "Notices"), and the only code that writes
+ * `misuse_marks` and `misuse_measures` (a test holds it to that). A moderator marks a notice, a
+ * notifier's complaint or a game's report (one with a reporterId) manifestly unfounded; the marks are
+ * counted against its sender, and at the documented counts within the window the sender is first
+ * warned, then suspended for a period:
+ *
+ *   marks since the last suspension, within the window:
+ *     >= warnAfter    and no warning since the last suspension  --> warning
+ *     >= suspendAfter and warned since the last suspension       --> suspension until now + period
+ *   suspension --lift (an admin, with a note)--> lifted
+ *
+ * A suspension refuses the sender's notices and complaints (403 notifier_suspended) or, for a game's
+ * reporter, mutes it until the end (its reports are stored and weigh nothing: pt_file_reports).
+ * Counting starts again after each suspension, so the next one again needs a warning first.
+ */
+
+export interface MisusePolicy {
+  warnAfter: number;
+  suspendAfter: number;
+  windowDays: number;
+  suspensionDays: number;
+}
+
+/** Who sent a notice, complaint or report, as the rules count them. */
+export type Sender =
+  | { kind: 'notifier' | 'trusted_flagger'; key: string }
+  | { kind: 'reporter'; key: string; studioId: string; reporterId: string };
+
+/** A notice's sender: `notice:` and the reporterId its filing used (an HMAC, or `tf-<flagger id>`). */
+export const noticeSenderKey = (reporterId: string) => `notice:${reporterId}`;
+/** A game's in-game reporter, within its studio. */
+export const reporterSenderKey = (studioId: string, reporterId: string) =>
+  `reporter:${studioId}:${reporterId}`;
+
+export function senderOfKey(key: string): Sender {
+  if (key.startsWith('reporter:')) {
+    const rest = key.slice('reporter:'.length);
+    const at = rest.indexOf(':');
+    return { kind: 'reporter', key, studioId: rest.slice(0, at), reporterId: rest.slice(at + 1) };
+  }
+  return { kind: key.startsWith('notice:tf-') ? 'trusted_flagger' : 'notifier', key };
+}
+
+export interface MeasureRow {
+  id: string;
+  sender_key: string;
+  kind: 'warning' | 'suspension';
+  marks: number;
+  created_at: Date;
+  ends_at: Date | null;
+  lifted_at: Date | null;
+}
+
+const MEASURE_COLUMNS = 'id, sender_key, kind, marks, created_at, ends_at, lifted_at';
+
+/**
+ * Records one mark against a sender in the caller's transaction, and the measure it leads to, if any.
+ * Marks of one sender take turns (a transaction-scoped advisory lock on the key), so two marks at
+ * once cannot both warn or both suspend. A subject is marked once: a second mark of it is a unique
+ * violation the caller answers with 409 already_marked.
+ */
+export async function recordMark(
+  db: Queryable,
+  mark: {
+    sender: Sender;
+    subject: { offenseId: string } | { appealId: string };
+    moderatorId: string;
+    note: string;
+  },
+  policy: MisusePolicy,
+  now: Date,
+): Promise<{ marks: number; measure: MeasureRow | null }> {
+  const key = mark.sender.key;
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 37))', [key]);
+  await db.query(
+    `INSERT INTO misuse_marks (sender_key, offense_id, appeal_id, moderator_id, note, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      key,
+      'offenseId' in mark.subject ? mark.subject.offenseId : null,
+      'appealId' in mark.subject ? mark.subject.appealId : null,
+      mark.moderatorId,
+      mark.note,
+      now,
+    ],
+  );
+  const { rows } = await db.query<{ marks: number; warned: boolean; suspended: boolean }>(
+    `WITH last AS (SELECT max(created_at) AS at FROM misuse_measures WHERE sender_key = $1 AND kind = 'suspension')
+     SELECT (SELECT count(*)::int FROM misuse_marks m
+              WHERE m.sender_key = $1 AND m.created_at > $2::timestamptz - make_interval(days => $3)
+                AND m.created_at > coalesce((SELECT at FROM last), '-infinity')) AS marks,
+            EXISTS (SELECT 1 FROM misuse_measures w WHERE w.sender_key = $1 AND w.kind = 'warning'
+                       AND w.created_at > coalesce((SELECT at FROM last), '-infinity')) AS warned,
+            EXISTS (SELECT 1 FROM misuse_measures s WHERE s.sender_key = $1 AND s.kind = 'suspension'
+                       AND s.lifted_at IS NULL AND s.ends_at > $2) AS suspended`,
+    [key, now, policy.windowDays],
+  );
+  const { marks, warned, suspended } = rows[0]!;
+  const kind =
+    suspended || marks < policy.warnAfter
+      ? null
+      : !warned
+        ? 'warning'
+        : marks >= policy.suspendAfter
+          ? 'suspension'
+          : null;
+  if (!kind) return { marks, measure: null };
+  const endsAt = kind === 'suspension' ? new Date(now.getTime() + policy.suspensionDays * 86_400_000) : null;
+  const { rows: placed } = await db.query<MeasureRow>(
+    `INSERT INTO misuse_measures (sender_key, kind, marks, created_at, ends_at) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${MEASURE_COLUMNS}`,
+    [key, kind, marks, now, endsAt],
+  );
+  const sender = mark.sender;
+  if (kind === 'suspension' && sender.kind === 'reporter')
+    // A game's reporter is suspended by a mute that ends by itself (pt_file_reports reads muted_until).
+    await db.query(
+      `INSERT INTO reporters (studio_id, reporter_id, muted_at, muted_by, mute_note, muted_until, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, now())
+       ON CONFLICT (studio_id, reporter_id) DO UPDATE
+         SET muted_at = EXCLUDED.muted_at, muted_by = EXCLUDED.muted_by, mute_note = EXCLUDED.mute_note,
+             muted_until = EXCLUDED.muted_until, updated_at = now()`,
+      [
+        sender.studioId,
+        sender.reporterId,
+        now,
+        mark.moderatorId,
+        `Suspended under DSA Art. 23 after ${marks} manifestly unfounded reports, until ${endsAt!.toISOString()}.`,
+        endsAt,
+      ],
+    );
+  return { marks, measure: placed[0]! };
+}
+
+/** The suspension in force for any of these senders, the latest-ending; null when none. */
+export async function liveSuspension(db: Queryable, keys: readonly string[], now: Date) {
+  const { rows } = await db.query<MeasureRow>(
+    `SELECT ${MEASURE_COLUMNS} FROM misuse_measures
+      WHERE sender_key = ANY ($1::text[]) AND kind = 'suspension' AND lifted_at IS NULL AND ends_at > $2
+      ORDER BY ends_at DESC LIMIT 1`,
+    [keys, now],
+  );
+  return rows[0] ?? null;
+}
+
+/** The warning a sender has had since its last suspension, within the window; null when none. */
+export async function standingWarning(db: Queryable, key: string, windowDays: number, now: Date) {
+  const { rows } = await db.query<MeasureRow>(
+    `SELECT ${MEASURE_COLUMNS} FROM misuse_measures w
+      WHERE w.sender_key = $1 AND w.kind = 'warning' AND w.created_at > $2::timestamptz - make_interval(days => $3)
+        AND NOT EXISTS (SELECT 1 FROM misuse_measures s WHERE s.sender_key = $1 AND s.kind = 'suspension'
+                          AND s.created_at > w.created_at)
+      ORDER BY w.created_at DESC LIMIT 1`,
+    [key, now, windowDays],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Lifts a suspension in force (an admin, with a note): the measure row, locked; a game reporter's
+ * mute that this suspension placed ends with it. Undefined when there is no such suspension in force.
+ */
+export async function recordLift(
+  db: Queryable,
+  id: string,
+  lift: { by: string; note: string; at: Date },
+): Promise<MeasureRow | undefined> {
+  const { rows } = await db.query<MeasureRow>(
+    `UPDATE misuse_measures SET lifted_at = $2, lifted_by = $3, lift_note = $4
+      WHERE id = $1 AND kind = 'suspension' AND lifted_at IS NULL AND ends_at > $2
+      RETURNING ${MEASURE_COLUMNS}`,
+    [id, lift.at, lift.by, lift.note],
+  );
+  const m = rows[0];
+  if (!m) return undefined;
+  const sender = senderOfKey(m.sender_key);
+  if (sender.kind === 'reporter')
+    await db.query(
+      `UPDATE reporters SET muted_at = NULL, muted_by = NULL, mute_note = NULL, muted_until = NULL, updated_at = now()
+        WHERE studio_id = $1 AND reporter_id = $2 AND muted_until = $3`,
+      [sender.studioId, sender.reporterId, m.ends_at],
+    );
+  return m;
+}
