@@ -525,6 +525,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       signIns: v.RETENTION_SIGN_IN_DAYS,
       transparencyPayloads: v.RETENTION_TDB_PAYLOAD_DAYS,
       notifierContacts: v.RETENTION_NOTIFIER_DAYS,
+      // Art. 23 records are moderators' actions: kept as long as the audit log.
+      misuseRecords: v.RETENTION_AUDIT_DAYS,
     }),
     retentionIntervalMs: v.RETENTION_INTERVAL_MS,
     trustedFlaggerDueHours: v.TRUSTED_FLAGGER_DUE_HOURS,

@@ -2,6 +2,7 @@ import type { Queryable } from './db.js';
 import { REDUCE_RESOLVED_CASES } from '../lifecycles/review-case.js';
 import { DROP_SENT_PAYLOADS } from '../lifecycles/transparency-statement.js';
 import { DROP_NOTIFIER_CONTACTS } from '../lifecycles/notice.js';
+import { DROP_OLD_MISUSE_RECORDS } from '../lifecycles/misuse.js';
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
@@ -21,7 +22,8 @@ export type RetentionKind =
   | 'audit'
   | 'signIns'
   | 'transparencyPayloads'
-  | 'notifierContacts';
+  | 'notifierContacts'
+  | 'misuseRecords';
 export type RetentionDays = Readonly<Record<RetentionKind, number>>;
 
 /** A report still needed: in a case still open, or contested by an appeal still pending. */
@@ -122,6 +124,13 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
     due: `SELECT count(*)::int AS n FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
             AND created_at < $1`,
     oldest: `SELECT min(created_at) AS at FROM notices WHERE notifier_name IS NOT NULL OR notifier_email IS NOT NULL`,
+  },
+  misuseRecords: {
+    what: 'manifestly-unfounded marks and the warnings and suspensions they led to (DSA Art. 23), once over',
+    purge: DROP_OLD_MISUSE_RECORDS,
+    due: `SELECT (SELECT count(*) FROM misuse_marks WHERE created_at < $1)::int
+                 + (SELECT count(*) FROM misuse_measures WHERE coalesce(ends_at, created_at) < $1)::int AS n`,
+    oldest: `SELECT least((SELECT min(created_at) FROM misuse_marks), (SELECT min(created_at) FROM misuse_measures)) AS at`,
   },
 };
 

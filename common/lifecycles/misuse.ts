@@ -185,3 +185,13 @@ export async function recordLift(
     );
   return m;
 }
+
+/**
+ * Retention (common/data/retention.ts, with the audit log's window): at most $1 marks made, and $1
+ * measures over (a warning's time, a suspension's end), before $2 are deleted; `n` how many.
+ */
+export const DROP_OLD_MISUSE_RECORDS = `WITH m AS (DELETE FROM misuse_marks WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM misuse_marks WHERE created_at < $2 ORDER BY created_at LIMIT $1)) RETURNING 1),
+   x AS (DELETE FROM misuse_measures WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM misuse_measures WHERE coalesce(ends_at, created_at) < $2 ORDER BY created_at LIMIT $1)) RETURNING 1)
+  SELECT ((SELECT count(*) FROM m) + (SELECT count(*) FROM x))::int AS n`;

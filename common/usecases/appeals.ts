@@ -54,11 +54,19 @@ export const appealDecisionSchema = Joi.object({
       'With denied, on a notifier\'s complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices").',
     ),
 })
-  // The document's reading of the rule above, which refers to another field (no converter reads it).
+  // The document's reading of the rules above, which refer to another field (no converter reads them).
   .meta({
     'x-also': {
-      if: { properties: { decision: { not: { const: 'granted' } } } },
-      then: { not: { required: ['keep'] } },
+      allOf: [
+        {
+          if: { properties: { decision: { not: { const: 'granted' } } } },
+          then: { not: { required: ['keep'] } },
+        },
+        {
+          if: { properties: { decision: { not: { const: 'denied' } } } },
+          then: { not: { required: ['unfounded'] } },
+        },
+      ],
     },
   });
 

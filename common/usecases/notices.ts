@@ -395,12 +395,10 @@ export async function fileComplaint(
     await refuseSuspended(client, [notice.sender_key], now);
     const { decidedAt } = standingOf(notice);
     const contest = canContest(notice, notice.complaint_id !== null, decidedAt, deps.complaintDays, now);
+    if (notice.complaint_id)
+      throw new AppError(409, 'complaint_exists', 'A complaint about this decision was already made.');
     if (!contest.possible)
-      throw new AppError(
-        409,
-        notice.complaint_id ? 'complaint_exists' : 'not_contestable',
-        contest.why ?? 'This decision cannot be contested.',
-      );
+      throw new AppError(409, 'not_contestable', contest.why ?? 'This decision cannot be contested.');
     try {
       await recordFiling(client, {
         playerRowId: notice.player_id,

@@ -7,6 +7,7 @@ import {
   automatedReportsIn,
   playersSeenByMonth,
   reportersMutedIn,
+  misuseIn,
   sanctionsPlacedIn,
   userReportsIn,
   noticesIn,
@@ -182,6 +183,7 @@ export async function transparencyReport(
   // Section: complaints through the internal complaint-handling system (Art. 20): appeals.
   const appeals = await appealsIn(pool, period);
   add('complaints', 'number_of_complaints', 'total', appeals.length);
+  add('complaints', 'number_of_complaints', 'by notifiers', appeals.filter((a) => a.by_notifier).length);
   for (const status of ['granted', 'denied', 'open'])
     add('complaints', 'complaints_outcome', status, appeals.filter((a) => a.status === status).length);
   add('complaints', 'decisions_reversed', 'total', appeals.filter((a) => a.status === 'granted').length);
@@ -206,9 +208,25 @@ export async function transparencyReport(
   add('automated_means', 'automatic_score_penalties', 'total', a.points);
   add('automated_means', 'automatic_score_penalties', 'given back by a person', a.restored);
 
-  // Section: measures against misuse (Art. 23): reporters whose reports are no longer weighed.
+  // Section: measures against misuse (Art. 23): reporters muted by hand, and the warnings and
+  // suspensions the manifestly-unfounded marks led to.
   const muted = await reportersMutedIn(pool, period);
+  const misuse = await misuseIn(pool, period);
   add('misuse', 'suspensions_of_notices_article_23', 'reporters muted', muted);
+  add('misuse', 'suspensions_of_notices_article_23', 'notifiers suspended', misuse.suspended.notifier);
+  add(
+    'misuse',
+    'suspensions_of_notices_article_23',
+    'trusted flaggers suspended',
+    misuse.suspended.trusted_flagger,
+  );
+  add(
+    'misuse',
+    'suspensions_of_notices_article_23',
+    'in-game reporters suspended',
+    misuse.suspended.reporter,
+  );
+  add('misuse', 'warnings_article_23', 'total', misuse.warnings);
   add('misuse', 'suspensions_of_recipients_article_23', 'total', 0);
 
   // Section: recipients: the average monthly active recipients.

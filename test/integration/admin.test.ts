@@ -192,6 +192,7 @@ describe('admin tool (npm run -s admin -- ...)', function () {
       'signIns',
       'transparencyPayloads',
       'notifierContacts',
+      'misuseRecords',
     ]);
     expect(d.kinds.every((k) => Number.isInteger(k.wouldRemove) && k.windowDays > 0)).to.equal(true);
   });

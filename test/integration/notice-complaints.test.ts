@@ -160,6 +160,20 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
         json: { note: 'Nothing of the kind happened: manifestly unfounded.' },
       },
     );
+  /** A value of the transparency report of the last minutes for a platform. */
+  const reported = async (platform: string, section: string, field: string, breakdown: string) => {
+    const from = new Date(now - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await call<{ rows: { section: string; field: string; breakdown: string; value: unknown }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/transparency-report?from=${from}&to=${to}&platform=${platform}`,
+      { spec: '/v1/admin/transparency-report', headers: admin.headers },
+    );
+    expect(res.status, res.text).to.equal(200);
+    return res.body.rows.find((r) => r.section === section && r.field === field && r.breakdown === breakdown)
+      ?.value;
+  };
   const auditActions = async (since: Date) =>
     (
       await api.pool.query<{ action: string; moderator_id: string }>(
@@ -398,6 +412,10 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     const actions = (await auditActions(since)).map((a) => a.action);
     expect(actions.filter((a) => a === 'mark_unfounded')).to.have.length(3);
     expect(actions).to.include.members(['warn_sender', 'suspend_sender']);
+    // Counted in the operator's transparency report (its notice channel).
+    expect(
+      await reported('operator', 'misuse', 'suspensions_of_notices_article_23', 'notifiers suspended'),
+    ).to.be.at.least(1);
 
     const listed = await call<{ items: Measure[] }>(
       api.url,
@@ -502,6 +520,20 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
         json: { report: { isToxic: true, severity: 'low', source: 'game_server' } },
       },
     );
+    // The studio's transparency report counts its reporter's warning and suspension.
+    expect(
+      await reported(
+        studio.studioId,
+        'misuse',
+        'suspensions_of_notices_article_23',
+        'in-game reporters suspended',
+      ),
+    ).to.equal(1);
+    expect(await reported(studio.studioId, 'misuse', 'warnings_article_23', 'total')).to.equal(1);
+    expect(
+      await reported(studio.studioId, 'misuse', 'suspensions_of_notices_article_23', 'reporters muted'),
+    ).to.equal(0);
+    expect(await reported(studio.studioId, 'complaints', 'number_of_complaints', 'by notifiers')).to.equal(4);
     const noSender = await mark(server.body.report._id);
     expect([noSender.status, noSender.body.code]).to.deep.equal([409, 'no_sender']);
   });

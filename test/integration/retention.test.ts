@@ -123,6 +123,22 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
          VALUES ($1, $2, 'claim', now() - make_interval(days => $3))`,
         [mods[0]!.id, oldCase, age],
       );
+    // Art. 23 records, kept as long as the audit log: an old mark and an old warning are due; a fresh
+    // mark and a suspension still running are not.
+    for (const [id, age] of [
+      [offense.old, 1200],
+      [offense.appealed, 10],
+    ] as const)
+      await api.pool.query(
+        `INSERT INTO misuse_marks (sender_key, offense_id, moderator_id, note, created_at)
+         VALUES ('reporter:x:y', $1, $2, 'unfounded', now() - make_interval(days => $3))`,
+        [id, mods[0]!.id, age],
+      );
+    await api.pool.query(
+      `INSERT INTO misuse_measures (sender_key, kind, marks, created_at, ends_at) VALUES
+         ('reporter:x:y', 'warning', 3, now() - interval '1200 days', NULL),
+         ('reporter:x:y', 'suspension', 5, now() - interval '1 day', now() + interval '29 days')`,
+    );
     const { rows: p0 } = await api.pool.query<{ id: string }>(
       'SELECT id FROM players WHERE service_id = $1',
       [players[0]],
@@ -205,6 +221,7 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
     signIns: 1,
     transparencyPayloads: 1,
     notifierContacts: 1,
+    misuseRecords: 2,
   };
 
   it('a dry run says what is due, kind by kind, and changes nothing', async () => {

@@ -45,6 +45,8 @@ CREATE TABLE misuse_marks (
 CREATE UNIQUE INDEX misuse_marks_offense_idx ON misuse_marks (offense_id) WHERE offense_id IS NOT NULL;
 CREATE UNIQUE INDEX misuse_marks_appeal_idx ON misuse_marks (appeal_id) WHERE appeal_id IS NOT NULL;
 CREATE INDEX misuse_marks_sender_idx ON misuse_marks (sender_key, created_at DESC);
+-- Retention (common/data/retention.ts) walks the oldest first.
+CREATE INDEX misuse_marks_created_idx ON misuse_marks (created_at);
 
 -- The measures the marks led to: a warning, then a suspension for a period (Art. 23(1) and (3)).
 CREATE TABLE misuse_measures (

@@ -103,11 +103,13 @@ export async function noticesIn(db: Queryable, q: ReportPeriod) {
 /** Appeals filed in the period on the platform's decisions and reports, with their time to decision. */
 export async function appealsIn(db: Queryable, q: ReportPeriod) {
   const scope = scopeOf(q.platform);
-  const { rows } = await db.query<{ status: string; seconds: number | null }>(
-    `SELECT a.status, extract(epoch FROM a.decided_at - a.created_at)::float8 AS seconds
+  const { rows } = await db.query<{ status: string; seconds: number | null; by_notifier: boolean }>(
+    `SELECT a.status, extract(epoch FROM a.decided_at - a.created_at)::float8 AS seconds,
+            a.notice_id IS NOT NULL AS by_notifier
        FROM appeals a
        LEFT JOIN sanctions s ON s.id = a.sanction_id
-       LEFT JOIN offenses o ON o.id = a.offense_id
+       LEFT JOIN notices n ON n.id = a.notice_id
+       LEFT JOIN offenses o ON o.id = coalesce(a.offense_id, n.offense_id)
       WHERE a.created_at >= $1 AND a.created_at < $2
         AND CASE WHEN a.sanction_id IS NOT NULL THEN ${scope.sanction} ELSE ${scope.offense} END`,
     argsOf(q),
@@ -142,13 +144,42 @@ export async function automatedReportsIn(db: Queryable, q: ReportPeriod) {
 
 /** Reporters muted in the period (the platform's studio's, or every studio's). */
 export async function reportersMutedIn(db: Queryable, q: ReportPeriod): Promise<number> {
+  // By hand: an Art. 23 suspension's mute has an end, and is counted with the measures (misuseIn).
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM reporters r
-      WHERE r.muted_at >= $1 AND r.muted_at < $2
+      WHERE r.muted_at >= $1 AND r.muted_at < $2 AND r.muted_until IS NULL
         AND ${!ofStudio(q) ? 'true' : 'r.studio_id = $3::uuid'}`,
     argsOf(q),
   );
   return rows[0]!.n;
+}
+
+/**
+ * Warnings and suspensions under Art. 23 taken in the period (lifecycles/misuse.ts), by whom they
+ * were against. A studio's report counts its own in-game reporters; notifiers and trusted flaggers
+ * use the operator's notice channel, so only the operator's (and the whole service's) report counts them.
+ */
+export async function misuseIn(db: Queryable, q: ReportPeriod) {
+  const { rows } = await db.query<{ kind: string; sender: string; n: number }>(
+    `SELECT m.kind, CASE WHEN m.sender_key LIKE 'reporter:%' THEN 'reporter'
+                         WHEN m.sender_key LIKE 'notice:tf-%' THEN 'trusted_flagger' ELSE 'notifier' END AS sender,
+            count(*)::int AS n
+       FROM misuse_measures m
+      WHERE m.created_at >= $1 AND m.created_at < $2
+        AND ${!ofStudio(q) ? 'true' : `m.sender_key LIKE 'reporter:' || $3::text || ':%'`}
+      GROUP BY 1, 2`,
+    argsOf(q),
+  );
+  const n = (kind: string, sender: string) =>
+    rows.find((r) => r.kind === kind && r.sender === sender)?.n ?? 0;
+  return {
+    warnings: rows.filter((r) => r.kind === 'warning').reduce((a, r) => a + r.n, 0),
+    suspended: {
+      notifier: n('suspension', 'notifier'),
+      trusted_flagger: n('suspension', 'trusted_flagger'),
+      reporter: n('suspension', 'reporter'),
+    },
+  };
 }
 
 /**

@@ -1696,6 +1696,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/notices/{noticeId}/complaint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest the decision on a notice (DSA Art. 20): its notifier, with the receipt's secret
+         * @description Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. README "Notices".
+         */
+        post: operations["fileNoticeComplaint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notices for moderators, newest first: where each stands, its complaint, whether marked unfounded
+         * @description Never the notifier's name or e-mail: deciding does not need them (README "Notices").
+         */
+        get: operations["listNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/offenses/{offenseId}/unfounded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a notice or a game's report manifestly unfounded (DSA Art. 23): a mark against its sender; audited
+         * @description Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier's notices and complaints refused; an in-game reporter's reports weigh nothing). README "Notices".
+         */
+        post: operations["markUnfounded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/misuse/measures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Warnings and suspensions under DSA Art. 23, newest first */
+        get: operations["listMisuseMeasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/misuse/measures/{measureId}/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift a suspension in force (admins), with a note; audited */
+        post: operations["liftMisuseSuspension"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reports/{reportId}/outcome": {
         parameters: {
             query?: never;
@@ -2301,7 +2395,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -2510,9 +2604,10 @@ export interface components {
             playerId: string;
             /** @description The player's gamer tag. */
             gamerTag: string;
+            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; README "Notices"). */
             subject: {
                 /** @enum {unknown} */
-                kind: "sanction" | "offense";
+                kind: "sanction" | "offense" | "notice";
                 id: string;
             };
             /** @enum {unknown} */
@@ -2520,7 +2615,7 @@ export interface components {
             statement: string;
             filedBy: {
                 /** @enum {unknown} */
-                kind: "player" | "studio";
+                kind: "player" | "studio" | "notifier";
                 id?: string;
             };
             /** @enum {unknown} */
@@ -2543,6 +2638,8 @@ export interface components {
                     sanctionId: string;
                     reason: string;
                 }[];
+                /** @description A notifier's complaint granted: the case open again with the notice. */
+                reopenedCaseId?: string;
             } | null;
             /** Format: date-time */
             createdAt: string;
@@ -2552,9 +2649,10 @@ export interface components {
             playerId: string;
             /** @description The player's gamer tag. */
             gamerTag: string;
+            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; README "Notices"). */
             subject: {
                 /** @enum {unknown} */
-                kind: "sanction" | "offense";
+                kind: "sanction" | "offense" | "notice";
                 id: string;
             };
             /** @enum {unknown} */
@@ -2562,7 +2660,7 @@ export interface components {
             statement: string;
             filedBy: {
                 /** @enum {unknown} */
-                kind: "player" | "studio";
+                kind: "player" | "studio" | "notifier";
                 id?: string;
             };
             /** @enum {unknown} */
@@ -2585,6 +2683,8 @@ export interface components {
                     sanctionId: string;
                     reason: string;
                 }[];
+                /** @description A notifier's complaint granted: the case open again with the notice. */
+                reopenedCaseId?: string;
             } | null;
             /** Format: date-time */
             createdAt: string;
@@ -2959,6 +3059,8 @@ export interface components {
             status: "received";
             /** Format: date-time */
             receivedAt: string;
+            /** @description Set when the sender was warned for manifestly unfounded notices (DSA Art. 23). */
+            warning: string | null;
             /** @description The page where a person reads it: /notice/status. */
             statusPage: string;
         };
@@ -2982,6 +3084,29 @@ export interface components {
             automatedMeans: string | null;
             /** @description Once decided: how to take it further. */
             redress: string | null;
+            /** @description The notifier's complaint about the decision (DSA Art. 20), once made. */
+            complaint: {
+                /** @enum {unknown} */
+                status: "open" | "granted" | "denied";
+                /** Format: date-time */
+                filedAt: string;
+                /** Format: date-time */
+                decidedAt: string | null;
+                words: string;
+            } | null;
+            contest: {
+                /** @description Whether the decision may be contested now. */
+                possible: boolean;
+                /**
+                 * Format: date-time
+                 * @description A dismissal: the last day to contest it.
+                 */
+                until: string | null;
+                /** @description Why it cannot be contested, in words. */
+                why: string | null;
+            };
+            /** @description Set while the sender is warned or suspended for manifestly unfounded notices (Art. 23). */
+            warning: string | null;
         };
         TrustedFlagger: {
             /** Format: uuid */
@@ -3000,6 +3125,36 @@ export interface components {
             upheld: number;
             /** @description Upheld of decided (0 to 1); null before any is decided. */
             accuracy: number | null;
+        };
+        /** @description Who a mark or measure counts against: a notifier (by the HMAC key of its e-mail or address, never either itself), a trusted flagger, or a studio's in-game reporter. */
+        MisuseSender: {
+            /** @enum {unknown} */
+            kind: "notifier" | "trusted_flagger" | "reporter";
+            key?: string;
+            flaggerId?: string;
+            name?: string | null;
+            studioId?: string;
+            reporterId?: string;
+        };
+        MisuseMeasure: {
+            /** Format: uuid */
+            id: string;
+            sender: components["schemas"]["MisuseSender"];
+            /** @enum {unknown} */
+            kind: "warning" | "suspension";
+            /** @description The marks in the window when it was taken. */
+            marks: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description A suspension's end; null for a warning.
+             */
+            endsAt: string | null;
+            /** Format: date-time */
+            liftedAt: string | null;
+            /** @description A suspension not lifted whose end is ahead. */
+            inForce: boolean;
         };
         /** @description RFC 9457 problem details with a stable machine-readable code. */
         ErrorResponse: {
@@ -4281,7 +4436,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409. */
+                /** @description Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4340,7 +4495,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
+            /** @description idempotency_key_in_flight: the key is held by a request of a version before 1.9.0 that never finished (at most 60 s); duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4414,7 +4569,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409. */
+                /** @description Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4473,7 +4628,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
+            /** @description idempotency_key_in_flight: the key is held by a request of a version before 1.9.0 that never finished (at most 60 s); duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4547,7 +4702,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409. */
+                /** @description Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4606,7 +4761,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
+            /** @description idempotency_key_in_flight: the key is held by a request of a version before 1.9.0 that never finished (at most 60 s); duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4680,7 +4835,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first response; another body gets 422; in flight gets 409. */
+                /** @description Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4739,7 +4894,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
-            /** @description idempotency_key_in_flight: a request with the same Idempotency-Key is still in flight; duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
+            /** @description idempotency_key_in_flight: the key is held by a request of a version before 1.9.0 that never finished (at most 60 s); duplicate_report: the same reporter already reported this player for this kind in this match (24 h) or, without matchId, within the hour; offenseId names the stored one; nothing was stored again. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8663,7 +8818,9 @@ export interface operations {
                         sanctionId: string;
                         reason: string & unknown;
                     }[];
-                } & unknown;
+                    /** @description With denied, on a notifier's complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices"). */
+                    unfounded?: boolean;
+                } & (unknown & unknown);
             };
         };
         responses: {
@@ -11647,7 +11804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description flagger_suspended: the trusted flagger is suspended. */
+            /** @description flagger_suspended: the trusted flagger is suspended; notifier_suspended: notices from this sender are not processed until a time (Art. 23). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11766,6 +11923,483 @@ export interface operations {
             };
         };
     };
+    fileNoticeComplaint: {
+        parameters: {
+            query?: never;
+            header: {
+                "Notice-Secret": string;
+            };
+            path: {
+                noticeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the decision is wrong, in your words (a moderator other than the one who decided reads it). */
+                    statement: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Filed: the standing, with the complaint open. */
+            201: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticeStanding"];
+                };
+            };
+            /** @description A missing or bad statement. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description notifier_suspended: complaints from this sender are not processed until a time (Art. 23). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No notice with this id and secret. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description not_contestable: not decided yet, action was taken, decided on the player's appeal, or past the window (detail says which); complaint_exists: one was already made. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listNotices: {
+        parameters: {
+            query?: {
+                /** @description Only notices of this source. */
+                source?: "notice" | "trusted_flagger";
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notices. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            receivedAt: string;
+                            game: {
+                                id: string;
+                                title: string;
+                            };
+                            player: {
+                                serviceId: string;
+                                gamerTag: string;
+                            };
+                            /** @enum {unknown} */
+                            category: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
+                            categoryWords: string;
+                            /** @enum {unknown} */
+                            source: "notice" | "trusted_flagger";
+                            /** @description The flagger's name. */
+                            trustedFlagger: string | null;
+                            sender: components["schemas"]["MisuseSender"];
+                            /** Format: uuid */
+                            offenseId: string;
+                            caseId: string | null;
+                            /** @enum {unknown} */
+                            status: "received" | "in_review" | "action_taken" | "no_action";
+                            reversed: boolean;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                            complaint: {
+                                id: string;
+                                /** @enum {unknown} */
+                                status: "open" | "granted" | "denied";
+                            } | null;
+                            markedUnfounded: boolean;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter or cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    markUnfounded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offenseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it was manifestly unfounded (audited; never shown to the sender). */
+                    note: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Marked. */
+            201: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        offenseId: string;
+                        sender: components["schemas"]["MisuseSender"];
+                        /** @description Marks against the sender in the window. */
+                        marks: number;
+                        /** @description The measure this mark led to. */
+                        measure: components["schemas"]["MisuseMeasure"] | null;
+                    };
+                };
+            };
+            /** @description A missing note. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such offense. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description not_dismissed: its case was not dismissed; no_sender: it names no reporter (a game server's finding); already_marked. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listMisuseMeasures: {
+        parameters: {
+            query?: {
+                /** @description Only suspensions in force (default: every warning and suspension). */
+                inForce?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The measures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["MisuseMeasure"][];
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    liftMisuseSuspension: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                measureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it is lifted (audited). */
+                    note: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Lifted. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MisuseMeasure"];
+                };
+            };
+            /** @description A missing note. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such measure. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description suspension_not_in_force: a warning, or a suspension lifted or ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getReportOutcome: {
         parameters: {
             query?: never;
@@ -11795,6 +12429,14 @@ export interface operations {
                         words: string;
                         /** Format: date-time */
                         decidedAt: string | null;
+                        /** @description The reporter's own standing under DSA Art. 23: warned, or suspended until a time (its reports weigh nothing meanwhile); null otherwise. */
+                        reporterStanding: {
+                            /** @enum {unknown} */
+                            measure: "warning" | "suspension";
+                            /** Format: date-time */
+                            until: string | null;
+                            words: string;
+                        } | null;
                     };
                 };
             };

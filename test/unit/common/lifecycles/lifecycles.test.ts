@@ -66,6 +66,13 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     );
   });
 
+  it('one module each writes notices, trusted flaggers, misuse marks and measures, and erasures (issues 36, 37)', () => {
+    expect(writersBesides(['notice.ts'], writes('(notices|notice_quota)'))).to.deep.equal([]);
+    expect(writersBesides(['trusted-flagger.ts'], writes('trusted_flaggers'))).to.deep.equal([]);
+    expect(writersBesides(['misuse.ts'], writes('(misuse_marks|misuse_measures)'))).to.deep.equal([]);
+    expect(writersBesides(['erasure.ts'], writes('erasures'))).to.deep.equal([]);
+  });
+
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
     expect(writersBesides(['lease.ts'], /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/)).to.deep.equal(
       [],
