@@ -168,4 +168,108 @@ describe('the public notice pages in headless Chromium', function () {
     expect(outside, 'no request left the service').to.deep.equal([]);
     await context.close();
   });
+
+  it('a dismissal contested from the status page by keyboard, a payload in the statement: the complaint is text to the moderator, granted, and the page says so', async () => {
+    const other = await createTestModerator(api);
+    const player = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: game.game.clientId });
+    const sent = await call<{ noticeId: string; secret: string }>(api.url, 'POST', '/v1/notices', {
+      spec: '/v1/notices',
+      json: {
+        gameId: game.game.id,
+        player: player.serviceId,
+        category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+        explanation: 'They threatened another player in voice and text chat.',
+        name: 'A. Witness',
+        email: `witness-${player.serviceId}@example.org`,
+        goodFaith: true,
+      },
+    });
+    expect(sent.status, sent.text).to.equal(201);
+    const caseId = await eventually('the notice filed', async () => {
+      const { rows } = await api.pool.query<{ case_id: string }>(
+        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
+        [sent.body.noticeId],
+      );
+      return rows[0]?.case_id;
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'dismissed', note: 'not enough to go on' },
+    });
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('dialog', (d) => {
+      errors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    await page.goto(`${api.url}/notice/status`);
+    await page.getByLabel('Notice id').focus();
+    await typeAndTab(page, sent.body.noticeId);
+    await page.keyboard.type(sent.body.secret);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Contest the decision' }).waitFor();
+    await accessible(page, 'status-contestable');
+    // Sent empty first: the statement is named, nothing filed.
+    await page.getByRole('button', { name: 'Send the complaint' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).to.include('statement');
+    const { rows: none } = await api.pool.query('SELECT 1 FROM appeals WHERE notice_id = $1', [
+      sent.body.noticeId,
+    ]);
+    expect(none).to.have.length(0);
+    await page.getByLabel('Why the decision is wrong').focus();
+    await page.keyboard.type(`The recording shows it ${XSS}`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page
+      .getByText('Your complaint was received and is with a moderator other than the one who decided.')
+      .waitFor();
+    expect(await page.getByRole('heading', { name: 'Contest the decision' }).count(), 'once').to.equal(0);
+    await accessible(page, 'status-complained');
+
+    // The moderator reads the statement as text, and another one grants it.
+    const { rows } = await api.pool.query<{ id: string; statement: string }>(
+      'SELECT id, statement FROM appeals WHERE notice_id = $1',
+      [sent.body.noticeId],
+    );
+    expect(rows[0]!.statement).to.equal(`The recording shows it ${XSS}`);
+    const detail = await call<{ statement: string; subject: { kind: string } }>(
+      api.url,
+      'GET',
+      `/v1/admin/appeals/${rows[0]!.id}`,
+      { spec: '/v1/admin/appeals/{appealId}', headers: other.headers },
+    );
+    expect(detail.status, detail.text).to.equal(200);
+    expect(detail.body.subject.kind).to.equal('notice');
+    await call(api.url, 'POST', `/v1/admin/appeals/${rows[0]!.id}/claim`, {
+      spec: '/v1/admin/appeals/{appealId}/claim',
+      headers: other.headers,
+    });
+    const granted = await call(api.url, 'POST', `/v1/admin/appeals/${rows[0]!.id}/decide`, {
+      spec: '/v1/admin/appeals/{appealId}/decide',
+      headers: other.headers,
+      json: { decision: 'granted', note: 'the recording is clear' },
+    });
+    expect(granted.status, granted.text).to.equal(200);
+    await page.goto(`${api.url}/notice/status`);
+    await page.getByLabel('Notice id').fill(sent.body.noticeId);
+    await page.getByLabel('Secret').fill(sent.body.secret);
+    await page.getByLabel('Secret').press('Enter');
+    await page.getByText('Your complaint was upheld: the notice is being reviewed again.').waitFor();
+    await page.getByText('Your notice was received and is waiting for a moderator.').waitFor();
+    await accessible(page, 'status-reopened');
+    expect(errors, 'no script ran, no dialog opened').to.deep.equal([]);
+    expect(await page.evaluate('typeof window.__xss')).to.equal('undefined');
+    await context.close();
+  });
 });

@@ -149,7 +149,7 @@ export function statusPage(
       ? `<h2 id="contest-heading">Contest the decision</h2>
 <p>You may contest this decision until ${e(utcWords(v.contest.until!))}, free of charge. A moderator other than the one who decided reads your complaint; if they agree, the notice is reviewed again.</p>
 ${errors?.length || message ? `<div class="error" role="alert"><p>${e(message ?? 'The complaint has fields to correct; nothing was sent.')}</p>${errors?.length ? `<ul>${errors.map((f) => `<li><a href="#statement">${e(f.field)}: ${e(f.message)}</a></li>`).join('')}</ul>` : ''}</div>` : ''}
-<form method="post" action="/notice/complaint" aria-labelledby="contest-heading">
+<form method="post" action="/notice/complaint" aria-labelledby="contest-heading" novalidate>
 <input type="hidden" name="csrf" value="${e(form.csrf)}">
 <input type="hidden" name="notice_id" value="${e(v.noticeId)}">
 <input type="hidden" name="secret" value="${e(form.secret)}">
