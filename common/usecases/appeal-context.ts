@@ -33,6 +33,12 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
   const appeal = await findAppeal(db, appealId);
   if (!appeal) throw notFound(`Appeal ${appealId}`);
   const { kind, id } = appeal.subject;
+  // A notifier's complaint: what is contested is the dismissal of the notice, filed as an offense.
+  const noticeOffense =
+    kind === 'notice'
+      ? (await db.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [id])).rows[0]
+          ?.offense_id
+      : undefined;
   const [player, offense, sanction, recent] = await Promise.all([
     db.query<{ gamer_tag: string; trust_score: number; active_strikes: number }>(
       `SELECT p.gamer_tag, p.trust_score,
@@ -41,14 +47,14 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
          FROM players p WHERE p.id = $1`,
       [appeal.playerRowId, now],
     ),
-    kind === 'offense' ? findOffenseForModerator(db, id) : undefined,
+    kind === 'offense' || noticeOffense ? findOffenseForModerator(db, noticeOffense ?? id) : undefined,
     kind === 'sanction' ? findSanctionForModerator(db, id, now) : undefined,
     listOffenses(db, appeal.serviceId, APPEAL_RECENT_OFFENSES),
   ]);
   const caseId = offense?.caseId ?? sanction?.sanction.caseId ?? null;
   const [found, undone, strike] = await Promise.all([
     caseId ? findCase(db, caseId) : undefined,
-    appeal.status === 'open'
+    appeal.status === 'open' && kind !== 'notice'
       ? sanctionsOfDecision(
           db,
           { playerRowId: appeal.playerRowId, caseId, ...(kind === 'sanction' ? { sanctionId: id } : {}) },
@@ -82,8 +88,9 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
       recentOffenses: (recent?.items ?? []).map((o) => presentOffense(o, null)),
       // What granting would undo (decideAppeal): shown before the decision, so the moderator can keep
       // a part of it with a ground. Null once the appeal is decided.
+      // A notifier's complaint undoes nothing: granted, its case reopens.
       ifGranted:
-        appeal.status === 'open'
+        appeal.status === 'open' && kind !== 'notice'
           ? {
               strikeRemoved: strike,
               sanctionsRevoked: undone.map((s) => ({

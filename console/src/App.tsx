@@ -2,6 +2,7 @@ import { TemplatesScreen } from './screens/Templates';
 import { TransparencyScreen } from './screens/Transparency';
 import { ErasuresScreen } from './screens/Erasures';
 import { FlaggersScreen } from './screens/Flaggers';
+import { NoticesScreen } from './screens/Notices';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
 import { ApiError, getSession, onSignedOut, setCsrfToken, signIn, signOut, type Session } from './api';
@@ -55,6 +56,7 @@ export function App() {
         <Route path="/appeals" element={<AppealsScreen />} />
         <Route path="/appeals/:appealId" element={<AppealScreen />} />
         <Route path="/stats" element={<StatsScreen />} />
+        <Route path="/notices" element={<NoticesScreen isAdmin={session.moderator.role === 'admin'} />} />
         <Route path="/queues" element={<QueuesScreen session={session} />} />
         {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
         {session.moderator.role === 'admin' && <Route path="/templates" element={<TemplatesScreen />} />}
@@ -176,6 +178,7 @@ function Layout({
             Queue
           </NavLink>
           <NavLink to="/appeals">Appeals</NavLink>
+          <NavLink to="/notices">Notices</NavLink>
           <NavLink to="/queues">Queues</NavLink>
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}

@@ -157,12 +157,28 @@ export const decideAppeal = (
   decision: 'granted' | 'denied',
   note: string,
   keep: { sanctionId: string; reason: string }[] = [],
+  unfounded = false,
 ) =>
   api<Appeal>('POST', `/v1/admin/appeals/${enc(id)}/decide`, {
     decision,
     note,
     ...(decision === 'granted' && keep.length ? { keep } : {}),
+    ...(unfounded ? { unfounded: true } : {}),
   });
+export type NoticePage = Res<'/v1/admin/notices', 'get', 200>;
+export type MisuseMeasure = Schemas['MisuseMeasure'];
+export const listNotices = (cursor?: string) =>
+  api<NoticePage>('GET', `/v1/admin/notices?limit=50${cursor ? `&cursor=${enc(cursor)}` : ''}`);
+export const markUnfounded = (offenseId: string, note: string) =>
+  api<Res<'/v1/admin/offenses/{offenseId}/unfounded', 'post', 201>>(
+    'POST',
+    `/v1/admin/offenses/${enc(offenseId)}/unfounded`,
+    { note },
+  );
+export const listMeasures = (inForce: boolean) =>
+  api<{ items: MisuseMeasure[] }>('GET', `/v1/admin/misuse/measures?inForce=${inForce}`);
+export const liftMeasure = (id: string, note: string) =>
+  api<MisuseMeasure>('POST', `/v1/admin/misuse/measures/${enc(id)}/lift`, { note });
 export const listAudit = (params: {
   caseId?: string;
   moderator?: string;

@@ -905,6 +905,79 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('notices: a moderator marks a dismissed notice manifestly unfounded on the page, and an admin denies its notifier’s complaint as unfounded; all as text', async () => {
+    const tag = `N-<img src=x onerror="window.__xss=1">${uid()}`;
+    const serviceId = await player(tag);
+    const sent = await fetch(`${api.url}/v1/notices`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        gameId: tenant.game.id,
+        player: serviceId,
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        explanation: 'Sold fake items <script>window.__xss=2</script> in the trade chat.',
+        name: 'Console Notifier',
+        email: `console-${uid()}@example.org`,
+        goodFaith: true,
+      }),
+    });
+    expect(sent.status).to.equal(201);
+    const receipt = (await sent.json()) as { noticeId: string; secret: string };
+    const caseId = await eventually('the notice filed', async () => {
+      const { rows } = await api.pool.query<{ case_id: string }>(
+        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
+        [receipt.noticeId],
+      );
+      return rows[0]?.case_id;
+    });
+    for (const step of ['claim', 'resolve'])
+      await fetch(`${api.url}/v1/admin/cases/${caseId}/${step}`, {
+        method: 'POST',
+        headers: { ...moderator.headers, 'content-type': 'application/json' },
+        body:
+          step === 'resolve' ? JSON.stringify({ outcome: 'dismissed', note: 'no trade took place' }) : '{}',
+      });
+    const complained = await fetch(`${api.url}/v1/notices/${receipt.noticeId}/complaint`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'notice-secret': receipt.secret },
+      body: JSON.stringify({ statement: 'They did <b onmouseover="window.__xss=3">sell</b> it.' }),
+    });
+    expect(complained.status).to.equal(201);
+
+    const { context, page } = await signedIn(admin);
+    await page.getByRole('link', { name: 'Notices' }).click();
+    await page.getByRole('heading', { name: 'Notices', level: 1 }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: tag });
+    await row.getByRole('cell', { name: 'no action', exact: true }).waitFor();
+    await checkScreen(page, 'notices');
+    await row.getByRole('button', { name: `Mark unfounded: ${tag}` }).click();
+    await page.getByLabel('Why (audited; never shown to the notifier)').fill('No trade logs at all.');
+    await page.getByRole('button', { name: 'Mark', exact: true }).click();
+    await page.getByText('Marked manifestly unfounded (1 marks against its sender).').waitFor();
+    await row.getByRole('cell', { name: 'no action, marked manifestly unfounded' }).waitFor();
+
+    // The complaint, from its link: the notifier's words as text; denied as unfounded, a second mark.
+    await row.getByRole('link', { name: 'open' }).click();
+    await page
+      .getByRole('heading', { name: new RegExp(`^A notifier's complaint about a notice on`) })
+      .waitFor();
+    await page.getByText('They did <b onmouseover="window.__xss=3">sell</b> it.').waitFor();
+    await page.getByRole('heading', { name: 'The notice, and its dismissal' }).waitFor();
+    await checkScreen(page, 'complaint');
+    await page.getByLabel('Deny').check();
+    await page.getByLabel(/Manifestly unfounded/).check();
+    await page.getByLabel('Note (required)').fill('The trade log is empty.');
+    await page.getByRole('button', { name: 'Decide' }).click();
+    await page.getByText('Appeal denied.').waitFor();
+    const { rows } = await api.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM misuse_marks m JOIN notices n ON m.sender_key = n.sender_key WHERE n.id = $1`,
+      [receipt.noticeId],
+    );
+    expect(rows[0]!.n).to.equal(2);
+    expect(await page.evaluate('typeof window.__xss')).to.equal('undefined');
+    await context.close();
+  });
+
   it('a claim made in another browser shows in the queue within seconds', async () => {
     const serviceId = await player();
     const { caseId } = await cheat(serviceId);

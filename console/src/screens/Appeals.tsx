@@ -42,7 +42,7 @@ export function AppealList() {
                   <Link to={`/appeals/${a.id}`}>{a.gamerTag}</Link>{' '}
                   <span className="muted">{a.playerId}</span>
                 </td>
-                <td>{a.subject.kind === 'offense' ? 'An offense' : 'A sanction'}</td>
+                <td>{SUBJECT_WORDS[a.subject.kind]}</td>
                 <td>{APPEAL_REASON_WORDS[a.reason]}</td>
                 <td>{when(a.createdAt)}</td>
                 <td>{a.claim ? 'Claimed' : '—'}</td>
@@ -72,6 +72,8 @@ export function AppealScreen() {
   const [note, setNote] = useState('');
   /** Sanctions of the contested decision the moderator keeps in force, with the player's ground. */
   const [keep, setKeep] = useState<Record<string, string>>({});
+  /** A notifier's complaint denied as manifestly unfounded (DSA Art. 23): a mark against its sender. */
+  const [unfounded, setUnfounded] = useState(false);
   const { busy, notice, run } = useAction(appeal.reload);
   // c claims (or renews the claim), as on a case.
   useShortcuts({
@@ -86,8 +88,9 @@ export function AppealScreen() {
         <Link to="/appeals">← Appeals</Link>
       </p>
       <h1 id="appeal-title">
-        Appeal of {a.subject.kind === 'offense' ? 'an offense' : 'a sanction'} by {a.context.player.gamerTag},{' '}
-        {a.status}
+        {a.subject.kind === 'notice'
+          ? `A notifier's complaint about a notice on ${a.context.player.gamerTag}, ${a.status}`
+          : `Appeal of ${a.subject.kind === 'offense' ? 'an offense' : 'a sanction'} by ${a.context.player.gamerTag}, ${a.status}`}
       </h1>
       <dl className="figures">
         <div>
@@ -112,7 +115,12 @@ export function AppealScreen() {
         <div>
           <dt>Filed</dt>
           <dd>
-            {when(a.createdAt)} by {a.filedBy.kind === 'player' ? 'the player' : 'a studio'}
+            {when(a.createdAt)} by{' '}
+            {a.filedBy.kind === 'player'
+              ? 'the player'
+              : a.filedBy.kind === 'notifier'
+                ? 'the notifier'
+                : 'a studio'}
           </dd>
         </div>
       </dl>
@@ -164,7 +172,9 @@ export function AppealScreen() {
                 checked={decision === 'granted'}
                 onChange={() => setDecision('granted')}
               />
-              Grant: undo the decision (below)
+              {a.subject.kind === 'notice'
+                ? 'Grant: reopen the case of the notice'
+                : 'Grant: undo the decision (below)'}
             </label>
             <label>
               <input
@@ -178,6 +188,17 @@ export function AppealScreen() {
           </fieldset>
           {a.context.ifGranted && (
             <IfGranted appeal={a} keep={keep} setKeep={setKeep} disabled={decision !== 'granted'} />
+          )}
+          {a.subject.kind === 'notice' && (
+            <label>
+              <input
+                type="checkbox"
+                checked={unfounded}
+                disabled={decision !== 'denied'}
+                onChange={(e) => setUnfounded(e.target.checked)}
+              />{' '}
+              Manifestly unfounded (DSA Art. 23: counts against the notifier)
+            </label>
           )}
           <label htmlFor="appeal-note">Note (required)</label>
           <textarea id="appeal-note" rows={3} value={note} onChange={(e) => setNote(e.target.value)} />
@@ -199,6 +220,7 @@ export function AppealScreen() {
                   decision,
                   note.trim(),
                   Object.entries(keep).map(([sanctionId, reason]) => ({ sanctionId, reason: reason.trim() })),
+                  decision === 'denied' && unfounded,
                 );
               }, `Appeal ${decision}.`)
             }
@@ -305,6 +327,12 @@ function IfGranted({
   );
 }
 
+const SUBJECT_WORDS: Record<AppealDetail['subject']['kind'], string> = {
+  offense: 'An offense',
+  sanction: 'A sanction',
+  notice: "A notifier's complaint",
+};
+
 /** The decision an appeal is against: its case's outcome, note, moderator and time. */
 function DecisionBehind({ decision }: { decision: NonNullable<AppealDetail['context']['offense']>['case'] }) {
   if (!decision) return <p>No review case: no moderator decided it.</p>;
@@ -324,7 +352,9 @@ function AppealedSubject({ appeal: a }: { appeal: AppealDetail }) {
   const { offense, sanction } = a.context;
   return (
     <section aria-labelledby="appealed-subject">
-      <h2 id="appealed-subject">What is appealed</h2>
+      <h2 id="appealed-subject">
+        {a.subject.kind === 'notice' ? 'The notice, and its dismissal' : 'What is appealed'}
+      </h2>
       {offense && (
         <>
           <p>
