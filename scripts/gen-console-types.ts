@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { openApiDocument } from '../api/openapi.js';
 import { NEEDS_PERIOD } from '../common/domain/sanctions.js';
+import { CATEGORY_WORDS } from '../common/domain/notices.js';
 
 /**
  * The console's request and response types, generated from the server's own OpenAPI document by
@@ -42,6 +43,12 @@ export function consoleContract(): string {
     NEEDS_PERIOD: [...NEEDS_PERIOD],
     OFFENSE_TYPES: doc.components.schemas.ReviewCase!.properties.type!.enum,
     SEVERITIES: doc.components.schemas.ReviewCase!.properties.highestSeverity!.enum,
+    // The Transparency Database categories a notice, a flagger's areas and a routing rule name, with
+    // the words the public form shows for each.
+    NOTICE_CATEGORIES: (
+      (doc.components.schemas.TrustedFlagger!.properties.areas!.items as Schema).enum as string[]
+    ).map((c) => [c, CATEGORY_WORDS[c] ?? c]),
+    CASE_SOURCES: (doc.components.schemas.RoutingRule!.properties.sources!.items as Schema).enum as string[],
     LIMITS: {
       caseNote: max('/v1/admin/cases/{caseId}/resolve', 'note'),
       note: max('/v1/admin/cases/{caseId}/notes', 'body'),

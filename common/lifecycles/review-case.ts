@@ -97,7 +97,9 @@ export async function reopenForNotice(
        SELECT x.id FROM review_cases x JOIN review_cases c ON c.id = $1
         WHERE x.player_id = c.player_id AND x.type = c.type AND x.status = 'open' FOR UPDATE OF x),
      moved AS (UPDATE case_offenses SET case_id = (SELECT id FROM target) WHERE offense_id = $2 RETURNING offense_id),
-     o AS (SELECT o.game_id, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter, o.severity
+     o AS (SELECT o.game_id, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter, o.severity,
+                  CASE WHEN o.context->>'source' IN ('notice', 'trusted_flagger') THEN o.context->>'source'
+                       ELSE 'game' END AS source, o.details->>'dsaCategory' AS category
              FROM offenses o WHERE o.id = $2),
      g AS (INSERT INTO case_games SELECT (SELECT id FROM target), game_id FROM o ON CONFLICT DO NOTHING RETURNING 1),
      r AS (INSERT INTO case_reporters SELECT (SELECT id FROM target), reporter FROM o ON CONFLICT DO NOTHING RETURNING 1)
@@ -107,6 +109,9 @@ export async function reopenForNotice(
             highest_severity = (${SEVERITY_ORDER_SQL})[GREATEST(array_position(${SEVERITY_ORDER_SQL}, c.highest_severity),
                                                                (SELECT array_position(${SEVERITY_ORDER_SQL}, severity) FROM o))],
             flagged_by_trusted = c.flagged_by_trusted OR $4,
+            sources = ARRAY(SELECT DISTINCT x FROM unnest(c.sources || ARRAY[(SELECT source FROM o)]) x ORDER BY 1),
+            categories = ARRAY(SELECT DISTINCT x FROM unnest(c.categories || ARRAY[(SELECT category FROM o)]) x
+                                WHERE x IS NOT NULL ORDER BY 1),
             due_at = LEAST(c.due_at, CASE WHEN $4 THEN now() + make_interval(hours => $5::int) END),
             priority = c.priority + CASE WHEN $4 AND NOT c.flagged_by_trusted THEN 50 ELSE 0 END,
             updated_at = now()
@@ -148,7 +153,7 @@ export async function assign(db: Queryable, caseId: string, moderatorId: string 
 export async function rerouteOpenCases(db: Queryable): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE review_cases c SET queue_key = r.queue_key
-       FROM (SELECT id, ${routeSql('x.type', `array_position(${SEVERITY_ORDER_SQL}, x.highest_severity)`, 'x.first_game_id')} AS queue_key
+       FROM (SELECT id, ${routeSql('x.type', `array_position(${SEVERITY_ORDER_SQL}, x.highest_severity)`, 'x.first_game_id', 'x.sources', 'x.categories')} AS queue_key
                FROM review_cases x WHERE x.status = 'open' AND NOT x.queue_pinned) r
       WHERE c.id = r.id AND c.queue_key <> r.queue_key`,
   );
@@ -180,6 +185,10 @@ interface OffenseToFile {
   /** A trusted flagger's notice (README "Notices"): the case goes ahead. */
   flagged: boolean;
   case_id: string | null;
+  /** Where it came from, as routing rules match it: game, notice or trusted_flagger. */
+  source: string;
+  /** A notice's Transparency Database category. */
+  category: string | null;
 }
 
 /**
@@ -210,7 +219,9 @@ export async function fileOffenses(
          SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points, o.penalty_held, o.status,
                 o.created_at, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
                 coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence,
-                coalesce(o.context->>'source' = 'trusted_flagger', false) AS flagged, co.case_id
+                coalesce(o.context->>'source' = 'trusted_flagger', false) AS flagged, co.case_id,
+                CASE WHEN o.context->>'source' IN ('notice', 'trusted_flagger') THEN o.context->>'source'
+                     ELSE 'game' END AS source, o.details->>'dsaCategory' AS category
            FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
           WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o),
        c AS (
@@ -248,8 +259,8 @@ export async function fileOffenses(
   await client.query(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
-                            $8::int[], $10::boolean[])
-         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged)),
+                            $8::int[], $10::boolean[], $12::text[], $13::text[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged, source, category)),
      link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
      g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
            RETURNING case_id),
@@ -258,7 +269,8 @@ export async function fileOffenses(
      added AS (
        SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
               sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev,
-              bool_or(flagged) AS flagged
+              bool_or(flagged) AS flagged, array_agg(DISTINCT source) AS sources,
+              coalesce(array_agg(DISTINCT category) FILTER (WHERE category IS NOT NULL), '{}') AS categories
          FROM input GROUP BY case_id),
      n AS (
        SELECT c.id, c.reports_count + a.reports AS reports, c.total_penalty + a.penalty AS penalty,
@@ -266,20 +278,22 @@ export async function fileOffenses(
               c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
               c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
               GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
-              c.earlier_offenses, c.flagged_by_trusted OR a.flagged AS flagged
+              c.earlier_offenses, c.flagged_by_trusted OR a.flagged AS flagged,
+              ARRAY(SELECT DISTINCT x FROM unnest(c.sources || a.sources) x ORDER BY 1) AS sources,
+              ARRAY(SELECT DISTINCT x FROM unnest(c.categories || a.categories) x ORDER BY 1) AS categories
          FROM review_cases c JOIN added a ON a.case_id = c.id)
      UPDATE review_cases c SET
        reports_count = n.reports, total_penalty = n.penalty,
        highest_severity = (${SEVERITY_ORDER_SQL})[n.sev], distinct_games = n.games,
        distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
-       flagged_by_trusted = n.flagged,
+       flagged_by_trusted = n.flagged, sources = n.sources, categories = n.categories,
        -- LEAST skips the null of a case without a trusted flagger's notice.
        due_at = LEAST(c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
                       CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END),
        priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
                   + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
                   + CASE WHEN n.flagged THEN 50 ELSE 0 END,
-       queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id')} END
+       queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id', 'n.sources', 'n.categories')} END
        FROM n WHERE c.id = n.id`,
     [
       filing.map((o) => o.case_id),
@@ -293,6 +307,8 @@ export async function fileOffenses(
       dueHours,
       filing.map((o) => o.flagged),
       flaggedDueHours,
+      filing.map((o) => o.source),
+      filing.map((o) => o.category),
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });

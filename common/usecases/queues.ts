@@ -1,3 +1,4 @@
+import { NOTICE_CATEGORIES } from '../domain/notices.js';
 import Joi from 'joi';
 import { rerouteOpenCases } from '../lifecycles/review-case.js';
 import { isUniqueViolation, withTransaction, type Queryable } from '../data/db.js';
@@ -51,6 +52,9 @@ const ids = (what: string) =>
     .unique()
     .description(`Only cases whose first report came from one of these ${what}.`);
 
+/** Where a case's reports came from, as routing rules match it. */
+export const CASE_SOURCES = ['game', 'notice', 'trusted_flagger'] as const;
+
 export const ruleSchema = Joi.object({
   queue: Joi.string().pattern(KEY).required().description('The queue a matching case goes to.'),
   types: Joi.array()
@@ -63,6 +67,18 @@ export const ruleSchema = Joi.object({
     .description('Only cases whose highest severity is this or worse.'),
   studios: ids('studios'),
   games: ids('games'),
+  sources: Joi.array()
+    .items(Joi.string().valid(...CASE_SOURCES))
+    .min(1)
+    .unique()
+    .description(
+      "Only cases holding a report from one of these: a game's report (game), a notice (notice), a trusted flagger's notice (trusted_flagger).",
+    ),
+  categories: Joi.array()
+    .items(Joi.string().valid(...NOTICE_CATEGORIES))
+    .min(1)
+    .unique()
+    .description('Only cases holding a notice of one of these Transparency Database categories.'),
 });
 
 export const rulesSchema = Joi.object({
@@ -93,6 +109,8 @@ export interface RoutingRule {
   minSeverity?: Severity;
   studios?: string[];
   games?: string[];
+  sources?: (typeof CASE_SOURCES)[number][];
+  categories?: string[];
 }
 
 /**
@@ -248,13 +266,19 @@ export async function listRules(db: Queryable): Promise<RoutingRule[]> {
     min_severity: Severity | null;
     studio_ids: string[] | null;
     game_ids: string[] | null;
-  }>('SELECT queue_key, types, min_severity, studio_ids, game_ids FROM queue_rules ORDER BY position');
+    sources: RoutingRule['sources'] | null;
+    categories: string[] | null;
+  }>(
+    'SELECT queue_key, types, min_severity, studio_ids, game_ids, sources, categories FROM queue_rules ORDER BY position',
+  );
   return rows.map((r) => ({
     queue: r.queue_key,
     ...(r.types && { types: r.types }),
     ...(r.min_severity && { minSeverity: r.min_severity }),
     ...(r.studio_ids && { studios: r.studio_ids }),
     ...(r.game_ids && { games: r.game_ids }),
+    ...(r.sources && { sources: r.sources }),
+    ...(r.categories && { categories: r.categories }),
   }));
 }
 
@@ -300,12 +324,14 @@ export async function replaceRules(
     await client.query('DELETE FROM queue_rules');
     if (rules.length)
       await client.query(
-        `INSERT INTO queue_rules (position, queue_key, types, min_severity, studio_ids, game_ids)
+        `INSERT INTO queue_rules (position, queue_key, types, min_severity, studio_ids, game_ids, sources, categories)
          SELECT n, r->>'queue',
                 CASE WHEN r ? 'types' THEN ARRAY(SELECT jsonb_array_elements_text(r->'types')) END,
                 r->>'minSeverity',
                 CASE WHEN r ? 'studios' THEN ARRAY(SELECT jsonb_array_elements_text(r->'studios'))::uuid[] END,
-                CASE WHEN r ? 'games' THEN ARRAY(SELECT jsonb_array_elements_text(r->'games'))::uuid[] END
+                CASE WHEN r ? 'games' THEN ARRAY(SELECT jsonb_array_elements_text(r->'games'))::uuid[] END,
+                CASE WHEN r ? 'sources' THEN ARRAY(SELECT jsonb_array_elements_text(r->'sources')) END,
+                CASE WHEN r ? 'categories' THEN ARRAY(SELECT jsonb_array_elements_text(r->'categories')) END
            FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(r, n)`,
         [JSON.stringify(rules)],
       );

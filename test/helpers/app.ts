@@ -64,6 +64,10 @@ export async function testConfig(overrides: Record<string, string> = {}): Promis
     // Many test APIs share one database, each with queues of its own prefix: a reconciler would re-add
     // every other test's rows to its own queues. The reconciler's tests turn it on.
     OUTBOX_RECONCILE_INTERVAL_MS: '0',
+    // Every test API sends its notices from 127.0.0.1 into one shared database: the public channel's
+    // daily bound per address would be spent by the suites before. Its own tests set small bounds.
+    NOTICE_QUOTA_PER_ADDRESS: '100000',
+    NOTICE_QUOTA_PER_EMAIL: '100000',
     JWT_SIGNING_KEY: JSON.stringify(await testSigningKey()),
     ...overrides,
   });

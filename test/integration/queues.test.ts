@@ -1,3 +1,4 @@
+import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { expect } from 'chai';
 import {
   caseOfOffense,
@@ -174,6 +175,91 @@ describe('review queues and routing rules', function () {
     expect(listed.status).to.equal(200);
     expect(listed.body.items.length).to.be.greaterThan(0);
     expect(listed.body.items.every((c) => c.queue.key === 'beta-game')).to.equal(true);
+  });
+
+  it("routes by where a case's reports came from and by its notices' categories; a game's report joining a notice's case keeps it there", async () => {
+    // The rules the tests before left: put back at the end, for the tests after.
+    const kept = (await get<{ items: object[] }>(mod, '/v1/admin/queue-rules', '/v1/admin/queue-rules')).body
+      .items;
+    for (const [key, name] of [
+      ['flagged', 'Trusted flaggers'],
+      ['scams', 'Scams from notices'],
+      ['notices', 'Notices'],
+    ])
+      expect((await createQueue({ key, name })).status).to.equal(201);
+    const saved = await setRules([
+      { queue: 'flagged', sources: ['trusted_flagger'] },
+      { queue: 'scams', categories: ['STATEMENT_CATEGORY_SCAMS_AND_FRAUD'] },
+      { queue: 'notices', sources: ['notice'] },
+    ]);
+    expect(saved.status, saved.text).to.equal(200);
+    expect(saved.body.items).to.deep.equal([
+      { queue: 'flagged', sources: ['trusted_flagger'] },
+      { queue: 'scams', categories: ['STATEMENT_CATEGORY_SCAMS_AND_FRAUD'] },
+      { queue: 'notices', sources: ['notice'] },
+    ]);
+    const registered = await send<{ apiKey: string }>(
+      admin,
+      'POST',
+      '/v1/admin/trusted-flaggers',
+      '/v1/admin/trusted-flaggers',
+      { name: 'Routing flagger', areas: ['STATEMENT_CATEGORY_VIOLENCE'], coordinator: 'DSC' },
+    );
+    const notice = async (category: string, headers: Record<string, string> = {}) => {
+      const p = await createTestPlayer(api.pool);
+      await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studioA.game.clientId });
+      const sent = await call<{ noticeId: string }>(api.url, 'POST', '/v1/notices', {
+        spec: '/v1/notices',
+        headers,
+        json: {
+          gameId: studioA.game.id,
+          player: p.serviceId,
+          category,
+          explanation: 'What they did is described here at length.',
+          name: 'N',
+          email: `n-${p.serviceId}@example.org`,
+          goodFaith: true,
+        },
+      });
+      expect(sent.status, sent.text).to.equal(201);
+      const caseId = await eventually('the notice filed', async () => {
+        const { rows } = await api.pool.query<{ case_id: string }>(
+          'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
+          [sent.body.noticeId],
+        );
+        return rows[0]?.case_id;
+      });
+      return { caseId, serviceId: p.serviceId };
+    };
+    const flagged = await notice('STATEMENT_CATEGORY_VIOLENCE', {
+      authorization: `Bearer ${registered.body.apiKey}`,
+    });
+    expect((await caseOf(flagged.caseId)).queue.key).to.equal('flagged');
+    expect((await caseOf((await notice('STATEMENT_CATEGORY_SCAMS_AND_FRAUD')).caseId)).queue.key).to.equal(
+      'scams',
+    );
+    const speech = await notice('STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH');
+    expect((await caseOf(speech.caseId)).queue.key).to.equal('notices');
+    // A game's report of the same kind joins the notice's case, which still holds a notice.
+    expect(await report(studioA, speech.serviceId, 'toxicity', 'low')).to.equal(speech.caseId);
+    expect((await caseOf(speech.caseId)).queue.key).to.equal('notices');
+    // A game's report alone matches none of them.
+    expect((await caseOf(await report(studioA, await player(), 'toxicity', 'low'))).queue.key).to.equal(
+      'general',
+    );
+    // Unknown sources and categories are refused, naming the field.
+    const bad = await setRules([{ queue: 'notices', sources: ['email'], categories: ['NOPE'] }]);
+    expect(bad.status).to.equal(400);
+    expect(bad.body.errors!.map((e) => e.field)).to.include.members([
+      'rules.0.sources.0',
+      'rules.0.categories.0',
+    ]);
+    // Saving other rules routes the open notice cases again, by what they hold.
+    const again = await setRules([{ queue: 'scams', sources: ['trusted_flagger'] }]);
+    expect(again.status, again.text).to.equal(200);
+    expect((await caseOf(flagged.caseId)).queue.key).to.equal('scams');
+    expect((await caseOf(speech.caseId)).queue.key).to.equal('general');
+    expect((await setRules(kept)).status).to.equal(200);
   });
 
   it('saving the rules routes open cases again at once, except a case a moderator moved by hand', async () => {

@@ -1,8 +1,14 @@
+import { NOTICE_CATEGORIES } from '../../../common/domain/notices.js';
 import { joiBody } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
-import { queueChangeSchema, queueSchema, rulesSchema } from '../../../common/usecases/queues.js';
+import {
+  CASE_SOURCES,
+  queueChangeSchema,
+  queueSchema,
+  rulesSchema,
+} from '../../../common/usecases/queues.js';
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */
 const queueKey = { name: 'queueKey', in: 'path', required: true, schema: { type: 'string' } };
@@ -153,6 +159,8 @@ export const schemas = {
       minSeverity: { enum: [...SEVERITIES] },
       studios: { type: 'array', items: { type: 'string' } },
       games: { type: 'array', items: { type: 'string' } },
+      sources: { type: 'array', items: { enum: [...CASE_SOURCES] } },
+      categories: { type: 'array', items: { enum: NOTICE_CATEGORIES } },
     },
   },
   StudioWithGames: closed({

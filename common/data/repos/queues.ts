@@ -19,12 +19,15 @@ export const seesQueue = (role: ModeratorRole, visibleTo: QueueVisibility) =>
 /**
  * SQL for the queue a case belongs in by the routing rules (migration 028): the first rule, by
  * position, whose every criterion matches the case's kind (`type`), its highest severity (`sevRank`,
- * 1 for low .. 4 for critical) and the game of its first report (`game`, and that game's studio); the
- * default queue when none does. One index scan of a table of at most RULES_MAX rows.
+ * 1 for low .. 4 for critical), the game of its first report (`game`, and that game's studio), where
+ * its reports came from (`sources`: game, notice, trusted_flagger; any one of the rule's) and the
+ * categories its notices name (`categories`; any one of the rule's); the default queue when none does. One index scan of a table of at most RULES_MAX rows.
  */
-export const routeSql = (type: string, sevRank: string, game: string) =>
+export const routeSql = (type: string, sevRank: string, game: string, sources: string, categories: string) =>
   `coalesce((SELECT r.queue_key FROM queue_rules r
      WHERE (r.types IS NULL OR ${type} = ANY (r.types))
+       AND (r.sources IS NULL OR r.sources && ${sources})
+       AND (r.categories IS NULL OR r.categories && ${categories})
        AND (r.min_severity IS NULL OR array_position(${SEVERITY_ORDER_SQL}, r.min_severity) <= ${sevRank})
        AND (r.game_ids IS NULL OR ${game} = ANY (r.game_ids))
        AND (r.studio_ids IS NULL OR EXISTS (

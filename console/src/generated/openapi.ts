@@ -2960,6 +2960,8 @@ export interface components {
             minSeverity?: "low" | "medium" | "high" | "critical";
             studios?: string[];
             games?: string[];
+            sources?: ("game" | "notice" | "trusted_flagger")[];
+            categories?: ("STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE")[];
         };
         StudioWithGames: {
             id: string;
@@ -10534,6 +10536,10 @@ export interface operations {
                         studios?: string[];
                         /** @description Only cases whose first report came from one of these games. */
                         games?: string[];
+                        /** @description Only cases holding a report from one of these: a game's report (game), a notice (notice), a trusted flagger's notice (trusted_flagger). */
+                        sources?: ("game" | "notice" | "trusted_flagger")[];
+                        /** @description Only cases holding a notice of one of these Transparency Database categories. */
+                        categories?: ("STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE")[];
                     }[];
                 };
             };

@@ -7,28 +7,13 @@ import {
   type TrustedFlagger,
 } from '../api';
 import { ErrorLine } from '../components/ErrorLine';
+import { NOTICE_CATEGORIES } from '../generated/contract';
 import { NoticeLine } from '../components/NoticeLine';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 
-/** The Transparency Database categories a flagger may be trusted for, in words. */
-const AREAS: [string, string][] = [
-  ['STATEMENT_CATEGORY_ANIMAL_WELFARE', 'Animal welfare'],
-  ['STATEMENT_CATEGORY_CONSUMER_INFORMATION', 'Consumer information'],
-  ['STATEMENT_CATEGORY_CYBER_VIOLENCE', 'Cyber violence'],
-  ['STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN', 'Cyber violence against women'],
-  ['STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS', 'Data protection and privacy'],
-  ['STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH', 'Illegal or harmful speech'],
-  ['STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS', 'Intellectual property'],
-  ['STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS', 'Civic discourse or elections'],
-  ['STATEMENT_CATEGORY_OTHER_VIOLATION_TC', "Against the game's rules"],
-  ['STATEMENT_CATEGORY_PROTECTION_OF_MINORS', 'Protection of minors'],
-  ['STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY', 'Risk for public security'],
-  ['STATEMENT_CATEGORY_SCAMS_AND_FRAUD', 'Scams and fraud'],
-  ['STATEMENT_CATEGORY_SELF_HARM', 'Self-harm'],
-  ['STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS', 'Unsafe and prohibited products'],
-  ['STATEMENT_CATEGORY_VIOLENCE', 'Violence'],
-];
+/** The Transparency Database categories a flagger may be trusted for, in words (from the document). */
+const AREAS = NOTICE_CATEGORIES;
 const areaWords = (a: string) => AREAS.find(([k]) => k === a)?.[1] ?? a;
 
 /**

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { LIMITS } from '../generated/contract';
+import { CASE_SOURCES, LIMITS, NOTICE_CATEGORIES } from '../generated/contract';
 import { Link } from 'react-router';
 import {
   archiveQueue,
@@ -19,6 +19,13 @@ import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SEVERITIES, TYPES } from './Queue';
 
+const SOURCE_WORDS: Record<NonNullable<RoutingRule['sources']>[number], string> = {
+  game: "a game's report",
+  notice: 'a notice',
+  trusted_flagger: "a trusted flagger's notice",
+};
+const categoryWords = (c: string) => NOTICE_CATEGORIES.find(([k]) => k === c)?.[1] ?? c;
+
 /** A rule in words: "cheating or toxicity, high or worse, from Acme's Skyfall → Senior review". */
 export function ruleInWords(rule: RoutingRule, studios: StudioWithGames[]): string {
   const studioName = (id: string) => studios.find((s) => s.id === id)?.name ?? id;
@@ -34,6 +41,8 @@ export function ruleInWords(rule: RoutingRule, studios: StudioWithGames[]): stri
     rule.minSeverity ? `${rule.minSeverity} or worse` : null,
     rule.studios ? `from ${rule.studios.map(studioName).join(' or ')}` : null,
     rule.games ? `in ${rule.games.map(gameName).join(' or ')}` : null,
+    rule.sources ? `with ${rule.sources.map((x) => SOURCE_WORDS[x]).join(' or ')}` : null,
+    rule.categories ? `about ${rule.categories.map(categoryWords).join(' or ')}` : null,
   ].filter(Boolean);
   return parts.join(', ');
 }
@@ -272,7 +281,8 @@ function RulesEditor({
         if (j !== i) return r;
         const next: RoutingRule = { ...r, ...change };
         // A criterion emptied is a criterion left out: it matches any case.
-        for (const k of ['types', 'studios', 'games'] as const) if (next[k]?.length === 0) delete next[k];
+        for (const k of ['types', 'studios', 'games', 'sources'] as const)
+          if (next[k]?.length === 0) delete next[k];
         if (!next.minSeverity) delete next.minSeverity;
         return next;
       }),
@@ -323,6 +333,25 @@ function RulesEditor({
                         }
                       />
                       {k}
+                    </label>
+                  ))}
+                </fieldset>
+                <fieldset>
+                  <legend>Holding (none ticked: any)</legend>
+                  {CASE_SOURCES.map((k) => (
+                    <label key={k}>
+                      <input
+                        type="checkbox"
+                        checked={rule.sources?.includes(k) ?? false}
+                        onChange={(e) =>
+                          update(i, {
+                            sources: e.target.checked
+                              ? [...(rule.sources ?? []), k]
+                              : (rule.sources ?? []).filter((t) => t !== k),
+                          })
+                        }
+                      />
+                      {SOURCE_WORDS[k]}
                     </label>
                   ))}
                 </fieldset>
