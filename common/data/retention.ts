@@ -26,10 +26,15 @@ export type RetentionKind =
   | 'misuseRecords';
 export type RetentionDays = Readonly<Record<RetentionKind, number>>;
 
-/** A report still needed: in a case still open, or contested by an appeal still pending. */
+/**
+ * A report still needed: in a case still open, or contested by an appeal still pending (the player's,
+ * or a notifier's complaint about the notice it was filed as).
+ */
 const STILL_NEEDED = `(EXISTS (SELECT 1 FROM case_offenses co JOIN review_cases c ON c.id = co.case_id
                                WHERE co.offense_id = o.id AND c.status = 'open')
-    OR EXISTS (SELECT 1 FROM appeals a WHERE a.offense_id = o.id AND a.status = 'open'))`;
+    OR EXISTS (SELECT 1 FROM appeals a WHERE a.offense_id = o.id AND a.status = 'open')
+    OR EXISTS (SELECT 1 FROM notices n JOIN appeals a ON a.notice_id = n.id
+                WHERE n.offense_id = o.id AND a.status = 'open'))`;
 
 /** Whether a report was a person's (a player's report) or a system's, kept for the transparency report. */
 export const KEEP_SOURCE = `jsonb_strip_nulls(jsonb_build_object('source', coalesce(o.context->>'source',

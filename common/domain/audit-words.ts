@@ -84,10 +84,15 @@ export function auditInWords(e: AuditFacts): string {
             count(d.sanctionsKept) ? `${count(d.sanctionsKept)} kept in force` : null,
           ].filter((p): p is string => p !== null)
         : [];
-      if (d.complaint === true)
+      if (d.complaint === true) {
+        const done = [
+          str(d.reopenedCaseId) ? 'the case reopened' : null,
+          d.markWithdrawn === true ? 'its unfounded mark withdrawn' : null,
+        ].filter((p): p is string => p !== null);
         return granted
-          ? `Granted a notifier's complaint${str(d.reopenedCaseId) ? ' (the case reopened)' : ''}`
+          ? `Granted a notifier's complaint${done.length ? ` (${done.join('; ')})` : ''}`
           : "Denied a notifier's complaint";
+      }
       return `${granted ? 'Granted' : 'Denied'} an appeal${parts.length ? ` (${parts.join('; ')})` : ''}`;
     }
     case 'add_note':

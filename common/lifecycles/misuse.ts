@@ -135,6 +135,16 @@ export async function recordMark(
   return { marks, measure: placed[0]! };
 }
 
+/**
+ * A notifier's complaint granted: the dismissal it reversed no longer stands, so a mark of that
+ * notice as manifestly unfounded is withdrawn (the measures already taken stay, for an admin to
+ * lift). Whether one was.
+ */
+export async function withdrawMark(db: Queryable, offenseId: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM misuse_marks WHERE offense_id = $1', [offenseId]);
+  return (rowCount ?? 0) > 0;
+}
+
 /** The suspension in force for any of these senders, the latest-ending; null when none. */
 export async function liveSuspension(db: Queryable, keys: readonly string[], now: Date) {
   const { rows } = await db.query<MeasureRow>(

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { recordAppealDecision, recordFiling } from '../lifecycles/appeal.js';
 import { removeStrikeOfCase } from '../lifecycles/sanction.js';
-import { senderOfKey, type MisusePolicy } from '../lifecycles/misuse.js';
+import { senderOfKey, withdrawMark, type MisusePolicy } from '../lifecycles/misuse.js';
 import { reopenForNotice } from '../lifecycles/review-case.js';
 import { applyMark } from './misuse.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
@@ -578,6 +578,7 @@ async function decideComplaint(
 ): Promise<{ appeal: AppealRecord; outbox: OutboxRow[] }> {
   const notice = subject.notice!;
   let reopenedCaseId: string | null = null;
+  const markWithdrawn = d.decision === 'granted' && (await withdrawMark(client, notice.offenseId));
   if (d.decision === 'granted' && subject.caseId && (await reopenDropped(client, notice.offenseId)))
     reopenedCaseId = await reopenForNotice(client, {
       caseId: subject.caseId,
@@ -615,6 +616,7 @@ async function decideComplaint(
       subject: appeal.subject,
       complaint: true,
       ...(reopenedCaseId ? { reopenedCaseId } : {}),
+      ...(markWithdrawn ? { markWithdrawn } : {}),
     },
   });
   if (d.unfounded)

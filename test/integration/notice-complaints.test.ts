@@ -341,6 +341,56 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(withKeep.status).to.equal(400);
   });
 
+  it('combinations: a granted complaint withdraws the notice’s unfounded mark; a reversal on the player’s appeal cannot be contested', async () => {
+    // Marked unfounded, then contested and granted: the mark goes with the dismissal it stood on.
+    const p = await newPlayer();
+    const sent = await notice(p.serviceId, `c4a-${p.serviceId}@example.org`);
+    const caseId = await caseOf(sent.body.noticeId);
+    await resolve(caseId, mod, 'dismissed');
+    const offenseId = await offenseOf(sent.body.noticeId);
+    expect((await mark(offenseId)).status).to.equal(201);
+    expect((await complain(sent.body.noticeId, sent.body.secret)).status).to.equal(201);
+    const granted = await decide(await complaintOf(sent.body.noticeId), other, {
+      decision: 'granted',
+      note: 'the notice was right',
+    });
+    expect(granted.status, granted.text).to.equal(200);
+    const { rows } = await api.pool.query('SELECT 1 FROM misuse_marks WHERE offense_id = $1', [offenseId]);
+    expect(rows, 'the mark is withdrawn').to.have.length(0);
+    const audit = await call<{ items: { summary: string }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/audit?caseId=${caseId}`,
+      {
+        spec: '/v1/admin/audit',
+        headers: admin.headers,
+      },
+    );
+    expect(audit.body.items.map((i) => i.summary)).to.include(
+      "Granted a notifier's complaint (the case reopened; its unfounded mark withdrawn)",
+    );
+
+    // Upheld, then reversed on the player's appeal: the notifier reads the reversal, and cannot contest it.
+    const q = await newPlayer();
+    const upheld = await notice(q.serviceId, `c4b-${q.serviceId}@example.org`);
+    await resolve(await caseOf(upheld.body.noticeId), mod, 'upheld');
+    const appeal = await call<{ id: string }>(api.url, 'POST', `/v1/player/${q.serviceId}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: studio.headers,
+      json: { offenseId: await offenseOf(upheld.body.noticeId), reason: 'incorrect', statement: 'Not me.' },
+    });
+    expect(appeal.status, appeal.text).to.equal(201);
+    expect(
+      (await decide(appeal.body.id, other, { decision: 'granted', note: 'shared account' })).status,
+    ).to.equal(200);
+    const reversed = await standing(upheld.body.noticeId, upheld.body.secret);
+    expect(reversed.body.status).to.equal('no_action');
+    expect(reversed.body.contest).to.include({ possible: false });
+    expect(reversed.body.contest.why).to.match(/player's appeal/);
+    const refused = await complain(upheld.body.noticeId, upheld.body.secret);
+    expect([refused.status, refused.body.code]).to.deep.equal([409, 'not_contestable']);
+  });
+
   it('complaints close six months after the decision, and not for action taken', async () => {
     const p = await newPlayer();
     const upheld = await notice(p.serviceId, `c3a-${p.serviceId}@example.org`);
@@ -364,7 +414,7 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
   });
 
   it('Art. 23: marks of manifestly unfounded notices warn the notifier, then suspend it; audited; an admin lifts it', async () => {
-    const since = new Date(Date.now() - 1000);
+    const since = (await api.pool.query<{ t: Date }>('SELECT now() AS t')).rows[0]!.t;
     const email = `misuse-${Date.now()}@example.org`;
     const offenses: string[] = [];
     const receipts: Receipt[] = [];
@@ -533,7 +583,14 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(
       await reported(studio.studioId, 'misuse', 'suspensions_of_notices_article_23', 'reporters muted'),
     ).to.equal(0);
-    expect(await reported(studio.studioId, 'complaints', 'number_of_complaints', 'by notifiers')).to.equal(4);
+    const { rows: complaints } = await api.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM appeals a JOIN notices n ON n.id = a.notice_id WHERE n.game_id = $1',
+      [studio.game.id],
+    );
+    expect(await reported(studio.studioId, 'complaints', 'number_of_complaints', 'by notifiers')).to.equal(
+      complaints[0]!.n,
+    );
+    expect(complaints[0]!.n).to.be.greaterThan(0);
     const noSender = await mark(server.body.report._id);
     expect([noSender.status, noSender.body.code]).to.deep.equal([409, 'no_sender']);
   });
