@@ -35,6 +35,7 @@ describe('appeals', function () {
   let admin: TestModerator;
 
   before(async () => {
+    now = Date.now(); // when the suite starts, not when its file was loaded
     api = await startTestApi({}, { clock: () => new Date(now) });
     game = await createTenant(api.pool, 'Appeals');
     [modA, modB, admin] = [

@@ -21,6 +21,7 @@ import {
 } from '../helpers/app.js';
 import { eventually } from '../helpers/http-server.js';
 import { chromiumOrSkip, expectAccessible, launchChromium } from '../helpers/browser.js';
+import { noticeCase } from '../helpers/notices.js';
 
 /** Screenshots of every screen, kept as test artefacts (git-ignored). */
 const ARTIFACTS = path.resolve('test-artifacts/console');
@@ -923,13 +924,7 @@ describe('moderator console in headless Chromium', function () {
     });
     expect(sent.status).to.equal(201);
     const receipt = (await sent.json()) as { noticeId: string; secret: string };
-    const caseId = await eventually('the notice filed', async () => {
-      const { rows } = await api.pool.query<{ case_id: string }>(
-        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
-        [receipt.noticeId],
-      );
-      return rows[0]?.case_id;
-    });
+    const caseId = await noticeCase(api.pool, receipt.noticeId);
     for (const step of ['claim', 'resolve'])
       await fetch(`${api.url}/v1/admin/cases/${caseId}/${step}`, {
         method: 'POST',

@@ -14,6 +14,7 @@ import {
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
+import { noticeCase } from '../helpers/notices.js';
 
 interface Receipt {
   noticeId: string;
@@ -56,6 +57,7 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
   let other: TestModerator;
 
   before(async () => {
+    now = Date.now(); // when the suite starts, not when its file was loaded
     api = await startTestApi(
       {
         NOTICE_QUOTA_PER_ADDRESS: '1000',
@@ -109,14 +111,7 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
       headers: { 'Notice-Secret': secret },
       json: { statement },
     });
-  const caseOf = (noticeId: string) =>
-    eventually('the notice filed into a case', async () => {
-      const { rows } = await api.pool.query<{ case_id: string }>(
-        `SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1`,
-        [noticeId],
-      );
-      return rows[0]?.case_id;
-    });
+  const caseOf = (noticeId: string) => noticeCase(api.pool, noticeId);
   const offenseOf = async (noticeId: string) =>
     (await api.pool.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [noticeId]))
       .rows[0]!.offense_id;

@@ -15,8 +15,8 @@ import {
 } from '../helpers/app.js';
 import { chromiumOrSkip, expectAccessible, launchChromium } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
-import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
+import { noticeCase } from '../helpers/notices.js';
 
 const ARTIFACTS = path.resolve('test-artifacts/notices');
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
@@ -117,13 +117,7 @@ describe('the public notice pages in headless Chromium', function () {
     expect(noticeId).to.match(/^[0-9a-f-]{36}$/);
 
     // The moderator reads every payload as text.
-    const caseId = await eventually('the notice filed', async () => {
-      const { rows } = await api.pool.query<{ case_id: string }>(
-        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
-        [noticeId],
-      );
-      return rows[0]?.case_id;
-    });
+    const caseId = await noticeCase(api.pool, noticeId);
     const detail = await call<{ offenses: { description: string; evidence: { content?: string }[] }[] }>(
       api.url,
       'GET',
@@ -186,13 +180,7 @@ describe('the public notice pages in headless Chromium', function () {
       },
     });
     expect(sent.status, sent.text).to.equal(201);
-    const caseId = await eventually('the notice filed', async () => {
-      const { rows } = await api.pool.query<{ case_id: string }>(
-        'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
-        [sent.body.noticeId],
-      );
-      return rows[0]?.case_id;
-    });
+    const caseId = await noticeCase(api.pool, sent.body.noticeId);
     await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
       spec: '/v1/admin/cases/{caseId}/claim',
       headers: mod.headers,

@@ -12,8 +12,8 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
-import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
+import { noticeCase } from '../helpers/notices.js';
 
 interface Receipt {
   noticeId: string;
@@ -69,14 +69,7 @@ describe('notices (DSA Art. 16, 22)', function () {
       spec: '/v1/notices/{noticeId}',
       headers: { 'Notice-Secret': secret },
     });
-  const caseOf = (noticeId: string) =>
-    eventually('the notice filed into a case', async () => {
-      const { rows } = await api.pool.query<{ case_id: string }>(
-        `SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1`,
-        [noticeId],
-      );
-      return rows[0]?.case_id;
-    });
+  const caseOf = (noticeId: string) => noticeCase(api.pool, noticeId);
   const body = (player: string, extra: object = {}) => ({
     gameId: studio.game.id,
     player,

@@ -16,6 +16,7 @@ import { eventually } from '../helpers/http-server.js';
 import { ownDatabase } from '../helpers/services.js';
 import { startTestWorker } from '../helpers/workers.js';
 import type { RunningWorker } from '../../worker/run.js';
+import { noticeCase } from '../helpers/notices.js';
 
 interface CaseView {
   id: string;
@@ -222,13 +223,7 @@ describe('review queues and routing rules', function () {
         },
       });
       expect(sent.status, sent.text).to.equal(201);
-      const caseId = await eventually('the notice filed', async () => {
-        const { rows } = await api.pool.query<{ case_id: string }>(
-          'SELECT co.case_id FROM notices n JOIN case_offenses co ON co.offense_id = n.offense_id WHERE n.id = $1',
-          [sent.body.noticeId],
-        );
-        return rows[0]?.case_id;
-      });
+      const caseId = await noticeCase(api.pool, sent.body.noticeId);
       return { caseId, serviceId: p.serviceId };
     };
     const flagged = await notice('STATEMENT_CATEGORY_VIOLENCE', {

@@ -45,6 +45,10 @@ describe('sanctions', function () {
   let admin: TestModerator;
 
   before(async () => {
+    // The clock starts when the suite does, not when its file was loaded: in a full run that is many
+    // minutes earlier, and a sanction placed "now" would already have expired for BullMQ, which
+    // holds its expiry job by the real time.
+    now = Date.now();
     api = await startTestApi({}, { clock: () => new Date(now) });
     review = await startTestWorker(api.config, 'review');
     [a, b] = [await createTenant(api.pool, 'A'), await createTenant(api.pool, 'B')];

@@ -156,16 +156,33 @@ export function noticeRoutes(deps: ApiDeps): Router {
     pageHeaders(ctx);
     ctx.body = statusFormPage({ csrf: csrfToken(ctx) });
   });
-  router.post('/notice/status', async (ctx) => {
+  /**
+   * A form sent with a receipt (the status page's, the complaint's): its id, secret and fields, or
+   * undefined when the page already answered (a form that is not this page's).
+   */
+  function receiptForm(ctx: Context) {
     pageHeaders(ctx);
     const problem = formProblem(ctx);
     if (problem) {
       ctx.body = statusFormPage({ csrf: csrfToken(ctx), error: problem });
-      return;
+      return undefined;
     }
     const f = ctx.request.body as Record<string, unknown>;
-    const id = (str(f.notice_id) ?? '').trim();
-    const secret = str(f.secret) ?? '';
+    return { id: (str(f.notice_id) ?? '').trim(), secret: str(f.secret) ?? '', fields: f };
+  }
+  /** No notice has this id and secret: the lookup form again, saying so (one answer for every case). */
+  function noSuchReceipt(ctx: Context, id: string) {
+    ctx.status = 404;
+    ctx.body = statusFormPage({
+      csrf: csrfToken(ctx),
+      noticeId: id,
+      error: 'No notice has this id and secret. Check both against your receipt.',
+    });
+  }
+  router.post('/notice/status', async (ctx) => {
+    const form = receiptForm(ctx);
+    if (!form) return;
+    const { id, secret } = form;
     try {
       ctx.body = statusPage(await noticeStanding(noticeDeps, id, secret, deps.clock()), {
         csrf: csrfToken(ctx),
@@ -173,42 +190,23 @@ export function noticeRoutes(deps: ApiDeps): Router {
       });
     } catch (err) {
       if (!(err instanceof AppError) || err.status !== 404) throw err;
-      ctx.status = 404;
-      ctx.body = statusFormPage({
-        csrf: csrfToken(ctx),
-        noticeId: id,
-        error: 'No notice has this id and secret. Check both against your receipt.',
-      });
+      noSuchReceipt(ctx, id);
     }
   });
 
   // The notifier's complaint (Art. 20), from the status page.
   router.post('/notice/complaint', async (ctx) => {
-    pageHeaders(ctx);
-    const problem = formProblem(ctx);
-    if (problem) {
-      ctx.body = statusFormPage({ csrf: csrfToken(ctx), error: problem });
-      return;
-    }
-    const f = ctx.request.body as Record<string, unknown>;
-    const id = (str(f.notice_id) ?? '').trim();
-    const secret = str(f.secret) ?? '';
-    const statement = str(f.statement) ?? '';
+    const form = receiptForm(ctx);
+    if (!form) return;
+    const { id, secret } = form;
+    const statement = str(form.fields.statement) ?? '';
     try {
       const standing = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
       ctx.status = 201;
       ctx.body = statusPage(standing, { csrf: csrfToken(ctx), secret });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      if (err.status === 404) {
-        ctx.status = 404;
-        ctx.body = statusFormPage({
-          csrf: csrfToken(ctx),
-          noticeId: id,
-          error: 'No notice has this id and secret. Check both against your receipt.',
-        });
-        return;
-      }
+      if (err.status === 404) return noSuchReceipt(ctx, id);
       ctx.status = err.status;
       const standing = await noticeStanding(noticeDeps, id, secret, deps.clock());
       // A refusal that is not about the statement (already contested, suspended) shows as a message.

@@ -149,19 +149,17 @@ export function NoticesScreen({ isAdmin }: { isAdmin: boolean }) {
         </button>
       )}
       {marking && (
-        <form onSubmit={mark} aria-labelledby="mark-title">
-          <h2 id="mark-title">Mark {marking.player.gamerTag}&apos;s notice manifestly unfounded</h2>
-          <label>
-            Why (audited; never shown to the notifier)
-            <textarea value={note} onChange={(e) => setNote(e.target.value)} required maxLength={2000} />
-          </label>
-          <button type="submit" disabled={busy || !note.trim()}>
-            Mark
-          </button>{' '}
-          <button type="button" onClick={() => (setMarking(null), setNote(''))}>
-            Cancel
-          </button>
-        </form>
+        <NoteForm
+          id="mark-title"
+          title={`Mark ${marking.player.gamerTag}'s notice manifestly unfounded`}
+          label="Why (audited; never shown to the notifier)"
+          submit="Mark"
+          note={note}
+          setNote={setNote}
+          busy={busy}
+          onSubmit={mark}
+          onCancel={() => (setMarking(null), setNote(''))}
+        />
       )}
 
       <section aria-labelledby="measures-title">
@@ -218,21 +216,53 @@ export function NoticesScreen({ isAdmin }: { isAdmin: boolean }) {
           </table>
         )}
         {lifting && (
-          <form onSubmit={lift} aria-labelledby="lift-title">
-            <h3 id="lift-title">Lift the suspension of {senderWords(lifting.sender)}</h3>
-            <label>
-              Why (audited)
-              <textarea value={note} onChange={(e) => setNote(e.target.value)} required maxLength={2000} />
-            </label>
-            <button type="submit" disabled={busy || !note.trim()}>
-              Lift
-            </button>{' '}
-            <button type="button" onClick={() => (setLifting(null), setNote(''))}>
-              Cancel
-            </button>
-          </form>
+          <NoteForm
+            id="lift-title"
+            title={`Lift the suspension of ${senderWords(lifting.sender)}`}
+            label="Why (audited)"
+            submit="Lift"
+            note={note}
+            setNote={setNote}
+            busy={busy}
+            onSubmit={lift}
+            onCancel={() => (setLifting(null), setNote(''))}
+          />
         )}
       </section>
     </article>
+  );
+}
+
+/** A decision that needs a note, asked on the page (no browser prompt): its title, the note, submit and cancel. */
+function NoteForm(props: {
+  id: string;
+  title: string;
+  label: string;
+  submit: string;
+  note: string;
+  setNote: (note: string) => void;
+  busy: boolean;
+  onSubmit: (e: FormEvent<HTMLFormElement>) => void;
+  onCancel: () => void;
+}) {
+  return (
+    <form onSubmit={props.onSubmit} aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      <label>
+        {props.label}
+        <textarea
+          value={props.note}
+          onChange={(e) => props.setNote(e.target.value)}
+          required
+          maxLength={2000}
+        />
+      </label>
+      <button type="submit" disabled={props.busy || !props.note.trim()}>
+        {props.submit}
+      </button>{' '}
+      <button type="button" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }
