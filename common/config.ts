@@ -137,6 +137,8 @@ export interface Config {
   /** Group commit of reports: most reports a statement, and statements in flight per API process. */
   reportBatchMax: number;
   reportBatchesInFlight: number;
+  /** Reports waiting that start another statement while one is in flight (fewer wait for it). */
+  reportBatchOverlapAt: number;
   /** How long a strike (an upheld case) counts. */
   strikeTtlDays: number;
   /** Active strikes -> the sanction placed when a player reaches that many, in increasing order. */
@@ -399,6 +401,7 @@ const schema = Joi.object({
   TRUST_RECOVERY_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   REPORT_BATCH_MAX: Joi.number().integer().min(1).max(1000).default(100),
   REPORT_BATCHES_IN_FLIGHT: Joi.number().integer().min(1).max(100).default(4),
+  REPORT_BATCH_OVERLAP_AT: Joi.number().integer().min(1).max(10_000).default(25),
   STRIKE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(180),
   // Modelled on Xbox's enforcement: 2 active strikes -> a day without matchmaking, 4 -> a week's ban,
   // 8 -> a year's.
@@ -556,6 +559,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     rateLimitTimeoutMs: v.RATE_LIMIT_TIMEOUT_MS,
     reportBatchMax: v.REPORT_BATCH_MAX,
     reportBatchesInFlight: v.REPORT_BATCHES_IN_FLIGHT,
+    reportBatchOverlapAt: v.REPORT_BATCH_OVERLAP_AT,
     strikeTtlDays: v.STRIKE_TTL_DAYS,
     strikeLadder: parseStrikeLadder(v.STRIKE_LADDER),
     caseDueHours: (v.CASE_DUE_HOURS as string).split(',').map((pair) => Number(pair.split('=')[1])),

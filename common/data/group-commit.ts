@@ -30,6 +30,12 @@ export class GroupCommit<I, O> {
       keyOf?: (item: I) => string;
       /** Observes each batch's size (a metric, a test). */
       onBatch?: (size: number) => void;
+      /**
+       * Items waiting that start another batch while one is in flight (default 1: any). With nothing
+       * in flight a batch always goes at once; with one in flight, fewer items wait for it to finish
+       * and go together, so a statement and a commit are shared by more of them (issue 40).
+       */
+      overlapAt?: number;
     },
   ) {}
 
@@ -42,6 +48,7 @@ export class GroupCommit<I, O> {
 
   private schedule() {
     if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
+    if (this.inFlight > 0 && this.queue.length < (this.options.overlapAt ?? 1)) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -51,7 +58,12 @@ export class GroupCommit<I, O> {
 
   private flush() {
     const keyOf = this.options.keyOf ?? (() => '');
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
+    const overlapAt = this.options.overlapAt ?? 1;
+    while (
+      this.inFlight < this.options.maxInFlight &&
+      this.queue.length > 0 &&
+      (this.inFlight === 0 || this.queue.length >= overlapAt)
+    ) {
       // In submission order; an item whose key is in flight, or was passed over in this round, waits
       // (so no item of a key overtakes an earlier one).
       // The scan stops once the batch is full: a long queue (bulk requests) costs what is taken from

@@ -52,6 +52,8 @@ export function reportFiling(deps: {
   queueShards: number;
   batchMax: number;
   batchesInFlight: number;
+  /** Reports waiting that start another statement while one is in flight (REPORT_BATCH_OVERLAP_AT). */
+  batchOverlapAt?: number;
   caps: PenaltyCaps;
   credibility: { threshold: number; minHistory: number };
   idempotencyTtlHours: number;
@@ -71,6 +73,7 @@ export function reportFiling(deps: {
     {
       maxBatch: deps.batchMax,
       maxInFlight: deps.batchesInFlight,
+      overlapAt: deps.batchOverlapAt,
       isolate: isItemFault,
       // Reports on one player apply in the order they arrived: one player, one batch at a time.
       keyOf: (item) => item.serviceId,

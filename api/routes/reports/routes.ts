@@ -18,6 +18,7 @@ export function reportRoutes(deps: ApiDeps): Router {
     queueShards: deps.config.queueShards,
     batchMax: deps.config.reportBatchMax,
     batchesInFlight: deps.config.reportBatchesInFlight,
+    batchOverlapAt: deps.config.reportBatchOverlapAt,
     caps: deps.config.penaltyCaps,
     idempotencyTtlHours: deps.config.idempotencyTtlHours,
     credibility: {

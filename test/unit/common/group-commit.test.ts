@@ -34,4 +34,40 @@ describe('GroupCommit', () => {
     }
     expect(Math.max(...batches)).to.be.at.most(10);
   });
+
+  it('with a batch in flight, starts another only once overlapAt items wait; with none in flight, at once', async () => {
+    const batches: number[][] = [];
+    const open: (() => void)[] = [];
+    const group = new GroupCommit<number, number>(
+      (items) =>
+        new Promise((resolve) => {
+          batches.push(items);
+          open.push(() => resolve(items));
+        }),
+      { maxBatch: 100, maxInFlight: 4, overlapAt: 3, keyOf: (n) => String(n) },
+    );
+    const tick = () => new Promise((r) => setImmediate(r));
+    const done: Promise<number>[] = [group.submit(1)];
+    await tick();
+    expect(batches, 'nothing in flight: the first goes at once').to.deep.equal([[1]]);
+    done.push(group.submit(2), group.submit(3));
+    await tick();
+    expect(batches, 'two waiting: they wait for the batch in flight').to.have.length(1);
+    done.push(group.submit(4));
+    await tick();
+    expect(batches, 'three waiting: another statement starts').to.deep.equal([[1], [2, 3, 4]]);
+    done.push(group.submit(5));
+    await tick();
+    expect(batches).to.have.length(2);
+    open.shift()!();
+    await tick();
+    await tick();
+    expect(batches, 'one finished, another still in flight: the one waiting still waits').to.have.length(2);
+    open.shift()!();
+    await tick();
+    await tick();
+    expect(batches.at(-1), 'none in flight: it goes').to.deep.equal([5]);
+    open.shift()!();
+    expect(await Promise.all(done)).to.deep.equal([1, 2, 3, 4, 5]);
+  });
 });
