@@ -1,5 +1,5 @@
 import { savedFilterRoutes } from './routes/saved-filters/routes.js';
-import { queueRoutes } from './routes/queues/routes.js';
+import { queueRoutes } from './routes/review-queues/routes.js';
 import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';

@@ -20,7 +20,7 @@ import * as notices from './routes/notices/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
-import * as queues from './routes/queues/contract.js';
+import * as queues from './routes/review-queues/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
 export const CONTRACT_VERSION = '1.9.0';

@@ -3,7 +3,7 @@ import type { PoolClient, Queryable } from '../data/db.js';
 import { findOffensesWithListeners } from '../data/repos/offenses.js';
 import { emitEvents, type EventType } from '../data/repos/webhooks.js';
 import type { Outcome } from '../data/repos/moderation.js';
-import { routeSql } from '../data/repos/queues.js';
+import { routeSql } from '../data/repos/review-queues.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { presentOffense } from '../views.js';
 import { DROPS_LEASE, ENDS_LEASE } from './lease.js';

@@ -25,7 +25,7 @@ import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webho
 import { moveOffenses } from '../lifecycles/offense.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../domain/ids.js';
-import { findQueue, seesQueue } from '../data/repos/queues.js';
+import { findQueue, seesQueue } from '../data/repos/review-queues.js';
 import type { SanctionRecord } from '../data/repos/sanctions.js';
 import {
   addStrike,

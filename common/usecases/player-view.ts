@@ -2,7 +2,7 @@ import { studioNames } from '../data/repos/accounts.js';
 import type { Queryable } from '../data/db.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
 import { AUDIT_NAMES_SQL, listCases, type ModeratorRole } from '../data/repos/moderation.js';
-import { visibilitiesSeenBy } from '../data/repos/queues.js';
+import { visibilitiesSeenBy } from '../data/repos/review-queues.js';
 import { listOffenses } from '../data/repos/offenses.js';
 import { listSanctions } from '../data/repos/sanctions.js';
 import { listTrustHistory } from '../data/repos/trust.js';

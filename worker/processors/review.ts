@@ -23,7 +23,7 @@ export const FILING_BATCH_MAX = 100;
  * distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before
  * the case's first report (at most 10) + half the points held for the case (at most 25) + 50 when it
  * holds a trusted flagger's notice (whose case is also due within TRUSTED_FLAGGER_DUE_HOURS). Each filing
- * routes the case into its queue by the routing rules (common/data/repos/queues.ts), unless a
+ * routes the case into its queue by the routing rules (common/data/repos/review-queues.ts), unless a
  * moderator moved it by hand. A report
  * without a finding or from a muted reporter opens no case (its events are still sent).
  *

@@ -1,7 +1,7 @@
 import { auditInWords } from '../../domain/audit-words.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 import type { Queryable } from '../db.js';
-import type { QueueVisibility } from './queues.js';
+import type { QueueVisibility } from './review-queues.js';
 
 export const MODERATOR_ROLES = ['moderator', 'admin'] as const;
 export type ModeratorRole = (typeof MODERATOR_ROLES)[number];

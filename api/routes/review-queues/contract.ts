@@ -8,7 +8,7 @@ import {
   queueChangeSchema,
   queueSchema,
   rulesSchema,
-} from '../../../common/usecases/queues.js';
+} from '../../../common/usecases/review-queues.js';
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */
 const queueKey = { name: 'queueKey', in: 'path', required: true, schema: { type: 'string' } };

@@ -11,7 +11,7 @@ import {
   visibilitiesSeenBy,
   type QueueRecord,
   type QueueVisibility,
-} from '../data/repos/queues.js';
+} from '../data/repos/review-queues.js';
 import { REPORT_KINDS, SEVERITIES, type OffenseType, type Severity } from '../domain/reports.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { check, text } from '../validation.js';

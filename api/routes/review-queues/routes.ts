@@ -8,8 +8,8 @@ import {
   listRules,
   listStudiosAndGames,
   replaceRules,
-} from '../../../common/usecases/queues.js';
-import { DEFAULT_QUEUE } from '../../../common/data/repos/queues.js';
+} from '../../../common/usecases/review-queues.js';
+import { DEFAULT_QUEUE } from '../../../common/data/repos/review-queues.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
