@@ -145,28 +145,33 @@ export async function withdrawMark(db: Queryable, offenseId: string): Promise<bo
   return (rowCount ?? 0) > 0;
 }
 
-/** The suspension in force for any of these senders, the latest-ending; null when none. */
-export async function liveSuspension(db: Queryable, keys: readonly string[], now: Date) {
-  const { rows } = await db.query<MeasureRow>(
-    `SELECT ${MEASURE_COLUMNS} FROM misuse_measures
-      WHERE sender_key = ANY ($1::text[]) AND kind = 'suspension' AND lifted_at IS NULL AND ends_at > $2
-      ORDER BY ends_at DESC LIMIT 1`,
-    [keys, now],
+/**
+ * Where senders stand under Art. 23, in one statement: the suspension in force for any of `keys`
+ * (the latest-ending), and the warning the first of them has had since its last suspension within the
+ * window. Null for either when there is none.
+ */
+export async function senderStanding(
+  db: Queryable,
+  keys: readonly string[],
+  windowDays: number,
+  now: Date,
+): Promise<{ suspension: MeasureRow | null; warning: MeasureRow | null }> {
+  const { rows } = await db.query<MeasureRow & { what: 'suspension' | 'warning' }>(
+    `(SELECT 'suspension' AS what, ${MEASURE_COLUMNS} FROM misuse_measures
+       WHERE sender_key = ANY ($1::text[]) AND kind = 'suspension' AND lifted_at IS NULL AND ends_at > $2
+       ORDER BY ends_at DESC LIMIT 1)
+     UNION ALL
+     (SELECT 'warning', ${MEASURE_COLUMNS} FROM misuse_measures w
+       WHERE w.sender_key = $1[1] AND w.kind = 'warning' AND w.created_at > $2::timestamptz - make_interval(days => $3)
+         AND NOT EXISTS (SELECT 1 FROM misuse_measures s WHERE s.sender_key = $1[1] AND s.kind = 'suspension'
+                           AND s.created_at > w.created_at)
+       ORDER BY w.created_at DESC LIMIT 1)`,
+    [keys, now, windowDays],
   );
-  return rows[0] ?? null;
-}
-
-/** The warning a sender has had since its last suspension, within the window; null when none. */
-export async function standingWarning(db: Queryable, key: string, windowDays: number, now: Date) {
-  const { rows } = await db.query<MeasureRow>(
-    `SELECT ${MEASURE_COLUMNS} FROM misuse_measures w
-      WHERE w.sender_key = $1 AND w.kind = 'warning' AND w.created_at > $2::timestamptz - make_interval(days => $3)
-        AND NOT EXISTS (SELECT 1 FROM misuse_measures s WHERE s.sender_key = $1 AND s.kind = 'suspension'
-                          AND s.created_at > w.created_at)
-      ORDER BY w.created_at DESC LIMIT 1`,
-    [key, now, windowDays],
-  );
-  return rows[0] ?? null;
+  return {
+    suspension: rows.find((r) => r.what === 'suspension') ?? null,
+    warning: rows.find((r) => r.what === 'warning') ?? null,
+  };
 }
 
 /**

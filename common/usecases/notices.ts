@@ -20,11 +20,11 @@ import type { NormalisedReport, NoticeSource } from '../domain/reports.js';
 import { AppError, notFound } from '../errors.js';
 import { recordFiling } from '../lifecycles/appeal.js';
 import {
-  liveSuspension,
   noticeSenderKey,
   reporterSenderKey,
   senderOfKey,
-  standingWarning,
+  senderStanding,
+  type MeasureRow,
   type MisusePolicy,
 } from '../lifecycles/misuse.js';
 import { CURSOR, decodeCursor, encodeCursor, invalidCursor } from '../cursor.js';
@@ -113,13 +113,11 @@ export async function fileNotice(
 
   const trusted = sender.kind === 'flagger' && sender.flagger.areas.includes(input.category);
   const source: NoticeSource = trusted ? 'trusted_flagger' : 'notice';
-  const anonymous = !input.email;
+  // The address and the e-mail stand as HMACs: for the quotas, the duplicate rule and Art. 23.
+  const address = sender.kind === 'public' ? hmac(deps.pepper, `address:${sender.address}`) : null;
+  const email = input.email ? hmac(deps.pepper, `email:${input.email}`) : null;
   const reporterId =
-    sender.kind === 'flagger'
-      ? `tf-${sender.flagger.id}`
-      : anonymous
-        ? `n-a-${hmac(deps.pepper, `address:${sender.address}`)}`
-        : `n-${hmac(deps.pepper, `email:${input.email!}`)}`;
+    sender.kind === 'flagger' ? `tf-${sender.flagger.id}` : email ? `n-${email}` : `n-a-${address!}`;
   const submittedAt = now.toISOString();
   const kind = kindOfCategory(input.category);
   const report: NormalisedReport = {
@@ -155,19 +153,14 @@ export async function fileNotice(
   const secret = crypto.randomBytes(24).toString('base64url');
   const senderKey = noticeSenderKey(reporterId);
   // A public notifier is known by its e-mail and by its address: a suspension of either refuses it.
-  const keys =
-    sender.kind === 'public'
-      ? [...new Set([senderKey, noticeSenderKey(`n-a-${hmac(deps.pepper, `address:${sender.address}`)}`)])]
-      : [senderKey];
-  await refuseSuspended(deps.pool, keys, now);
+  const keys = address ? [...new Set([senderKey, noticeSenderKey(`n-a-${address}`)])] : [senderKey];
+  // Refused while suspended; told when warned (the filing changes neither).
+  const { warning } = refuseSuspended(await senderStanding(deps.pool, keys, deps.misuse.windowDays, now));
   const outbox = await withTransaction(deps.pool, async (client) => {
-    if (sender.kind === 'public') {
-      const keys = [
-        { key: `a:${hmac(deps.pepper, `address:${sender.address}`)}`, limit: deps.quotas.perAddress },
-      ];
-      if (input.email)
-        keys.push({ key: `e:${hmac(deps.pepper, `email:${input.email}`)}`, limit: deps.quotas.perEmail });
-      const wait = await takeQuota(client, keys, now);
+    if (address) {
+      const quotas = [{ key: `a:${address}`, limit: deps.quotas.perAddress }];
+      if (email) quotas.push({ key: `e:${email}`, limit: deps.quotas.perEmail });
+      const wait = await takeQuota(client, quotas, now);
       if (wait !== null)
         throw new AppError(
           429,
@@ -205,14 +198,13 @@ export async function fileNotice(
     });
     return outcome!.outbox;
   });
-  const warned = await standingWarning(deps.pool, senderKey, deps.misuse.windowDays, now);
   return {
     receipt: {
       noticeId,
       secret,
       status: 'received',
       receivedAt: submittedAt,
-      warning: warned ? warningWords(deps.misuse) : null,
+      warning: warning ? warningWords(deps.misuse) : null,
       statusPage: '/notice/status',
     },
     outbox,
@@ -223,16 +215,18 @@ export async function fileNotice(
 const warningWords = (p: MisusePolicy) =>
   `Several of your notices or complaints were found manifestly unfounded. If that goes on, notices and complaints from you will not be processed for ${p.suspensionDays} days (DSA Art. 23).`;
 
-/** 403 notifier_suspended while any of these senders is suspended (Art. 23), saying until when. */
-async function refuseSuspended(db: Queryable, keys: readonly string[], now: Date) {
-  const suspension = await liveSuspension(db, keys, now);
-  if (suspension)
-    throw new AppError(
-      403,
-      'notifier_suspended',
-      `Notices and complaints from you are not processed until ${suspension.ends_at!.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`,
-      { extensions: { suspendedUntil: suspension.ends_at!.toISOString() } },
-    );
+/** The words a suspended sender reads (Art. 23(1)), in its refusals and on its page. */
+const suspendedWords = (until: Date) =>
+  `Notices and complaints from you are not processed until ${until.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`;
+
+/** 403 notifier_suspended while the sender is suspended (Art. 23), saying until when; else its standing. */
+function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: S): S {
+  const until = standing.suspension?.ends_at;
+  if (until)
+    throw new AppError(403, 'notifier_suspended', suspendedWords(until), {
+      extensions: { suspendedUntil: until.toISOString() },
+    });
+  return standing;
 }
 
 interface StandingRow extends StandingFacts {
@@ -330,19 +324,17 @@ async function standingFor(
   row: StandingRow,
   now: Date,
 ): Promise<NoticeStandingView> {
-  const [warned, suspended] = await Promise.all([
-    standingWarning(deps.pool, row.sender_key, deps.misuse.windowDays, now),
-    liveSuspension(deps.pool, [row.sender_key], now),
-  ]);
+  const { suspension, warning } = await senderStanding(
+    deps.pool,
+    [row.sender_key],
+    deps.misuse.windowDays,
+    now,
+  );
   return presentStanding(row, {
     now,
     complaintDays: deps.complaintDays,
-    warning: suspended
-      ? `Notices and complaints from you are not processed until ${suspended.ends_at!.toISOString()}: too many of them were found manifestly unfounded (DSA Art. 23).`
-      : warned
-        ? warningWords(deps.misuse)
-        : null,
-    suspendedUntil: suspended?.ends_at ?? null,
+    warning: suspension ? suspendedWords(suspension.ends_at!) : warning ? warningWords(deps.misuse) : null,
+    suspendedUntil: suspension?.ends_at ?? null,
   });
 }
 
@@ -392,7 +384,7 @@ export async function fileComplaint(
   const { statement } = check<{ statement: string }>(complaintSchema, body);
   const row = await withTransaction(deps.pool, async (client) => {
     const notice = await noticeOfReceipt(client, id, secret, true);
-    await refuseSuspended(client, [notice.sender_key], now);
+    refuseSuspended(await senderStanding(client, [notice.sender_key], deps.misuse.windowDays, now));
     const { decidedAt } = standingOf(notice);
     const contest = canContest(notice, notice.complaint_id !== null, decidedAt, deps.complaintDays, now);
     if (notice.complaint_id)
@@ -442,10 +434,7 @@ export async function reportOutcome(
   const { status, reversed, decidedAt } = standingOf(r);
   // The reporter's own standing under Art. 23, for the game to tell them.
   const key = reporterSenderKey(studioId, r.reporter_id);
-  const [warned, suspended] = await Promise.all([
-    standingWarning(db, key, misuse.windowDays, now),
-    liveSuspension(db, [key], now),
-  ]);
+  const { suspension: suspended, warning: warned } = await senderStanding(db, [key], misuse.windowDays, now);
   return {
     reportId: offenseId,
     reporterId: r.reporter_id,
