@@ -46,9 +46,17 @@ export class GroupCommit<I, O> {
     });
   }
 
+  /** Whether another batch may start now: room in flight, and with one in flight, enough waiting. */
+  private mayStart(): boolean {
+    return (
+      this.inFlight < this.options.maxInFlight &&
+      this.queue.length > 0 &&
+      (this.inFlight === 0 || this.queue.length >= (this.options.overlapAt ?? 1))
+    );
+  }
+
   private schedule() {
-    if (this.scheduled || this.inFlight >= this.options.maxInFlight || this.queue.length === 0) return;
-    if (this.inFlight > 0 && this.queue.length < (this.options.overlapAt ?? 1)) return;
+    if (this.scheduled || !this.mayStart()) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -58,12 +66,7 @@ export class GroupCommit<I, O> {
 
   private flush() {
     const keyOf = this.options.keyOf ?? (() => '');
-    const overlapAt = this.options.overlapAt ?? 1;
-    while (
-      this.inFlight < this.options.maxInFlight &&
-      this.queue.length > 0 &&
-      (this.inFlight === 0 || this.queue.length >= overlapAt)
-    ) {
+    while (this.mayStart()) {
       // In submission order; an item whose key is in flight, or was passed over in this round, waits
       // (so no item of a key overtakes an earlier one).
       // The scan stops once the batch is full: a long queue (bulk requests) costs what is taken from

@@ -98,43 +98,33 @@ async function lockSubject(
   viewerStudioId: string | null,
 ): Promise<Subject | undefined> {
   if (input.noticeId) {
+    // A notifier's complaint: the subject is the offense the notice was filed as, locked as any.
     const { rows } = await client.query<{
       offense_id: string;
-      created_at: Date;
-      resolved_at: Date | null;
-      studio_id: string;
-      case_id: string | null;
-      resolved_by: string | null;
-      status: OffenseStatus;
       penalty_held: number;
       sender_key: string;
       source: string;
     }>(
-      `SELECT n.offense_id, o.created_at, c.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.status,
-              o.penalty_held, n.sender_key, n.source
-         FROM notices n JOIN offenses o ON o.id = n.offense_id
-         LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
-        WHERE n.id = $1 AND n.player_id = $2 FOR UPDATE OF o`,
+      `SELECT n.offense_id, o.penalty_held, n.sender_key, n.source
+         FROM notices n JOIN offenses o ON o.id = n.offense_id WHERE n.id = $1 AND n.player_id = $2`,
       [input.noticeId, playerRowId],
     );
     const n = rows[0];
-    if (!n) return undefined;
-    return {
-      kind: 'notice',
-      id: input.noticeId,
-      decidedAt: n.resolved_at ?? n.created_at,
-      deciderId: n.resolved_by,
-      caseId: n.case_id,
-      studios: [n.studio_id],
-      revoked: false,
-      offenseStatus: n.status,
-      notice: {
-        offenseId: n.offense_id,
-        held: n.penalty_held,
-        senderKey: n.sender_key,
-        flagged: n.source === 'trusted_flagger',
-      },
-    };
+    const offense =
+      n && (await lockSubject(client, playerRowId, { offenseId: n.offense_id }, viewerStudioId));
+    return (
+      offense && {
+        ...offense,
+        kind: 'notice',
+        id: input.noticeId,
+        notice: {
+          offenseId: n.offense_id,
+          held: n.penalty_held,
+          senderKey: n.sender_key,
+          flagged: n.source === 'trusted_flagger',
+        },
+      }
+    );
   }
   if (input.sanctionId) {
     const { rows } = await client.query<{
