@@ -244,11 +244,13 @@ interface StandingRow extends StandingFacts {
   complaint_decided_at: Date | null;
 }
 
-const STANDING_SELECT = `SELECT n.id, n.secret_hash, n.category, n.source, n.created_at, n.player_id, n.sender_key,
+/** A notice `n` where it stands (StandingRow): its columns, and the tables they come from. */
+const NOTICE_COLUMNS = `n.id, n.secret_hash, n.category, n.source, n.created_at, n.player_id, n.sender_key,
        g.title AS game_title, a.id AS complaint_id, a.status AS complaint_status, a.created_at AS complaint_at,
-       a.decided_at AS complaint_decided_at, ${STANDING_COLUMNS}
-  FROM notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
+       a.decided_at AS complaint_decided_at, ${STANDING_COLUMNS}`;
+const NOTICE_FROM = `notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
   LEFT JOIN appeals a ON a.notice_id = n.id`;
+const STANDING_SELECT = `SELECT ${NOTICE_COLUMNS} FROM ${NOTICE_FROM}`;
 
 const COMPLAINT_WORDS = {
   open: 'Your complaint was received and is with a moderator other than the one who decided.',
@@ -488,14 +490,11 @@ export async function listNotices(db: Queryable, query: unknown) {
       cursor_ts: string;
     }
   >(
-    `${STANDING_SELECT.replace(
-      'FROM notices n',
-      `, n.offense_id, co.case_id, n.game_id, p.service_id, p.gamer_tag, f.name AS flagger_name,
-         EXISTS (SELECT 1 FROM misuse_marks mm WHERE mm.offense_id = n.offense_id) AS marked,
-         to_json(n.created_at)#>>'{}' AS cursor_ts
-       FROM notices n JOIN players p ON p.id = n.player_id
-       LEFT JOIN trusted_flaggers f ON f.id = n.trusted_flagger_id`,
-    )}
+    `SELECT ${NOTICE_COLUMNS}, n.offense_id, co.case_id, n.game_id, p.service_id, p.gamer_tag,
+            f.name AS flagger_name, to_json(n.created_at)#>>'{}' AS cursor_ts,
+            EXISTS (SELECT 1 FROM misuse_marks mm WHERE mm.offense_id = n.offense_id) AS marked
+       FROM ${NOTICE_FROM} JOIN players p ON p.id = n.player_id
+       LEFT JOIN trusted_flaggers f ON f.id = n.trusted_flagger_id
       WHERE ($1::text IS NULL OR n.source = $1)
         AND ($2::timestamptz IS NULL OR (n.created_at, n.id) < ($2::timestamptz, $3::uuid))
       ORDER BY n.created_at DESC, n.id DESC LIMIT $4`,
