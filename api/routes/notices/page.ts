@@ -32,9 +32,14 @@ const FIELD_OF: Record<string, string> = {
   name: 'name',
   email: 'email',
   goodFaith: 'good_faith',
+  statement: 'statement',
 };
 
-function errorsBlock(errors: FieldError[] | undefined, message: string | undefined) {
+function errorsBlock(
+  errors: FieldError[] | undefined,
+  message: string | undefined,
+  fallback = 'The notice has fields to correct; nothing was sent.',
+) {
   if (!errors?.length && !message) return '';
   const items = (errors ?? [])
     .map((f) => {
@@ -43,7 +48,7 @@ function errorsBlock(errors: FieldError[] | undefined, message: string | undefin
       return `<li>${id ? `<a href="#${id}">` : ''}${e(f.field)}: ${e(f.message)}${id ? '</a>' : ''}</li>`;
     })
     .join('');
-  return `<div class="error" role="alert"><p>${e(message ?? 'The notice has fields to correct; nothing was sent.')}</p>${
+  return `<div class="error" role="alert"><p>${e(message ?? fallback)}</p>${
     items ? `<ul>${items}</ul>` : ''
   }</div>`;
 }
@@ -148,7 +153,7 @@ export function statusPage(
     form && v.contest.possible
       ? `<h2 id="contest-heading">Contest the decision</h2>
 <p>You may contest this decision until ${e(utcWords(v.contest.until!))}, free of charge. A moderator other than the one who decided reads your complaint; if they agree, the notice is reviewed again.</p>
-${errors?.length || message ? `<div class="error" role="alert"><p>${e(message ?? 'The complaint has fields to correct; nothing was sent.')}</p>${errors?.length ? `<ul>${errors.map((f) => `<li><a href="#statement">${e(f.field)}: ${e(f.message)}</a></li>`).join('')}</ul>` : ''}</div>` : ''}
+${errorsBlock(errors, message, 'The complaint has fields to correct; nothing was sent.')}
 <form method="post" action="/notice/complaint" aria-labelledby="contest-heading" novalidate>
 <input type="hidden" name="csrf" value="${e(form.csrf)}">
 <input type="hidden" name="notice_id" value="${e(v.noticeId)}">
