@@ -5,6 +5,7 @@ import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { transparencyRoutes } from './routes/transparency/routes.js';
 import { erasureRoutes } from './routes/erasures/routes.js';
+import { retentionRoutes } from './routes/retention/routes.js';
 import { noticeRoutes } from './routes/notices/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
     queueRoutes(routeDeps),
     transparencyRoutes(routeDeps),
     erasureRoutes(routeDeps),
+    retentionRoutes(routeDeps),
     noticeRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);

@@ -16,6 +16,7 @@ import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as transparency from './routes/transparency/contract.js';
 import * as erasures from './routes/erasures/contract.js';
+import * as retention from './routes/retention/contract.js';
 import * as notices from './routes/notices/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
@@ -23,7 +24,7 @@ import * as savedFilters from './routes/saved-filters/contract.js';
 import * as queues from './routes/review-queues/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.9.0';
+export const CONTRACT_VERSION = '1.10.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -83,6 +84,7 @@ const draft = {
     ...queues.paths,
     ...transparency.paths,
     ...erasures.paths,
+    ...retention.paths,
     ...notices.paths,
   },
   components: {
@@ -112,6 +114,7 @@ const draft = {
       ...queues.schemas,
       ...transparency.schemas,
       ...erasures.schemas,
+      ...retention.schemas,
       ...notices.schemas,
       ErrorResponse: {
         type: 'object',

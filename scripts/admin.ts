@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { openPlayerExport } from '../common/usecases/player-export.js';
 import { getErasure, requestErasure, runErasure } from '../common/usecases/erasure.js';
-import { runRetention, runRetentionOnce } from '../common/data/retention.js';
+import { runRetentionNow } from '../common/usecases/retention.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { AppError, notFound } from '../common/errors.js';
 import { isUuid } from '../common/domain/ids.js';
@@ -412,29 +412,14 @@ async function main(argv: string[]): Promise<number> {
         result = await getErasure(pool, erasure.id);
         break;
       }
-      case 'retention run': {
-        const dryRun = !!values['dry-run'];
-        const run = dryRun
-          ? { skipped: false as const, results: await runRetention(pool, config.retentionDays, { dryRun }) }
-          : await runRetentionOnce(pool, config.retentionDays);
-        if (run.skipped)
-          throw new AppError(
-            409,
-            'retention_running',
-            'A retention run holds the lock now (a worker): try again later.',
-          );
-        result = {
-          dryRun,
-          kinds: run.results.map((r) => ({
-            kind: r.kind,
-            windowDays: r.windowDays,
-            [dryRun ? 'wouldRemove' : 'removed']: r.rows,
-            olderThan: r.cutoff,
-            oldestHeld: r.oldest,
-          })),
-        };
+      case 'retention run':
+        result = await runRetentionNow(
+          pool,
+          config.retentionDays,
+          { kind: 'operator' },
+          { dryRun: !!values['dry-run'] },
+        );
         break;
-      }
       case 'player import': {
         const file = need(values, 'file');
         const format = values.format;

@@ -123,6 +123,11 @@ export function auditInWords(e: AuditFacts): string {
       return `Suspended ${senderWords(d.sender)} until ${str(d.endsAt) ?? 'the end of the period'} (DSA Art. 23)`;
     case 'lift_suspension':
       return `Lifted the suspension of ${senderWords(d.sender)}`;
+    case 'run_retention': {
+      const removed = d.removed && typeof d.removed === 'object' ? Object.values(d.removed) : [];
+      const rows = removed.reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);
+      return `Ran retention now (${rows} ${rows === 1 ? 'row' : 'rows'} past their window removed)`;
+    }
     default:
       return e.action;
   }

@@ -9,6 +9,7 @@ export type Appeal = Schemas['Appeal'];
 export type AppealDetail = Schemas['AppealDetail'];
 export type Sanction = Schemas['Sanction'];
 export type Erasure = Schemas['Erasure'];
+export type RetentionRun = Schemas['RetentionRun'];
 export type TrustedFlagger = Schemas['TrustedFlagger'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type TrustChange = Schemas['TrustChange'];
@@ -140,6 +141,9 @@ export const listErasures = (state?: string) =>
     'GET',
     `/v1/admin/erasures${state ? `?${q({ state })}` : ''}`,
   );
+export const retentionOverview = () =>
+  api<Res<'/v1/admin/retention', 'get', 200>>('GET', '/v1/admin/retention');
+export const runRetention = () => api<RetentionRun>('POST', '/v1/admin/retention/runs', { dryRun: false });
 export const listTrustedFlaggers = () =>
   api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
 export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>

@@ -195,6 +195,17 @@ describe('admin tool (npm run -s admin -- ...)', function () {
       'misuseRecords',
     ]);
     expect(d.kinds.every((k) => Number.isInteger(k.wouldRemove) && k.windowDays > 0)).to.equal(true);
+    const ran = await admin('retention', 'run', '--json');
+    expect(ran.code, ran.stderr).to.equal(0);
+    const r = JSON.parse(ran.stdout) as {
+      dryRun: boolean;
+      requestedBy: string;
+      kinds: { removed: number }[];
+    };
+    expect(r).to.include({ dryRun: false, requestedBy: 'operator' });
+    expect(r.kinds.every((k) => Number.isInteger(k.removed))).to.equal(true);
+    const { rows: runs } = await pool.query(`SELECT 1 FROM retention_runs WHERE requested_by = 'operator'`);
+    expect(runs).to.have.length(1);
   });
 
   it('rejects bad input with a message on stderr, a non-zero exit and no change', async () => {

@@ -833,7 +833,17 @@ describe('moderator console in headless Chromium', function () {
     const { context, page } = await signedIn(admin);
     await page.getByRole('link', { name: 'Data requests' }).click();
     await page.getByRole('heading', { name: 'Erasures awaiting an admin' }).waitFor();
+    const kinds = page.getByRole('table', { name: /Each kind: its window/ });
+    await kinds.getByRole('row').filter({ hasText: 'sign-in records' }).waitFor();
     await checkScreen(page, 'erasures');
+    // Retention: a run now, recorded as this admin's.
+    await page.getByRole('button', { name: 'Run retention now' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Retention ran: \d+ rows? past their window removed/ })
+      .waitFor();
+    const runs = page.getByRole('table', { name: 'The latest runs, newest first.' });
+    await runs.getByRole('row').nth(1).filter({ hasText: 'Mod ' }).waitFor();
     await page.getByRole('button', { name: `Confirm erasure ${erasure.id.slice(0, 8)}` }).click();
     await page.getByText(`Erasure ${erasure.id} confirmed`).waitFor();
     await eventually('the erasure done', async () => {

@@ -14,7 +14,15 @@ import { JOB_NAMES } from '../../common/queues/index.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
 import type { RunningWorker } from '../../worker/run.js';
-import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi } from '../helpers/app.js';
+import {
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
 import { ownDatabase } from '../helpers/services.js';
@@ -41,10 +49,13 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
     appealed: '',
   };
   let oldCase: string;
+  let admin: TestModerator;
+  let mod: TestModerator;
 
   before(async () => {
     db = await ownDatabase('retention');
     api = await startTestApi({ DATABASE_URL: db.url });
+    [admin, mod] = [await createTestModerator(api, 'admin'), await createTestModerator(api)];
     review = await startTestWorker(api.config, 'review');
     studio = await createTenant(api.pool, 'Retention');
     const players = [];
@@ -232,6 +243,45 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
     expect(results.find((r) => r.kind === 'evidence')!.windowDays).to.equal(365);
   });
 
+  it('an admin sees the same through the API (and the console): windows, what is due, nothing changed', async () => {
+    const denied = await call(api.url, 'GET', '/v1/admin/retention', {
+      spec: '/v1/admin/retention',
+      headers: mod.headers,
+    });
+    expect(denied.status).to.equal(403);
+    const before = await contentOf(offense.old);
+    const res = await call<{
+      intervalMs: number;
+      kinds: { kind: string; wouldRemove: number; windowDays: number; what: string }[];
+      runs: unknown[];
+    }>(api.url, 'GET', '/v1/admin/retention', { spec: '/v1/admin/retention', headers: admin.headers });
+    expect(res.status, res.text).to.equal(200);
+    expect(Object.fromEntries(res.body.kinds.map((k) => [k.kind, k.wouldRemove]))).to.deep.equal(expected);
+    expect(res.body.kinds.every((k) => k.what.length > 0)).to.equal(true);
+    expect(res.body.intervalMs).to.equal(api.config.retentionIntervalMs);
+    // Only the schedule's runs so far (the review worker runs one as it starts).
+    expect(res.body.runs.every((r) => (r as { requestedBy: string }).requestedBy === 'schedule')).to.equal(
+      true,
+    );
+    const dry = await call<{ dryRun: boolean; kinds: { kind: string; wouldRemove: number }[] }>(
+      api.url,
+      'POST',
+      '/v1/admin/retention/runs',
+      { spec: '/v1/admin/retention/runs', headers: admin.headers, json: { dryRun: true } },
+    );
+    expect(dry.status, dry.text).to.equal(200);
+    expect(Object.fromEntries(dry.body.kinds.map((k) => [k.kind, k.wouldRemove]))).to.deep.equal(expected);
+    const bad = await call(api.url, 'POST', '/v1/admin/retention/runs', {
+      spec: '/v1/admin/retention/runs',
+      headers: admin.headers,
+      json: { dryRun: 'maybe' },
+    });
+    expect(bad.status).to.equal(400);
+    expect(await contentOf(offense.old)).to.deep.equal(before);
+    const { rows } = await api.pool.query(`SELECT 1 FROM retention_runs WHERE requested_by <> 'schedule'`);
+    expect(rows, 'a dry run is not recorded').to.deep.equal([]);
+  });
+
   it('a run removes exactly that, in batches; what an open case or a pending appeal stands on stays', async () => {
     const audited = (await api.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM moderation_audit'))
       .rows[0]!.n;
@@ -304,6 +354,61 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
     }
     const ran = await runRetentionOnce(api.pool, api.config.retentionDays);
     expect(ran.skipped).to.equal(false);
+  });
+
+  it("a run asked through the API takes the same lock, is recorded and audited as the admin's", async () => {
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK]);
+      const busy = await call(api.url, 'POST', '/v1/admin/retention/runs', {
+        spec: '/v1/admin/retention/runs',
+        headers: admin.headers,
+        json: {},
+      });
+      expect(busy.status).to.equal(409);
+      expect(busy.body).to.include({ code: 'retention_running' });
+    } finally {
+      await holder.end();
+    }
+    // A fresh sign-in record past its window: the run removes it, and says so.
+    const { rows: p } = await api.pool.query<{ id: string }>('SELECT id FROM players LIMIT 1');
+    await api.pool.query(
+      `INSERT INTO authorization_codes (code_hash, game_id, player_id, redirect_uri, redirect_uri_explicit,
+                                        code_challenge, scope, expires_at)
+       VALUES ($1, $2, $3, 'https://game.example/callback', true, NULL, 'profile', now() - interval '3 days')`,
+      [crypto.randomBytes(32), studio.game.id, p[0]!.id],
+    );
+    const ran = await call<{
+      dryRun: boolean;
+      id: string;
+      requestedBy: string;
+      moderator: { id: string } | null;
+      removed: number;
+      kinds: { kind: string; removed: number }[];
+    }>(api.url, 'POST', '/v1/admin/retention/runs', {
+      spec: '/v1/admin/retention/runs',
+      headers: admin.headers,
+    });
+    expect(ran.status, ran.text).to.equal(200);
+    expect(ran.body).to.include({ dryRun: false, requestedBy: 'admin', removed: 1 });
+    expect(ran.body.moderator!.id).to.equal(admin.id);
+    expect(ran.body.kinds.find((k) => k.kind === 'signIns')!.removed).to.equal(1);
+    const overview = await call<{ runs: { id: string; requestedBy: string }[] }>(
+      api.url,
+      'GET',
+      '/v1/admin/retention',
+      { spec: '/v1/admin/retention', headers: admin.headers },
+    );
+    // Newest first: the admin's, then the scheduled job's of the test before.
+    expect(overview.body.runs.map((r) => r.requestedBy).slice(0, 2)).to.deep.equal(['admin', 'schedule']);
+    expect(overview.body.runs[0]!.id).to.equal(ran.body.id);
+    const { rows: audit } = await api.pool.query<{ moderator_id: string; details: { runId: string } }>(
+      `SELECT moderator_id, details FROM moderation_audit WHERE action = 'run_retention'`,
+    );
+    expect(audit).to.have.length(1);
+    expect(audit[0]!.moderator_id).to.equal(admin.id);
+    expect(audit[0]!.details).to.deep.include({ runId: ran.body.id, removed: { signIns: 1 } });
   });
 
   it('windows are settings: a shorter one takes what the default keeps', async () => {

@@ -4,10 +4,10 @@ import { batchedLoads } from '../../common/data/batching.js';
 import { withTransaction } from '../../common/data/db.js';
 import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.js';
 import { JOB_NAMES } from '../../common/queues/index.js';
+import { runScheduledRetention } from '../../common/usecases/retention.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { runErasure } from '../../common/usecases/erasure.js';
-import { runRetentionOnce } from '../../common/data/retention.js';
 import { isUuid } from '../../common/domain/ids.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
@@ -64,7 +64,7 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       return done;
     }
     if (job.name === JOB_NAMES.retention) {
-      const run = await runRetentionOnce(deps.pool, deps.config.retentionDays);
+      const run = await runScheduledRetention(deps.pool, deps.config.retentionDays);
       if (run.skipped) return run;
       const now = Date.now();
       for (const r of run.results) {

@@ -342,6 +342,7 @@ export const AUDIT_ACTIONS = [
   'warn_sender',
   'suspend_sender',
   'lift_suspension',
+  'run_retention',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1639,6 +1639,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each kind's retention window, what is due now and the latest runs (admins)
+         * @description What a run would remove now, kind by kind (counted, nothing changes), the oldest row still holding each kind, and the last ten runs, scheduled or asked for (README "Personal data": Retention).
+         */
+        get: operations["getRetention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/retention/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove what is past its retention window now, or (dryRun) say what that would remove (admins)
+         * @description A run takes the lock the scheduled run takes, removes what is due in bounded batches, is recorded and audited (run_retention). A dry run changes nothing and is not recorded.
+         */
+        post: operations["runRetention"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notices/games": {
         parameters: {
             query?: never;
@@ -2395,7 +2435,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -3051,6 +3091,68 @@ export interface components {
             receipt: {
                 [key: string]: number;
             } | null;
+        };
+        RetentionKindDue: {
+            /** @enum {unknown} */
+            kind: "evidence" | "reportText" | "resolvedCases" | "trustHistory" | "audit" | "signIns" | "transparencyPayloads" | "notifierContacts" | "misuseRecords";
+            /** @description What the kind is, in words. */
+            what: string;
+            /** @description Its window (RETENTION_*_DAYS). */
+            windowDays: number;
+            /**
+             * Format: date-time
+             * @description The cutoff: rows older than this are due.
+             */
+            olderThan: string;
+            /**
+             * Format: date-time
+             * @description The oldest row still holding the kind, due or not.
+             */
+            oldestHeld: string | null;
+            /** @description Rows a run would remove or reduce now. */
+            wouldRemove: number;
+        };
+        RetentionRun: {
+            /** @constant */
+            dryRun: false;
+            id: string;
+            /**
+             * @description schedule: the job every RETENTION_INTERVAL_MS; operator: the admin tool; admin: the API or the console.
+             * @enum {unknown}
+             */
+            requestedBy: "schedule" | "operator" | "admin";
+            /** @description The admin who asked, when one did. */
+            moderator: {
+                /** Format: uuid */
+                id: string;
+                displayName: string;
+            } | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            finishedAt: string;
+            /** @description Rows removed or reduced, every kind together. */
+            removed: number;
+            kinds: {
+                /** @enum {unknown} */
+                kind: "evidence" | "reportText" | "resolvedCases" | "trustHistory" | "audit" | "signIns" | "transparencyPayloads" | "notifierContacts" | "misuseRecords";
+                /** @description What the kind is, in words. */
+                what: string;
+                /** @description Its window (RETENTION_*_DAYS). */
+                windowDays: number;
+                /**
+                 * Format: date-time
+                 * @description The cutoff: rows older than this are due.
+                 */
+                olderThan: string;
+                /**
+                 * Format: date-time
+                 * @description The oldest row still holding the kind, due or not.
+                 */
+                oldestHeld: string | null;
+                /** @description Rows this kind lost or had reduced. */
+                removed: number;
+            }[];
         };
         NoticeReceipt: {
             /** Format: uuid */
@@ -11697,6 +11799,168 @@ export interface operations {
                     /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
                     RateLimit?: string;
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows, what is due and the latest runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How often the scheduled run comes (RETENTION_INTERVAL_MS). */
+                        intervalMs: number;
+                        kinds: components["schemas"]["RetentionKindDue"][];
+                        runs: components["schemas"]["RetentionRun"][];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    runRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description true: say what a run would remove now, kind by kind, and change nothing.
+                     * @default false
+                     */
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The run with what each kind lost, or (a dry run) what is due. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetentionRun"] | {
+                        /** @constant */
+                        dryRun: true;
+                        kinds: components["schemas"]["RetentionKindDue"][];
+                    };
+                };
+            };
+            /** @description A bad body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description retention_running: another run (a worker) holds the lock now; try again later. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,4 +1,11 @@
-import { decideErasure, listErasures, type Erasure } from '../api';
+import {
+  decideErasure,
+  listErasures,
+  retentionOverview,
+  runRetention,
+  type Erasure,
+  type RetentionRun,
+} from '../api';
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { when } from '../format';
@@ -9,6 +16,12 @@ const STATE_WORDS: Record<Erasure['state'], string> = {
   pending: 'being applied',
   done: 'done',
   cancelled: 'cancelled',
+};
+
+const RUN_BY_WORDS: Record<RetentionRun['requestedBy'], string> = {
+  schedule: 'the schedule',
+  operator: 'the admin tool',
+  admin: 'an admin',
 };
 
 /** What a done erasure removed, part by part, in words. */
@@ -23,13 +36,15 @@ function receiptWords(receipt: Erasure['receipt']): string {
 /**
  * Data requests (admins; README "Personal data"): studios' requests to erase a player who also plays
  * another studio's games wait here for an admin to confirm or cancel; below, the latest erasures with
- * their receipts. An erasure names the player only by their internal id.
+ * their receipts. An erasure names the player only by their internal id. Retention: each kind's window,
+ * what is due, a run now and the latest runs.
  */
 export function ErasuresScreen() {
   const awaiting = useLoad(() => listErasures('awaiting_confirmation'), [], 15_000);
   const recent = useLoad(() => listErasures(), []);
+  const retention = useLoad(() => retentionOverview(), []);
   const { busy, notice, run } = useAction(async () => {
-    await Promise.all([awaiting.reload(), recent.reload()]);
+    await Promise.all([awaiting.reload(), recent.reload(), retention.reload()]);
   });
 
   const decide = (e: Erasure, decision: 'confirm' | 'cancel') =>
@@ -106,6 +121,74 @@ export function ErasuresScreen() {
               ))}
             </tbody>
           </table>
+        )}
+      </section>
+      <section aria-labelledby="retention-title">
+        <h2 id="retention-title">Retention</h2>
+        {retention.error && <ErrorLine error={retention.error} />}
+        {retention.data && (
+          <>
+            <p>
+              Each kind of personal data is removed or reduced once past its window, by a run every{' '}
+              {Math.round(retention.data.intervalMs / 60_000)} minutes. What a decision still stands on (a
+              case still open, an appeal still pending) stays.
+            </p>
+            <table>
+              <caption>Each kind: its window, what is due now and the oldest row still holding it.</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Window (days)</th>
+                  <th scope="col">Due now</th>
+                  <th scope="col">Oldest held</th>
+                </tr>
+              </thead>
+              <tbody>
+                {retention.data.kinds.map((k) => (
+                  <tr key={k.kind}>
+                    <td>{k.what}</td>
+                    <td>{k.windowDays}</td>
+                    <td>{k.wouldRemove}</td>
+                    <td>{k.oldestHeld ? when(k.oldestHeld) : 'none'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  run(
+                    () => runRetention(),
+                    (r) =>
+                      `Retention ran: ${r.removed} ${r.removed === 1 ? 'row' : 'rows'} past their window removed.`,
+                  )
+                }
+              >
+                Run retention now
+              </button>
+            </p>
+            <table>
+              <caption>The latest runs, newest first.</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Asked by</th>
+                  <th scope="col">Rows removed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {retention.data.runs.map((r) => (
+                  <tr key={r.id}>
+                    <td>{when(r.startedAt)}</td>
+                    <td>{r.moderator ? r.moderator.displayName : RUN_BY_WORDS[r.requestedBy]}</td>
+                    <td>{r.removed}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
         )}
       </section>
     </article>
