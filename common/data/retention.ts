@@ -49,7 +49,10 @@ interface KindSql {
   what: string;
   /** Removes or reduces at most $1 rows older than $2; returns their number as `n`. */
   purge: string;
-  /** How many rows are due now ($1 the cutoff): the dry run. */
+  /**
+   * The rows due now ($1 the cutoff), one `SELECT 1` a row: the dry run counts at most one run's worth
+   * of them, so it costs what a run would remove, never the size of the table.
+   */
   due: string;
   /** The oldest row still holding this kind (`at`), due or not. */
   oldest: string;
@@ -58,7 +61,7 @@ interface KindSql {
 /**
  * A table only ever appended to, with ids in time order: its oldest rows are the first of its primary
  * key, so a purge reads the first $1 of them and deletes those past the cutoff, and stops growing
- * with the table. (Its dry run counts the whole table: there is no index on its time.)
+ * with the table; its dry run reads the same first rows.
  */
 function appendOnly(table: string, what: string): KindSql {
   return {
@@ -66,7 +69,7 @@ function appendOnly(table: string, what: string): KindSql {
     purge: `WITH d AS (DELETE FROM ${table} WHERE ctid = ANY (ARRAY(
         SELECT ctid FROM (SELECT ctid, created_at FROM ${table} ORDER BY id LIMIT $1) s WHERE created_at < $2)) RETURNING 1)
       SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM ${table} WHERE created_at < $1`,
+    due: `SELECT 1 FROM (SELECT created_at FROM ${table} ORDER BY id LIMIT $2) s WHERE created_at < $1`,
     oldest: `SELECT created_at AS at FROM ${table} ORDER BY id LIMIT 1`,
   };
 }
@@ -84,7 +87,7 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
        WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $2
                                     AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
        RETURNING 1) SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
+    due: `SELECT 1 FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
     oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${EVIDENCE_HELD}`,
   },
   reportText: {
@@ -95,13 +98,13 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
        WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $2
                                     AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
        RETURNING 1) SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
+    due: `SELECT 1 FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
     oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${TEXT_HELD}`,
   },
   resolvedCases: {
     what: "resolved cases reduced to their skeleton: moderators' notes on them, resolution and escalation notes, the reporters' ids",
     purge: REDUCE_RESOLVED_CASES,
-    due: `SELECT count(*)::int AS n FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL AND resolved_at < $1`,
+    due: `SELECT 1 FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL AND resolved_at < $1`,
     oldest: `SELECT min(resolved_at) AS at FROM review_cases WHERE status = 'resolved' AND reduced_at IS NULL`,
   },
   trustHistory: appendOnly(
@@ -114,27 +117,27 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
     purge: `WITH d AS (DELETE FROM authorization_codes WHERE ctid = ANY (ARRAY(
         SELECT ctid FROM authorization_codes WHERE expires_at < $2 LIMIT $1)) RETURNING 1)
       SELECT count(*)::int AS n FROM d`,
-    due: `SELECT count(*)::int AS n FROM authorization_codes WHERE expires_at < $1`,
+    due: `SELECT 1 FROM authorization_codes WHERE expires_at < $1`,
     oldest: `SELECT min(expires_at) AS at FROM authorization_codes`,
   },
   transparencyPayloads: {
     what: 'the payloads of statements the DSA Transparency Database holds (their id and link stay)',
     purge: DROP_SENT_PAYLOADS,
-    due: `SELECT count(*)::int AS n FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $1`,
+    due: `SELECT 1 FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL AND sent_at < $1`,
     oldest: `SELECT min(sent_at) AS at FROM transparency_statements WHERE state = 'sent' AND body IS NOT NULL`,
   },
   notifierContacts: {
     what: "notifiers' names and e-mails (the notice, its category and its outcome stay)",
     purge: DROP_NOTIFIER_CONTACTS,
-    due: `SELECT count(*)::int AS n FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
+    due: `SELECT 1 FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
             AND created_at < $1`,
     oldest: `SELECT min(created_at) AS at FROM notices WHERE notifier_name IS NOT NULL OR notifier_email IS NOT NULL`,
   },
   misuseRecords: {
     what: 'manifestly-unfounded marks and the warnings and suspensions they led to (DSA Art. 23), once over',
     purge: DROP_OLD_MISUSE_RECORDS,
-    due: `SELECT (SELECT count(*) FROM misuse_marks WHERE created_at < $1)::int
-                 + (SELECT count(*) FROM misuse_measures WHERE coalesce(ends_at, created_at) < $1)::int AS n`,
+    due: `SELECT 1 FROM misuse_marks WHERE created_at < $1
+          UNION ALL SELECT 1 FROM misuse_measures WHERE coalesce(ends_at, created_at) < $1`,
     oldest: `SELECT least((SELECT min(created_at) FROM misuse_marks), (SELECT min(created_at) FROM misuse_measures)) AS at`,
   },
 };
@@ -145,8 +148,10 @@ export interface KindResult {
   kind: RetentionKind;
   windowDays: number;
   cutoff: string;
-  /** Rows removed or reduced (a dry run: rows due). */
+  /** Rows removed or reduced (a dry run: rows a run would remove now, at most one run's worth). */
   rows: number;
+  /** More are due than one run removes (the rest goes with the next runs). */
+  more: boolean;
   /** The oldest row still holding the kind after the run, or null when none does. */
   oldest: string | null;
 }
@@ -176,11 +181,22 @@ export async function runRetention(
     const sql = RETENTION[kind];
     const cutoff = cutoffOf(now, days[kind]);
     let rows = 0;
-    if (opts.dryRun) rows = (await db.query<{ n: number }>(sql.due, [cutoff])).rows[0]!.n;
-    else
+    let more = false;
+    const capacity = batchSize * maxBatches;
+    if (opts.dryRun) {
+      const n = (
+        await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${sql.due} LIMIT $2) d`, [
+          cutoff,
+          capacity + 1,
+        ])
+      ).rows[0]!.n;
+      rows = Math.min(n, capacity);
+      more = n > capacity;
+    } else
       for (let batch = 0; batch < maxBatches; batch++) {
         const n = (await db.query<{ n: number }>(sql.purge, [batchSize, cutoff])).rows[0]!.n;
         rows += n;
+        more = n === batchSize && batch === maxBatches - 1;
         if (n < batchSize) break;
       }
     const oldest = (await db.query<{ at: Date | null }>(sql.oldest)).rows[0]?.at ?? null;
@@ -189,6 +205,7 @@ export async function runRetention(
       windowDays: days[kind],
       cutoff: cutoff.toISOString(),
       rows,
+      more,
       oldest: oldest ? oldest.toISOString() : null,
     });
   }

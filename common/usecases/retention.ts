@@ -33,6 +33,7 @@ export const presentKind = (r: KindResult, dryRun: boolean) => ({
   windowDays: r.windowDays,
   olderThan: r.cutoff,
   ...(dryRun ? { wouldRemove: r.rows } : { removed: r.rows }),
+  moreDue: r.more,
   oldestHeld: r.oldest,
 });
 

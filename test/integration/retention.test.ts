@@ -420,5 +420,20 @@ describe('retention (GDPR Art. 5(1)(e))', function () {
       { dryRun: true, kinds: ['trustHistory'], now: new Date(Date.now() + 2 * DAY) },
     );
     expect(byKind(results)).to.deep.equal({ trustHistory: rows[0]!.n });
+    expect(results[0]!.more).to.equal(false);
+    // A dry run counts at most one run's worth (here one batch of 1) and says more are due.
+    expect(rows[0]!.n).to.be.greaterThan(1);
+    const capped = await runRetention(
+      api.pool,
+      { ...api.config.retentionDays, trustHistory: 1 },
+      {
+        dryRun: true,
+        kinds: ['trustHistory'],
+        now: new Date(Date.now() + 2 * DAY),
+        batchSize: 1,
+        maxBatches: 1,
+      },
+    );
+    expect(capped[0]).to.include({ rows: 1, more: true });
   });
 });

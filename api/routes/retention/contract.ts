@@ -70,13 +70,21 @@ const kindFields = {
   what: { type: 'string', description: 'What the kind is, in words.' },
   windowDays: { type: 'integer', description: 'Its window (RETENTION_*_DAYS).' },
   olderThan: { ...dateTime, description: 'The cutoff: rows older than this are due.' },
+  moreDue: {
+    type: 'boolean',
+    description:
+      'More rows are due than one run removes (batches of 1,000, at most 100 a kind): the next runs take the rest.',
+  },
   oldestHeld: { ...nullableDate, description: 'The oldest row still holding the kind, due or not.' },
 };
 
 export const schemas = {
   RetentionKindDue: closed({
     ...kindFields,
-    wouldRemove: { type: 'integer', description: 'Rows a run would remove or reduce now.' },
+    wouldRemove: {
+      type: 'integer',
+      description: "Rows a run would remove or reduce now (at most one run's worth: see moreDue).",
+    },
   }),
   RetentionRun: closed({
     dryRun: { const: false },
