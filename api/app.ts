@@ -6,6 +6,7 @@ import { templateRoutes } from './routes/templates/routes.js';
 import { transparencyRoutes } from './routes/transparency/routes.js';
 import { erasureRoutes } from './routes/erasures/routes.js';
 import { retentionRoutes } from './routes/retention/routes.js';
+import { WAVE_PATHS, waveRoutes } from './routes/waves/routes.js';
 import { noticeRoutes } from './routes/notices/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
@@ -48,7 +49,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
-  app.use(jsonBody(deps.config.bodyLimit));
+  app.use(jsonBody(deps.config.bodyLimit, { path: WAVE_PATHS, limit: deps.config.waveBodyLimit }));
   app.use(
     bodyParser({
       // JSON is read by jsonBody (strict UTF-8, no __proto__); the OAuth forms by koa-bodyparser.
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Koa {
     transparencyRoutes(routeDeps),
     erasureRoutes(routeDeps),
     retentionRoutes(routeDeps),
+    waveRoutes(routeDeps),
     noticeRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);

@@ -17,6 +17,7 @@ import * as templates from './routes/templates/contract.js';
 import * as transparency from './routes/transparency/contract.js';
 import * as erasures from './routes/erasures/contract.js';
 import * as retention from './routes/retention/contract.js';
+import * as waves from './routes/waves/contract.js';
 import * as notices from './routes/notices/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
@@ -56,6 +57,11 @@ const draft = {
     { name: 'sanctions', description: 'Bans, suspensions, mutes and warnings.' },
     { name: 'appeals', description: 'Appeals of sanctions and offenses.' },
     {
+      name: 'waves',
+      description:
+        'Ban waves: one sanction each for many players at one time, approved by a second moderator when large.',
+    },
+    {
       name: 'notices',
       description: 'Notices from anyone (DSA Art. 16) and trusted flaggers (Art. 22), and where each stands.',
     },
@@ -85,6 +91,7 @@ const draft = {
     ...transparency.paths,
     ...erasures.paths,
     ...retention.paths,
+    ...waves.paths,
     ...notices.paths,
   },
   components: {
@@ -115,6 +122,7 @@ const draft = {
       ...transparency.schemas,
       ...erasures.schemas,
       ...retention.schemas,
+      ...waves.schemas,
       ...notices.schemas,
       ErrorResponse: {
         type: 'object',

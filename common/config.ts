@@ -47,6 +47,8 @@ export interface Config {
   dataDir: string;
   logLevel: string;
   bodyLimit: string;
+  /** The body limit of a new ban wave (its players' ids): WAVE_BODY_LIMIT. */
+  waveBodyLimit: string;
   pgPoolSize: number;
   queuePrefix: string;
   clientSecretPepper: string | undefined;
@@ -123,6 +125,8 @@ export interface Config {
   noticeComplaintDays: number;
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
+  /** Ban waves (README "Waves"): the size above which a moderator's wave waits for a second one, the most players, the batch. */
+  waves: { approvalAbove: number; maxPlayers: number; batch: number };
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -255,6 +259,9 @@ const schema = Joi.object({
   BODY_LIMIT: Joi.string()
     .pattern(/^\d+(b|kb|mb)$/i)
     .default('100kb'),
+  WAVE_BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/i)
+    .default('2mb'),
   PG_POOL_SIZE: Joi.number().integer().min(1).max(200).default(20),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[a-zA-Z0-9_-]+$/)
@@ -377,6 +384,9 @@ const schema = Joi.object({
   NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
+  WAVE_APPROVAL_ABOVE: Joi.number().integer().min(0).max(100_000).default(100),
+  WAVE_MAX_PLAYERS: Joi.number().integer().min(1).max(100_000).default(10_000),
+  WAVE_BATCH: Joi.number().integer().min(1).max(1000).default(200),
   MISUSE_WARN_AFTER: Joi.number().integer().min(1).max(1000).default(3),
   MISUSE_SUSPEND_AFTER: Joi.number()
     .integer()
@@ -468,6 +478,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     dataDir: path.resolve(v.DATA_DIR),
     logLevel: v.LOG_LEVEL,
     bodyLimit: v.BODY_LIMIT,
+    waveBodyLimit: v.WAVE_BODY_LIMIT,
     pgPoolSize: v.PG_POOL_SIZE,
     queuePrefix: v.QUEUE_PREFIX,
     clientSecretPepper: v.CLIENT_SECRET_PEPPER,
@@ -536,6 +547,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
+    waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
     misuse: {
       warnAfter: v.MISUSE_WARN_AFTER,
       suspendAfter: v.MISUSE_SUSPEND_AFTER,

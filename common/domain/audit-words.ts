@@ -123,6 +123,22 @@ export function auditInWords(e: AuditFacts): string {
       return `Suspended ${senderWords(d.sender)} until ${str(d.endsAt) ?? 'the end of the period'} (DSA Art. 23)`;
     case 'lift_suspension':
       return `Lifted the suspension of ${senderWords(d.sender)}`;
+    case 'create_wave':
+    case 'approve_wave':
+    case 'cancel_wave':
+    case 'roll_back_wave': {
+      const verb = {
+        create_wave: 'Made',
+        approve_wave: 'Approved',
+        cancel_wave: 'Cancelled',
+        roll_back_wave: 'Rolled back',
+      }[e.action];
+      const type = str(d.type) as SanctionType | null;
+      const size = typeof d.size === 'number' ? d.size : 0;
+      const name = str(d.name);
+      const what = (type && SANCTION[type]) ?? 'a sanction';
+      return `${verb} the wave${name ? ` ${name}` : ''} (${what} for ${size} ${size === 1 ? 'player' : 'players'})`;
+    }
     case 'run_retention': {
       const removed = d.removed && typeof d.removed === 'object' ? Object.values(d.removed) : [];
       const rows = removed.reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);

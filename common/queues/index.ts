@@ -25,6 +25,8 @@ export const JOB_NAMES = {
   erasePlayer: 'erase-player',
   /** Scheduled on the review queue: removes what is past its retention window (common/data/retention.ts). */
   retention: 'retention',
+  /** Delayed on the review queue until a ban wave's time: places its sanctions, or revokes them on a roll back. */
+  runWave: 'run-wave',
   /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */
   submitStatements: 'submit-statements',
 } as const;
@@ -43,6 +45,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.sanctionExpiry,
     JOB_NAMES.erasePlayer,
     JOB_NAMES.retention,
+    JOB_NAMES.runWave,
   ],
   [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements],
 };

@@ -19,7 +19,8 @@ import { send, type OutboxRow } from './outbox.js';
  * - deliver-webhook: the delivery is no longer pending (delivered, failed or cancelled);
  * - sanction-expiry: the expiry was announced, or the sanction revoked;
  * - submit-statements: no statement of its platform is pending (sent or refused by the Transparency
- *   Database).
+ *   Database);
+ * - run-wave: the wave is no longer scheduled, running or rolling back.
  *
  * Re-adding is idempotent: BullMQ ignores a job id it still holds (waiting, delayed, active or kept
  * completed), and every processor leaves done work alone, so a job re-added after it ran changes
@@ -68,6 +69,9 @@ const NOT_DONE = `
        WHEN '${JOB_NAMES.submitStatements}' THEN
          NOT EXISTS (SELECT 1 FROM transparency_statements t
                       WHERE t.platform = o.payload->>'platform' AND t.state = 'pending')
+       WHEN '${JOB_NAMES.runWave}' THEN
+         NOT EXISTS (SELECT 1 FROM waves w WHERE w.id = (o.payload->>'waveId')::uuid
+                       AND w.state IN ('scheduled', 'running', 'rolling_back'))
        ELSE true END
    ORDER BY o.id LIMIT $5`;
 

@@ -95,7 +95,7 @@ export interface SanctionInput {
 }
 
 /** When it starts and ends, by its type's rules: a permanent ban never ends, a restriction always does. */
-function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date | null } {
+export function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date | null } {
   const startsAt = v.startsAt ?? now;
   const expiresAt =
     v.expiresAt ?? (v.durationSeconds ? new Date(startsAt.getTime() + v.durationSeconds * 1000) : null);
@@ -138,6 +138,8 @@ export async function applySanction(
     now: Date;
     /** APPEAL_WINDOW_DAYS: the appeal deadline its statement of reasons gives. */
     appealWindowDays?: number;
+    /** The ban wave placing it (common/usecases/waves.ts). */
+    waveId?: string;
   },
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const v = input.sanction;
@@ -162,10 +164,19 @@ export async function applySanction(
       issuedBy: input.actor,
       ...period(v, input.now),
       dsaCategory: v.dsaCategory ?? null,
+      waveId: input.waveId ?? null,
     },
     input.now,
   );
-  await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction);
+  await audit(
+    client,
+    input.actor,
+    'place_sanction',
+    v.reason,
+    input.caseId,
+    sanction,
+    input.waveId ? { waveId: input.waveId } : {},
+  );
   const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
   if (sanction.expiresAt) {
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
@@ -231,6 +242,7 @@ async function audit(
   note: string,
   caseId: string | null,
   s: SanctionRecord,
+  extra: Record<string, unknown> = {},
 ) {
   const who =
     actor.kind === 'moderator'
@@ -244,7 +256,13 @@ async function audit(
     note,
     trustScoreBefore: null,
     trustScoreAfter: null,
-    details: { sanctionId: s.id, playerId: s.serviceId, type: s.type, scope: s.scopeStudioId ?? 'global' },
+    details: {
+      sanctionId: s.id,
+      playerId: s.serviceId,
+      type: s.type,
+      scope: s.scopeStudioId ?? 'global',
+      ...extra,
+    },
   });
 }
 

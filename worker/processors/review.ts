@@ -5,6 +5,7 @@ import { withTransaction } from '../../common/data/db.js';
 import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.js';
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { runScheduledRetention } from '../../common/usecases/retention.js';
+import { runWaveStep } from '../../common/usecases/waves.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { runErasure } from '../../common/usecases/erasure.js';
@@ -62,6 +63,13 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       const done = await runErasure(deps.pool, deps.config.erasureLedger, id, new Date());
       if (done.applied) deps.log.info({ erasureId: id }, 'player erased');
       return done;
+    }
+    if (job.name === JOB_NAMES.runWave) {
+      const id = (job.data as { waveId?: unknown }).waveId;
+      if (typeof id !== 'string' || !isUuid(id)) throw new UnrecoverableError(`job ${job.id} has no waveId`);
+      const step = await runWaveStep(deps.pool, id, deps.config.waves, deps.dispatch);
+      deps.log.info({ waveId: id, ...step }, 'wave step done');
+      return step;
     }
     if (job.name === JOB_NAMES.retention) {
       const run = await runScheduledRetention(deps.pool, deps.config.retentionDays);

@@ -343,6 +343,10 @@ export const AUDIT_ACTIONS = [
   'suspend_sender',
   'lift_suspension',
   'run_retention',
+  'create_wave',
+  'approve_wave',
+  'cancel_wave',
+  'roll_back_wave',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -111,6 +111,8 @@ export interface NewSanction {
   expiresAt: Date | null;
   /** The Transparency Database category chosen instead of the case kind's. */
   dsaCategory?: string | null;
+  /** The ban wave that placed it (common/lifecycles/wave.ts). */
+  waveId?: string | null;
 }
 
 /** A player's sanction by id, locked for the caller's transaction. */

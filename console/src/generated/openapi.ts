@@ -1679,6 +1679,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/waves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Waves, newest first */
+        get: operations["listWaves"];
+        put?: never;
+        /**
+         * Make a ban wave: one sanction each for up to WAVE_MAX_PLAYERS players (or the players of cases), at one time
+         * @description Scheduled, or awaiting a second moderator (an admin) when it names more than WAVE_APPROVAL_ABOVE players or bans for good (README "Waves": four eyes). Unknown or erased players (or cases not found) are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).
+         */
+        post: operations["createWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/waves/{waveId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wave: its state and progress */
+        get: operations["getWave"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/waves/{waveId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wave's players, each with its result (pending, placed with its sanction, skipped, revoked) */
+        get: operations["listWaveMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/waves/{waveId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a wave awaiting a second moderator (admins; not its maker); it is then scheduled */
+        post: operations["approveWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/waves/{waveId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a wave before it runs, with a reason */
+        post: operations["cancelWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/waves/{waveId}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Roll back a wave that ran: each sanction it placed is revoked with the reason */
+        post: operations["rollBackWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Waves, newest first (the studio's own) */
+        get: operations["listStudioWaves"];
+        put?: never;
+        /**
+         * Make a ban wave of the studio's players: one sanction each, in its games, at one time
+         * @description Scheduled at once (the studio decides in its own games). Players not of the studio's games, unknown or erased are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).
+         */
+        post: operations["createStudioWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waves/{waveId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wave: its state and progress (the studio's own) */
+        get: operations["getStudioWave"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waves/{waveId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wave's players, each with its result (pending, placed with its sanction, skipped, revoked) (the studio's own) */
+        get: operations["listStudioWaveMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waves/{waveId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a wave before it runs, with a reason (the studio's own) */
+        post: operations["cancelStudioWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/waves/{waveId}/rollback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Roll back a wave that ran: each sanction it placed is revoked with the reason (the studio's own) */
+        post: operations["rollBackStudioWave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notices/games": {
         parameters: {
             query?: never;
@@ -2435,7 +2630,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -3104,12 +3299,14 @@ export interface components {
              * @description The cutoff: rows older than this are due.
              */
             olderThan: string;
+            /** @description More rows are due than one run removes (batches of 1,000, at most 100 a kind): the next runs take the rest. */
+            moreDue: boolean;
             /**
              * Format: date-time
              * @description The oldest row still holding the kind, due or not.
              */
             oldestHeld: string | null;
-            /** @description Rows a run would remove or reduce now. */
+            /** @description Rows a run would remove or reduce now (at most one run's worth: see moreDue). */
             wouldRemove: number;
         };
         RetentionRun: {
@@ -3145,6 +3342,8 @@ export interface components {
                  * @description The cutoff: rows older than this are due.
                  */
                 olderThan: string;
+                /** @description More rows are due than one run removes (batches of 1,000, at most 100 a kind): the next runs take the rest. */
+                moreDue: boolean;
                 /**
                  * Format: date-time
                  * @description The oldest row still holding the kind, due or not.
@@ -3153,6 +3352,174 @@ export interface components {
                 /** @description Rows this kind lost or had reduced. */
                 removed: number;
             }[];
+        };
+        Wave: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description awaiting_approval (four eyes) -> scheduled -> running -> done; cancelled before it runs; rolling_back -> rolled_back after.
+             * @enum {unknown}
+             */
+            state: "awaiting_approval" | "scheduled" | "running" | "done" | "cancelled" | "rolling_back" | "rolled_back";
+            /** Format: date-time */
+            runAt: string;
+            sanction: {
+                /** @enum {unknown} */
+                type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                /** @description "global" or the id of the studio whose games it applies to. */
+                scope: string;
+                reason: string;
+                durationSeconds: number | null;
+                dsaCategory: string | null;
+            };
+            /** @description Players in the wave. */
+            size: number;
+            /** @description Players not reached yet. */
+            pending: number;
+            /** @description Sanctions placed (each with its statement of reasons). */
+            placed: number;
+            /** @description Players skipped (erased before the wave reached them). */
+            skipped: number;
+            /** @description Sanctions revoked by a roll back. */
+            revoked: number;
+            createdBy: {
+                /** @enum {unknown} */
+                kind: "moderator" | "studio";
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** @description A wave that needed a second moderator: who approved it and when (null while awaiting). */
+            approval: {
+                by: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                /** Format: date-time */
+                at: string | null;
+            } | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description Who cancelled it, when and why. */
+            cancelled: {
+                by: {
+                    /** @enum {unknown} */
+                    kind: "moderator" | "studio";
+                    /** Format: uuid */
+                    id: string;
+                } | null;
+                /** Format: date-time */
+                at: string;
+                reason: string | null;
+            } | null;
+            /** @description Who asked for the roll back, when and why. */
+            rollBack: {
+                by: {
+                    /** @enum {unknown} */
+                    kind: "moderator" | "studio";
+                    /** Format: uuid */
+                    id: string;
+                } | null;
+                /** Format: date-time */
+                at: string;
+                reason: string | null;
+            } | null;
+        };
+        WaveCreated: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description awaiting_approval (four eyes) -> scheduled -> running -> done; cancelled before it runs; rolling_back -> rolled_back after.
+             * @enum {unknown}
+             */
+            state: "awaiting_approval" | "scheduled" | "running" | "done" | "cancelled" | "rolling_back" | "rolled_back";
+            /** Format: date-time */
+            runAt: string;
+            sanction: {
+                /** @enum {unknown} */
+                type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                /** @description "global" or the id of the studio whose games it applies to. */
+                scope: string;
+                reason: string;
+                durationSeconds: number | null;
+                dsaCategory: string | null;
+            };
+            /** @description Players in the wave. */
+            size: number;
+            /** @description Players not reached yet. */
+            pending: number;
+            /** @description Sanctions placed (each with its statement of reasons). */
+            placed: number;
+            /** @description Players skipped (erased before the wave reached them). */
+            skipped: number;
+            /** @description Sanctions revoked by a roll back. */
+            revoked: number;
+            createdBy: {
+                /** @enum {unknown} */
+                kind: "moderator" | "studio";
+                /** Format: uuid */
+                id: string;
+                name: string | null;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** @description A wave that needed a second moderator: who approved it and when (null while awaiting). */
+            approval: {
+                by: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                /** Format: date-time */
+                at: string | null;
+            } | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** @description Who cancelled it, when and why. */
+            cancelled: {
+                by: {
+                    /** @enum {unknown} */
+                    kind: "moderator" | "studio";
+                    /** Format: uuid */
+                    id: string;
+                } | null;
+                /** Format: date-time */
+                at: string;
+                reason: string | null;
+            } | null;
+            /** @description Who asked for the roll back, when and why. */
+            rollBack: {
+                by: {
+                    /** @enum {unknown} */
+                    kind: "moderator" | "studio";
+                    /** Format: uuid */
+                    id: string;
+                } | null;
+                /** Format: date-time */
+                at: string;
+                reason: string | null;
+            } | null;
+            /** @description The players (or cases) named that are not in the wave: unknown, erased, or not the studio's. */
+            unmatched: string[];
+        };
+        WaveMember: {
+            serviceId: string;
+            /** @enum {unknown} */
+            state: "pending" | "placed" | "skipped" | "revoked";
+            /** Format: uuid */
+            sanctionId: string | null;
+            skipReason: string | null;
+            /** Format: date-time */
+            doneAt: string | null;
         };
         NoticeReceipt: {
             /** Format: uuid */
@@ -11961,6 +12328,1212 @@ export interface operations {
             /** @description Body is not JSON. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWaves: {
+        parameters: {
+            query?: {
+                state?: "awaiting_approval" | "scheduled" | "running" | "done" | "cancelled" | "rolling_back" | "rolled_back";
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of waves. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Wave"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the wave is, for moderators: e.g. "Aimbot ring, November". */
+                    name: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When it runs. Default: now. Not in the past (60 s of clock skew allowed), at most 365 days ahead.
+                     */
+                    runAt?: string;
+                    sanction: {
+                        /** @enum {string} */
+                        type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                        /**
+                         * @description "global" (default) or the id of the one studio it applies to. Not for a studio (its own).
+                         * @default global
+                         */
+                        scope?: "global" | string;
+                        /** @description Shown to each player in their sanction's statement of reasons. */
+                        reason: string & unknown;
+                        /** @description From the moment each sanction is placed. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. */
+                        durationSeconds?: number;
+                        /**
+                         * @description The Transparency Database category of its statements (not for a warning).
+                         * @enum {string}
+                         */
+                        dsaCategory?: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
+                    };
+                    /** @description The players, by serviceId (or cases). At most WAVE_MAX_PLAYERS. */
+                    players?: string[];
+                    /** @description Or review cases (moderators only): each case's player, once. */
+                    cases?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Made; Location names the wave to follow. */
+            201: {
+                headers: {
+                    Location?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaveCreated"];
+                };
+            };
+            /** @description A bad body, more players than WAVE_MAX_PLAYERS, or nobody the caller may sanction. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description A body over WAVE_BODY_LIMIT. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wave. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWaveMembers: {
+        parameters: {
+            query?: {
+                state?: "pending" | "placed" | "skipped" | "revoked";
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members, in a stable order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WaveMember"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    approveWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wave as it is now. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only; own_wave: the moderator who made it. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description wave_not_awaiting_approval: only a wave awaiting approval is approved. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The wave as it is now. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description A missing reason. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description wave_not_cancellable: only a wave not yet started (awaiting approval or scheduled) is cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rollBackWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Rolling back; follow the wave. */
+            202: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description A missing reason. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description wave_not_done: only a wave that has run (done) is rolled back. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listStudioWaves: {
+        parameters: {
+            query?: {
+                state?: "awaiting_approval" | "scheduled" | "running" | "done" | "cancelled" | "rolling_back" | "rolled_back";
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of waves. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Wave"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createStudioWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the wave is, for moderators: e.g. "Aimbot ring, November". */
+                    name: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When it runs. Default: now. Not in the past (60 s of clock skew allowed), at most 365 days ahead.
+                     */
+                    runAt?: string;
+                    /** @description The players, by serviceId (or cases). At most WAVE_MAX_PLAYERS. */
+                    players?: string[];
+                    sanction: {
+                        /** @enum {string} */
+                        type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                        /** @description Shown to each player in their sanction's statement of reasons. */
+                        reason: string & unknown;
+                        /** @description From the moment each sanction is placed. Required for chat_restriction, matchmaking_restriction and temporary_ban; optional for a warning; refused for a permanent_ban. */
+                        durationSeconds?: number;
+                        /**
+                         * @description The Transparency Database category of its statements (not for a warning).
+                         * @enum {string}
+                         */
+                        dsaCategory?: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Made; Location names the wave to follow. */
+            201: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaveCreated"];
+                };
+            };
+            /** @description A bad body, more players than WAVE_MAX_PLAYERS, or nobody the caller may sanction. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description A body over WAVE_BODY_LIMIT. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getStudioWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The wave. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave, or not the studio's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listStudioWaveMembers: {
+        parameters: {
+            query?: {
+                state?: "pending" | "placed" | "skipped" | "revoked";
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members, in a stable order. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WaveMember"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave, or not the studio's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelStudioWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The wave as it is now. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description A missing reason. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave, or not the studio's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description wave_not_cancellable: only a wave not yet started (awaiting approval or scheduled) is cancelled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rollBackStudioWave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                waveId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Rolling back; follow the wave. */
+            202: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
+                };
+            };
+            /** @description A missing reason. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such wave, or not the studio's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description wave_not_done: only a wave that has run (done) is rolled back. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

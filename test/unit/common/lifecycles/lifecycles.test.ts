@@ -73,6 +73,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['erasure.ts'], writes('erasures'))).to.deep.equal([]);
   });
 
+  it('one module writes ban waves and their members (issue 38)', () => {
+    expect(writersBesides(['wave.ts'], writes('(waves|wave_members)'))).to.deep.equal([]);
+  });
+
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
     expect(writersBesides(['lease.ts'], /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/)).to.deep.equal(
       [],
