@@ -2,6 +2,7 @@ import { TemplatesScreen } from './screens/Templates';
 import { TransparencyScreen } from './screens/Transparency';
 import { ErasuresScreen } from './screens/Erasures';
 import { FlaggersScreen } from './screens/Flaggers';
+import { ApprovalsScreen, WavesScreen } from './screens/Waves';
 import { NoticesScreen } from './screens/Notices';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
@@ -58,6 +59,10 @@ export function App() {
         <Route path="/stats" element={<StatsScreen />} />
         <Route path="/notices" element={<NoticesScreen isAdmin={session.moderator.role === 'admin'} />} />
         <Route path="/queues" element={<QueuesScreen session={session} />} />
+        <Route path="/waves" element={<WavesScreen session={session} />} />
+        {session.moderator.role === 'admin' && (
+          <Route path="/approvals" element={<ApprovalsScreen session={session} />} />
+        )}
         {session.moderator.role === 'admin' && <Route path="/audit" element={<AuditScreen />} />}
         {session.moderator.role === 'admin' && <Route path="/templates" element={<TemplatesScreen />} />}
         {session.moderator.role === 'admin' && (
@@ -180,6 +185,8 @@ function Layout({
           <NavLink to="/appeals">Appeals</NavLink>
           <NavLink to="/notices">Notices</NavLink>
           <NavLink to="/queues">Queues</NavLink>
+          <NavLink to="/waves">Waves</NavLink>
+          {isAdmin && <NavLink to="/approvals">Approvals</NavLink>}
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
           {isAdmin && <NavLink to="/templates">Templates</NavLink>}

@@ -10,6 +10,8 @@ export type AppealDetail = Schemas['AppealDetail'];
 export type Sanction = Schemas['Sanction'];
 export type Erasure = Schemas['Erasure'];
 export type RetentionRun = Schemas['RetentionRun'];
+export type Wave = Schemas['Wave'];
+export type WaveInput = Req<'/v1/admin/waves', 'post'>;
 export type TrustedFlagger = Schemas['TrustedFlagger'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type TrustChange = Schemas['TrustChange'];
@@ -144,6 +146,14 @@ export const listErasures = (state?: string) =>
 export const retentionOverview = () =>
   api<Res<'/v1/admin/retention', 'get', 200>>('GET', '/v1/admin/retention');
 export const runRetention = () => api<RetentionRun>('POST', '/v1/admin/retention/runs', { dryRun: false });
+export const listWaves = (state?: Wave['state']) =>
+  api<{ items: Wave[]; nextCursor: string | null }>(
+    'GET',
+    `/v1/admin/waves${state ? `?${q({ state })}` : ''}`,
+  );
+export const makeWave = (body: WaveInput) => api<Schemas['WaveCreated']>('POST', '/v1/admin/waves', body);
+export const decideWave = (id: string, what: 'approve' | 'cancel' | 'rollback', reason?: string) =>
+  api<Wave>('POST', `/v1/admin/waves/${enc(id)}/${what}`, reason === undefined ? undefined : { reason });
 export const listTrustedFlaggers = () =>
   api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
 export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>

@@ -877,6 +877,54 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('waves: a moderator makes one from pasted ids, an admin approves it on Approvals by keyboard, it runs, and is rolled back with a reason; names as text', async () => {
+    const ids = [await player(), await player()];
+    const name = `<img src=x onerror="window.pwned=1">Ring ${uid()}`;
+    const mod = await signedIn(moderator);
+    await mod.page.getByRole('link', { name: 'Waves' }).click();
+    await mod.page.getByRole('heading', { name: 'Make a wave' }).waitFor();
+    await mod.page.getByLabel('Name').fill(name);
+    await mod.page.getByLabel('Sanction').selectOption('permanent_ban');
+    await mod.page.getByLabel('Reason (each player reads it)').fill('Cheat ring <script>alert(1)</script>');
+    await mod.page.getByLabel('Ids, one a line').fill(`${ids.join('\n')}\nnobody-${uid()}`);
+    await mod.page.getByRole('button', { name: 'Make the wave' }).click();
+    await mod.page
+      .getByRole('status')
+      .filter({
+        hasText: /made for 2 players: awaiting a second moderator\. Not matched \(left out\): nobody-/,
+      })
+      .waitFor();
+    const row = mod.page.getByRole('row').filter({ hasText: name });
+    await row.filter({ hasText: 'awaiting a second moderator' }).waitFor();
+    await checkScreen(mod.page, 'waves');
+    expect(await mod.page.evaluate(() => (globalThis as { pwned?: number }).pwned)).to.equal(undefined);
+
+    const lead = await signedIn(admin);
+    await lead.page.getByRole('link', { name: 'Approvals' }).click();
+    const approve = lead.page.getByRole('button', { name: `Approve ${name}` });
+    await approve.waitFor();
+    await checkScreen(lead.page, 'approvals');
+    await approve.focus();
+    await lead.page.keyboard.press('Enter');
+    await lead.page.getByRole('status').filter({ hasText: 'approved: it runs at its time' }).waitFor();
+    const { rows } = await api.pool.query<{ id: string }>('SELECT id FROM waves WHERE name = $1', [name]);
+    await eventually('the wave done', async () => {
+      const w = await api.pool.query<{ state: string }>('SELECT state FROM waves WHERE id = $1', [
+        rows[0]!.id,
+      ]);
+      return w.rows[0]?.state === 'done';
+    });
+    await mod.page.reload();
+    await mod.page.getByRole('row').filter({ hasText: name }).filter({ hasText: '2 of 2 placed' }).waitFor();
+    await mod.page.getByRole('button', { name: `Roll back ${name}` }).click();
+    await mod.page.getByLabel(/^Why/).fill('The detector misfired');
+    await mod.page.getByRole('button', { name: 'Roll back the wave' }).click();
+    await mod.page.getByRole('status').filter({ hasText: 'is being rolled back' }).waitFor();
+    await mod.page.getByRole('row').filter({ hasText: name }).filter({ hasText: '2 revoked' }).waitFor();
+    await mod.context.close();
+    await lead.context.close();
+  });
+
   it('trusted flaggers: an admin registers one (its key shown once), suspends it with a reason asked on the page, and reinstates it; names as text', async () => {
     const { context, page } = await signedIn(admin);
     await page.getByRole('link', { name: 'Trusted flaggers' }).click();
