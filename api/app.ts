@@ -7,6 +7,7 @@ import { transparencyRoutes } from './routes/transparency/routes.js';
 import { erasureRoutes } from './routes/erasures/routes.js';
 import { retentionRoutes } from './routes/retention/routes.js';
 import { WAVE_PATHS, waveRoutes } from './routes/waves/routes.js';
+import { ruleRoutes } from './routes/rules/routes.js';
 import { noticeRoutes } from './routes/notices/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): Koa {
     erasureRoutes(routeDeps),
     retentionRoutes(routeDeps),
     waveRoutes(routeDeps),
+    ruleRoutes(routeDeps),
     noticeRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);

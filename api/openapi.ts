@@ -18,6 +18,7 @@ import * as transparency from './routes/transparency/contract.js';
 import * as erasures from './routes/erasures/contract.js';
 import * as retention from './routes/retention/contract.js';
 import * as waves from './routes/waves/contract.js';
+import * as rules from './routes/rules/contract.js';
 import * as notices from './routes/notices/contract.js';
 import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
@@ -57,6 +58,11 @@ const draft = {
     { name: 'sanctions', description: 'Bans, suspensions, mutes and warnings.' },
     { name: 'appeals', description: 'Appeals of sanctions and offenses.' },
     {
+      name: 'rules',
+      description:
+        'Rules that act on their own: tried in the background first, then live, within a cooldown and a cap.',
+    },
+    {
       name: 'waves',
       description:
         'Ban waves: one sanction each for many players at one time, approved by a second moderator when large.',
@@ -92,6 +98,7 @@ const draft = {
     ...erasures.paths,
     ...retention.paths,
     ...waves.paths,
+    ...rules.paths,
     ...notices.paths,
   },
   components: {
@@ -123,6 +130,7 @@ const draft = {
       ...erasures.schemas,
       ...retention.schemas,
       ...waves.schemas,
+      ...rules.schemas,
       ...notices.schemas,
       ErrorResponse: {
         type: 'object',

@@ -139,6 +139,19 @@ export function auditInWords(e: AuditFacts): string {
       const what = (type && SANCTION[type]) ?? 'a sanction';
       return `${verb} the wave${name ? ` ${name}` : ''} (${what} for ${size} ${size === 1 ? 'player' : 'players'})`;
     }
+    case 'save_rule':
+      return `Saved the rule${str(d.name) ? ` ${str(d.name)}` : ''} (version ${typeof d.version === 'number' ? d.version : 1}, ${str(d.mode) ?? 'draft'})`;
+    case 'rule_action': {
+      const acts = d.actions && typeof d.actions === 'object' ? Object.keys(d.actions) : [];
+      const words: Record<string, string> = {
+        priority: 'raised its priority',
+        queue: 'moved it to another queue',
+        escalate: 'escalated it',
+        tag: 'tagged the player',
+      };
+      const did = acts.map((a) => words[a] ?? a).join(', ');
+      return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;
+    }
     case 'run_retention': {
       const removed = d.removed && typeof d.removed === 'object' ? Object.values(d.removed) : [];
       const rows = removed.reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);

@@ -141,6 +141,15 @@ export async function moveToQueue(db: Queryable, caseId: string, queueKey: strin
   );
 }
 
+/** A rule's priority (issue 38): the case's priority is never below it while the case is open. */
+export async function raisePriorityFloor(db: Queryable, caseId: string, floor: number): Promise<void> {
+  await db.query(
+    `UPDATE review_cases SET priority_floor = GREATEST(coalesce(priority_floor, 0), $2),
+            priority = GREATEST(priority, $2) WHERE id = $1`,
+    [caseId, floor],
+  );
+}
+
 /** Assigns an open case to a moderator, or takes the assignment back (null). */
 export async function assign(db: Queryable, caseId: string, moderatorId: string | null): Promise<void> {
   await db.query('UPDATE review_cases SET assigned_to = $2 WHERE id = $1', [caseId, moderatorId]);
@@ -290,9 +299,10 @@ export async function fileOffenses(
        -- LEAST skips the null of a case without a trusted flagger's notice.
        due_at = LEAST(c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
                       CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END),
-       priority = 25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
+       -- A rule's floor (raisePriorityFloor) holds however the figures move.
+       priority = GREATEST(25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
                   + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
-                  + CASE WHEN n.flagged THEN 50 ELSE 0 END,
+                  + CASE WHEN n.flagged THEN 50 ELSE 0 END, coalesce(c.priority_floor, 0)),
        queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id', 'n.sources', 'n.categories')} END
        FROM n WHERE c.id = n.id`,
     [

@@ -6,6 +6,7 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { runScheduledRetention } from '../../common/usecases/retention.js';
 import { runWaveStep } from '../../common/usecases/waves.js';
+import { weighRules } from '../../common/usecases/rules.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { runErasure } from '../../common/usecases/erasure.js';
@@ -42,6 +43,12 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       fileOffenses(client, ids, deps.config.caseDueHours, deps.config.trustedFlaggerDueHours),
     );
     deps.dispatch(outbox);
+    // Rules weigh the cases this batch filed into (README "Rules"); a rule's fault never fails a filing.
+    const touched = [...filed.values()].filter((f) => f.filed && f.caseId).map((f) => f.caseId!);
+    if (touched.length)
+      await weighRules(deps.pool, touched, deps.log).catch((err: unknown) =>
+        deps.log.error({ err }, 'rules could not weigh the cases just filed'),
+      );
     // The service level "from 201 to a filed case": each offense this batch filed, once.
     const now = Date.now();
     for (const at of acceptedAt) deps.metrics?.reportToCase.observe(Math.max(0, now - at.getTime()) / 1000);

@@ -347,6 +347,8 @@ export const AUDIT_ACTIONS = [
   'approve_wave',
   'cancel_wave',
   'roll_back_wave',
+  'save_rule',
+  'rule_action',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

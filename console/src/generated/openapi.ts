@@ -1874,6 +1874,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Rules, newest first, each with its insights (matches, actions, agreement with moderators) */
+        get: operations["listRules"];
+        put?: never;
+        /** Write a rule (admins): version 1, audited */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/rules/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rule and its insights */
+        get: operations["getRule"];
+        /** Save a rule again, every field (admins): its next version, audited; a stopped rule runs again */
+        put: operations["saveRule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/rules/{ruleId}/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a rule did (live) or would have done (background), newest first */
+        get: operations["listRuleMatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notices/games": {
         parameters: {
             query?: never;
@@ -2630,7 +2683,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave" | "save_rule" | "rule_action";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -3520,6 +3573,93 @@ export interface components {
             skipReason: string | null;
             /** Format: date-time */
             doneAt: string | null;
+        };
+        Rule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            version: number;
+            /** @enum {unknown} */
+            mode: "draft" | "background" | "live";
+            /** @description All must hold. At least one. */
+            conditions: {
+                types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+                /** @enum {string} */
+                minSeverity?: "low" | "medium" | "high" | "critical";
+                sources?: ("game" | "notice" | "trusted_flagger")[];
+                minReports?: number;
+                minDistinctReporters?: number;
+                minDistinctGames?: number;
+                maxTrustScore?: number;
+                playerTags?: string[];
+                queues?: string[];
+                noActiveSanction?: boolean;
+            };
+            /** @description At least one. */
+            actions: {
+                /** @description The case's priority is never below this while open. */
+                priority?: number;
+                /** @description A queue key: the case moves there (pinned). */
+                queue?: string;
+                /**
+                 * @description Escalates the case to the senior role.
+                 * @constant
+                 */
+                escalate?: true;
+                /** @description Tags the player. */
+                tag?: string;
+            };
+            cooldownSeconds: number;
+            capCount: number;
+            capWindowSeconds: number;
+            /** @description A live rule that reached its cap: stopped until saved again. */
+            stopped: {
+                /** Format: date-time */
+                at: string;
+                reason: string;
+            } | null;
+            /** Format: date-time */
+            updatedAt: string;
+            insights: {
+                matchesLastDay: number;
+                matchesLastWeek: number;
+                /** @description Matches in live mode: actions taken. */
+                actedLastWeek: number;
+                /** Format: date-time */
+                lastMatchAt: string | null;
+                /** @description Of the cases it matched in the last 30 days, those a moderator upheld (agreement). */
+                decidedUpheld: number;
+                /** @description Of the cases it matched in the last 30 days, those a moderator dismissed. */
+                decidedDismissed: number;
+            };
+        };
+        RuleMatch: {
+            ruleVersion: number;
+            /**
+             * @description background: what it would have done; live: done.
+             * @enum {unknown}
+             */
+            mode: "background" | "live";
+            /** Format: uuid */
+            caseId: string;
+            /** @description The player's serviceId. */
+            playerId: string;
+            /** @description At least one. */
+            actions: {
+                /** @description The case's priority is never below this while open. */
+                priority?: number;
+                /** @description A queue key: the case moves there (pinned). */
+                queue?: string;
+                /**
+                 * @description Escalates the case to the senior role.
+                 * @constant
+                 */
+                escalate?: true;
+                /** @description Tags the player. */
+                tag?: string;
+            };
+            /** Format: date-time */
+            at: string;
         };
         NoticeReceipt: {
             /** Format: uuid */
@@ -13540,6 +13680,458 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Rule"][];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string & unknown;
+                    /**
+                     * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
+                     * @enum {string}
+                     */
+                    mode: "draft" | "background" | "live";
+                    /** @description All must hold. At least one. */
+                    conditions: {
+                        types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+                        /** @enum {string} */
+                        minSeverity?: "low" | "medium" | "high" | "critical";
+                        sources?: ("game" | "notice" | "trusted_flagger")[];
+                        minReports?: number;
+                        minDistinctReporters?: number;
+                        minDistinctGames?: number;
+                        maxTrustScore?: number;
+                        playerTags?: string[];
+                        queues?: string[];
+                        noActiveSanction?: boolean;
+                    };
+                    /** @description At least one. */
+                    actions: {
+                        /** @description The case's priority is never below this while open. */
+                        priority?: number;
+                        /** @description A queue key: the case moves there (pinned). */
+                        queue?: string;
+                        /**
+                         * @description Escalates the case to the senior role.
+                         * @constant
+                         */
+                        escalate?: true;
+                        /** @description Tags the player. */
+                        tag?: string;
+                    };
+                    /**
+                     * @description A rule matches a player at most once within this (default a day).
+                     * @default 86400
+                     */
+                    cooldownSeconds?: number;
+                    /**
+                     * @description A live rule that acted this many times within capWindowSeconds stops (until saved again).
+                     * @default 100
+                     */
+                    capCount?: number;
+                    /** @default 3600 */
+                    capWindowSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved; Location names it. */
+            201: {
+                headers: {
+                    Location?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description A bad body (a rule needs a condition and an action; a queue must be in use). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such rule. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    saveRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string & unknown;
+                    /**
+                     * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
+                     * @enum {string}
+                     */
+                    mode: "draft" | "background" | "live";
+                    /** @description All must hold. At least one. */
+                    conditions: {
+                        types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+                        /** @enum {string} */
+                        minSeverity?: "low" | "medium" | "high" | "critical";
+                        sources?: ("game" | "notice" | "trusted_flagger")[];
+                        minReports?: number;
+                        minDistinctReporters?: number;
+                        minDistinctGames?: number;
+                        maxTrustScore?: number;
+                        playerTags?: string[];
+                        queues?: string[];
+                        noActiveSanction?: boolean;
+                    };
+                    /** @description At least one. */
+                    actions: {
+                        /** @description The case's priority is never below this while open. */
+                        priority?: number;
+                        /** @description A queue key: the case moves there (pinned). */
+                        queue?: string;
+                        /**
+                         * @description Escalates the case to the senior role.
+                         * @constant
+                         */
+                        escalate?: true;
+                        /** @description Tags the player. */
+                        tag?: string;
+                    };
+                    /**
+                     * @description A rule matches a player at most once within this (default a day).
+                     * @default 86400
+                     */
+                    cooldownSeconds?: number;
+                    /**
+                     * @description A live rule that acted this many times within capWindowSeconds stops (until saved again).
+                     * @default 100
+                     */
+                    capCount?: number;
+                    /** @default 3600 */
+                    capWindowSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description A bad body (a rule needs a condition and an action; a queue must be in use). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such rule. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRuleMatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of matches. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["RuleMatch"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description A bad query parameter. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such rule. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
             /** @description Server error. */
             500: {
                 headers: {

@@ -73,8 +73,9 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['erasure.ts'], writes('erasures'))).to.deep.equal([]);
   });
 
-  it('one module writes ban waves and their members (issue 38)', () => {
+  it('one module each writes ban waves and their members, and rules, their versions and matches (issue 38)', () => {
     expect(writersBesides(['wave.ts'], writes('(waves|wave_members)'))).to.deep.equal([]);
+    expect(writersBesides(['rule.ts'], writes('(rules|rule_versions|rule_matches)'))).to.deep.equal([]);
   });
 
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {

@@ -1,0 +1,130 @@
+import { fromJoi, joiBody, joiQuery } from '../../contract.js';
+import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
+import { moderatorSecurity } from '../../openapi-security.js';
+import { actionsSchema, conditionsSchema, RULE_MODES } from '../../../common/domain/rules.js';
+import { matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
+
+/** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
+const ruleId = { name: 'ruleId', in: 'path', required: true, schema: { type: 'string' } };
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const badBody = {
+  400: problem('A bad body (a rule needs a condition and an action; a queue must be in use).'),
+  415: problem('Body is not JSON.'),
+};
+
+export const paths = {
+  '/v1/admin/rules': {
+    get: {
+      operationId: 'listRules',
+      tags: ['rules'],
+      summary: 'Rules, newest first, each with its insights (matches, actions, agreement with moderators)',
+      security: moderatorSecurity,
+      responses: {
+        200: json(closed({ items: { type: 'array', items: ref('Rule') } }), 'The rules.'),
+        ...moderatorErrors,
+      },
+    },
+    post: {
+      operationId: 'createRule',
+      tags: ['rules'],
+      summary: 'Write a rule (admins): version 1, audited',
+      security: moderatorSecurity,
+      requestBody: joiBody(ruleSchema),
+      responses: {
+        201: {
+          ...json(ref('Rule'), 'Saved; Location names it.'),
+          headers: { Location: { schema: { type: 'string' } } },
+        },
+        ...badBody,
+        ...adminOnly,
+      },
+    },
+  },
+  '/v1/admin/rules/{ruleId}': {
+    get: {
+      operationId: 'getRule',
+      tags: ['rules'],
+      summary: 'A rule and its insights',
+      security: moderatorSecurity,
+      parameters: [ruleId],
+      responses: { 200: json(ref('Rule'), 'The rule.'), 404: problem('No such rule.'), ...moderatorErrors },
+    },
+    put: {
+      operationId: 'saveRule',
+      tags: ['rules'],
+      summary:
+        'Save a rule again, every field (admins): its next version, audited; a stopped rule runs again',
+      security: moderatorSecurity,
+      parameters: [ruleId],
+      requestBody: joiBody(ruleSchema),
+      responses: {
+        200: json(ref('Rule'), 'Saved.'),
+        ...badBody,
+        404: problem('No such rule.'),
+        ...adminOnly,
+      },
+    },
+  },
+  '/v1/admin/rules/{ruleId}/matches': {
+    get: {
+      operationId: 'listRuleMatches',
+      tags: ['rules'],
+      summary: 'What a rule did (live) or would have done (background), newest first',
+      security: moderatorSecurity,
+      parameters: [ruleId, ...joiQuery(matchListSchema)],
+      responses: {
+        200: json(
+          closed({
+            items: { type: 'array', items: ref('RuleMatch') },
+            nextCursor: { type: ['string', 'null'] },
+          }),
+          'A page of matches.',
+        ),
+        400: problem('A bad query parameter.'),
+        404: problem('No such rule.'),
+        ...moderatorErrors,
+      },
+    },
+  },
+};
+
+export const schemas = {
+  Rule: closed({
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    version: { type: 'integer' },
+    mode: { enum: [...RULE_MODES] },
+    conditions: fromJoi(conditionsSchema),
+    actions: fromJoi(actionsSchema),
+    cooldownSeconds: { type: 'integer' },
+    capCount: { type: 'integer' },
+    capWindowSeconds: { type: 'integer' },
+    stopped: {
+      oneOf: [closed({ at: dateTime, reason: { type: 'string' } }), { type: 'null' }],
+      description: 'A live rule that reached its cap: stopped until saved again.',
+    },
+    updatedAt: dateTime,
+    insights: closed({
+      matchesLastDay: { type: 'integer' },
+      matchesLastWeek: { type: 'integer' },
+      actedLastWeek: { type: 'integer', description: 'Matches in live mode: actions taken.' },
+      lastMatchAt: { type: ['string', 'null'], format: 'date-time' },
+      decidedUpheld: {
+        type: 'integer',
+        description: 'Of the cases it matched in the last 30 days, those a moderator upheld (agreement).',
+      },
+      decidedDismissed: {
+        type: 'integer',
+        description: 'Of the cases it matched in the last 30 days, those a moderator dismissed.',
+      },
+    }),
+  }),
+  RuleMatch: closed({
+    ruleVersion: { type: 'integer' },
+    mode: { enum: ['background', 'live'], description: 'background: what it would have done; live: done.' },
+    caseId: { type: 'string', format: 'uuid' },
+    playerId: { type: 'string', description: "The player's serviceId." },
+    actions: fromJoi(actionsSchema),
+    at: dateTime,
+  }),
+};

@@ -1,0 +1,41 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { Moderator } from '../../../common/data/repos/moderation.js';
+import {
+  createRule,
+  getRule,
+  listRuleMatches,
+  listRuleViews,
+  saveRule,
+} from '../../../common/usecases/rules.js';
+import type { ApiDeps } from '../../deps.js';
+import { moderatorAuth } from '../../middleware/moderator-auth.js';
+
+/** Rules (README "Rules"): moderators read them and their matches; admins write them. */
+export function ruleRoutes(deps: ApiDeps): Router {
+  const router = new Router();
+  const moderator = moderatorAuth(deps);
+  const admin = moderatorAuth(deps, { role: 'admin' });
+  const actor = (ctx: Context) => ctx.state.moderator as Moderator;
+  const ruleId = (ctx: Context) => (ctx.params as { ruleId: string }).ruleId;
+
+  router.get('/v1/admin/rules', moderator, async (ctx) => {
+    ctx.body = await listRuleViews(deps.pool);
+  });
+  router.post('/v1/admin/rules', admin, async (ctx) => {
+    const rule = await createRule(deps.pool, actor(ctx), ctx.request.body);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/admin/rules/${rule.id}`);
+    ctx.body = rule;
+  });
+  router.get('/v1/admin/rules/:ruleId', moderator, async (ctx) => {
+    ctx.body = await getRule(deps.pool, ruleId(ctx));
+  });
+  router.put('/v1/admin/rules/:ruleId', admin, async (ctx) => {
+    ctx.body = await saveRule(deps.pool, actor(ctx), ruleId(ctx), ctx.request.body);
+  });
+  router.get('/v1/admin/rules/:ruleId/matches', moderator, async (ctx) => {
+    ctx.body = await listRuleMatches(deps.pool, ruleId(ctx), ctx.query);
+  });
+  return router;
+}

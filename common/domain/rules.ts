@@ -1,0 +1,126 @@
+import Joi from 'joi';
+import { REPORT_KINDS, SEVERITIES, type OffenseType, type Severity } from './reports.js';
+
+const OFFENSE_TYPES = Object.values(REPORT_KINDS);
+
+/**
+ * A rule as data (issue 38; README "Rules"): conditions over a review case's figures and its player,
+ * all of which must hold, and actions on the case and the player. Pure: what a rule is and whether it
+ * matches; the use case (common/usecases/rules.ts) reads the facts and applies the actions.
+ */
+
+export const RULE_MODES = ['draft', 'background', 'live'] as const;
+export type RuleMode = (typeof RULE_MODES)[number];
+export const CASE_SOURCES_OF_RULES = ['game', 'notice', 'trusted_flagger'] as const;
+
+export interface RuleConditions {
+  /** The case's kind is one of these. */
+  types?: OffenseType[];
+  /** The case's highest severity is at least this. */
+  minSeverity?: Severity;
+  /** The case holds a report from one of these sources. */
+  sources?: (typeof CASE_SOURCES_OF_RULES)[number][];
+  minReports?: number;
+  minDistinctReporters?: number;
+  minDistinctGames?: number;
+  /** The player's trust score is at most this. */
+  maxTrustScore?: number;
+  /** The player carries one of these tags. */
+  playerTags?: string[];
+  /** The case is in one of these queues now. */
+  queues?: string[];
+  /** The player has no sanction in force. */
+  noActiveSanction?: boolean;
+}
+
+export interface RuleActions {
+  /** The case's priority is never below this while it is open. */
+  priority?: number;
+  /** Moves the case to this queue (pinned, as a moderator's move). */
+  queue?: string;
+  /** Escalates the case to the senior role. */
+  escalate?: boolean;
+  /** Tags the player. */
+  tag?: string;
+}
+
+/** What the service knows of a case when a rule is weighed against it. */
+export interface CaseFacts {
+  caseId: string;
+  playerId: string;
+  type: OffenseType;
+  severity: Severity;
+  sources: string[];
+  reports: number;
+  distinctReporters: number;
+  distinctGames: number;
+  trustScore: number;
+  playerTags: string[];
+  queue: string;
+  activeSanctions: number;
+  escalated: boolean;
+}
+
+const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const count = Joi.number().integer().min(1).max(1_000_000);
+
+export const conditionsSchema = Joi.object({
+  types: Joi.array()
+    .items(Joi.string().valid(...OFFENSE_TYPES))
+    .min(1)
+    .unique(),
+  minSeverity: Joi.string().valid(...SEVERITIES),
+  sources: Joi.array()
+    .items(Joi.string().valid(...CASE_SOURCES_OF_RULES))
+    .min(1)
+    .unique(),
+  minReports: count,
+  minDistinctReporters: count,
+  minDistinctGames: count,
+  maxTrustScore: Joi.number().integer().min(0).max(100),
+  playerTags: Joi.array().items(Joi.string().pattern(TAG)).min(1).max(20).unique(),
+  queues: Joi.array().items(Joi.string().max(40)).min(1).max(20).unique(),
+  noActiveSanction: Joi.boolean(),
+})
+  .min(1)
+  .description('All must hold. At least one.');
+
+export const actionsSchema = Joi.object({
+  priority: Joi.number().min(0).max(1000).description("The case's priority is never below this while open."),
+  queue: Joi.string().max(40).description('A queue key: the case moves there (pinned).'),
+  escalate: Joi.boolean().valid(true).description('Escalates the case to the senior role.'),
+  tag: Joi.string().pattern(TAG).description('Tags the player.'),
+})
+  .min(1)
+  .description('At least one.');
+
+const rank = (s: Severity) => SEVERITIES.indexOf(s);
+
+/** Whether every condition holds for the case. */
+export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
+  if (c.types && !c.types.includes(f.type)) return false;
+  if (c.minSeverity && rank(f.severity) < rank(c.minSeverity)) return false;
+  if (c.sources && !c.sources.some((s) => f.sources.includes(s))) return false;
+  if (c.minReports !== undefined && f.reports < c.minReports) return false;
+  if (c.minDistinctReporters !== undefined && f.distinctReporters < c.minDistinctReporters) return false;
+  if (c.minDistinctGames !== undefined && f.distinctGames < c.minDistinctGames) return false;
+  if (c.maxTrustScore !== undefined && f.trustScore > c.maxTrustScore) return false;
+  if (c.playerTags && !c.playerTags.some((t) => f.playerTags.includes(t))) return false;
+  if (c.queues && !c.queues.includes(f.queue)) return false;
+  if (c.noActiveSanction && f.activeSanctions > 0) return false;
+  return true;
+}
+
+/**
+ * What the rule's actions would change on this case now: an action that would change nothing (the
+ * case already in that queue, escalated, the tag already there, the priority already above) is left
+ * out, so a match that changes nothing is not counted as an action.
+ */
+export function effectiveActions(a: RuleActions, f: CaseFacts & { priority: number }): RuleActions {
+  const out: RuleActions = {};
+  if (a.priority !== undefined && f.priority < a.priority) out.priority = a.priority;
+  if (a.queue !== undefined && f.queue !== a.queue) out.queue = a.queue;
+  if (a.escalate && !f.escalated) out.escalate = true;
+  if (a.tag !== undefined && !f.playerTags.includes(a.tag)) out.tag = a.tag;
+  return out;
+}

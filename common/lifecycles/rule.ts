@@ -1,0 +1,96 @@
+import type { Queryable } from '../data/db.js';
+import type { RuleActions, RuleConditions, RuleMode } from '../domain/rules.js';
+
+/**
+ * A rule's life (issue 38; README "Rules"), the only code that writes `rules`, `rule_versions` and
+ * `rule_matches` (a test holds it to that):
+ *
+ *   saved (version 1, 2, ...: each save a new version, kept) in a mode: draft | background | live
+ *   background | live --(acted cap_count times within cap_window_seconds)--> stopped (until saved again)
+ *
+ * A match is recorded once a rule in background or live mode matched a case and its actions would
+ * change something, at most once a player within the rule's cooldown.
+ */
+export interface RuleRow {
+  id: string;
+  name: string;
+  version: number;
+  mode: RuleMode;
+  conditions: RuleConditions;
+  actions: RuleActions;
+  cooldown_seconds: number;
+  cap_count: number;
+  cap_window_seconds: number;
+  stopped_at: Date | null;
+  stop_reason: string | null;
+  created_by: string;
+  updated_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RuleInput {
+  name: string;
+  mode: RuleMode;
+  conditions: RuleConditions;
+  actions: RuleActions;
+  cooldownSeconds: number;
+  capCount: number;
+  capWindowSeconds: number;
+}
+
+const KEEP_VERSION = `INSERT INTO rule_versions (rule_id, version, name, mode, conditions, actions, cooldown_seconds,
+                                                 cap_count, cap_window_seconds, saved_by)
+  SELECT id, version, name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds, updated_by
+    FROM r`;
+
+/** A new rule, version 1. */
+export async function recordRule(db: Queryable, r: RuleInput, by: string): Promise<RuleRow> {
+  const { rows } = await db.query<RuleRow>(
+    `WITH r AS (
+       INSERT INTO rules (name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds,
+                          created_by, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *),
+     v AS (${KEEP_VERSION})
+     SELECT * FROM r`,
+    [r.name, r.mode, r.conditions, r.actions, r.cooldownSeconds, r.capCount, r.capWindowSeconds, by],
+  );
+  return rows[0]!;
+}
+
+/** A rule saved again: the next version, kept; a stopped rule runs again. */
+export async function recordSave(db: Queryable, id: string, r: RuleInput, by: string): Promise<RuleRow> {
+  const { rows } = await db.query<RuleRow>(
+    `WITH r AS (
+       UPDATE rules SET name = $2, mode = $3, conditions = $4, actions = $5, cooldown_seconds = $6,
+              cap_count = $7, cap_window_seconds = $8, updated_by = $9, version = version + 1,
+              stopped_at = NULL, stop_reason = NULL, updated_at = now()
+        WHERE id = $1 RETURNING *),
+     v AS (${KEEP_VERSION})
+     SELECT * FROM r`,
+    [id, r.name, r.mode, r.conditions, r.actions, r.cooldownSeconds, r.capCount, r.capWindowSeconds, by],
+  );
+  return rows[0]!;
+}
+
+/** A rule locked for the caller's transaction (its matches take turns: the cooldown and the cap hold). */
+export async function lockRule(db: Queryable, id: string): Promise<RuleRow | undefined> {
+  const { rows } = await db.query<RuleRow>('SELECT * FROM rules WHERE id = $1 FOR UPDATE', [id]);
+  return rows[0];
+}
+
+/** Stops a rule that reached its cap; it runs again once saved. */
+export async function recordStop(db: Queryable, id: string, reason: string): Promise<void> {
+  await db.query('UPDATE rules SET stopped_at = now(), stop_reason = $2 WHERE id = $1', [id, reason]);
+}
+
+export async function recordMatch(
+  db: Queryable,
+  m: { rule: RuleRow; caseId: string; playerId: string; actions: RuleActions },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO rule_matches (rule_id, rule_version, mode, case_id, player_id, actions)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [m.rule.id, m.rule.version, m.rule.mode, m.caseId, m.playerId, m.actions],
+  );
+}

@@ -1,0 +1,276 @@
+import Joi from 'joi';
+import { decodeKeys, encodeKeys, invalidCursor, CURSOR } from '../cursor.js';
+import { withTransaction, type Pool } from '../data/db.js';
+import { insertAudit } from '../data/repos/moderation.js';
+import { findQueue } from '../data/repos/review-queues.js';
+import {
+  actedInWindow,
+  caseFacts,
+  findRule,
+  inCooldown,
+  listMatches,
+  listRules,
+  runningRules,
+  type RuleInsights,
+} from '../data/repos/rules.js';
+import { isUuid } from '../domain/ids.js';
+import {
+  actionsSchema,
+  conditionsSchema,
+  effectiveActions,
+  RULE_MODES,
+  ruleMatches,
+  type RuleActions,
+} from '../domain/rules.js';
+import { notFound, validationError } from '../errors.js';
+import { escalateToSenior, moveToQueue, raisePriorityFloor } from '../lifecycles/review-case.js';
+import {
+  lockRule,
+  recordMatch,
+  recordRule,
+  recordSave,
+  recordStop,
+  type RuleInput,
+  type RuleRow,
+} from '../lifecycles/rule.js';
+import type { Logger } from '../logger.js';
+import { check, text } from '../validation.js';
+import type { Actor } from './moderation.js';
+import { addTag } from './tags.js';
+
+/**
+ * Rules that act on their own (issue 38; README "Rules"): admins write them as data, each save a new
+ * version; in background mode a rule records what it would have done and changes nothing, in live
+ * mode it acts, at most once a player within its cooldown, and stops when it acted more than its cap
+ * within the cap's window. Rules weigh a case each time reports are filed into it (the review
+ * worker, after the filing commits). The life cycle is common/lifecycles/rule.ts.
+ */
+
+export const ruleSchema = Joi.object({
+  name: text(200).required(),
+  mode: Joi.string()
+    .valid(...RULE_MODES)
+    .required()
+    .description(
+      'draft: nothing; background: records each match and what it would do, changes nothing; live: acts.',
+    ),
+  conditions: conditionsSchema.required(),
+  actions: actionsSchema.required(),
+  cooldownSeconds: Joi.number()
+    .integer()
+    .min(0)
+    .max(365 * 86_400)
+    .default(86_400)
+    .description('A rule matches a player at most once within this (default a day).'),
+  capCount: Joi.number()
+    .integer()
+    .min(1)
+    .max(1_000_000)
+    .default(100)
+    .description('A live rule that acted this many times within capWindowSeconds stops (until saved again).'),
+  capWindowSeconds: Joi.number()
+    .integer()
+    .min(60)
+    .max(30 * 86_400)
+    .default(3600),
+});
+
+export const matchListSchema = Joi.object({
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  cursor: CURSOR,
+});
+
+export const presentRule = (r: RuleRow & RuleInsights) => ({
+  id: r.id,
+  name: r.name,
+  version: r.version,
+  mode: r.mode,
+  conditions: r.conditions,
+  actions: r.actions,
+  cooldownSeconds: r.cooldown_seconds,
+  capCount: r.cap_count,
+  capWindowSeconds: r.cap_window_seconds,
+  stopped: r.stopped_at ? { at: r.stopped_at.toISOString(), reason: r.stop_reason ?? '' } : null,
+  updatedAt: r.updated_at.toISOString(),
+  insights: {
+    matchesLastDay: r.matches_day,
+    matchesLastWeek: r.matches_week,
+    actedLastWeek: r.acted_week,
+    lastMatchAt: r.last_match_at?.toISOString() ?? null,
+    decidedUpheld: r.upheld,
+    decidedDismissed: r.dismissed,
+  },
+});
+export type RuleView = ReturnType<typeof presentRule>;
+
+async function checkedInput(pool: Pool, body: unknown): Promise<RuleInput> {
+  const v = check<RuleInput>(ruleSchema, body);
+  if (v.actions.queue !== undefined && !(await findQueue(pool, v.actions.queue)))
+    throw validationError([{ field: 'actions.queue', message: 'is not a queue in use' }]);
+  return v;
+}
+
+async function auditSave(pool: Pool | Parameters<typeof insertAudit>[0], by: Actor, r: RuleRow) {
+  await insertAudit(pool, {
+    moderatorId: by.id,
+    caseId: null,
+    action: 'save_rule',
+    outcome: null,
+    note: null,
+    trustScoreBefore: null,
+    trustScoreAfter: null,
+    details: {
+      ruleId: r.id,
+      name: r.name,
+      version: r.version,
+      mode: r.mode,
+      conditions: r.conditions,
+      actions: r.actions,
+    },
+  });
+}
+
+export async function createRule(pool: Pool, by: Actor, body: unknown): Promise<RuleView> {
+  const v = await checkedInput(pool, body);
+  const id = await withTransaction(pool, async (client) => {
+    const r = await recordRule(client, v, by.id);
+    await auditSave(client, by, r);
+    return r.id;
+  });
+  cached = undefined;
+  return presentRule((await findRule(pool, id))!);
+}
+
+/** Saves a rule again (every field): its next version, audited; a stopped rule runs again. */
+export async function saveRule(pool: Pool, by: Actor, id: string, body: unknown): Promise<RuleView> {
+  const v = await checkedInput(pool, body);
+  await withTransaction(pool, async (client) => {
+    const found = isUuid(id) ? await lockRule(client, id) : undefined;
+    if (!found) throw notFound(`Rule ${id}`);
+    const r = await recordSave(client, id, v, by.id);
+    await auditSave(client, by, r);
+  });
+  cached = undefined;
+  return presentRule((await findRule(pool, id))!);
+}
+
+export async function getRule(pool: Pool, id: string): Promise<RuleView> {
+  const r = isUuid(id) ? await findRule(pool, id) : undefined;
+  if (!r) throw notFound(`Rule ${id}`);
+  return presentRule(r);
+}
+
+export async function listRuleViews(pool: Pool) {
+  return { items: (await listRules(pool)).map(presentRule) };
+}
+
+export async function listRuleMatches(pool: Pool, id: string, query: unknown) {
+  await getRule(pool, id);
+  const q = check<{ limit: number; cursor?: string }>(matchListSchema, query, 'query');
+  const keys = q.cursor ? decodeKeys(q.cursor, (k) => k.length === 1 && /^\d{1,19}$/.test(k[0]!)) : undefined;
+  if (q.cursor && !keys) throw invalidCursor();
+  const rows = await listMatches(pool, id, { limit: q.limit, before: keys?.[0] });
+  const items = rows.slice(0, q.limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map((m) => ({
+      ruleVersion: m.rule_version,
+      mode: m.mode,
+      caseId: m.case_id,
+      playerId: m.service_id,
+      actions: m.actions,
+      at: m.created_at.toISOString(),
+    })),
+    nextCursor: rows.length > q.limit && last ? encodeKeys([last.id]) : null,
+  };
+}
+
+/**
+ * The running rules, read again at most every second a process (rules change rarely; a filing never
+ * waits on them), and at once after this process saved one.
+ */
+let cached: { at: number; pool: Pool; rules: RuleRow[] } | undefined;
+async function rulesNow(pool: Pool): Promise<RuleRow[]> {
+  if (cached && cached.pool === pool && Date.now() - cached.at < 1000) return cached.rules;
+  const rules = await runningRules(pool);
+  cached = { at: Date.now(), pool, rules };
+  return rules;
+}
+
+export interface RuleOutcome {
+  ruleId: string;
+  caseId: string;
+  mode: 'background' | 'live';
+  actions: RuleActions;
+}
+
+/**
+ * Weighs the running rules against cases reports were just filed into. Each match that would change
+ * something takes the rule's row lock (so its cooldown and cap hold across workers), is recorded, and
+ * in live mode acts in the same transaction: a case's priority floor, its queue, an escalation, a tag
+ * on the player, each audited as the rule's (rule_action, with the rule's id and version, under the
+ * admin who saved that version). A live rule at its cap stops instead of acting.
+ */
+export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): Promise<RuleOutcome[]> {
+  const rules = await rulesNow(pool);
+  if (rules.length === 0 || caseIds.length === 0) return [];
+  const facts = await caseFacts(pool, [...new Set(caseIds)]);
+  const outcomes: RuleOutcome[] = [];
+  for (const f of facts)
+    for (const candidate of rules) {
+      if (!ruleMatches(candidate.conditions, f)) continue;
+      if (Object.keys(effectiveActions(candidate.actions, f)).length === 0) continue;
+      const outcome = await withTransaction(pool, async (client) => {
+        const rule = await lockRule(client, candidate.id);
+        if (!rule || rule.mode === 'draft' || rule.stopped_at) return undefined;
+        // The facts again under the lock: another rule or worker may have acted meanwhile.
+        const [now] = await caseFacts(client, [f.caseId]);
+        if (!now || !ruleMatches(rule.conditions, now)) return undefined;
+        const actions = effectiveActions(rule.actions, now);
+        if (Object.keys(actions).length === 0) return undefined;
+        if (await inCooldown(client, rule, now.playerId)) return undefined;
+        if (rule.mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {
+          await recordStop(
+            client,
+            rule.id,
+            `acted ${rule.cap_count} times within ${rule.cap_window_seconds} s (its cap)`,
+          );
+          log?.warn({ ruleId: rule.id, name: rule.name }, 'rule stopped at its cap');
+          return undefined;
+        }
+        await recordMatch(client, { rule, caseId: now.caseId, playerId: now.playerId, actions });
+        if (rule.mode === 'live') {
+          const by = `Rule ${rule.name} (version ${rule.version})`;
+          if (actions.priority !== undefined) await raisePriorityFloor(client, now.caseId, actions.priority);
+          if (actions.queue !== undefined) await moveToQueue(client, now.caseId, actions.queue);
+          if (actions.escalate) await escalateToSenior(client, now.caseId, by);
+          if (actions.tag !== undefined)
+            await addTag(
+              client,
+              { id: rule.updated_by, username: 'rule', role: 'admin' },
+              { kind: 'player', serviceId: now.serviceId },
+              { tag: actions.tag },
+            );
+          await insertAudit(client, {
+            moderatorId: rule.updated_by,
+            caseId: now.caseId,
+            action: 'rule_action',
+            outcome: null,
+            note: by,
+            trustScoreBefore: null,
+            trustScoreAfter: null,
+            details: {
+              ruleId: rule.id,
+              ruleVersion: rule.version,
+              name: rule.name,
+              actions,
+              automated: true,
+            },
+          });
+        }
+        return { ruleId: rule.id, caseId: now.caseId, mode: rule.mode, actions } as RuleOutcome;
+      });
+      if (outcome) outcomes.push(outcome);
+    }
+  return outcomes;
+}

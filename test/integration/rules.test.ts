@@ -1,0 +1,265 @@
+import { expect } from 'chai';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
+import type { RunningWorker } from '../../worker/run.js';
+import {
+  caseOfOffense,
+  createTenant,
+  createTestModerator,
+  createTestPlayer,
+  fileReport,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+  type TestModerator,
+} from '../helpers/app.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/http-server.js';
+import { ownDatabase } from '../helpers/services.js';
+import { startTestWorker } from '../helpers/workers.js';
+
+interface Rule {
+  id: string;
+  version: number;
+  mode: string;
+  stopped: { at: string; reason: string } | null;
+  insights: {
+    matchesLastDay: number;
+    actedLastWeek: number;
+    decidedUpheld: number;
+    decidedDismissed: number;
+  };
+}
+
+/**
+ * Issue 38: rules that act on their own. A background rule records each match and what it would have
+ * done, and changes nothing; a live rule acts once a player within its cooldown, audited as the
+ * rule's, and stops at its cap; admins write rules, versioned.
+ */
+describe('rules', function () {
+  this.timeout(120_000);
+  let db: Awaited<ReturnType<typeof ownDatabase>>;
+  let api: TestApi;
+  let review: RunningWorker;
+  let studio: Tenant;
+  let admin: TestModerator;
+  let mod: TestModerator;
+
+  const raid = {
+    name: 'Raid on a lobby <b>',
+    conditions: { types: ['toxicity'], minDistinctReporters: 2 },
+    actions: { escalate: true, tag: 'raid', priority: 500 },
+  };
+  const player = async () => {
+    const p = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studio.game.clientId });
+    return p.serviceId;
+  };
+  /** Two toxicity reports from two reporters: the case they open, once both are filed. */
+  const raided = async (serviceId: string) => {
+    const ids = [];
+    for (const reporter of ['r-1', 'r-2'])
+      ids.push(
+        await fileReport(api.url, studio, serviceId, 'toxicity', {
+          isToxic: true,
+          severity: 'medium',
+          reporterId: `${reporter}-${serviceId}`,
+          messages: ['gg ez'],
+        }),
+      );
+    const caseId = await caseOfOffense(api.pool, ids[1]!);
+    await eventually('both filed', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        'SELECT distinct_reporters AS n FROM review_cases WHERE id = $1',
+        [caseId],
+      );
+      return rows[0]!.n === 2;
+    });
+    return caseId;
+  };
+  const caseState = async (caseId: string) =>
+    (
+      await api.pool.query<{ escalated: boolean; priority: number; tags: string[] }>(
+        `SELECT c.escalated_at IS NOT NULL AS escalated, c.priority::float8 AS priority,
+                ARRAY(SELECT t.tag FROM tags t WHERE t.subject_kind = 'player' AND t.subject_id = c.player_id) AS tags
+           FROM review_cases c WHERE c.id = $1`,
+        [caseId],
+      )
+    ).rows[0]!;
+  const matches = async (ruleId: string) =>
+    (
+      await api.pool.query<{ mode: string; case_id: string; rule_version: number; actions: object }>(
+        'SELECT mode, case_id, rule_version, actions FROM rule_matches WHERE rule_id = $1 ORDER BY id',
+        [ruleId],
+      )
+    ).rows;
+  const save = (rule: object, id?: string) =>
+    call<Rule>(api.url, id ? 'PUT' : 'POST', id ? `/v1/admin/rules/${id}` : '/v1/admin/rules', {
+      spec: id ? '/v1/admin/rules/{ruleId}' : '/v1/admin/rules',
+      headers: admin.headers,
+      json: rule,
+    });
+
+  before(async () => {
+    db = await ownDatabase('rules');
+    api = await startTestApi({ DATABASE_URL: db.url });
+    review = await startTestWorker(api.config, 'review');
+    studio = await createTenant(api.pool, 'Rules');
+    [admin, mod] = [await createTestModerator(api, 'admin'), await createTestModerator(api)];
+  });
+  after(async () => {
+    await review?.stop();
+    await api?.close();
+    await db?.drop();
+  });
+
+  it('admins write rules; a rule needs a condition and an action, and a queue in use; moderators read', async () => {
+    const denied = await call(api.url, 'POST', '/v1/admin/rules', {
+      spec: '/v1/admin/rules',
+      headers: mod.headers,
+      json: { ...raid, mode: 'draft' },
+    });
+    expect(denied.status).to.equal(403);
+    for (const bad of [
+      { ...raid, mode: 'draft', conditions: {} },
+      { ...raid, mode: 'draft', actions: {} },
+      { ...raid, mode: 'sometimes' },
+      { ...raid, mode: 'live', actions: { queue: 'no-such-queue' } },
+      { ...raid, mode: 'draft', conditions: { minSeverity: 'extreme' } },
+    ]) {
+      const res = await save(bad);
+      expect(res.status, JSON.stringify(bad)).to.equal(400);
+    }
+    const { rows } = await api.pool.query('SELECT 1 FROM rules');
+    expect(rows).to.deep.equal([]);
+    const read = await call<{ items: Rule[] }>(api.url, 'GET', '/v1/admin/rules', {
+      spec: '/v1/admin/rules',
+      headers: mod.headers,
+    });
+    expect(read.status).to.equal(200);
+  });
+
+  it('a background rule records each match and what it would do, and changes nothing; live it acts, once within its cooldown, audited as the rule’s', async () => {
+    const made = await save({ ...raid, mode: 'background' });
+    expect(made.status, made.text).to.equal(201);
+    expect(made.body).to.include({ version: 1, mode: 'background' });
+    const quiet = await player();
+    const first = await raided(quiet);
+    await eventually('the background match', async () => (await matches(made.body.id)).length === 1);
+    const state = await caseState(first);
+    expect(state.escalated).to.equal(false);
+    expect(state.tags).to.deep.equal([]);
+    expect(state.priority).to.be.lessThan(500);
+    expect((await matches(made.body.id))[0]).to.deep.include({
+      mode: 'background',
+      case_id: first,
+      rule_version: 1,
+      actions: { escalate: true, tag: 'raid', priority: 500 },
+    });
+    const { rows: none } = await api.pool.query(
+      `SELECT 1 FROM moderation_audit WHERE action = 'rule_action'`,
+    );
+    expect(none).to.deep.equal([]);
+
+    const live = await save({ ...raid, mode: 'live' }, made.body.id);
+    expect(live.status, live.text).to.equal(200);
+    expect(live.body).to.include({ version: 2, mode: 'live' });
+    const loud = await player();
+    const second = await raided(loud);
+    await eventually('the live action', async () => (await caseState(second)).escalated);
+    const acted = await caseState(second);
+    expect(acted.tags).to.deep.equal(['raid']);
+    expect(acted.priority).to.be.at.least(500);
+    const { rows: audit } = await api.pool.query<{ moderator_id: string; details: { ruleVersion: number } }>(
+      `SELECT moderator_id, details FROM moderation_audit WHERE action = 'rule_action' AND case_id = $1`,
+      [second],
+    );
+    expect(audit).to.have.length(1);
+    expect(audit[0]!.moderator_id).to.equal(admin.id);
+    expect(audit[0]!.details.ruleVersion).to.equal(2);
+    // Within its cooldown (a day) more reports on the player change nothing more.
+    await fileReport(api.url, studio, loud, 'toxicity', {
+      isToxic: true,
+      severity: 'high',
+      reporterId: `r-3-${loud}`,
+      messages: ['again'],
+    });
+    await eventually('the third report filed', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        'SELECT distinct_reporters AS n FROM review_cases WHERE id = $1',
+        [second],
+      );
+      return rows[0]!.n === 3;
+    });
+    expect((await matches(made.body.id)).filter((m) => m.case_id === second)).to.have.length(1);
+    const got = await call<Rule>(api.url, 'GET', `/v1/admin/rules/${made.body.id}`, {
+      spec: '/v1/admin/rules/{ruleId}',
+      headers: mod.headers,
+    });
+    expect(got.body.insights).to.include({ matchesLastDay: 2, actedLastWeek: 1 });
+    const page = await call<{ items: { mode: string; playerId: string }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/rules/${made.body.id}/matches`,
+      { spec: '/v1/admin/rules/{ruleId}/matches', headers: mod.headers },
+    );
+    expect(page.body.items.map((m) => [m.mode, m.playerId])).to.deep.equal([
+      ['live', loud],
+      ['background', quiet],
+    ]);
+    // Draft again: it weighs nothing.
+    await save({ ...raid, mode: 'draft' }, made.body.id);
+  });
+
+  it('a live rule stops at its cap: it acts that many times in its window and no more', async () => {
+    const made = await save({
+      name: 'Capped',
+      mode: 'live',
+      conditions: { types: ['toxicity'], minDistinctReporters: 2 },
+      actions: { escalate: true },
+      cooldownSeconds: 0,
+      capCount: 2,
+      capWindowSeconds: 3600,
+    });
+    expect(made.status, made.text).to.equal(201);
+    const cases = [];
+    for (let i = 0; i < 3; i++) cases.push(await raided(await player()));
+    await eventually('two acted', async () => (await matches(made.body.id)).length === 2);
+    const rule = await eventually('stopped', async () => {
+      const r = await call<Rule>(api.url, 'GET', `/v1/admin/rules/${made.body.id}`, {
+        spec: '/v1/admin/rules/{ruleId}',
+        headers: mod.headers,
+      });
+      return r.body.stopped ? r.body : undefined;
+    });
+    expect(rule.stopped!.reason).to.match(/acted 2 times/);
+    const escalated = [];
+    for (const c of cases) escalated.push((await caseState(c)).escalated);
+    expect(escalated).to.deep.equal([true, true, false]);
+    // Saved again, it runs again.
+    const again = await save(
+      {
+        ...made.body,
+        name: 'Capped',
+        mode: 'draft',
+        conditions: { types: ['toxicity'] },
+        actions: { escalate: true },
+      },
+      made.body.id,
+    );
+    expect(again.status, again.text).to.equal(400);
+    const saved = await save(
+      {
+        name: 'Capped',
+        mode: 'background',
+        conditions: { types: ['toxicity'] },
+        actions: { escalate: true },
+        cooldownSeconds: 0,
+        capCount: 2,
+        capWindowSeconds: 3600,
+      },
+      made.body.id,
+    );
+    expect(saved.body.stopped).to.equal(null);
+    expect(saved.body.version).to.equal(2);
+  });
+});

@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import {
+  actionsSchema,
+  conditionsSchema,
+  effectiveActions,
+  ruleMatches,
+  type CaseFacts,
+} from '../../../common/domain/rules.js';
+
+const facts: CaseFacts & { priority: number } = {
+  caseId: 'c1',
+  playerId: 'p1',
+  type: 'toxicity',
+  severity: 'medium',
+  sources: ['game'],
+  reports: 3,
+  distinctReporters: 2,
+  distinctGames: 1,
+  trustScore: 70,
+  playerTags: ['vip'],
+  queue: 'default',
+  activeSanctions: 0,
+  escalated: false,
+  priority: 40,
+};
+
+describe('a rule as data (issue 38)', () => {
+  it('matches when every condition holds, and not when any one fails', () => {
+    const all = {
+      types: ['toxicity' as const],
+      minSeverity: 'medium' as const,
+      sources: ['game' as const],
+      minReports: 3,
+      minDistinctReporters: 2,
+      minDistinctGames: 1,
+      maxTrustScore: 70,
+      playerTags: ['vip'],
+      queues: ['default'],
+      noActiveSanction: true,
+    };
+    expect(ruleMatches(all, facts)).to.equal(true);
+    const failing: [string, Partial<CaseFacts>][] = [
+      ['types', { type: 'cheating' }],
+      ['minSeverity', { severity: 'low' }],
+      ['sources', { sources: ['notice'] }],
+      ['minReports', { reports: 2 }],
+      ['minDistinctReporters', { distinctReporters: 1 }],
+      ['minDistinctGames', { distinctGames: 0 }],
+      ['maxTrustScore', { trustScore: 71 }],
+      ['playerTags', { playerTags: [] }],
+      ['queues', { queue: 'senior' }],
+      ['noActiveSanction', { activeSanctions: 1 }],
+    ];
+    for (const [name, change] of failing)
+      expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
+  });
+
+  it('acts only where it would change something', () => {
+    const actions = { priority: 30, queue: 'default', escalate: true as const, tag: 'vip' };
+    expect(effectiveActions(actions, facts)).to.deep.equal({ escalate: true });
+    expect(effectiveActions({ priority: 90, queue: 'senior', tag: 'raid' }, facts)).to.deep.equal({
+      priority: 90,
+      queue: 'senior',
+      tag: 'raid',
+    });
+    expect(effectiveActions({ escalate: true }, { ...facts, escalated: true })).to.deep.equal({});
+  });
+
+  it('needs at least one condition and one action, each of its own form', () => {
+    expect(conditionsSchema.validate({}).error).to.not.equal(undefined);
+    expect(actionsSchema.validate({}).error).to.not.equal(undefined);
+    expect(conditionsSchema.validate({ maxTrustScore: 101 }).error).to.not.equal(undefined);
+    expect(actionsSchema.validate({ tag: 'Not A Tag' }).error).to.not.equal(undefined);
+    expect(actionsSchema.validate({ escalate: false }).error).to.not.equal(undefined);
+    expect(conditionsSchema.validate({ minReports: 2 }).error).to.equal(undefined);
+  });
+});
