@@ -5,6 +5,7 @@ import { insertAudit } from '../data/repos/moderation.js';
 import { findQueue } from '../data/repos/review-queues.js';
 import {
   actedInWindow,
+  backtestCases,
   caseFacts,
   findRule,
   inCooldown,
@@ -21,8 +22,9 @@ import {
   RULE_MODES,
   ruleMatches,
   type RuleActions,
+  type RuleConditions,
 } from '../domain/rules.js';
-import { notFound, validationError } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
 import { escalateToSenior, moveToQueue, raisePriorityFloor } from '../lifecycles/review-case.js';
 import {
   lockRule,
@@ -273,4 +275,65 @@ export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): P
       if (outcome) outcomes.push(outcome);
     }
   return outcomes;
+}
+
+export const backtestSchema = Joi.object({
+  conditions: conditionsSchema.required(),
+  days: Joi.number()
+    .integer()
+    .min(1)
+    .max(90)
+    .default(30)
+    .description('The cases opened in the last this many days (1 to 90).'),
+});
+
+const BACKTEST_SAMPLE = 50;
+const BACKTEST_TIMEOUT_MS = 60_000;
+
+/**
+ * A backtest (README "Rules"): a rule's conditions over the cases opened in the last `days` days, as
+ * their figures stand now, against what moderators decided: the cases it would have matched, of those
+ * the ones moderators upheld (agree) and dismissed (it would have acted where they did not), the
+ * upheld ones it would have missed, and the newest matched cases, each with its player and verdict.
+ * Read-only, one statement over the window, under a 60 s statement timeout.
+ */
+export async function backtestRule(pool: Pool, body: unknown) {
+  const v = check<{ conditions: RuleConditions; days: number }>(backtestSchema, body);
+  const started = Date.now();
+  const result = await backtestCases(pool, v.conditions, v.days, BACKTEST_SAMPLE, BACKTEST_TIMEOUT_MS).catch(
+    (err: { code?: string }) => {
+      if (err.code === '57014')
+        throw new AppError(
+          503,
+          'service_unavailable',
+          `The backtest did not finish within ${BACKTEST_TIMEOUT_MS / 1000} s: try fewer days.`,
+        );
+      throw err;
+    },
+  );
+  const c = result.counts;
+  return {
+    days: v.days,
+    cases: c.cases,
+    matched: c.matched,
+    players: c.players,
+    agree: c.agree,
+    wouldHaveActedWhereDismissed: c.dismissed,
+    missed: c.missed,
+    pending: c.open,
+    agreement: c.agree + c.dismissed ? c.agree / (c.agree + c.dismissed) : null,
+    sample: result.sample.map((m) => ({
+      playerId: m.service_id,
+      caseId: m.case_id,
+      kind: m.type,
+      decided: m.status === 'open' ? null : m.outcome,
+      verdict:
+        m.status === 'open'
+          ? ('pending' as const)
+          : m.outcome === 'upheld'
+            ? ('agree' as const)
+            : ('would_have_acted_where_dismissed' as const),
+    })),
+    tookMs: Date.now() - started,
+  };
 }

@@ -262,4 +262,75 @@ describe('rules', function () {
     expect(saved.body.stopped).to.equal(null);
     expect(saved.body.version).to.equal(2);
   });
+
+  it('a backtest says what a rule would have matched against what moderators decided, and changes nothing', async () => {
+    // The cases so far, all toxicity with two reporters or more: two decided upheld, one dismissed.
+    const { rows: open } = await api.pool.query<{ id: string }>(
+      `SELECT id FROM review_cases WHERE status = 'open' AND type = 'toxicity' ORDER BY opened_at LIMIT 3`,
+    );
+    await api.pool.query(
+      `UPDATE review_cases SET status = 'resolved', resolved_at = now(),
+              outcome = CASE WHEN id = $3 THEN 'dismissed' ELSE 'upheld' END
+        WHERE id = ANY($1::uuid[]) OR id = $2 OR id = $3`,
+      [[open[0]!.id], open[1]!.id, open[2]!.id],
+    );
+    // And an upheld cheating case the rule cannot see.
+    const cheater = await player();
+    const cheat = await fileReport(api.url, studio, cheater, 'anticheat', {
+      isCheatDetected: true,
+      severity: 'high',
+    });
+    const cheatCase = await caseOfOffense(api.pool, cheat);
+    await api.pool.query(
+      `UPDATE review_cases SET status = 'resolved', resolved_at = now(), outcome = 'upheld' WHERE id = $1`,
+      [cheatCase],
+    );
+    const { rows: before } = await api.pool.query('SELECT count(*)::int AS n FROM rule_matches');
+    const res = await call<{
+      cases: number;
+      matched: number;
+      agree: number;
+      wouldHaveActedWhereDismissed: number;
+      missed: number;
+      pending: number;
+      agreement: number | null;
+      sample: { verdict: string; caseId: string }[];
+    }>(api.url, 'POST', '/v1/admin/rules/backtest', {
+      spec: '/v1/admin/rules/backtest',
+      headers: admin.headers,
+      json: { conditions: { types: ['toxicity'], minDistinctReporters: 2 }, days: 7 },
+    });
+    expect(res.status, res.text).to.equal(200);
+    const { rows: all } = await api.pool.query<{ n: number; toxic: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE type = 'toxicity' AND distinct_reporters >= 2)::int AS toxic
+         FROM review_cases`,
+    );
+    expect(res.body).to.include({
+      cases: all[0]!.n,
+      matched: all[0]!.toxic,
+      agree: 2,
+      wouldHaveActedWhereDismissed: 1,
+      missed: 1,
+      pending: all[0]!.toxic - 3,
+    });
+    expect(res.body.agreement).to.be.closeTo(2 / 3, 1e-9);
+    expect(res.body.sample.find((m) => m.caseId === open[2]!.id)!.verdict).to.equal(
+      'would_have_acted_where_dismissed',
+    );
+    expect(res.body.sample.some((m) => m.caseId === cheatCase)).to.equal(false);
+    const { rows: after } = await api.pool.query('SELECT count(*)::int AS n FROM rule_matches');
+    expect(after).to.deep.equal(before);
+    const bad = await call(api.url, 'POST', '/v1/admin/rules/backtest', {
+      spec: '/v1/admin/rules/backtest',
+      headers: admin.headers,
+      json: { conditions: {}, days: 365 },
+    });
+    expect(bad.status).to.equal(400);
+    const denied = await call(api.url, 'POST', '/v1/admin/rules/backtest', {
+      spec: '/v1/admin/rules/backtest',
+      headers: mod.headers,
+      json: { conditions: { minReports: 1 } },
+    });
+    expect(denied.status).to.equal(403);
+  });
 });

@@ -2,7 +2,7 @@ import { fromJoi, joiBody, joiQuery } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { actionsSchema, conditionsSchema, RULE_MODES } from '../../../common/domain/rules.js';
-import { matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
+import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
 
 /** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
 const ruleId = { name: 'ruleId', in: 'path', required: true, schema: { type: 'string' } };
@@ -35,6 +35,23 @@ export const paths = {
           ...json(ref('Rule'), 'Saved; Location names it.'),
           headers: { Location: { schema: { type: 'string' } } },
         },
+        ...badBody,
+        ...adminOnly,
+      },
+    },
+  },
+  '/v1/admin/rules/backtest': {
+    post: {
+      operationId: 'backtestRule',
+      tags: ['rules'],
+      summary:
+        "Try a rule's conditions on the cases of the last days against what moderators decided (admins)",
+      description:
+        'Read-only; the cases opened in the last `days` days as their figures stand now (README "Rules": Backtest). 503 when it does not finish within 60 s.',
+      security: moderatorSecurity,
+      requestBody: joiBody(backtestSchema),
+      responses: {
+        200: json(ref('Backtest'), 'What the rule would have matched, and how that compares.'),
         ...badBody,
         ...adminOnly,
       },
@@ -89,6 +106,32 @@ export const paths = {
 };
 
 export const schemas = {
+  Backtest: closed({
+    days: { type: 'integer' },
+    cases: { type: 'integer', description: 'Cases opened in the window.' },
+    matched: { type: 'integer', description: 'Cases the rule would have matched.' },
+    players: { type: 'integer', description: 'Players of those cases.' },
+    agree: { type: 'integer', description: 'Matched cases moderators upheld.' },
+    wouldHaveActedWhereDismissed: { type: 'integer', description: 'Matched cases moderators dismissed.' },
+    missed: { type: 'integer', description: 'Upheld cases the rule would not have matched.' },
+    pending: { type: 'integer', description: 'Matched cases still open.' },
+    agreement: {
+      type: ['number', 'null'],
+      description: 'agree / (agree + wouldHaveActedWhereDismissed); null when none was decided.',
+    },
+    sample: {
+      type: 'array',
+      description: 'The newest matched cases (at most 50).',
+      items: closed({
+        playerId: { type: 'string' },
+        caseId: { type: 'string', format: 'uuid' },
+        kind: { type: 'string' },
+        decided: { type: ['string', 'null'], enum: ['upheld', 'dismissed', null] },
+        verdict: { enum: ['agree', 'would_have_acted_where_dismissed', 'pending'] },
+      }),
+    },
+    tookMs: { type: 'integer' },
+  }),
   Rule: closed({
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },

@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { Moderator } from '../../../common/data/repos/moderation.js';
 import {
+  backtestRule,
   createRule,
   getRule,
   listRuleMatches,
@@ -27,6 +28,9 @@ export function ruleRoutes(deps: ApiDeps): Router {
     ctx.status = 201;
     ctx.set('Location', `/v1/admin/rules/${rule.id}`);
     ctx.body = rule;
+  });
+  router.post('/v1/admin/rules/backtest', admin, async (ctx) => {
+    ctx.body = await backtestRule(deps.pool, ctx.request.body);
   });
   router.get('/v1/admin/rules/:ruleId', moderator, async (ctx) => {
     ctx.body = await getRule(deps.pool, ruleId(ctx));

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db.js';
-import type { CaseFacts, RuleActions, RuleMode } from '../../domain/rules.js';
+import type { CaseFacts, RuleActions, RuleConditions, RuleMode } from '../../domain/rules.js';
+import { SEVERITY_ORDER_SQL } from '../render.js';
 import type { RuleRow } from '../../lifecycles/rule.js';
 import { ACTIVE } from './sanctions.js';
 
@@ -113,4 +114,98 @@ export async function caseFacts(
     [caseIds],
   );
   return rows;
+}
+
+/**
+ * SQL: whether the case `c` (with its player `p`) meets `conditions`, its values appended to `values`
+ * ($n placeholders): the SQL reading of ruleMatches (common/domain/rules.ts), for a backtest.
+ */
+export function conditionsSql(c: RuleConditions, values: unknown[]): string {
+  const $ = (v: unknown) => `$${values.push(v)}`;
+  const parts: string[] = [];
+  if (c.types) parts.push(`c.type = ANY(${$(c.types)}::text[])`);
+  if (c.minSeverity)
+    parts.push(
+      `array_position(${SEVERITY_ORDER_SQL}, c.highest_severity) >= array_position(${SEVERITY_ORDER_SQL}, ${$(c.minSeverity)}::text)`,
+    );
+  if (c.sources) parts.push(`c.sources && ${$(c.sources)}::text[]`);
+  if (c.minReports !== undefined) parts.push(`c.reports_count >= ${$(c.minReports)}::int`);
+  if (c.minDistinctReporters !== undefined)
+    parts.push(`c.distinct_reporters >= ${$(c.minDistinctReporters)}::int`);
+  if (c.minDistinctGames !== undefined) parts.push(`c.distinct_games >= ${$(c.minDistinctGames)}::int`);
+  if (c.maxTrustScore !== undefined) parts.push(`p.trust_score <= ${$(c.maxTrustScore)}::int`);
+  if (c.playerTags)
+    parts.push(`EXISTS (SELECT 1 FROM tags t WHERE t.subject_kind = 'player' AND t.subject_id = c.player_id
+                          AND t.tag = ANY(${$(c.playerTags)}::text[]))`);
+  if (c.queues) parts.push(`c.queue_key = ANY(${$(c.queues)}::text[])`);
+  if (c.noActiveSanction)
+    parts.push(
+      `NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = c.player_id AND ${ACTIVE('now()')})`,
+    );
+  return parts.length ? parts.join(' AND ') : 'true';
+}
+
+export interface BacktestCounts {
+  cases: number;
+  matched: number;
+  players: number;
+  agree: number;
+  dismissed: number;
+  missed: number;
+  open: number;
+}
+
+/**
+ * A rule's conditions over the cases opened in the last `days` days, against what moderators decided:
+ * counted in one statement over the window (the opened_at index bounds it by the window, not the
+ * table), and the first `sample` matched cases. Under a statement timeout of `timeoutMs`.
+ */
+export async function backtestCases(
+  db: { connect(): Promise<Queryable & { release(): void }> },
+  conditions: RuleConditions,
+  days: number,
+  sample: number,
+  timeoutMs: number,
+): Promise<{
+  counts: BacktestCounts;
+  sample: { case_id: string; service_id: string; type: string; status: string; outcome: string | null }[];
+}> {
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1000, Math.floor(timeoutMs))}`);
+    const values: unknown[] = [days];
+    const match = conditionsSql(conditions, values);
+    const window = `FROM review_cases c JOIN players p ON p.id = c.player_id
+      WHERE c.opened_at > now() - make_interval(days => $1::int)`;
+    const { rows } = await client.query<BacktestCounts>(
+      `WITH c AS (SELECT c.player_id, c.status, c.outcome, (${match}) AS matched ${window})
+       SELECT count(*)::int AS cases, count(*) FILTER (WHERE matched)::int AS matched,
+              count(DISTINCT player_id) FILTER (WHERE matched)::int AS players,
+              count(*) FILTER (WHERE matched AND outcome = 'upheld')::int AS agree,
+              count(*) FILTER (WHERE matched AND outcome = 'dismissed')::int AS dismissed,
+              count(*) FILTER (WHERE NOT matched AND outcome = 'upheld')::int AS missed,
+              count(*) FILTER (WHERE matched AND status = 'open')::int AS open
+         FROM c`,
+      values,
+    );
+    const { rows: first } = await client.query<{
+      case_id: string;
+      service_id: string;
+      type: string;
+      status: string;
+      outcome: string | null;
+    }>(
+      `SELECT c.id AS case_id, p.service_id, c.type, c.status, c.outcome ${window} AND ${match}
+        ORDER BY c.opened_at DESC LIMIT ${Math.floor(sample)}`,
+      values,
+    );
+    await client.query('COMMIT');
+    return { counts: rows[0]!, sample: first };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
