@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { caseFacts, conditionsSql } from '../../common/data/repos/rules.js';
+import { ruleMatches, type RuleConditions } from '../../common/domain/rules.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
@@ -332,5 +334,73 @@ describe('rules', function () {
       json: { conditions: { minReports: 1 } },
     });
     expect(denied.status).to.equal(403);
+  });
+
+  it('the backtest reads a rule as the worker does: the SQL and the code agree on every open case, condition by condition', async () => {
+    // Cases of every kind of fact: a cheater (high), an AFK player (low, sanctioned), a raided and tagged one.
+    const [a, b, c3] = [await player(), await player(), await player()];
+    const filed = [
+      await fileReport(api.url, studio, a, 'anticheat', { isCheatDetected: true, severity: 'high' }),
+      await fileReport(api.url, studio, b, 'afk', { isAfk: true, severity: 'low' }),
+    ];
+    for (const id of filed) await caseOfOffense(api.pool, id);
+    await call(api.url, 'POST', `/v1/player/${b}/sanctions`, {
+      spec: '/v1/player/{serviceId}/sanctions',
+      headers: studio.headers,
+      json: { type: 'chat_restriction', reason: 'afk', durationSeconds: 3600 },
+    });
+    await raided(c3);
+    await call(api.url, 'POST', `/v1/admin/players/${c3}/tags`, {
+      spec: '/v1/admin/players/{serviceId}/tags',
+      headers: mod.headers,
+      json: { tag: 'raid' },
+    });
+    const { rows: open } = await api.pool.query<{ id: string }>(
+      `SELECT id FROM review_cases WHERE status = 'open'`,
+    );
+    expect(open.length).to.be.greaterThan(3);
+    const facts = await caseFacts(
+      api.pool,
+      open.map((r) => r.id),
+    );
+    const sets: RuleConditions[] = [
+      { types: ['toxicity'] },
+      { types: ['cheating', 'afk'] },
+      { minSeverity: 'high' },
+      { sources: ['game'] },
+      { sources: ['notice'] },
+      { minReports: 3 },
+      { minDistinctReporters: 2 },
+      { minDistinctGames: 2 },
+      { maxTrustScore: 95 },
+      { playerTags: ['raid'] },
+      { queues: ['default'] },
+      { noActiveSanction: true },
+      { types: ['toxicity'], minDistinctReporters: 3, playerTags: ['raid'] },
+      // At the edges: a value some case has exactly.
+      ...facts.flatMap((f) => [
+        { maxTrustScore: f.trustScore },
+        { minReports: f.reports },
+        { minDistinctReporters: f.distinctReporters },
+        { minSeverity: f.severity },
+      ]),
+    ];
+    for (const c of sets) {
+      const values: unknown[] = [];
+      const where = conditionsSql(c, values);
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id
+          WHERE c.status = 'open' AND ${where} ORDER BY c.id`,
+        values,
+      );
+      const byCode = facts
+        .filter((f) => ruleMatches(c, f))
+        .map((f) => f.caseId)
+        .sort();
+      expect(
+        rows.map((r) => r.id),
+        JSON.stringify(c),
+      ).to.deep.equal(byCode);
+    }
   });
 });
