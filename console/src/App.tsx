@@ -3,6 +3,7 @@ import { TransparencyScreen } from './screens/Transparency';
 import { ErasuresScreen } from './screens/Erasures';
 import { FlaggersScreen } from './screens/Flaggers';
 import { ApprovalsScreen, WavesScreen } from './screens/Waves';
+import { RulesScreen } from './screens/Rules';
 import { NoticesScreen } from './screens/Notices';
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { NavLink, Route, Routes, useNavigate } from 'react-router';
@@ -60,6 +61,7 @@ export function App() {
         <Route path="/notices" element={<NoticesScreen isAdmin={session.moderator.role === 'admin'} />} />
         <Route path="/queues" element={<QueuesScreen session={session} />} />
         <Route path="/waves" element={<WavesScreen session={session} />} />
+        <Route path="/rules" element={<RulesScreen isAdmin={session.moderator.role === 'admin'} />} />
         {session.moderator.role === 'admin' && (
           <Route path="/approvals" element={<ApprovalsScreen session={session} />} />
         )}
@@ -186,6 +188,7 @@ function Layout({
           <NavLink to="/notices">Notices</NavLink>
           <NavLink to="/queues">Queues</NavLink>
           <NavLink to="/waves">Waves</NavLink>
+          <NavLink to="/rules">Rules</NavLink>
           {isAdmin && <NavLink to="/approvals">Approvals</NavLink>}
           <NavLink to="/stats">Stats</NavLink>
           {isAdmin && <NavLink to="/audit">Audit log</NavLink>}

@@ -11,6 +11,9 @@ export type Sanction = Schemas['Sanction'];
 export type Erasure = Schemas['Erasure'];
 export type RetentionRun = Schemas['RetentionRun'];
 export type Wave = Schemas['Wave'];
+export type ActingRule = Schemas['Rule'];
+export type ActingRuleInput = Req<'/v1/admin/rules', 'post'>;
+export type Backtest = Schemas['Backtest'];
 export type WaveInput = Req<'/v1/admin/waves', 'post'>;
 export type TrustedFlagger = Schemas['TrustedFlagger'];
 export type AuditEntry = Schemas['AuditEntry'];
@@ -154,6 +157,13 @@ export const listWaves = (state?: Wave['state']) =>
 export const makeWave = (body: WaveInput) => api<Schemas['WaveCreated']>('POST', '/v1/admin/waves', body);
 export const decideWave = (id: string, what: 'approve' | 'cancel' | 'rollback', reason?: string) =>
   api<Wave>('POST', `/v1/admin/waves/${enc(id)}/${what}`, reason === undefined ? undefined : { reason });
+export const listActingRules = () => api<{ items: ActingRule[] }>('GET', '/v1/admin/rules');
+export const saveActingRule = (body: ActingRuleInput, id?: string) =>
+  id
+    ? api<ActingRule>('PUT', `/v1/admin/rules/${enc(id)}`, body)
+    : api<ActingRule>('POST', '/v1/admin/rules', body);
+export const backtestRule = (conditions: ActingRuleInput['conditions'], days: number) =>
+  api<Backtest>('POST', '/v1/admin/rules/backtest', { conditions, days });
 export const listTrustedFlaggers = () =>
   api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
 export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>

@@ -925,6 +925,39 @@ describe('moderator console in headless Chromium', function () {
     await lead.context.close();
   });
 
+  it('rules: an admin writes one by keyboard, tries it on the last days, saves it in the background and edits it to its next version; names as text', async () => {
+    const name = `<img src=x onerror="globalThis.pwned=1">Raid ${uid()}`;
+    const { context, page } = await signedIn(admin);
+    await page.getByRole('link', { name: 'Rules' }).click();
+    await page.getByRole('heading', { name: 'Write a rule' }).waitFor();
+    await page.getByLabel('Name').fill(name);
+    await page.getByLabel('toxicity').check();
+    await page.getByLabel('Distinct reporters at least').fill('2');
+    await page.getByLabel('Escalate to the senior role').check();
+    await page.getByRole('button', { name: 'Try it (backtest)' }).click();
+    await page.getByRole('heading', { name: 'Backtest: the last 30 days' }).waitFor();
+    await checkScreen(page, 'rules-backtest');
+    // Enter in a field tries it again (the safe default); the save button saves.
+    await page.getByRole('button', { name: 'Save the rule' }).focus();
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /saved \(version 1, background/ })
+      .waitFor();
+    const row = page.getByRole('row').filter({ hasText: name });
+    await row.filter({ hasText: 'kind toxicity, 2+ reporters' }).waitFor();
+    await page.getByRole('button', { name: `Edit ${name}` }).click();
+    await page.getByLabel('Mode').selectOption('draft');
+    await page.getByRole('button', { name: 'Save the next version' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /saved \(version 2, draft/ })
+      .waitFor();
+    await checkScreen(page, 'rules');
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).to.equal(undefined);
+    await context.close();
+  });
+
   it('trusted flaggers: an admin registers one (its key shown once), suspends it with a reason asked on the page, and reinstates it; names as text', async () => {
     const { context, page } = await signedIn(admin);
     await page.getByRole('link', { name: 'Trusted flaggers' }).click();

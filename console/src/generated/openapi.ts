@@ -1892,6 +1892,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/rules/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a rule's conditions on the cases of the last days against what moderators decided (admins)
+         * @description Read-only; the cases opened in the last `days` days as their figures stand now (README "Rules": Backtest). 503 when it does not finish within 60 s.
+         */
+        post: operations["backtestRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/rules/{ruleId}": {
         parameters: {
             query?: never;
@@ -3573,6 +3593,37 @@ export interface components {
             skipReason: string | null;
             /** Format: date-time */
             doneAt: string | null;
+        };
+        Backtest: {
+            days: number;
+            /** @description Cases opened in the window. */
+            cases: number;
+            /** @description Cases the rule would have matched. */
+            matched: number;
+            /** @description Players of those cases. */
+            players: number;
+            /** @description Matched cases moderators upheld. */
+            agree: number;
+            /** @description Matched cases moderators dismissed. */
+            wouldHaveActedWhereDismissed: number;
+            /** @description Upheld cases the rule would not have matched. */
+            missed: number;
+            /** @description Matched cases still open. */
+            pending: number;
+            /** @description agree / (agree + wouldHaveActedWhereDismissed); null when none was decided. */
+            agreement: number | null;
+            /** @description The newest matched cases (at most 50). */
+            sample: {
+                playerId: string;
+                /** Format: uuid */
+                caseId: string;
+                kind: string;
+                /** @enum {string|null} */
+                decided: "upheld" | "dismissed" | null;
+                /** @enum {unknown} */
+                verdict: "agree" | "would_have_acted_where_dismissed" | "pending";
+            }[];
+            tookMs: number;
         };
         Rule: {
             /** Format: uuid */
@@ -13820,6 +13871,107 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description A bad body (a rule needs a condition and an action; a queue must be in use). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden: admins only. csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    backtestRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description All must hold. At least one. */
+                    conditions: {
+                        types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
+                        /** @enum {string} */
+                        minSeverity?: "low" | "medium" | "high" | "critical";
+                        sources?: ("game" | "notice" | "trusted_flagger")[];
+                        minReports?: number;
+                        minDistinctReporters?: number;
+                        minDistinctGames?: number;
+                        maxTrustScore?: number;
+                        playerTags?: string[];
+                        queues?: string[];
+                        noActiveSanction?: boolean;
+                    };
+                    /**
+                     * @description The cases opened in the last this many days (1 to 90).
+                     * @default 30
+                     */
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description What the rule would have matched, and how that compares. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backtest"];
                 };
             };
             /** @description A bad body (a rule needs a condition and an action; a queue must be in use). */

@@ -1,0 +1,380 @@
+import { useState, type FormEvent } from 'react';
+import {
+  backtestRule,
+  listActingRules,
+  saveActingRule,
+  type ActingRule as Rule,
+  type ActingRuleInput as RuleInput,
+  type Backtest,
+} from '../api';
+import { ErrorLine } from '../components/ErrorLine';
+import { NoticeLine } from '../components/NoticeLine';
+import { when } from '../format';
+import { CASE_SOURCES, OFFENSE_TYPES, SEVERITIES } from '../generated/contract';
+import { useAction, useLoad } from '../hooks';
+
+const MODE_WORDS: Record<Rule['mode'], string> = {
+  draft: 'draft (weighs nothing)',
+  background: 'background (records what it would do)',
+  live: 'live (acts)',
+};
+
+/** A rule's conditions in words, for the list. */
+function conditionWords(c: Rule['conditions']): string {
+  const parts: string[] = [];
+  if (c.types) parts.push(`kind ${c.types.join(' or ')}`);
+  if (c.minSeverity) parts.push(`severity ${c.minSeverity} or more`);
+  if (c.sources) parts.push(`from ${c.sources.join(' or ')}`);
+  if (c.minReports !== undefined) parts.push(`${c.minReports}+ reports`);
+  if (c.minDistinctReporters !== undefined) parts.push(`${c.minDistinctReporters}+ reporters`);
+  if (c.minDistinctGames !== undefined) parts.push(`${c.minDistinctGames}+ games`);
+  if (c.maxTrustScore !== undefined) parts.push(`score ${c.maxTrustScore} or less`);
+  if (c.playerTags) parts.push(`tagged ${c.playerTags.join(' or ')}`);
+  if (c.queues) parts.push(`in ${c.queues.join(' or ')}`);
+  if (c.noActiveSanction) parts.push('no sanction in force');
+  return parts.join(', ');
+}
+
+function actionWords(a: Rule['actions']): string {
+  const parts: string[] = [];
+  if (a.priority !== undefined) parts.push(`priority at least ${a.priority}`);
+  if (a.queue) parts.push(`move to ${a.queue}`);
+  if (a.escalate) parts.push('escalate');
+  if (a.tag) parts.push(`tag the player ${a.tag}`);
+  return parts.join(', ');
+}
+
+const num = (v: FormDataEntryValue | null) => (v === null || String(v).trim() === '' ? undefined : Number(v));
+const list = (v: FormDataEntryValue | null) => {
+  const items = String(v ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  return items.length ? items : undefined;
+};
+
+/** The rule the form says (undefined fields left out). */
+function ruleOf(data: FormData): RuleInput {
+  const types = data.getAll('types').map(String) as NonNullable<RuleInput['conditions']['types']>;
+  const sources = data.getAll('sources').map(String) as NonNullable<RuleInput['conditions']['sources']>;
+  const conditions: RuleInput['conditions'] = {
+    ...(types.length ? { types } : {}),
+    ...(data.get('minSeverity')
+      ? { minSeverity: String(data.get('minSeverity')) as Rule['conditions']['minSeverity'] }
+      : {}),
+    ...(sources.length ? { sources } : {}),
+    ...(num(data.get('minReports')) !== undefined ? { minReports: num(data.get('minReports')) } : {}),
+    ...(num(data.get('minDistinctReporters')) !== undefined
+      ? { minDistinctReporters: num(data.get('minDistinctReporters')) }
+      : {}),
+    ...(num(data.get('minDistinctGames')) !== undefined
+      ? { minDistinctGames: num(data.get('minDistinctGames')) }
+      : {}),
+    ...(num(data.get('maxTrustScore')) !== undefined
+      ? { maxTrustScore: num(data.get('maxTrustScore')) }
+      : {}),
+    ...(list(data.get('playerTags')) ? { playerTags: list(data.get('playerTags')) } : {}),
+    ...(data.get('noActiveSanction') ? { noActiveSanction: true } : {}),
+  };
+  const actions: RuleInput['actions'] = {
+    ...(num(data.get('priority')) !== undefined ? { priority: num(data.get('priority')) } : {}),
+    ...(String(data.get('queue') ?? '').trim() ? { queue: String(data.get('queue')).trim() } : {}),
+    ...(data.get('escalate') ? { escalate: true as const } : {}),
+    ...(String(data.get('tag') ?? '').trim() ? { tag: String(data.get('tag')).trim() } : {}),
+  };
+  return {
+    name: String(data.get('name')).trim(),
+    mode: String(data.get('mode')) as Rule['mode'],
+    conditions,
+    actions,
+    ...(num(data.get('cooldownHours')) !== undefined
+      ? { cooldownSeconds: Math.round(num(data.get('cooldownHours'))! * 3600) }
+      : {}),
+    ...(num(data.get('capCount')) !== undefined ? { capCount: num(data.get('capCount')) } : {}),
+  };
+}
+
+/**
+ * Rules (README "Rules"): each rule with its mode, version and insights (matches, actions, agreement
+ * with moderators); admins write one, try it on the last days first (the backtest) and save it as a
+ * draft, in the background or live. Every name is rendered as text.
+ */
+export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
+  const rules = useLoad(listActingRules, [], 15_000);
+  const { busy, notice, run } = useAction(rules.reload);
+  const [editing, setEditing] = useState<Rule | null>(null);
+  const [tried, setTried] = useState<Backtest | null>(null);
+
+  async function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const body = ruleOf(new FormData(form));
+    const submitter = (e.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    if (submitter?.value === 'backtest') {
+      const days = num(new FormData(form).get('days')) ?? 30;
+      await run(
+        async () => {
+          const result = await backtestRule(body.conditions, days);
+          setTried(result);
+          return result;
+        },
+        (r) => `Backtest over ${r.days} days: ${r.matched} of ${r.cases} cases would have matched.`,
+      );
+      return;
+    }
+    await run(
+      async () => {
+        const saved = await saveActingRule(body, editing?.id);
+        setEditing(null);
+        form.reset();
+        return saved;
+      },
+      (r) => `Rule ${r.name} saved (version ${r.version}, ${MODE_WORDS[r.mode]}).`,
+    );
+  }
+
+  const e = editing;
+  return (
+    <article aria-labelledby="rules-title">
+      <h1 id="rules-title">Rules</h1>
+      <p>
+        Rules weigh a case each time reports are filed into it. Try one on the last days first, run it in the
+        background to see what it would do, then let it act. A live rule acts once a player within its
+        cooldown and stops at its cap.
+      </p>
+      <NoticeLine notice={notice} />
+      <ErrorLine error={rules.error} />
+      {rules.data && rules.data.items.length === 0 && <p>No rule yet.</p>}
+      {rules.data && rules.data.items.length > 0 && (
+        <table>
+          <caption>Rules and what they did</caption>
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">Mode</th>
+              <th scope="col">When</th>
+              <th scope="col">Then</th>
+              <th scope="col">Matches (day, week)</th>
+              <th scope="col">Agreement (30 days)</th>
+              {isAdmin && (
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {rules.data.items.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  {r.name} (version {r.version})
+                </td>
+                <td>
+                  {MODE_WORDS[r.mode]}
+                  {r.stopped ? `; stopped ${when(r.stopped.at)}: ${r.stopped.reason}` : ''}
+                </td>
+                <td>{conditionWords(r.conditions)}</td>
+                <td>{actionWords(r.actions)}</td>
+                <td>
+                  {r.insights.matchesLastDay}, {r.insights.matchesLastWeek} ({r.insights.actedLastWeek} acted)
+                </td>
+                <td>
+                  {r.insights.decidedUpheld} upheld, {r.insights.decidedDismissed} dismissed
+                </td>
+                {isAdmin && (
+                  <td>
+                    <button type="button" onClick={() => (setEditing(r), setTried(null))}>
+                      Edit {r.name}
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {isAdmin && (
+        <form onSubmit={submit} aria-labelledby="rule-form-title" key={e?.id ?? 'new'}>
+          <h2 id="rule-form-title">{e ? `Edit ${e.name}` : 'Write a rule'}</h2>
+          <label>
+            Name <input name="name" required maxLength={200} defaultValue={e?.name} autoComplete="off" />
+          </label>
+          <label>
+            Mode
+            <select name="mode" defaultValue={e?.mode ?? 'background'}>
+              {(Object.keys(MODE_WORDS) as Rule['mode'][]).map((m) => (
+                <option key={m} value={m}>
+                  {MODE_WORDS[m]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <fieldset>
+            <legend>When (every condition given holds)</legend>
+            <fieldset>
+              <legend>Kind of case</legend>
+              {OFFENSE_TYPES.map((t) => (
+                <label key={t}>
+                  <input
+                    type="checkbox"
+                    name="types"
+                    value={t}
+                    defaultChecked={e?.conditions.types?.includes(t)}
+                  />{' '}
+                  {t}
+                </label>
+              ))}
+            </fieldset>
+            <label>
+              Severity at least
+              <select name="minSeverity" defaultValue={e?.conditions.minSeverity ?? ''}>
+                <option value="">any</option>
+                {SEVERITIES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <fieldset>
+              <legend>Reports from</legend>
+              {CASE_SOURCES.map((s) => (
+                <label key={s}>
+                  <input
+                    type="checkbox"
+                    name="sources"
+                    value={s}
+                    defaultChecked={e?.conditions.sources?.includes(s)}
+                  />{' '}
+                  {s}
+                </label>
+              ))}
+            </fieldset>
+            <label>
+              Reports at least{' '}
+              <input name="minReports" type="number" min={1} defaultValue={e?.conditions.minReports} />
+            </label>
+            <label>
+              Distinct reporters at least{' '}
+              <input
+                name="minDistinctReporters"
+                type="number"
+                min={1}
+                defaultValue={e?.conditions.minDistinctReporters}
+              />
+            </label>
+            <label>
+              Distinct games at least{' '}
+              <input
+                name="minDistinctGames"
+                type="number"
+                min={1}
+                defaultValue={e?.conditions.minDistinctGames}
+              />
+            </label>
+            <label>
+              Trust score at most{' '}
+              <input
+                name="maxTrustScore"
+                type="number"
+                min={0}
+                max={100}
+                defaultValue={e?.conditions.maxTrustScore}
+              />
+            </label>
+            <label>
+              Player tagged (any of){' '}
+              <input name="playerTags" defaultValue={e?.conditions.playerTags?.join(' ')} />
+            </label>
+            <label>
+              <input
+                type="checkbox"
+                name="noActiveSanction"
+                defaultChecked={e?.conditions.noActiveSanction}
+              />{' '}
+              No sanction in force
+            </label>
+          </fieldset>
+          <fieldset>
+            <legend>Then</legend>
+            <label>
+              Priority at least{' '}
+              <input name="priority" type="number" min={0} max={1000} defaultValue={e?.actions.priority} />
+            </label>
+            <label>
+              Move to queue (key) <input name="queue" defaultValue={e?.actions.queue} />
+            </label>
+            <label>
+              <input type="checkbox" name="escalate" defaultChecked={e?.actions.escalate} /> Escalate to the
+              senior role
+            </label>
+            <label>
+              Tag the player <input name="tag" defaultValue={e?.actions.tag} />
+            </label>
+          </fieldset>
+          <label>
+            Cooldown a player (hours){' '}
+            <input
+              name="cooldownHours"
+              type="number"
+              min={0}
+              step="any"
+              defaultValue={e ? e.cooldownSeconds / 3600 : 24}
+            />
+          </label>
+          <label>
+            Stop after acting this many times in an hour{' '}
+            <input name="capCount" type="number" min={1} defaultValue={e?.capCount ?? 100} />
+          </label>
+          <label>
+            Try it on the last days <input name="days" type="number" min={1} max={90} defaultValue={30} />
+          </label>
+          <button type="submit" value="backtest" disabled={busy}>
+            Try it (backtest)
+          </button>{' '}
+          <button type="submit" value="save" disabled={busy}>
+            {e ? 'Save the next version' : 'Save the rule'}
+          </button>
+          {e && (
+            <button type="button" onClick={() => setEditing(null)}>
+              Write a new one instead
+            </button>
+          )}
+        </form>
+      )}
+      {tried && (
+        <section aria-labelledby="backtest-title">
+          <h2 id="backtest-title">Backtest: the last {tried.days} days</h2>
+          <p>
+            Of {tried.cases} cases it would have matched {tried.matched} ({tried.players} players): moderators
+            upheld {tried.agree} and dismissed {tried.wouldHaveActedWhereDismissed} of them; {tried.pending}{' '}
+            are still open. It would have missed {tried.missed} upheld cases.
+            {tried.agreement !== null ? ` Agreement: ${Math.round(tried.agreement * 100)}%.` : ''}
+          </p>
+          {tried.sample.length > 0 && (
+            <table>
+              <caption>The newest cases it would have matched</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Player</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Moderators decided</th>
+                  <th scope="col">Verdict</th>
+                </tr>
+              </thead>
+              <tbody>
+                {tried.sample.map((m) => (
+                  <tr key={m.caseId}>
+                    <td>{m.playerId}</td>
+                    <td>{m.kind}</td>
+                    <td>{m.decided ?? 'still open'}</td>
+                    <td>{m.verdict.replaceAll('_', ' ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
+    </article>
+  );
+}
