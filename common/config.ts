@@ -125,6 +125,8 @@ export interface Config {
   noticeComplaintDays: number;
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
+  /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */
+  protectedTags: readonly string[];
   /** Ban waves (README "Waves"): the size above which a moderator's wave waits for a second one, the most players, the batch. */
   waves: { approvalAbove: number; maxPlayers: number; batch: number };
   /** Defaults for every game; the admin tool overrides them per game. */
@@ -384,6 +386,10 @@ const schema = Joi.object({
   NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
+  PROTECTED_TAGS: Joi.string()
+    .pattern(/^[a-z0-9][a-z0-9_-]{0,31}(,[a-z0-9][a-z0-9_-]{0,31})*$/)
+    .allow('')
+    .default('protected'),
   WAVE_APPROVAL_ABOVE: Joi.number().integer().min(0).max(100_000).default(100),
   WAVE_MAX_PLAYERS: Joi.number().integer().min(1).max(100_000).default(10_000),
   WAVE_BATCH: Joi.number().integer().min(1).max(1000).default(200),
@@ -547,6 +553,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
+    protectedTags: Object.freeze(String(v.PROTECTED_TAGS).split(',').filter(Boolean)),
     waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
     misuse: {
       warnAfter: v.MISUSE_WARN_AFTER,

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { Queryable } from '../data/db.js';
 import { isUuid } from '../domain/ids.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { check } from '../validation.js';
 import type { Actor } from './moderation.js';
 
@@ -43,9 +43,22 @@ export async function tagsOf(db: Queryable, s: TagSubject): Promise<string[]> {
   return rows.map((r) => r.tag);
 }
 
+/** A protected tag (PROTECTED_TAGS) is set and removed by admins only (README "Tags"). */
+function guard(actor: Pick<Actor, 'role'>, tag: string, protectedTags: readonly string[]) {
+  if (protectedTags.includes(tag) && actor.role !== 'admin')
+    throw new AppError(403, 'protected_tag', `Only admins set or remove the protected tag ${tag}.`);
+}
+
 /** Adds a tag (adding one it has changes nothing); answers the tags after. */
-export async function addTag(db: Queryable, actor: Actor, s: TagSubject, input: unknown): Promise<string[]> {
+export async function addTag(
+  db: Queryable,
+  actor: Actor,
+  s: TagSubject,
+  input: unknown,
+  protectedTags: readonly string[] = [],
+): Promise<string[]> {
   const { tag } = check<{ tag: string }>(tagSchema, input);
+  guard(actor, tag, protectedTags);
   const id = await subjectId(db, s);
   await db.query(
     `INSERT INTO tags (subject_kind, subject_id, tag, added_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
@@ -55,7 +68,14 @@ export async function addTag(db: Queryable, actor: Actor, s: TagSubject, input: 
 }
 
 /** Removes a tag (removing one it lacks is a 404); answers the tags after. */
-export async function removeTag(db: Queryable, s: TagSubject, tag: string): Promise<string[]> {
+export async function removeTag(
+  db: Queryable,
+  actor: Pick<Actor, 'role'>,
+  s: TagSubject,
+  tag: string,
+  protectedTags: readonly string[] = [],
+): Promise<string[]> {
+  guard(actor, tag.toLowerCase(), protectedTags);
   const id = await subjectId(db, s);
   const { rowCount } = await db.query(
     'DELETE FROM tags WHERE subject_kind = $1 AND subject_id = $2 AND tag = $3',

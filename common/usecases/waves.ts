@@ -9,6 +9,7 @@ import {
   listWaves,
   playersByServiceId,
   playersOfCases,
+  protectedAmong,
   type NamedWaveRow,
 } from '../data/repos/waves.js';
 import { isUuid } from '../domain/ids.js';
@@ -49,6 +50,8 @@ export interface WavePolicy {
   approvalAbove: number;
   maxPlayers: number;
   batch: number;
+  /** PROTECTED_TAGS: a moderator's wave with a player carrying one waits for a second moderator. */
+  protectedTags?: readonly string[];
 }
 
 /** The most players a wave may name, whatever WAVE_MAX_PLAYERS says (the schema's bound). */
@@ -171,9 +174,10 @@ export type WaveView = ReturnType<typeof presentWave>;
 /** Whether a moderator's wave waits for a second moderator (README "Waves": four eyes). */
 export const needsApproval = (
   policy: WavePolicy,
-  w: { createdBy: WaveActor; size: number; type: SanctionType },
+  w: { createdBy: WaveActor; size: number; type: SanctionType; protectedMembers: number },
 ): boolean =>
-  w.createdBy.kind === 'moderator' && (w.size > policy.approvalAbove || w.type === 'permanent_ban');
+  w.createdBy.kind === 'moderator' &&
+  (w.size > policy.approvalAbove || w.type === 'permanent_ban' || w.protectedMembers > 0);
 
 async function auditWave(
   client: PoolClient,
@@ -284,7 +288,16 @@ export async function createWave(
       durationSeconds: v.sanction.durationSeconds ?? null,
       dsaCategory: v.sanction.dsaCategory ?? null,
       createdBy: by,
-      needsApproval: needsApproval(policy, { createdBy: by, size: players.length, type: v.sanction.type }),
+      needsApproval: needsApproval(policy, {
+        createdBy: by,
+        size: players.length,
+        type: v.sanction.type,
+        protectedMembers: await protectedAmong(
+          client,
+          players.map((p) => p.id),
+          policy.protectedTags ?? [],
+        ),
+      }),
       playerRowIds: players.map((p) => p.id),
     });
     await auditWave(client, by, 'create_wave', wave, null);

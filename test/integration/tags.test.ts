@@ -94,4 +94,31 @@ describe('tags on cases and players', function () {
         .status,
     ).to.equal(404);
   });
+
+  it('a protected tag (PROTECTED_TAGS) is set and removed by admins only; a moderator gets 403 and nothing changes', async () => {
+    const admin = await createTestModerator(api, 'admin');
+    const { player } = await openCase();
+    const path = `/v1/admin/players/${player.serviceId}/tags`;
+    const spec = '/v1/admin/players/{serviceId}/tags';
+    const denied = await tag(path, spec, { tag: 'protected' });
+    expect(denied.status).to.equal(403);
+    expect(denied.body).to.include({ code: 'protected_tag' });
+    const set = await call<{ tags: string[] }>(api.url, 'POST', path, {
+      spec,
+      headers: admin.headers,
+      json: { tag: 'PROTECTED' },
+    });
+    expect(set.status, set.text).to.equal(200);
+    expect(set.body.tags).to.deep.equal(['protected']);
+    const removed = await untag(`${path}/protected`, '/v1/admin/players/{serviceId}/tags/{tag}');
+    expect(removed.status).to.equal(403);
+    const still = await call<{ tags: string[] }>(api.url, 'GET', path, { spec, headers: mod.headers });
+    expect(still.body.tags).to.deep.equal(['protected']);
+    const gone = await call<{ tags: string[] }>(api.url, 'DELETE', `${path}/Protected`, {
+      spec: '/v1/admin/players/{serviceId}/tags/{tag}',
+      headers: admin.headers,
+    });
+    expect(gone.status, gone.text).to.equal(200);
+    expect(gone.body.tags).to.deep.equal([]);
+  });
 });

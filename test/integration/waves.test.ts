@@ -243,6 +243,20 @@ describe('ban waves', function () {
     expect(
       (await decide(large.body.id, 'cancel', mod.headers, { reason: 'not needed' })).body.state,
     ).to.equal('cancelled');
+    // A player tagged protected: even a wave of one waits.
+    const [vip] = await players(1);
+    const tagged = await call(api.url, 'POST', `/v1/admin/players/${vip}/tags`, {
+      spec: '/v1/admin/players/{serviceId}/tags',
+      headers: admin.headers,
+      json: { tag: 'protected' },
+    });
+    expect(tagged.status, tagged.text).to.equal(200);
+    const one = await make(mod.headers, {
+      name: 'One protected',
+      sanction: { type: 'warning', reason: 'Griefing' },
+      players: [vip],
+    });
+    expect(one.body.state).to.equal('awaiting_approval');
   });
 
   it('cancelled before its time it places nothing; a wave that ran cannot be cancelled; a roll back revokes each of its sanctions once', async () => {

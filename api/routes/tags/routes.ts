@@ -23,11 +23,25 @@ export function tagRoutes(deps: ApiDeps): Router {
     });
     router.post(path, auth, requireJsonBody(), async (ctx) => {
       ctx.body = {
-        tags: await addTag(deps.pool, ctx.state.actor as Actor, subject(ctx), ctx.request.body ?? {}),
+        tags: await addTag(
+          deps.pool,
+          ctx.state.actor as Actor,
+          subject(ctx),
+          ctx.request.body ?? {},
+          deps.config.protectedTags,
+        ),
       };
     });
     router.delete(`${path}/:tag`, auth, async (ctx) => {
-      ctx.body = { tags: await removeTag(deps.pool, subject(ctx), (ctx.params as { tag: string }).tag) };
+      ctx.body = {
+        tags: await removeTag(
+          deps.pool,
+          ctx.state.actor as Actor,
+          subject(ctx),
+          (ctx.params as { tag: string }).tag,
+          deps.config.protectedTags,
+        ),
+      };
     });
   }
   return router;

@@ -44,7 +44,7 @@ export function waveRoutes(deps: ApiDeps): Router {
         deps.pool,
         actor(ctx),
         ctx.request.body,
-        deps.config.waves,
+        { ...deps.config.waves, protectedTags: deps.config.protectedTags },
         new Date(),
       );
       deps.dispatcher.enqueue(outbox);

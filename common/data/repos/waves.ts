@@ -108,3 +108,18 @@ export async function playersOfCases(
   for (const r of rows) if (r.id && r.service_id) players.set(r.id, { id: r.id, service_id: r.service_id });
   return { players: [...players.values()], missing: rows.filter((r) => !r.id).map((r) => r.case_id) };
 }
+
+/** How many of these players carry one of the protected tags (PROTECTED_TAGS). */
+export async function protectedAmong(
+  db: Queryable,
+  playerIds: string[],
+  tags: readonly string[],
+): Promise<number> {
+  if (tags.length === 0 || playerIds.length === 0) return 0;
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT subject_id)::int AS n FROM tags
+      WHERE subject_kind = 'player' AND subject_id = ANY($1::uuid[]) AND tag = ANY($2::text[])`,
+    [playerIds, tags],
+  );
+  return rows[0]!.n;
+}
