@@ -45,3 +45,21 @@ export function readPage(query: unknown): { limit: number; after?: { ts: string;
   if (!after) throw invalidCursor();
   return { limit, after };
 }
+
+/**
+ * One page from rows read with `limit + 1`: the first `limit`, presented, and the cursor of the last of
+ * them when more follow.
+ */
+export function pageOf<R, T>(rows: R[], limit: number, present: (r: R) => T, cursorOf: (last: R) => string) {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items: items.map(present), nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+}
+
+/** The one key of a cursor this service issued (undefined without one; 400 when it is not one). */
+export function oneKey(cursor: string | undefined, valid: (key: string) => boolean): string | undefined {
+  if (cursor === undefined) return undefined;
+  const keys = decodeKeys(cursor, (k) => k.length === 1 && valid(k[0]!));
+  if (!keys) throw invalidCursor();
+  return keys[0];
+}

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { decodeKeys, encodeKeys, invalidCursor, CURSOR } from '../cursor.js';
+import { encodeKeys, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findQueue } from '../data/repos/review-queues.js';
@@ -169,22 +169,21 @@ export async function listRuleViews(pool: Pool) {
 export async function listRuleMatches(pool: Pool, id: string, query: unknown) {
   await getRule(pool, id);
   const q = check<{ limit: number; cursor?: string }>(matchListSchema, query, 'query');
-  const keys = q.cursor ? decodeKeys(q.cursor, (k) => k.length === 1 && /^\d{1,19}$/.test(k[0]!)) : undefined;
-  if (q.cursor && !keys) throw invalidCursor();
-  const rows = await listMatches(pool, id, { limit: q.limit, before: keys?.[0] });
-  const items = rows.slice(0, q.limit);
-  const last = items[items.length - 1];
-  return {
-    items: items.map((m) => ({
+  const before = oneKey(q.cursor, (k) => /^\d{1,19}$/.test(k));
+  const rows = await listMatches(pool, id, { limit: q.limit, before });
+  return pageOf(
+    rows,
+    q.limit,
+    (m) => ({
       ruleVersion: m.rule_version,
       mode: m.mode,
       caseId: m.case_id,
       playerId: m.service_id,
       actions: m.actions,
       at: m.created_at.toISOString(),
-    })),
-    nextCursor: rows.length > q.limit && last ? encodeKeys([last.id]) : null,
-  };
+    }),
+    (last) => encodeKeys([last.id]),
+  );
 }
 
 /**

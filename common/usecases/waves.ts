@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { encodeCursor, decodeCursor, decodeKeys, encodeKeys, invalidCursor, CURSOR } from '../cursor.js';
+import { encodeCursor, decodeCursor, encodeKeys, invalidCursor, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findSanctionForUpdate, SANCTION_TYPES, type SanctionType } from '../data/repos/sanctions.js';
@@ -317,12 +317,7 @@ export async function listWavesPage(pool: Pool, query: unknown, studioId: string
   const after = q.cursor ? decodeCursor(q.cursor) : undefined;
   if (q.cursor && !after) throw invalidCursor();
   const rows = await listWaves(pool, { state: q.state, studioId, limit: q.limit, after });
-  const items = rows.slice(0, q.limit);
-  const last = items[items.length - 1];
-  return {
-    items: items.map(presentWave),
-    nextCursor: rows.length > q.limit && last ? encodeCursor(last.cursor_ts, last.id) : null,
-  };
+  return pageOf(rows, q.limit, presentWave, (last) => encodeCursor(last.cursor_ts, last.id));
 }
 
 /** A wave's members, each with where it stands: the result per player. */
@@ -334,21 +329,20 @@ export async function listWaveMembers(
 ) {
   await getWave(pool, id, studioId);
   const q = check<{ state?: MemberState; limit: number; cursor?: string }>(memberListSchema, query, 'query');
-  const keys = q.cursor ? decodeKeys(q.cursor, (k) => k.length === 1 && isUuid(k[0]!)) : undefined;
-  if (q.cursor && !keys) throw invalidCursor();
-  const rows = await listMembers(pool, id, { state: q.state, limit: q.limit, afterPlayerId: keys?.[0] });
-  const items = rows.slice(0, q.limit);
-  const last = items[items.length - 1];
-  return {
-    items: items.map((m) => ({
+  const after = oneKey(q.cursor, isUuid);
+  const rows = await listMembers(pool, id, { state: q.state, limit: q.limit, afterPlayerId: after });
+  return pageOf(
+    rows,
+    q.limit,
+    (m) => ({
       serviceId: m.service_id,
       state: m.state,
       sanctionId: m.sanction_id,
       skipReason: m.skip_reason,
       doneAt: m.done_at?.toISOString() ?? null,
-    })),
-    nextCursor: rows.length > q.limit && last ? encodeKeys([last.player_id]) : null,
-  };
+    }),
+    (last) => encodeKeys([last.player_id]),
+  );
 }
 
 /** The 409 of an event the wave's state does not allow. */
