@@ -163,7 +163,7 @@ export const saveActingRule = (body: ActingRuleInput, id?: string) =>
     ? api<ActingRule>('PUT', `/v1/admin/rules/${enc(id)}`, body)
     : api<ActingRule>('POST', '/v1/admin/rules', body);
 export const backtestRule = (conditions: ActingRuleInput['conditions'], days: number) =>
-  api<Backtest>('POST', '/v1/admin/rules/backtest', { conditions, days });
+  api<Backtest>('POST', '/v1/admin/rule-backtests', { conditions, days });
 export const listTrustedFlaggers = () =>
   api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
 export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>

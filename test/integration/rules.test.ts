@@ -297,8 +297,8 @@ describe('rules', function () {
       pending: number;
       agreement: number | null;
       sample: { verdict: string; caseId: string }[];
-    }>(api.url, 'POST', '/v1/admin/rules/backtest', {
-      spec: '/v1/admin/rules/backtest',
+    }>(api.url, 'POST', '/v1/admin/rule-backtests', {
+      spec: '/v1/admin/rule-backtests',
       headers: admin.headers,
       json: { conditions: { types: ['toxicity'], minDistinctReporters: 2 }, days: 7 },
     });
@@ -322,14 +322,14 @@ describe('rules', function () {
     expect(res.body.sample.some((m) => m.caseId === cheatCase)).to.equal(false);
     const { rows: after } = await api.pool.query('SELECT count(*)::int AS n FROM rule_matches');
     expect(after).to.deep.equal(before);
-    const bad = await call(api.url, 'POST', '/v1/admin/rules/backtest', {
-      spec: '/v1/admin/rules/backtest',
+    const bad = await call(api.url, 'POST', '/v1/admin/rule-backtests', {
+      spec: '/v1/admin/rule-backtests',
       headers: admin.headers,
       json: { conditions: {}, days: 365 },
     });
     expect(bad.status).to.equal(400);
-    const denied = await call(api.url, 'POST', '/v1/admin/rules/backtest', {
-      spec: '/v1/admin/rules/backtest',
+    const denied = await call(api.url, 'POST', '/v1/admin/rule-backtests', {
+      spec: '/v1/admin/rule-backtests',
       headers: mod.headers,
       json: { conditions: { minReports: 1 } },
     });

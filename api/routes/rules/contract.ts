@@ -40,7 +40,7 @@ export const paths = {
       },
     },
   },
-  '/v1/admin/rules/backtest': {
+  '/v1/admin/rule-backtests': {
     post: {
       operationId: 'backtestRule',
       tags: ['rules'],

@@ -29,7 +29,7 @@ export function ruleRoutes(deps: ApiDeps): Router {
     ctx.set('Location', `/v1/admin/rules/${rule.id}`);
     ctx.body = rule;
   });
-  router.post('/v1/admin/rules/backtest', admin, async (ctx) => {
+  router.post('/v1/admin/rule-backtests', admin, async (ctx) => {
     ctx.body = await backtestRule(deps.pool, ctx.request.body);
   });
   router.get('/v1/admin/rules/:ruleId', moderator, async (ctx) => {

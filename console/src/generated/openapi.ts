@@ -1892,7 +1892,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/admin/rules/backtest": {
+    "/v1/admin/rule-backtests": {
         parameters: {
             query?: never;
             header?: never;
