@@ -231,7 +231,10 @@ describe('sanctions', function () {
   });
 
   it('the lobby check reads 100 ids (found, missing, sanctioned) in one statement', async () => {
-    const players = await Promise.all(Array.from({ length: 60 }, () => createTestPlayer(api.pool)));
+    // One after another: 60 password hashes at once fill libuv's thread pool, where a new database
+    // connection's SCRAM handshake also waits, past the pool's 5 s connect timeout on a busy machine.
+    const players = [];
+    for (let i = 0; i < 60; i++) players.push(await createTestPlayer(api.pool));
     await byModerator(players[0]!.serviceId, { type: 'permanent_ban', reason: 'botting' });
     const ids = [...players.map((p) => p.serviceId), ...Array.from({ length: 40 }, (_, i) => `ghost-${i}`)];
     let statements = 0;
