@@ -233,7 +233,7 @@ describe('sanctions', function () {
   it('the lobby check reads 100 ids (found, missing, sanctioned) in one statement', async () => {
     // One after another: 60 password hashes at once fill libuv's thread pool, where a new database
     // connection's SCRAM handshake also waits, past the pool's 5 s connect timeout on a busy machine.
-    const players = [];
+    const players: Awaited<ReturnType<typeof createTestPlayer>>[] = [];
     for (let i = 0; i < 60; i++) players.push(await createTestPlayer(api.pool));
     await byModerator(players[0]!.serviceId, { type: 'permanent_ban', reason: 'botting' });
     const ids = [...players.map((p) => p.serviceId), ...Array.from({ length: 40 }, (_, i) => `ghost-${i}`)];
