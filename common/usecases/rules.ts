@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { encodeKeys, oneKey, pageOf, CURSOR } from '../cursor.js';
-import { withTransaction, type Pool } from '../data/db.js';
+import { withTransaction, type Pool, type Queryable } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findQueue } from '../data/repos/review-queues.js';
 import {
@@ -112,8 +112,8 @@ async function checkedInput(pool: Pool, body: unknown): Promise<RuleInput> {
   return v;
 }
 
-async function auditSave(pool: Pool | Parameters<typeof insertAudit>[0], by: Actor, r: RuleRow) {
-  await insertAudit(pool, {
+async function auditSave(db: Queryable, by: Actor, r: RuleRow) {
+  await insertAudit(db, {
     moderatorId: by.id,
     caseId: null,
     action: 'save_rule',

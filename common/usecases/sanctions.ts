@@ -94,6 +94,17 @@ export interface SanctionInput {
   dsaCategory?: string;
 }
 
+/** A warning restricts nothing, so it sends no statement: a Transparency Database category is refused. */
+export function refuseCategoryOnWarning(
+  v: Pick<SanctionInput, 'type' | 'dsaCategory'>,
+  field = 'dsaCategory',
+) {
+  if (v.dsaCategory && v.type === 'warning')
+    throw validationError([
+      { field, message: 'a warning restricts nothing: it sends no statement to categorise' },
+    ]);
+}
+
 /** When it starts and ends, by its type's rules: a permanent ban never ends, a restriction always does. */
 export function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date | null } {
   const startsAt = v.startsAt ?? now;
@@ -149,10 +160,7 @@ export async function applySanction(
     const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
     if (!studio.rowCount) throw validationError([{ field: 'scope', message: 'is not a studio' }]);
   }
-  if (v.dsaCategory && v.type === 'warning')
-    throw validationError([
-      { field: 'dsaCategory', message: 'a warning restricts nothing: it sends no statement to categorise' },
-    ]);
+  refuseCategoryOnWarning(v);
   const sanction = await recordPlacement(
     client,
     {

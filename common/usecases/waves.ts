@@ -14,7 +14,6 @@ import {
 } from '../data/repos/waves.js';
 import { isUuid } from '../domain/ids.js';
 import { SERVICE_ID } from '../domain/players.js';
-import { NEEDS_PERIOD } from '../domain/sanctions.js';
 import { TDB } from '../domain/transparency-vocabulary.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import {
@@ -35,7 +34,13 @@ import {
 } from '../lifecycles/wave.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
-import { applySanction, period, revokeInTransaction, SANCTION_LIMITS } from './sanctions.js';
+import {
+  applySanction,
+  period,
+  refuseCategoryOnWarning,
+  revokeInTransaction,
+  SANCTION_LIMITS,
+} from './sanctions.js';
 
 /**
  * Ban waves (issue 38; README "Waves"): a named set of sanctions of one kind, placed at one time on up
@@ -238,14 +243,7 @@ export async function createWave(
   const runAt = v.runAt ?? now;
   // The period a sanction of the wave would have, placed at its time (the same limits as one placed by hand).
   period({ ...v.sanction, startsAt: runAt }, now);
-  if (v.sanction.dsaCategory && v.sanction.type === 'warning')
-    throw validationError([
-      { field: 'sanction.dsaCategory', message: 'a warning sends no statement to categorise' },
-    ]);
-  if (v.sanction.durationSeconds === undefined && NEEDS_PERIOD.includes(v.sanction.type))
-    throw validationError([
-      { field: 'sanction.durationSeconds', message: `a ${v.sanction.type} needs durationSeconds` },
-    ]);
+  refuseCategoryOnWarning(v.sanction, 'sanction.dsaCategory');
   const scopeStudioId =
     by.kind === 'studio'
       ? by.id
