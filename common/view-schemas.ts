@@ -460,6 +460,14 @@ const schemas = {
       description:
         'The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case\'s kind gives (README "Regulation (EU DSA)").',
     },
+    rule: {
+      oneOf: [
+        closed({ id: { type: 'string', format: 'uuid' }, version: { type: 'integer' } }),
+        { type: 'null' },
+      ],
+      description:
+        'The rule (and its version) that placed it on its own (README "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder.',
+    },
   }),
   PlayerExport: {
     type: 'object',

@@ -179,6 +179,7 @@ export const presentSanction = (s: SanctionRecord) => ({
   revokeReason: s.revokeReason,
   createdAt: s.createdAt.toISOString(),
   dsaCategory: s.dsaCategory,
+  rule: s.rule,
 });
 
 export const presentAppeal = (a: AppealRecord) => ({

@@ -141,6 +141,8 @@ export function auditInWords(e: AuditFacts): string {
     }
     case 'save_rule':
       return `Saved the rule${str(d.name) ? ` ${str(d.name)}` : ''} (version ${typeof d.version === 'number' ? d.version : 1}, ${str(d.mode) ?? 'draft'})`;
+    case 'approve_rule':
+      return `Approved the rule${str(d.name) ? ` ${str(d.name)}` : ''} (version ${typeof d.version === 'number' ? d.version : 1}) to place sanctions live`;
     case 'rule_action': {
       const acts = d.actions && typeof d.actions === 'object' ? Object.keys(d.actions) : [];
       const words: Record<string, string> = {
@@ -148,6 +150,7 @@ export function auditInWords(e: AuditFacts): string {
         queue: 'moved it to another queue',
         escalate: 'escalated it',
         tag: 'tagged the player',
+        sanction: 'placed a sanction on the player',
       };
       const did = acts.map((a) => words[a] ?? a).join(', ');
       return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { REPORT_KINDS, SEVERITIES, type OffenseType, type Severity } from './reports.js';
+import { SANCTION_TYPES, type SanctionType } from './sanctions.js';
 
 const OFFENSE_TYPES = Object.values(REPORT_KINDS);
 
@@ -42,7 +43,23 @@ export interface RuleActions {
   escalate?: boolean;
   /** Tags the player. */
   tag?: string;
+  /**
+   * Places a sanction from a decision template on the player, with the case: the template's type,
+   * duration and reason, copied into the rule when it is saved (what each version places stays as it
+   * was). Live, it waits for a second admin's approval of the version (four eyes).
+   */
+  sanction?: RuleSanction;
 }
+
+export interface RuleSanction {
+  templateId: string;
+  type: SanctionType;
+  durationSeconds: number | null;
+  reason: string;
+}
+
+/** Whether a rule in this mode with these actions waits for a second admin before it acts. */
+export const needsApproval = (mode: RuleMode, a: RuleActions) => mode === 'live' && a.sanction !== undefined;
 
 /** What the service knows of a case when a rule is weighed against it. */
 export interface CaseFacts {
@@ -58,6 +75,8 @@ export interface CaseFacts {
   playerTags: string[];
   queue: string;
   activeSanctions: number;
+  /** The types of the player's sanctions in force. */
+  activeSanctionTypes: string[];
   escalated: boolean;
 }
 
@@ -90,6 +109,26 @@ export const actionsSchema = Joi.object({
   queue: Joi.string().max(40).description('A queue key: the case moves there (pinned).'),
   escalate: Joi.boolean().valid(true).description('Escalates the case to the senior role.'),
   tag: Joi.string().pattern(TAG).description('Tags the player.'),
+  sanction: Joi.object({
+    templateId: Joi.string()
+      .guid()
+      .required()
+      .description('A decision template in use that places a sanction.'),
+    type: Joi.string()
+      .valid(...SANCTION_TYPES)
+      .description("The template's, copied when the rule is saved (a value given is replaced)."),
+    durationSeconds: Joi.number()
+      .integer()
+      .allow(null)
+      .description("The template's, copied when the rule is saved (a value given is replaced)."),
+    reason: Joi.string()
+      .max(2000)
+      .description(
+        "The template's player reason, copied when the rule is saved (a value given is replaced).",
+      ),
+  }).description(
+    "Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version.",
+  ),
 })
   .min(1)
   .description('At least one.');
@@ -122,5 +161,7 @@ export function effectiveActions(a: RuleActions, f: CaseFacts & { priority: numb
   if (a.queue !== undefined && f.queue !== a.queue) out.queue = a.queue;
   if (a.escalate && !f.escalated) out.escalate = true;
   if (a.tag !== undefined && !f.playerTags.includes(a.tag)) out.tag = a.tag;
+  // A player already under a sanction of that type in force gets no second one.
+  if (a.sanction !== undefined && !f.activeSanctionTypes.includes(a.sanction.type)) out.sanction = a.sanction;
   return out;
 }

@@ -253,6 +253,8 @@ export interface SanctionFacts {
   issuedBy: 'moderator' | 'studio';
   /** Placed by the strike ladder, automatically, when an upheld case added a strike. */
   byStrikeLadder: boolean;
+  /** Placed by a rule on its own (README "Rules"): its name and version. */
+  byRule: { name: string; version: number } | null;
   /** The upheld case it was placed with or on (its kind, highest severity, first report). */
   caseFacts: { type: OffenseType; severity: Severity; openedAt: Date } | null;
   /** Left in force by a granted appeal of its decision, with the moderator's ground. */
@@ -284,18 +286,22 @@ export function sanctionStatement(
     decision: sanctionWords(s.type, s.scopeName, s.expiresAt),
     scope: s.scopeName ? { kind: 'studio', name: s.scopeName } : { kind: 'global' },
     period: { startsAt: s.startsAt.toISOString(), endsAt: s.expiresAt?.toISOString() ?? null },
-    facts: s.byStrikeLadder
-      ? `A moderator reviewed ${behaviour ?? 'a report against you'} and upheld it, which added a strike; your active strikes reached a rung of the strike ladder.`
-      : s.issuedBy === 'moderator'
-        ? behaviour
-          ? `A moderator reviewed ${behaviour} and upheld them.`
-          : 'A moderator reviewed your account and decided it.'
-        : "The game's studio decided it for its games.",
+    facts: s.byRule
+      ? `An automated rule of the service matched ${behaviour ?? 'reports against you'} and placed it; no moderator had reviewed them when it was placed.`
+      : s.byStrikeLadder
+        ? `A moderator reviewed ${behaviour ?? 'a report against you'} and upheld it, which added a strike; your active strikes reached a rung of the strike ladder.`
+        : s.issuedBy === 'moderator'
+          ? behaviour
+            ? `A moderator reviewed ${behaviour} and upheld them.`
+            : 'A moderator reviewed your account and decided it.'
+          : "The game's studio decided it for its games.",
     ground: s.reason,
-    automated: s.byStrikeLadder,
-    automatedMeans: s.byStrikeLadder
-      ? 'Placed automatically by the strike ladder when your active strikes reached its rung; the strike came from a moderator’s decision.'
-      : null,
+    automated: s.byStrikeLadder || s.byRule !== null,
+    automatedMeans: s.byRule
+      ? `Placed automatically by the rule “${s.byRule.name}” (version ${s.byRule.version}), which an administrator wrote and a second administrator approved; a moderator reviews the reports it acted on, and you can appeal.`
+      : s.byStrikeLadder
+        ? 'Placed automatically by the strike ladder when your active strikes reached its rung; the strike came from a moderator’s decision.'
+        : null,
     state,
     appeal: appealOf(
       !s.revokedAt,

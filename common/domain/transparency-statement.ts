@@ -53,8 +53,8 @@ export interface RestrictionFacts {
   scope: 'global' | 'studio';
   startsAt: Date;
   expiresAt: Date | null;
-  /** Who decided: a moderator, a studio through the API, or the strike ladder (automatically). */
-  decidedBy: 'moderator' | 'studio' | 'strike_ladder';
+  /** Who decided: a moderator, a studio through the API, the strike ladder or a rule (automatically). */
+  decidedBy: 'moderator' | 'studio' | 'strike_ladder' | 'rule';
   /** The case the decision was on, when there is one. */
   case: {
     type: OffenseType;
@@ -130,7 +130,7 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
           : 'SOURCE_VOLUNTARY';
   const detectedAutomatically = f.case?.automatedDetection ?? false;
   const automatedDecision =
-    f.decidedBy === 'strike_ladder'
+    f.decidedBy === 'strike_ladder' || f.decidedBy === 'rule'
       ? 'AUTOMATED_DECISION_FULLY'
       : f.decidedBy === 'moderator' && detectedAutomatically
         ? 'AUTOMATED_DECISION_PARTIALLY'
@@ -141,9 +141,11 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
   const how =
     f.decidedBy === 'strike_ladder'
       ? `A moderator upheld reports of ${what}, which added a strike; the account's active strikes reached a rung of the strike ladder, which placed this restriction automatically.`
-      : f.decidedBy === 'moderator'
-        ? `A moderator reviewed reports of ${what} and upheld them.`
-        : `The game's studio decided on ${what}.`;
+      : f.decidedBy === 'rule'
+        ? `An automated rule of the service, written and approved by two administrators, matched reports of ${what} and placed this restriction automatically.`
+        : f.decidedBy === 'moderator'
+          ? `A moderator reviewed reports of ${what} and upheld them.`
+          : `The game's studio decided on ${what}.`;
   const detected = f.case
     ? detectedAutomatically
       ? ' The behaviour was detected by automated means (an anti-cheat system or a game server).'

@@ -1,5 +1,5 @@
 import type { Queryable } from '../data/db.js';
-import type { RuleActions, RuleConditions, RuleMode } from '../domain/rules.js';
+import { needsApproval, type RuleActions, type RuleConditions, type RuleMode } from '../domain/rules.js';
 
 /**
  * A rule's life (issue 38; README "Rules"), the only code that writes `rules`, `rule_versions` and
@@ -7,6 +7,7 @@ import type { RuleActions, RuleConditions, RuleMode } from '../domain/rules.js';
  *
  *   saved (version 1, 2, ...: each save a new version, kept) in a mode: draft | background | live
  *   background | live --(acted cap_count times within cap_window_seconds)--> stopped (until saved again)
+ *   live with a sanction action: awaiting approval (acts as background) --approve (another admin)--> live
  *
  * A match is recorded once a rule in background or live mode matched a case and its actions would
  * change something, at most once a player within the rule's cooldown.
@@ -23,6 +24,10 @@ export interface RuleRow {
   cap_window_seconds: number;
   stopped_at: Date | null;
   stop_reason: string | null;
+  /** A live rule that sanctions, saved and not yet approved by a second admin: it acts as background. */
+  awaiting_approval: boolean;
+  approved_by: string | null;
+  approved_at: Date | null;
   created_by: string;
   updated_by: string;
   created_at: Date;
@@ -49,11 +54,21 @@ export async function recordRule(db: Queryable, r: RuleInput, by: string): Promi
   const { rows } = await db.query<RuleRow>(
     `WITH r AS (
        INSERT INTO rules (name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds,
-                          created_by, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *),
+                          created_by, updated_by, awaiting_approval)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
-    [r.name, r.mode, r.conditions, r.actions, r.cooldownSeconds, r.capCount, r.capWindowSeconds, by],
+    [
+      r.name,
+      r.mode,
+      r.conditions,
+      r.actions,
+      r.cooldownSeconds,
+      r.capCount,
+      r.capWindowSeconds,
+      by,
+      needsApproval(r.mode, r.actions),
+    ],
   );
   return rows[0]!;
 }
@@ -64,11 +79,23 @@ export async function recordSave(db: Queryable, id: string, r: RuleInput, by: st
     `WITH r AS (
        UPDATE rules SET name = $2, mode = $3, conditions = $4, actions = $5, cooldown_seconds = $6,
               cap_count = $7, cap_window_seconds = $8, updated_by = $9, version = version + 1,
-              stopped_at = NULL, stop_reason = NULL, updated_at = now()
+              stopped_at = NULL, stop_reason = NULL, updated_at = now(),
+              awaiting_approval = $10, approved_by = NULL, approved_at = NULL
         WHERE id = $1 RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
-    [id, r.name, r.mode, r.conditions, r.actions, r.cooldownSeconds, r.capCount, r.capWindowSeconds, by],
+    [
+      id,
+      r.name,
+      r.mode,
+      r.conditions,
+      r.actions,
+      r.cooldownSeconds,
+      r.capCount,
+      r.capWindowSeconds,
+      by,
+      needsApproval(r.mode, r.actions),
+    ],
   );
   return rows[0]!;
 }
@@ -77,6 +104,19 @@ export async function recordSave(db: Queryable, id: string, r: RuleInput, by: st
 export async function lockRule(db: Queryable, id: string): Promise<RuleRow | undefined> {
   const { rows } = await db.query<RuleRow>('SELECT * FROM rules WHERE id = $1 FOR UPDATE', [id]);
   return rows[0];
+}
+
+/** A second admin approves the version awaiting approval: from now it acts (live). */
+export async function recordApproval(db: Queryable, rule: RuleRow, by: string): Promise<RuleRow> {
+  const { rows } = await db.query<RuleRow>(
+    `WITH r AS (
+       UPDATE rules SET awaiting_approval = false, approved_by = $2, approved_at = now()
+        WHERE id = $1 AND awaiting_approval RETURNING *),
+     v AS (UPDATE rule_versions v SET approved_by = $2 FROM r WHERE v.rule_id = r.id AND v.version = r.version)
+     SELECT * FROM r`,
+    [rule.id, by],
+  );
+  return rows[0]!;
 }
 
 /** Stops a rule that reached its cap; it runs again once saved. */

@@ -26,8 +26,9 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
   const { rows } = await db.query<SanctionRow>(
     `WITH s AS (
        INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
-                              issued_by_studio, starts_at, expires_at, dsa_category, wave_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12) RETURNING *)
+                              issued_by_studio, starts_at, expires_at, dsa_category, wave_id, rule_id,
+                              rule_version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14) RETURNING *)
      SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
     [
       s.playerRowId,
@@ -42,6 +43,8 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
       now,
       s.dsaCategory ?? null,
       s.waveId ?? null,
+      s.rule?.id ?? null,
+      s.rule?.version ?? null,
     ],
   );
   return fromRow(rows[0]!);

@@ -81,13 +81,16 @@ export async function playerDecisions(
       case_type: OffenseType | null;
       case_severity: Severity | null;
       case_opened_at: Date | null;
+      rule_name: string | null;
+      rule_version: number | null;
       ts: string;
     }>(
       `SELECT s.id, s.type, sc.name AS scope_name, s.reason, s.starts_at, s.expires_at, s.created_at, s.revoked_at,
               s.revoke_reason, s.issued_by_moderator IS NOT NULL AS by_moderator, s.case_id,
               c.type AS case_type, c.highest_severity AS case_severity, c.opened_at AS case_opened_at,
-              to_json(s.created_at)#>>'{}' AS ts
+              r.name AS rule_name, s.rule_version, to_json(s.created_at)#>>'{}' AS ts
          FROM sanctions s LEFT JOIN studios sc ON sc.id = s.scope_studio_id
+         LEFT JOIN rules r ON r.id = s.rule_id
          LEFT JOIN review_cases c ON c.id = s.case_id
         WHERE s.player_id = $1 AND ${keyset('s')}
         ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
@@ -187,6 +190,7 @@ export async function playerDecisions(
           revokeReason: s.revoke_reason,
           issuedBy: s.by_moderator ? 'moderator' : 'studio',
           byStrikeLadder: s.by_moderator && s.case_id !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+          byRule: s.rule_name !== null ? { name: s.rule_name, version: s.rule_version! } : null,
           caseFacts:
             s.case_type && s.case_severity && s.case_opened_at
               ? { type: s.case_type, severity: s.case_severity, openedAt: s.case_opened_at }

@@ -26,10 +26,11 @@ import { moveOffenses } from '../lifecycles/offense.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../domain/ids.js';
 import { findQueue, seesQueue } from '../data/repos/review-queues.js';
-import type { SanctionRecord } from '../data/repos/sanctions.js';
+import { ruleSanctionsOfCase, type SanctionRecord } from '../data/repos/sanctions.js';
 import {
   addStrike,
   applySanction,
+  revokeInTransaction,
   sanctionSchema,
   type SanctionInput,
   type StrikePolicy,
@@ -284,6 +285,18 @@ export async function resolveCase(
       placed.push(...struck.sanctions);
       outbox.push(...struck.outbox);
     }
+    if (outcome === 'dismissed')
+      // A rule's sanction rests on the reports a moderator has now dismissed: it goes with them.
+      for (const s of await ruleSanctionsOfCase(client, caseId, now))
+        outbox.push(
+          ...(await revokeInTransaction(
+            client,
+            { kind: 'moderator', id: actor.id },
+            s,
+            'A moderator reviewed the reports the automated rule acted on and dismissed them.',
+            now,
+          )),
+        );
     if (sanction) {
       const given = await applySanction(client, {
         actor: { kind: 'moderator', id: actor.id },

@@ -28,6 +28,7 @@ import { AppError, notFound, validationError } from '../errors.js';
 import { escalateToSenior, moveToQueue, raisePriorityFloor } from '../lifecycles/review-case.js';
 import {
   lockRule,
+  recordApproval,
   recordMatch,
   recordRule,
   recordSave,
@@ -38,7 +39,10 @@ import {
 import type { Logger } from '../logger.js';
 import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
+import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
+import { applySanction } from './sanctions.js';
+import type { OutboxRow } from '../queues/outbox.js';
 
 /**
  * Rules that act on their own (issue 38; README "Rules"): admins write them as data, each save a new
@@ -93,6 +97,11 @@ export const presentRule = (r: RuleRow & RuleInsights) => ({
   capCount: r.cap_count,
   capWindowSeconds: r.cap_window_seconds,
   stopped: r.stopped_at ? { at: r.stopped_at.toISOString(), reason: r.stop_reason ?? '' } : null,
+  approval: {
+    awaiting: r.awaiting_approval,
+    approvedBy: r.approved_by,
+    approvedAt: r.approved_at?.toISOString() ?? null,
+  },
   updatedAt: r.updated_at.toISOString(),
   insights: {
     matchesLastDay: r.matches_day,
@@ -109,6 +118,20 @@ async function checkedInput(pool: Pool, body: unknown): Promise<RuleInput> {
   const v = check<RuleInput>(ruleSchema, body);
   if (v.actions.queue !== undefined && !(await findQueue(pool, v.actions.queue)))
     throw validationError([{ field: 'actions.queue', message: 'is not a queue in use' }]);
+  if (v.actions.sanction !== undefined) {
+    // What the rule places is the template's as it is now, copied into this version.
+    const t = (await listTemplates(pool)).find((x) => x.id === v.actions.sanction!.templateId);
+    if (!t)
+      throw validationError([{ field: 'actions.sanction.templateId', message: 'is not a template in use' }]);
+    if (!t.sanctionType)
+      throw validationError([{ field: 'actions.sanction.templateId', message: 'places no sanction' }]);
+    v.actions.sanction = {
+      templateId: t.id,
+      type: t.sanctionType,
+      durationSeconds: t.durationSeconds,
+      reason: t.playerReason,
+    };
+  }
   return v;
 }
 
@@ -151,6 +174,39 @@ export async function saveRule(pool: Pool, by: Actor, id: string, body: unknown)
     if (!found) throw notFound(`Rule ${id}`);
     const r = await recordSave(client, id, v, by.id);
     await auditSave(client, by, r);
+  });
+  cached = undefined;
+  return presentRule((await findRule(pool, id))!);
+}
+
+/**
+ * A second admin approves a live rule that sanctions (four eyes): not the admin who saved the version
+ * (403 own_rule); only a version awaiting approval (409 rule_not_awaiting_approval). Audited with both
+ * names: the saver's in the rule's history, the approver's here.
+ */
+export async function approveRule(pool: Pool, by: Actor, id: string): Promise<RuleView> {
+  await withTransaction(pool, async (client) => {
+    const found = isUuid(id) ? await lockRule(client, id) : undefined;
+    if (!found) throw notFound(`Rule ${id}`);
+    if (!found.awaiting_approval)
+      throw new AppError(409, 'rule_not_awaiting_approval', 'This version of the rule awaits no approval.');
+    if (found.updated_by === by.id)
+      throw new AppError(
+        403,
+        'own_rule',
+        'A rule that places sanctions needs a second admin: another admin approves it.',
+      );
+    const r = await recordApproval(client, found, by.id);
+    await insertAudit(client, {
+      moderatorId: by.id,
+      caseId: null,
+      action: 'approve_rule',
+      outcome: null,
+      note: null,
+      trustScoreBefore: null,
+      trustScoreAfter: null,
+      details: { ruleId: r.id, name: r.name, version: r.version, savedBy: r.updated_by, actions: r.actions },
+    });
   });
   cached = undefined;
   return presentRule((await findRule(pool, id))!);
@@ -212,7 +268,12 @@ export interface RuleOutcome {
  * on the player, each audited as the rule's (rule_action, with the rule's id and version, under the
  * admin who saved that version). A live rule at its cap stops instead of acting.
  */
-export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): Promise<RuleOutcome[]> {
+export async function weighRules(
+  pool: Pool,
+  caseIds: string[],
+  opts: { log?: Logger; dispatch?: (rows: OutboxRow[]) => void; appealWindowDays?: number } = {},
+): Promise<RuleOutcome[]> {
+  const { log } = opts;
   const rules = await rulesNow(pool);
   if (rules.length === 0 || caseIds.length === 0) return [];
   const facts = await caseFacts(pool, [...new Set(caseIds)]);
@@ -224,13 +285,15 @@ export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): P
       const outcome = await withTransaction(pool, async (client) => {
         const rule = await lockRule(client, candidate.id);
         if (!rule || rule.mode === 'draft' || rule.stopped_at) return undefined;
+        // Awaiting a second admin's approval, a live rule that sanctions only records (as background).
+        const mode = rule.awaiting_approval ? 'background' : rule.mode;
         // The facts again under the lock: another rule or worker may have acted meanwhile.
         const [now] = await caseFacts(client, [f.caseId]);
         if (!now || !ruleMatches(rule.conditions, now)) return undefined;
         const actions = effectiveActions(rule.actions, now);
         if (Object.keys(actions).length === 0) return undefined;
         if (await inCooldown(client, rule, now.playerId)) return undefined;
-        if (rule.mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {
+        if (mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {
           await recordStop(
             client,
             rule.id,
@@ -239,8 +302,14 @@ export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): P
           log?.warn({ ruleId: rule.id, name: rule.name }, 'rule stopped at its cap');
           return undefined;
         }
-        await recordMatch(client, { rule, caseId: now.caseId, playerId: now.playerId, actions });
-        if (rule.mode === 'live') {
+        await recordMatch(client, {
+          rule: { ...rule, mode },
+          caseId: now.caseId,
+          playerId: now.playerId,
+          actions,
+        });
+        const outbox: OutboxRow[] = [];
+        if (mode === 'live') {
           const by = `Rule ${rule.name} (version ${rule.version})`;
           if (actions.priority !== undefined) await raisePriorityFloor(client, now.caseId, actions.priority);
           if (actions.queue !== undefined) await moveToQueue(client, now.caseId, actions.queue);
@@ -252,6 +321,23 @@ export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): P
               { kind: 'player', serviceId: now.serviceId },
               { tag: actions.tag },
             );
+          if (actions.sanction !== undefined) {
+            await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [now.playerId]);
+            const placed = await applySanction(client, {
+              actor: { kind: 'moderator', id: rule.updated_by },
+              player: { rowId: now.playerId, serviceId: now.serviceId },
+              sanction: {
+                type: actions.sanction.type,
+                reason: actions.sanction.reason,
+                durationSeconds: actions.sanction.durationSeconds ?? undefined,
+              },
+              caseId: now.caseId,
+              now: new Date(),
+              appealWindowDays: opts.appealWindowDays,
+              rule: { id: rule.id, version: rule.version, name: rule.name },
+            });
+            outbox.push(...placed.outbox);
+          }
           await insertAudit(client, {
             moderatorId: rule.updated_by,
             caseId: now.caseId,
@@ -269,9 +355,12 @@ export async function weighRules(pool: Pool, caseIds: string[], log?: Logger): P
             },
           });
         }
-        return { ruleId: rule.id, caseId: now.caseId, mode: rule.mode, actions } as RuleOutcome;
+        return { outcome: { ruleId: rule.id, caseId: now.caseId, mode, actions } as RuleOutcome, outbox };
       });
-      if (outcome) outcomes.push(outcome);
+      if (outcome) {
+        outcomes.push(outcome.outcome);
+        opts.dispatch?.(outcome.outbox);
+      }
     }
   return outcomes;
 }

@@ -151,6 +151,8 @@ export async function applySanction(
     appealWindowDays?: number;
     /** The ban wave placing it (common/usecases/waves.ts). */
     waveId?: string;
+    /** The rule placing it on its own (common/usecases/rules.ts): its statement names it. */
+    rule?: { id: string; version: number; name: string };
   },
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const v = input.sanction;
@@ -173,18 +175,14 @@ export async function applySanction(
       ...period(v, input.now),
       dsaCategory: v.dsaCategory ?? null,
       waveId: input.waveId ?? null,
+      rule: input.rule ?? null,
     },
     input.now,
   );
-  await audit(
-    client,
-    input.actor,
-    'place_sanction',
-    v.reason,
-    input.caseId,
-    sanction,
-    input.waveId ? { waveId: input.waveId } : {},
-  );
+  await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction, {
+    ...(input.waveId ? { waveId: input.waveId } : {}),
+    ...(input.rule ? { ruleId: input.rule.id, ruleVersion: input.rule.version, automated: true } : {}),
+  });
   const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
   if (sanction.expiresAt) {
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
@@ -302,7 +300,7 @@ async function emitSanctionEvent(
 
 /** The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts). */
 async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
-  const [scope, behind] = await Promise.all([
+  const [scope, behind, rule] = await Promise.all([
     s.scopeStudioId
       ? client.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [s.scopeStudioId])
       : undefined,
@@ -312,8 +310,10 @@ async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDa
           [s.caseId],
         )
       : undefined,
+    s.rule ? client.query<{ name: string }>('SELECT name FROM rules WHERE id = $1', [s.rule.id]) : undefined,
   ]);
   const c = behind?.rows[0];
+  const byRule = s.rule && rule?.rows[0] ? { name: rule.rows[0].name, version: s.rule.version } : null;
   return sanctionStatement(
     {
       id: s.id,
@@ -328,6 +328,7 @@ async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDa
       issuedBy: s.issuedBy.kind,
       byStrikeLadder:
         s.issuedBy.kind === 'moderator' && s.caseId !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
+      byRule,
       caseFacts: c ? { type: c.type, severity: c.severity, openedAt: c.opened_at } : null,
       keptOnAppeal: null,
     },

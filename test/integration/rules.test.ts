@@ -15,6 +15,7 @@ import {
   type TestModerator,
 } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
+import { playerBearer } from '../helpers/oauth.js';
 import { eventually } from '../helpers/http-server.js';
 import { ownDatabase } from '../helpers/services.js';
 import { startTestWorker } from '../helpers/workers.js';
@@ -402,5 +403,183 @@ describe('rules', function () {
         JSON.stringify(c),
       ).to.deep.equal(byCode);
     }
+  });
+
+  it('a live rule that sanctions waits for a second admin (acting as background until then); approved, it places the template’s sanction with its statement naming the rule, once; a dismissal of its case revokes it', async () => {
+    const other = await createTestModerator(api, 'admin');
+    const template = await call<{ id: string }>(api.url, 'POST', '/v1/admin/templates', {
+      spec: '/v1/admin/templates',
+      headers: admin.headers,
+      json: {
+        title: 'Raid: a day without chat',
+        outcome: 'upheld',
+        sanctionType: 'chat_restriction',
+        durationSeconds: 86_400,
+        playerReason: 'You joined a raid on <i>a lobby</i>.',
+      },
+    });
+    expect(template.status, template.text).to.equal(201);
+    const noSanction = await call<{ id: string }>(api.url, 'POST', '/v1/admin/templates', {
+      spec: '/v1/admin/templates',
+      headers: admin.headers,
+      json: { title: 'No action', outcome: 'dismissed', playerReason: 'Nothing found.' },
+    });
+    const rule = {
+      name: 'Raiders lose chat',
+      conditions: { types: ['toxicity'], minDistinctReporters: 2, maxTrustScore: 100 },
+      cooldownSeconds: 0,
+    };
+    // The template must exist and place a sanction.
+    for (const templateId of [noSanction.body.id, '00000000-0000-4000-8000-000000000000']) {
+      const bad = await save({ ...rule, mode: 'live', actions: { sanction: { templateId } } });
+      expect(bad.status, bad.text).to.equal(400);
+      expect(bad.text).to.include('actions.sanction.templateId');
+    }
+    const made = await save({
+      ...rule,
+      mode: 'live',
+      actions: { sanction: { templateId: template.body.id } },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const saved = made.body as Rule & { actions: { sanction: object }; approval: { awaiting: boolean } };
+    expect(saved.actions.sanction).to.deep.equal({
+      templateId: template.body.id,
+      type: 'chat_restriction',
+      durationSeconds: 86_400,
+      reason: 'You joined a raid on <i>a lobby</i>.',
+    });
+    expect(saved.approval).to.deep.include({ awaiting: true, approvedBy: null });
+
+    // Awaiting approval it records what it would do, and places nothing.
+    const before = await player();
+    const early = await raided(before);
+    await eventually('recorded as background', async () =>
+      (await matches(made.body.id)).some((m) => m.case_id === early),
+    );
+    expect((await matches(made.body.id)).find((m) => m.case_id === early)!.mode).to.equal('background');
+    const sanctionsOf = async (caseId: string) =>
+      (
+        await api.pool.query<{
+          id: string;
+          rule_id: string | null;
+          rule_version: number | null;
+          revoked: boolean;
+          moderator: string;
+        }>(
+          `SELECT s.id, s.rule_id, s.rule_version, s.revoked_at IS NOT NULL AS revoked,
+                  s.issued_by_moderator AS moderator
+             FROM sanctions s WHERE s.case_id = $1`,
+          [caseId],
+        )
+      ).rows;
+    expect(await sanctionsOf(early)).to.deep.equal([]);
+
+    const approve = (by: TestModerator) =>
+      call<Rule & { approval: { awaiting: boolean; approvedBy: string | null } }>(
+        api.url,
+        'POST',
+        `/v1/admin/rules/${made.body.id}/approve`,
+        { spec: '/v1/admin/rules/{ruleId}/approve', headers: by.headers },
+      );
+    const own = await approve(admin);
+    expect(own.status, own.text).to.equal(403);
+    expect(own.body).to.include({ code: 'own_rule' });
+    const byMod = await approve(mod);
+    expect(byMod.status, byMod.text).to.equal(403);
+    const approved = await approve(other);
+    expect(approved.status, approved.text).to.equal(200);
+    expect(approved.body.approval).to.deep.include({ awaiting: false, approvedBy: other.id });
+    const twice = await approve(other);
+    expect(twice.status, twice.text).to.equal(409);
+    expect(twice.body).to.include({ code: 'rule_not_awaiting_approval' });
+    const { rows: approvals } = await api.pool.query<{ moderator_id: string; details: { savedBy: string } }>(
+      `SELECT moderator_id, details FROM moderation_audit WHERE action = 'approve_rule'`,
+    );
+    expect(approvals.map((a) => [a.moderator_id, a.details.savedBy])).to.deep.equal([[other.id, admin.id]]);
+
+    // Approved, it places the template's sanction, with the case, the rule and its version.
+    const target = createTestPlayer(api.pool);
+    const p = await target;
+    await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studio.game.clientId });
+    const caseId = await raided(p.serviceId);
+    const placed = await eventually('the rule’s sanction', async () => {
+      const rows = await sanctionsOf(caseId);
+      return rows.length ? rows : undefined;
+    });
+    expect(placed).to.have.length(1);
+    expect(placed[0]).to.deep.include({
+      rule_id: made.body.id,
+      rule_version: 1,
+      revoked: false,
+      moderator: admin.id,
+    });
+    // More reports on the player: it is under a chat restriction already, so no second one.
+    await fileReport(api.url, studio, p.serviceId, 'toxicity', {
+      isToxic: true,
+      severity: 'high',
+      reporterId: `r-3-${p.serviceId}`,
+      messages: ['again'],
+    });
+    await eventually('the third report filed', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        'SELECT distinct_reporters AS n FROM review_cases WHERE id = $1',
+        [caseId],
+      );
+      return rows[0]!.n === 3;
+    });
+    expect(await sanctionsOf(caseId)).to.have.length(1);
+
+    // The player reads it as automated, naming the rule, and may appeal it.
+    const headers = await playerBearer(api.url, studio.game, p);
+    const decisions = await call<{
+      items: {
+        kind: string;
+        automated: boolean;
+        automatedMeans: string | null;
+        ground: string;
+        appeal: { open: boolean };
+      }[];
+    }>(api.url, 'GET', '/v1/player/me/decisions', { spec: '/v1/player/me/decisions', headers });
+    const statement = decisions.body.items.find((d) => d.kind === 'sanction')!;
+    expect(statement).to.include({ automated: true, ground: 'You joined a raid on <i>a lobby</i>.' });
+    expect(statement.automatedMeans).to.include('Raiders lose chat').and.include('version 1');
+    const { rows: audit } = await api.pool.query<{
+      action: string;
+      details: { ruleId?: string; automated?: boolean };
+    }>(
+      `SELECT action, details FROM moderation_audit WHERE case_id = $1 AND action IN ('place_sanction', 'rule_action')
+        ORDER BY id`,
+      [caseId],
+    );
+    expect(audit.map((a) => [a.action, a.details.ruleId, a.details.automated])).to.deep.equal([
+      ['place_sanction', made.body.id, true],
+      ['rule_action', made.body.id, true],
+    ]);
+
+    // A moderator dismisses the case: the rule's sanction goes with the reports it rested on.
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    const dismissed = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'dismissed', note: 'Friends joking.' },
+    });
+    expect(dismissed.status, dismissed.text).to.equal(200);
+    expect((await sanctionsOf(caseId))[0]).to.include({ revoked: true });
+
+    // Saved again, the new version waits for approval again.
+    const again = await save(
+      {
+        ...rule,
+        name: 'Raiders lose chat (v2)',
+        mode: 'live',
+        actions: { sanction: { templateId: template.body.id } },
+      },
+      made.body.id,
+    );
+    expect((again.body as unknown as { approval: { awaiting: boolean } }).approval.awaiting).to.equal(true);
+    await save({ ...rule, mode: 'draft', actions: { escalate: true } }, made.body.id);
   });
 });

@@ -46,9 +46,11 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
     // Rules weigh the cases this batch filed into (README "Rules"); a rule's fault never fails a filing.
     const touched = [...filed.values()].filter((f) => f.filed && f.caseId).map((f) => f.caseId!);
     if (touched.length)
-      await weighRules(deps.pool, touched, deps.log).catch((err: unknown) =>
-        deps.log.error({ err }, 'rules could not weigh the cases just filed'),
-      );
+      await weighRules(deps.pool, touched, {
+        log: deps.log,
+        dispatch: deps.dispatch,
+        appealWindowDays: deps.config.appealWindowDays,
+      }).catch((err: unknown) => deps.log.error({ err }, 'rules could not weigh the cases just filed'));
     // The service level "from 201 to a filed case": each offense this batch filed, once.
     const now = Date.now();
     for (const at of acceptedAt) deps.metrics?.reportToCase.observe(Math.max(0, now - at.getTime()) / 1000);

@@ -82,6 +82,24 @@ export const paths = {
       },
     },
   },
+  '/v1/admin/rules/{ruleId}/approve': {
+    post: {
+      operationId: 'approveRule',
+      tags: ['rules'],
+      summary: 'Approve a live rule that places sanctions (a second admin): from now it acts',
+      description:
+        'Four eyes (README "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.',
+      security: moderatorSecurity,
+      parameters: [ruleId],
+      responses: {
+        200: json(ref('Rule'), 'Approved: it acts.'),
+        403: problem('forbidden (admins only), or own_rule (the admin who saved this version).'),
+        404: problem('No such rule.'),
+        409: problem('rule_not_awaiting_approval: this version awaits no approval.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/admin/rules/{ruleId}/matches': {
     get: {
       operationId: 'listRuleMatches',
@@ -146,6 +164,15 @@ export const schemas = {
       oneOf: [closed({ at: dateTime, reason: { type: 'string' } }), { type: 'null' }],
       description: 'A live rule that reached its cap: stopped until saved again.',
     },
+    approval: closed({
+      awaiting: {
+        type: 'boolean',
+        description:
+          'A live rule that places sanctions, saved and not yet approved by a second admin: until then it only records, as in background mode.',
+      },
+      approvedBy: { type: ['string', 'null'], description: 'The approving admin of this version.' },
+      approvedAt: { type: ['string', 'null'], format: 'date-time' },
+    }),
     updatedAt: dateTime,
     insights: closed({
       matchesLastDay: { type: 'integer' },

@@ -2,6 +2,7 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import type { Moderator } from '../../../common/data/repos/moderation.js';
 import {
+  approveRule,
   backtestRule,
   createRule,
   getRule,
@@ -37,6 +38,9 @@ export function ruleRoutes(deps: ApiDeps): Router {
   });
   router.put('/v1/admin/rules/:ruleId', admin, async (ctx) => {
     ctx.body = await saveRule(deps.pool, actor(ctx), ruleId(ctx), ctx.request.body);
+  });
+  router.post('/v1/admin/rules/:ruleId/approve', admin, async (ctx) => {
+    ctx.body = await approveRule(deps.pool, actor(ctx), ruleId(ctx));
   });
   router.get('/v1/admin/rules/:ruleId/matches', moderator, async (ctx) => {
     ctx.body = await listRuleMatches(deps.pool, ruleId(ctx), ctx.query);

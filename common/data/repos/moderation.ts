@@ -349,6 +349,7 @@ export const AUDIT_ACTIONS = [
   'roll_back_wave',
   'save_rule',
   'rule_action',
+  'approve_rule',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

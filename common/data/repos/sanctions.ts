@@ -21,6 +21,8 @@ export interface SanctionRecord {
   createdAt: Date;
   /** The Transparency Database category chosen instead of the case kind's (null: the kind's). */
   dsaCategory: string | null;
+  /** The rule (and its version) that placed it on its own (README "Rules"); null otherwise. */
+  rule: { id: string; version: number } | null;
   /** Started, not expired and not revoked at the time of the read. */
   active: boolean;
   /** Internal: the full-precision sort key of the listing's cursor. */
@@ -44,6 +46,8 @@ export interface SanctionRow {
   revoke_reason: string | null;
   created_at: Date;
   dsa_category: string | null;
+  rule_id: string | null;
+  rule_version: number | null;
   active: boolean;
   cursor_ts: string;
 }
@@ -60,7 +64,7 @@ export const VISIBLE_TO = (viewer: string) =>
   `(${viewer} IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = ${viewer})`;
 export const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
   s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
-  s.revoked_by_studio, s.revoke_reason, s.created_at, s.dsa_category, ${ACTIVE(now)} AS active,
+  s.revoked_by_studio, s.revoke_reason, s.created_at, s.dsa_category, s.rule_id, s.rule_version, ${ACTIVE(now)} AS active,
   to_json(s.created_at)#>>'{}' AS cursor_ts`;
 
 /**
@@ -96,6 +100,7 @@ export const fromRow = (r: SanctionRow): SanctionRecord => ({
   revokeReason: r.revoke_reason,
   createdAt: r.created_at,
   dsaCategory: r.dsa_category,
+  rule: r.rule_id ? { id: r.rule_id, version: r.rule_version! } : null,
   active: r.active,
   cursorTs: r.cursor_ts,
 });
@@ -113,6 +118,24 @@ export interface NewSanction {
   dsaCategory?: string | null;
   /** The ban wave that placed it (common/lifecycles/wave.ts). */
   waveId?: string | null;
+  /** The rule and version that placed it (common/usecases/rules.ts). */
+  rule?: { id: string; version: number } | null;
+}
+
+/** The sanctions in force that rules placed with a case, locked for the caller's transaction. */
+export async function ruleSanctionsOfCase(
+  db: Queryable,
+  caseId: string,
+  now: Date,
+): Promise<SanctionRecord[]> {
+  const { rows } = await db.query<SanctionRow>(
+    `SELECT ${COLUMNS('$2::timestamptz')} FROM sanctions s JOIN players p ON p.id = s.player_id
+      WHERE s.case_id = $1 AND s.rule_id IS NOT NULL AND s.revoked_at IS NULL
+        AND (s.expires_at IS NULL OR s.expires_at > $2)
+      ORDER BY s.created_at FOR UPDATE OF s`,
+    [caseId, now],
+  );
+  return rows.map(fromRow);
 }
 
 /** A player's sanction by id, locked for the caller's transaction. */

@@ -81,6 +81,7 @@ export async function restrictionFacts(
     created_at: Date;
     by_moderator: boolean;
     by_ladder: boolean;
+    by_rule: boolean;
     case_type: OffenseType | null;
     case_severity: Severity | null;
     first_report_at: Date | null;
@@ -93,6 +94,7 @@ export async function restrictionFacts(
     `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.created_at, s.dsa_category,
             s.issued_by_moderator IS NOT NULL AS by_moderator,
             (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
+            s.rule_id IS NOT NULL AS by_rule,
             c.type AS case_type, c.highest_severity AS case_severity, o.first_report_at, o.automated,
             o.player_reports, o.noticed, o.flagged
        FROM unnest($1::uuid[]) AS k(id)
@@ -130,7 +132,7 @@ export async function restrictionFacts(
       expiresAt: r.expires_at,
       createdAt: r.created_at,
       category: (r.dsa_category as TdbCategory | null) ?? null,
-      decidedBy: r.by_ladder ? 'strike_ladder' : r.by_moderator ? 'moderator' : 'studio',
+      decidedBy: r.by_rule ? 'rule' : r.by_ladder ? 'strike_ladder' : r.by_moderator ? 'moderator' : 'studio',
       case:
         r.case_type && r.case_severity
           ? {

@@ -1930,6 +1930,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/rules/{ruleId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a live rule that places sanctions (a second admin): from now it acts
+         * @description Four eyes (README "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.
+         */
+        post: operations["approveRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/rules/{ruleId}/matches": {
         parameters: {
             query?: never;
@@ -2703,7 +2723,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave" | "save_rule" | "rule_action";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave" | "save_rule" | "rule_action" | "approve_rule";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -2851,6 +2871,12 @@ export interface components {
              * @enum {unknown}
              */
             dsaCategory: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE" | null;
+            /** @description The rule (and its version) that placed it on its own (README "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder. */
+            rule: {
+                /** Format: uuid */
+                id: string;
+                version: number;
+            } | null;
         };
         /** @description A player's whole record (README "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present. */
         PlayerExport: {
@@ -3659,6 +3685,23 @@ export interface components {
                 escalate?: true;
                 /** @description Tags the player. */
                 tag?: string;
+                /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
+                sanction?: {
+                    /**
+                     * Format: uuid
+                     * @description A decision template in use that places a sanction.
+                     */
+                    templateId: string;
+                    /**
+                     * @description The template's, copied when the rule is saved (a value given is replaced).
+                     * @enum {string}
+                     */
+                    type?: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                    /** @description The template's, copied when the rule is saved (a value given is replaced). */
+                    durationSeconds?: number | null;
+                    /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
+                    reason?: string;
+                };
             };
             cooldownSeconds: number;
             capCount: number;
@@ -3669,6 +3712,14 @@ export interface components {
                 at: string;
                 reason: string;
             } | null;
+            approval: {
+                /** @description A live rule that places sanctions, saved and not yet approved by a second admin: until then it only records, as in background mode. */
+                awaiting: boolean;
+                /** @description The approving admin of this version. */
+                approvedBy: string | null;
+                /** Format: date-time */
+                approvedAt: string | null;
+            };
             /** Format: date-time */
             updatedAt: string;
             insights: {
@@ -3708,6 +3759,23 @@ export interface components {
                 escalate?: true;
                 /** @description Tags the player. */
                 tag?: string;
+                /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
+                sanction?: {
+                    /**
+                     * Format: uuid
+                     * @description A decision template in use that places a sanction.
+                     */
+                    templateId: string;
+                    /**
+                     * @description The template's, copied when the rule is saved (a value given is replaced).
+                     * @enum {string}
+                     */
+                    type?: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                    /** @description The template's, copied when the rule is saved (a value given is replaced). */
+                    durationSeconds?: number | null;
+                    /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
+                    reason?: string;
+                };
             };
             /** Format: date-time */
             at: string;
@@ -13844,6 +13912,23 @@ export interface operations {
                         escalate?: true;
                         /** @description Tags the player. */
                         tag?: string;
+                        /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
+                        sanction?: {
+                            /**
+                             * Format: uuid
+                             * @description A decision template in use that places a sanction.
+                             */
+                            templateId: string;
+                            /**
+                             * @description The template's, copied when the rule is saved (a value given is replaced).
+                             * @enum {string}
+                             */
+                            type?: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                            /** @description The template's, copied when the rule is saved (a value given is replaced). */
+                            durationSeconds?: number | null;
+                            /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
+                            reason?: string;
+                        };
                     };
                     /**
                      * @description A rule matches a player at most once within this (default a day).
@@ -14135,6 +14220,23 @@ export interface operations {
                         escalate?: true;
                         /** @description Tags the player. */
                         tag?: string;
+                        /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
+                        sanction?: {
+                            /**
+                             * Format: uuid
+                             * @description A decision template in use that places a sanction.
+                             */
+                            templateId: string;
+                            /**
+                             * @description The template's, copied when the rule is saved (a value given is replaced).
+                             * @enum {string}
+                             */
+                            type?: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                            /** @description The template's, copied when the rule is saved (a value given is replaced). */
+                            durationSeconds?: number | null;
+                            /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
+                            reason?: string;
+                        };
                     };
                     /**
                      * @description A rule matches a player at most once within this (default a day).
@@ -14202,6 +14304,85 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             /** @description Body is not JSON. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    approveRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approved: it acts. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description forbidden (admins only), or own_rule (the admin who saved this version). csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such rule. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rule_not_awaiting_approval: this version awaits no approval. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

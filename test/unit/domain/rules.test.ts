@@ -3,6 +3,7 @@ import {
   actionsSchema,
   conditionsSchema,
   effectiveActions,
+  needsApproval,
   ruleMatches,
   type CaseFacts,
 } from '../../../common/domain/rules.js';
@@ -20,6 +21,7 @@ const facts: CaseFacts & { priority: number } = {
   playerTags: ['vip'],
   queue: 'default',
   activeSanctions: 0,
+  activeSanctionTypes: [],
   escalated: false,
   priority: 40,
 };
@@ -64,6 +66,26 @@ describe('a rule as data (issue 38)', () => {
       tag: 'raid',
     });
     expect(effectiveActions({ escalate: true }, { ...facts, escalated: true })).to.deep.equal({});
+    const ban = {
+      templateId: 't1',
+      type: 'temporary_ban' as const,
+      durationSeconds: 86_400,
+      reason: 'Aimbot',
+    };
+    expect(effectiveActions({ sanction: ban }, facts)).to.deep.equal({ sanction: ban });
+    // A player already under a sanction of that type in force gets no second one; of another type, does.
+    const banned = { ...facts, activeSanctions: 1, activeSanctionTypes: ['temporary_ban'] };
+    expect(effectiveActions({ sanction: ban }, banned)).to.deep.equal({});
+    const warned = { ...facts, activeSanctions: 1, activeSanctionTypes: ['warning'] };
+    expect(effectiveActions({ sanction: ban }, warned)).to.deep.equal({ sanction: ban });
+  });
+
+  it('waits for a second admin only when live and placing a sanction', () => {
+    const ban = { templateId: 't1', type: 'permanent_ban' as const, durationSeconds: null, reason: 'Ring' };
+    expect(needsApproval('live', { sanction: ban })).to.equal(true);
+    expect(needsApproval('background', { sanction: ban })).to.equal(false);
+    expect(needsApproval('draft', { sanction: ban })).to.equal(false);
+    expect(needsApproval('live', { tag: 'raid', escalate: true })).to.equal(false);
   });
 
   it('needs at least one condition and one action, each of its own form', () => {

@@ -96,6 +96,10 @@ describe('Transparency Database statements: one mapping from a restriction (issu
     });
     // The strike ladder: fully automated.
     expect(s({ decidedBy: 'strike_ladder' }).automated_decision).to.equal('AUTOMATED_DECISION_FULLY');
+    // A rule that placed it on its own (issue 38): fully automated, and its facts say so.
+    const byRule = s({ decidedBy: 'rule' });
+    expect(byRule.automated_decision).to.equal('AUTOMATED_DECISION_FULLY');
+    expect(byRule.decision_facts).to.match(/automated rule/);
     // A moderator on players' reports: a notification, not automated.
     expect(s({}, { source: 'player_report', automatedDetection: false })).to.include({
       source_type: 'SOURCE_TYPE_OTHER_NOTIFICATION',
