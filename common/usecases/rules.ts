@@ -97,6 +97,7 @@ export const presentRule = (r: RuleRow & RuleInsights) => ({
   capCount: r.cap_count,
   capWindowSeconds: r.cap_window_seconds,
   stopped: r.stopped_at ? { at: r.stopped_at.toISOString(), reason: r.stop_reason ?? '' } : null,
+  savedBy: r.updated_by,
   approval: {
     awaiting: r.awaiting_approval,
     approvedBy: r.approved_by,

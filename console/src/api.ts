@@ -162,6 +162,8 @@ export const saveActingRule = (body: ActingRuleInput, id?: string) =>
   id
     ? api<ActingRule>('PUT', `/v1/admin/rules/${enc(id)}`, body)
     : api<ActingRule>('POST', '/v1/admin/rules', body);
+export const approveActingRule = (id: string) =>
+  api<ActingRule>('POST', `/v1/admin/rules/${enc(id)}/approve`);
 export const backtestRule = (conditions: ActingRuleInput['conditions'], days: number) =>
   api<Backtest>('POST', '/v1/admin/rule-backtests', { conditions, days });
 export const listTrustedFlaggers = () =>

@@ -960,6 +960,67 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('rules that sanction: an admin saves a live one from a template, it waits on Approvals, where its author may not approve it and a second admin approves it by keyboard; names as text', async () => {
+    const template = await fetch(`${api.url}/v1/admin/templates`, {
+      method: 'POST',
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        title: `Ring ban <b>${uid()}</b>`,
+        outcome: 'upheld',
+        sanctionType: 'temporary_ban',
+        durationSeconds: 7 * 86_400,
+        playerReason: 'Cheat ring <script>alert(1)</script>',
+      }),
+    });
+    expect(template.status).to.equal(201);
+    const { title } = (await template.json()) as { title: string };
+    const name = `<img src=x onerror="globalThis.pwned=1">Ring rule ${uid()}`;
+    const author = await signedIn(admin);
+    await author.page.getByRole('link', { name: 'Rules' }).click();
+    await author.page.getByRole('heading', { name: 'Write a rule' }).waitFor();
+    await author.page.getByLabel('Name').fill(name);
+    await author.page.getByLabel('Mode').selectOption('live');
+    await author.page.getByLabel('cheating').check();
+    // A tag no player of the other tests carries: it sanctions nobody of theirs.
+    await author.page.getByLabel('Player tagged (any of)').fill('ring-under-test');
+    await author.page.getByLabel('Place a sanction (a decision template)').selectOption({ label: title });
+    await author.page.getByRole('button', { name: 'Save the rule' }).click();
+    await author.page
+      .getByRole('status')
+      .filter({ hasText: /waits for another admin on the Approvals screen/ })
+      .waitFor();
+    await author.page
+      .getByRole('row')
+      .filter({ hasText: name })
+      .filter({ hasText: "waits for a second admin's approval" })
+      .filter({ hasText: 'Cheat ring <script>alert(1)</script>' })
+      .waitFor();
+    await author.page.getByRole('link', { name: 'Approvals' }).click();
+    await author.page
+      .getByRole('row')
+      .filter({ hasText: name })
+      .filter({ hasText: 'yours: another admin approves it' })
+      .waitFor();
+    const second = await createTestModerator(api, 'admin');
+    const lead = await signedIn(second);
+    await lead.page.getByRole('link', { name: 'Approvals' }).click();
+    const approve = lead.page.getByRole('button', { name: `Approve rule ${name}` });
+    await approve.waitFor();
+    await checkScreen(lead.page, 'approvals-rules');
+    await approve.focus();
+    await lead.page.keyboard.press('Enter');
+    await lead.page.getByRole('status').filter({ hasText: 'approved: it acts live from now' }).waitFor();
+    const { rows } = await api.pool.query<{ awaiting_approval: boolean; approved_by: string }>(
+      'SELECT awaiting_approval, approved_by FROM rules WHERE name = $1',
+      [name],
+    );
+    expect(rows).to.deep.equal([{ awaiting_approval: false, approved_by: second.id }]);
+    for (const p of [author.page, lead.page])
+      expect(await p.evaluate(() => (globalThis as { pwned?: number }).pwned)).to.equal(undefined);
+    await author.context.close();
+    await lead.context.close();
+  });
+
   it('trusted flaggers: an admin registers one (its key shown once), suspends it with a reason asked on the page, and reinstates it; names as text', async () => {
     const { context, page } = await signedIn(admin);
     await page.getByRole('link', { name: 'Trusted flaggers' }).click();

@@ -164,6 +164,7 @@ export const schemas = {
       oneOf: [closed({ at: dateTime, reason: { type: 'string' } }), { type: 'null' }],
       description: 'A live rule that reached its cap: stopped until saved again.',
     },
+    savedBy: { type: 'string', format: 'uuid', description: 'The admin who saved this version.' },
     approval: closed({
       awaiting: {
         type: 'boolean',

@@ -3712,6 +3712,11 @@ export interface components {
                 at: string;
                 reason: string;
             } | null;
+            /**
+             * Format: uuid
+             * @description The admin who saved this version.
+             */
+            savedBy: string;
             approval: {
                 /** @description A live rule that places sanctions, saved and not yet approved by a second admin: until then it only records, as in background mode. */
                 awaiting: boolean;

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import {
   backtestRule,
   listActingRules,
+  listTemplates,
   saveActingRule,
   type ActingRule as Rule,
   type ActingRuleInput as RuleInput,
@@ -9,7 +10,7 @@ import {
 } from '../api';
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
-import { when } from '../format';
+import { SANCTION_WORDS, when } from '../format';
 import { CASE_SOURCES, OFFENSE_TYPES, SEVERITIES } from '../generated/contract';
 import { useAction, useLoad } from '../hooks';
 
@@ -41,6 +42,8 @@ function actionWords(a: Rule['actions']): string {
   if (a.queue) parts.push(`move to ${a.queue}`);
   if (a.escalate) parts.push('escalate');
   if (a.tag) parts.push(`tag the player ${a.tag}`);
+  if (a.sanction)
+    parts.push(`place a ${SANCTION_WORDS[a.sanction.type ?? 'warning']}: ${a.sanction.reason ?? ''}`);
   return parts.join(', ');
 }
 
@@ -80,6 +83,7 @@ function ruleOf(data: FormData): RuleInput {
     ...(String(data.get('queue') ?? '').trim() ? { queue: String(data.get('queue')).trim() } : {}),
     ...(data.get('escalate') ? { escalate: true as const } : {}),
     ...(String(data.get('tag') ?? '').trim() ? { tag: String(data.get('tag')).trim() } : {}),
+    ...(data.get('templateId') ? { sanction: { templateId: String(data.get('templateId')) } } : {}),
   };
   return {
     name: String(data.get('name')).trim(),
@@ -100,6 +104,8 @@ function ruleOf(data: FormData): RuleInput {
  */
 export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
   const rules = useLoad(listActingRules, [], 15_000);
+  const templates = useLoad(listTemplates, []);
+  const sanctioning = (templates.data?.items ?? []).filter((t) => t.sanctionType);
   const { busy, notice, run } = useAction(rules.reload);
   const [editing, setEditing] = useState<Rule | null>(null);
   const [tried, setTried] = useState<Backtest | null>(null);
@@ -128,7 +134,11 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
         form.reset();
         return saved;
       },
-      (r) => `Rule ${r.name} saved (version ${r.version}, ${MODE_WORDS[r.mode]}).`,
+      (r) =>
+        `Rule ${r.name} saved (version ${r.version}, ${MODE_WORDS[r.mode]})` +
+        (r.approval.awaiting
+          ? ': it places sanctions, so it waits for another admin on the Approvals screen.'
+          : '.'),
     );
   }
 
@@ -170,6 +180,9 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 </td>
                 <td>
                   {MODE_WORDS[r.mode]}
+                  {r.approval.awaiting
+                    ? "; waits for a second admin's approval (records only until then)"
+                    : ''}
                   {r.stopped ? `; stopped ${when(r.stopped.at)}: ${r.stopped.reason}` : ''}
                 </td>
                 <td>{conditionWords(r.conditions)}</td>
@@ -310,6 +323,18 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
             <label>
               Tag the player <input name="tag" defaultValue={e?.actions.tag} />
             </label>
+            <label>
+              Place a sanction (a decision template){' '}
+              <select name="templateId" defaultValue={e?.actions.sanction?.templateId ?? ''}>
+                <option value="">none</option>
+                {sanctioning.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.title}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p>A live rule that places sanctions acts only once another admin approves it.</p>
           </fieldset>
           <label>
             Cooldown a player (hours){' '}

@@ -1,5 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { decideWave, listWaves, makeWave, type Session, type Wave, type WaveInput } from '../api';
+import {
+  approveActingRule,
+  decideWave,
+  listActingRules,
+  listWaves,
+  makeWave,
+  type Session,
+  type Wave,
+  type WaveInput,
+} from '../api';
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SANCTION_WORDS, when } from '../format';
@@ -230,22 +239,26 @@ export function WavesScreen({ session }: { session: Session }) {
 }
 
 /**
- * Approvals (admins; README "Waves": four eyes): the waves that wait for a second moderator, each
- * approved by an admin who did not make it (the service refuses its maker too).
+ * Approvals (admins; README "Waves" and "Rules": four eyes): the waves and the live rules that place
+ * sanctions that wait for a second moderator, each approved by an admin who did not make or save it
+ * (the service refuses them too).
  */
 export function ApprovalsScreen({ session }: { session: Session }) {
   const waiting = useLoad(() => listWaves('awaiting_approval'), [], 10_000);
-  const { busy, notice, run } = useAction(waiting.reload);
+  const rules = useLoad(listActingRules, [], 10_000);
+  const waitingRules = (rules.data?.items ?? []).filter((r) => r.approval.awaiting);
+  const { busy, notice, run } = useAction(() => Promise.all([waiting.reload(), rules.reload()]));
   return (
     <article aria-labelledby="approvals-title">
       <h1 id="approvals-title">Approvals</h1>
       <p>
-        Waves that name many players or ban for good wait here for a second moderator. Read what each does
-        before you approve it; you cannot approve your own.
+        Waves that name many players or ban for good, and live rules that place sanctions, wait here for a
+        second moderator. Read what each does before you approve it; you cannot approve your own.
       </p>
       <NoticeLine notice={notice} />
       <ErrorLine error={waiting.error} />
-      {waiting.data && waiting.data.items.length === 0 && <p>Nothing waits for approval.</p>}
+      <ErrorLine error={rules.error} />
+      {waiting.data && waiting.data.items.length === 0 && <p>No wave waits for approval.</p>}
       {waiting.data && waiting.data.items.length > 0 && (
         <table>
           <caption>Waiting for a second moderator</caption>
@@ -286,6 +299,54 @@ export function ApprovalsScreen({ session }: { session: Session }) {
                       }
                     >
                       Approve {w.name}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {rules.data && waitingRules.length === 0 && <p>No rule waits for approval.</p>}
+      {waitingRules.length > 0 && (
+        <table>
+          <caption>Live rules that place sanctions, waiting for a second admin</caption>
+          <thead>
+            <tr>
+              <th scope="col">Rule</th>
+              <th scope="col">Places</th>
+              <th scope="col">Saved</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {waitingRules.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  {r.name} (version {r.version})
+                </td>
+                <td>
+                  {r.actions.sanction?.type ? SANCTION_WORDS[r.actions.sanction.type] : 'a sanction'}:{' '}
+                  {r.actions.sanction?.reason ?? ''}
+                </td>
+                <td>{when(r.updatedAt)}</td>
+                <td>
+                  {r.savedBy === session.moderator.id ? (
+                    'yours: another admin approves it'
+                  ) : (
+                    <button
+                      type="button"
+                      disabled={busy}
+                      onClick={() =>
+                        void run(
+                          () => approveActingRule(r.id),
+                          `Rule ${r.name} approved: it acts live from now.`,
+                        )
+                      }
+                    >
+                      Approve rule {r.name}
                     </button>
                   )}
                 </td>
