@@ -35,6 +35,12 @@ import {
  * invariant trustScore = 100 - taken + restored + recovered from the records alone, the trust history's
  * sum, the active sanctions, and every answer documented (the OpenAPI check of `call`, so no 5xx).
  *
+ * Rule steps (issue 38) save this sequence's rule (every case of any player, cooldown 0) as a draft,
+ * in the background or live, with a sanction from a template (live, it waits for a second admin, so
+ * it only records) or a priority: whatever it is, the model does not change (a rule that records
+ * changes nothing), and after every step the rule's background matches on this player are exactly one
+ * per report filed while it recorded, and no rule placed a sanction on the player.
+ *
  * MODEL_RUNS sequences (default 25 in npm test; `npm run test:model` runs 2,000), from MODEL_SEED.
  * A failure prints the seed and the shrunk sequence; keep it below as a regression.
  */
@@ -52,7 +58,8 @@ type Cmd =
   | { t: 'sanction'; by: 'studio' | 'moderator'; days: number }
   | { t: 'revoke'; pick: number }
   | { t: 'mute'; reporter: string; muted: boolean }
-  | { t: 'tick'; days: number };
+  | { t: 'tick'; days: number }
+  | { t: 'rule'; mode: 'draft' | 'background' | 'live'; action: 'sanction' | 'priority' };
 
 const KIND_FLAG: Record<Kind, string> = {
   anticheat: 'isCheatDetected',
@@ -121,6 +128,14 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
     arbitrary: fc.record({ t: fc.constant('tick' as const), days: fc.integer({ min: 1, max: 3 }) }),
     weight: 2,
   },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('rule' as const),
+      mode: fc.constantFrom('draft' as const, 'background' as const, 'background' as const, 'live' as const),
+      action: fc.constantFrom('sanction' as const, 'priority' as const),
+    }),
+    weight: 2,
+  },
 );
 
 interface OffenseView {
@@ -141,6 +156,11 @@ describe('trust model: random sequences of real API calls against the documented
   const tenants = {} as Record<Studio, Tenant>;
   let modA: TestModerator;
   let modB: TestModerator;
+  let ruleAdmin: TestModerator;
+  let templateId: string;
+  /** Offenses whose review job completed: filed, and the rules weighed their case. */
+  const settled = new Set<string>();
+  let lastRule: string | undefined;
 
   before(async () => {
     api = await startTestApi(
@@ -148,6 +168,25 @@ describe('trust model: random sequences of real API calls against the documented
       { clock: now },
     );
     review = await startTestWorker(api.config, 'review');
+    for (const w of review.workers)
+      w.on('completed', (job) => {
+        const data = job.data as { offenseIds?: string[]; offenseId?: string };
+        for (const o of data.offenseIds ?? (data.offenseId ? [data.offenseId] : [])) settled.add(o);
+      });
+    ruleAdmin = await createTestModerator(api, 'admin');
+    const template = await call<{ id: string }>(api.url, 'POST', '/v1/admin/templates', {
+      spec: '/v1/admin/templates',
+      headers: ruleAdmin.headers,
+      json: {
+        title: 'Model ban',
+        outcome: 'upheld',
+        sanctionType: 'temporary_ban',
+        durationSeconds: 86_400,
+        playerReason: 'model <b>',
+      },
+    });
+    expect(template.status, template.text).to.equal(201);
+    templateId = template.body.id;
     for (const s of ['A', 'B'] as const) {
       tenants[s] = await createTenant(api.pool, `Model ${s}`);
       await setGameLimits(api.pool, {
@@ -188,6 +227,17 @@ describe('trust model: random sequences of real API calls against the documented
     const log: string[] = [];
     // A reporter's quota and credibility are per studio, across players: names of this sequence's own.
     const reporterId = (name: string) => `${name}-${player.serviceId}`;
+    // This sequence's rule: how it weighs now, and the filings it recorded (background) so far.
+    let rule: { id: string; weighs: 'draft' | 'background' | 'live' } | undefined;
+    let recordedFilings = 0;
+    /** Every filed offense's review job done (filing and the rules' weighing of its case). */
+    const settle = () =>
+      eventually(
+        'every filed offense weighed',
+        async () => model.offenses.every((o) => o.status === 'recorded' || settled.has(o.id)) || undefined,
+      );
+    // The rule of the sequence before (left as it was when it ended) weighs nothing from now.
+    if (lastRule) await saveRule({ mode: 'draft', action: 'priority' }, lastRule);
 
     const expectStatus = (res: Res<unknown>, status: number, what: string) =>
       expect(res.status, `${what}: ${res.text}\nsteps:\n${log.join('\n')}`).to.equal(status);
@@ -214,7 +264,24 @@ describe('trust model: random sequences of real API calls against the documented
           const want = model.report(r);
           expectStatus(res, want.status, 'report');
           if (want.status === 409) expect(res.body.offenseId).to.equal(want.offenseId);
-          if ('commit' in want) want.commit(res.body.report._id);
+          if ('commit' in want) {
+            want.commit(res.body.report._id);
+            if (rule && want.offense.status !== 'recorded') {
+              await settle();
+              if (rule.weighs === 'background') recordedFilings++;
+            }
+          }
+          break;
+        }
+        case 'rule': {
+          // A weighing under way must not meet the new version: everything filed is weighed first.
+          await settle();
+          const res = await saveRule(cmd, rule?.id);
+          expectStatus(res, rule ? 200 : 201, 'save rule');
+          const awaiting = cmd.mode === 'live' && cmd.action === 'sanction';
+          expect(res.body.approval.awaiting, 'a live rule that sanctions waits').to.equal(awaiting);
+          rule = { id: res.body.id, weighs: awaiting ? 'background' : cmd.mode };
+          lastRule = rule.id;
           break;
         }
         case 'resolve': {
@@ -390,13 +457,58 @@ describe('trust model: random sequences of real API calls against the documented
           offsetMs = model.clockDays() * DAY;
           await recoverTrust(api.pool, { now: now(), daysPerPoint: 1 });
           // Tokens are short-lived on the new clock: sign in again.
-          [modA, modB] = [await resign(modA), await resign(modB)];
+          [modA, modB, ruleAdmin] = [await resign(modA), await resign(modB), await resign(ruleAdmin)];
           bearer = undefined;
           break;
         }
       }
       await compare(id, model, log);
+      if (rule) await compareRule(rule.id, id, recordedFilings, log);
     }
+  }
+
+  const saveRule = (r: { mode: string; action: 'sanction' | 'priority' }, ruleId?: string) =>
+    call<{ id: string; approval: { awaiting: boolean } }>(
+      api.url,
+      ruleId ? 'PUT' : 'POST',
+      ruleId ? `/v1/admin/rules/${ruleId}` : '/v1/admin/rules',
+      {
+        spec: ruleId ? '/v1/admin/rules/{ruleId}' : '/v1/admin/rules',
+        headers: ruleAdmin.headers,
+        json: {
+          name: 'model <i>rule</i>',
+          mode: r.mode,
+          conditions: { minReports: 1 },
+          actions: r.action === 'sanction' ? { sanction: { templateId } } : { priority: 1000 },
+          cooldownSeconds: 0,
+          capCount: 1_000_000,
+        },
+      },
+    );
+
+  /**
+   * What the rule did on the player: a match recorded (background) for each report filed while it
+   * recorded, no more and no fewer, and never a sanction (the model's sanctions are compared too).
+   */
+  async function compareRule(ruleId: string, id: string, recordedFilings: number, log: string[]) {
+    const why = `after:\n${log.join('\n')}`;
+    await eventually('the recorded matches', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM rule_matches m JOIN players p ON p.id = m.player_id
+          WHERE m.rule_id = $1 AND p.service_id = $2 AND m.mode = 'background'`,
+        [ruleId, id],
+      );
+      expect(rows[0]!.n, `background matches ${why}`).to.be.at.most(recordedFilings);
+      return rows[0]!.n === recordedFilings || undefined;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}: expected ${recordedFilings} background matches ${why}`);
+    });
+    const { rows: placed } = await api.pool.query(
+      `SELECT s.id FROM sanctions s JOIN players p ON p.id = s.player_id
+        WHERE p.service_id = $1 AND s.rule_id IS NOT NULL`,
+      [id],
+    );
+    expect(placed, `a rule's sanction ${why}`).to.deep.equal([]);
   }
 
   const resign = async (m: TestModerator): Promise<TestModerator> => ({
@@ -480,6 +592,18 @@ describe('trust model: random sequences of real API calls against the documented
 
   // Shrunk counterexamples the model found, kept as regressions.
   const regressions: Record<string, Cmd[]> = {
+    'a rule recording in the background, then live awaiting approval, then draft: it changes nothing': [
+      { t: 'rule', mode: 'background', action: 'sanction' },
+      { t: 'report', r: rep('A', 'anticheat', 'high') },
+      { t: 'report', r: rep('A', 'anticheat', 'low') },
+      { t: 'rule', mode: 'live', action: 'sanction' },
+      { t: 'report', r: rep('B', 'toxicity', 'medium') },
+      { t: 'resolve', pick: 0, outcome: 'upheld' },
+      { t: 'rule', mode: 'draft', action: 'sanction' },
+      { t: 'report', r: rep('A', 'griefing', 'medium') },
+      { t: 'rule', mode: 'live', action: 'priority' },
+      { t: 'report', r: rep('A', 'afk', 'medium') },
+    ],
     'an appeal granted, then its case dismissed: the points come back once': [
       { t: 'report', r: rep('A', 'toxicity', 'medium') },
       { t: 'report', r: rep('A', 'anticheat', 'medium') },
