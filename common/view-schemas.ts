@@ -51,7 +51,33 @@ const caseProperties = {
   priority: {
     type: 'number',
     description:
-      "25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25).",
+      "The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README \"Priority\").",
+  },
+  priorityScore: {
+    type: 'number',
+    minimum: 0,
+    maximum: 100,
+    description: 'priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100.',
+  },
+  priorityWhy: {
+    type: 'array',
+    description: 'Why it stands where it does: the inputs that make priorityScore, largest first.',
+    items: closed({
+      input: {
+        enum: [
+          'severity',
+          'confidence',
+          'distinct_games',
+          'distinct_reporters',
+          'earlier_offenses',
+          'held_points',
+          'trusted_flagger',
+          'rule',
+        ],
+      },
+      points: { type: 'number', description: 'Its share of priorityScore (0-100 scale).' },
+      why: { type: 'string', description: 'In words, e.g. "3 distinct reporters".' },
+    }),
   },
   reportsCount: { type: 'integer' },
   highestSeverity: { enum: [...SEVERITIES] },

@@ -78,6 +78,8 @@ export const presentCase = (c: CaseRecord) => ({
   type: c.type,
   status: c.status,
   priority: c.priority,
+  priorityScore: c.priorityWhy.score,
+  priorityWhy: c.priorityWhy.inputs,
   reportsCount: c.reportsCount,
   highestSeverity: c.highestSeverity,
   totalPenalty: c.totalPenalty,

@@ -1,4 +1,5 @@
 import { SEVERITY_ORDER_SQL } from '../data/render.js';
+import { prioritySql } from '../domain/priority.js';
 import type { PoolClient, Queryable } from '../data/db.js';
 import { findOffensesWithListeners } from '../data/repos/offenses.js';
 import { emitEvents, type EventType } from '../data/repos/webhooks.js';
@@ -82,7 +83,6 @@ export async function reopenForNotice(
             held_points = c.held_points + $2, flagged_by_trusted = c.flagged_by_trusted OR $3,
             due_at = LEAST(now() + make_interval(hours => ($4::int[])[array_position(${SEVERITY_ORDER_SQL}, c.highest_severity)]),
                            CASE WHEN c.flagged_by_trusted OR $3 THEN now() + make_interval(hours => $5::int) END),
-            priority = c.priority + CASE WHEN $3 AND NOT c.flagged_by_trusted THEN 50 ELSE 0 END,
             ${DROPS_LEASE}, assigned_to = NULL, updated_at = now()
       WHERE c.id = $1 AND c.status = 'resolved' AND c.outcome = 'dismissed'
         AND NOT EXISTS (SELECT 1 FROM review_cases x WHERE x.player_id = c.player_id AND x.type = c.type
@@ -90,7 +90,7 @@ export async function reopenForNotice(
       RETURNING c.id`,
     [input.caseId, input.held, input.flagged, input.dueHours, input.flaggedDueHours],
   );
-  if (rows[0]) return rows[0].id;
+  if (rows[0]) return repriced(db, rows[0].id);
   // The player's open case of that kind takes the notice, with its figures.
   const { rows: open } = await db.query<{ id: string }>(
     `WITH target AS (
@@ -113,14 +113,31 @@ export async function reopenForNotice(
             categories = ARRAY(SELECT DISTINCT x FROM unnest(c.categories || ARRAY[(SELECT category FROM o)]) x
                                 WHERE x IS NOT NULL ORDER BY 1),
             due_at = LEAST(c.due_at, CASE WHEN $4 THEN now() + make_interval(hours => $5::int) END),
-            priority = c.priority + CASE WHEN $4 AND NOT c.flagged_by_trusted THEN 50 ELSE 0 END,
             updated_at = now()
       WHERE c.id = (SELECT id FROM target) AND EXISTS (SELECT 1 FROM moved)
       RETURNING c.id`,
     [input.caseId, input.offenseId, input.held, input.flagged, input.flaggedDueHours],
   );
   if (!open[0]) throw new Error(`case ${input.caseId}: neither reopened nor another open case found`);
-  return open[0].id;
+  return repriced(db, open[0].id);
+}
+
+/** The case's stored priority again from its figures as they are now (common/domain/priority.ts). */
+async function repriced(db: Queryable, caseId: string): Promise<string> {
+  await db.query(
+    `UPDATE review_cases c SET priority = ${prioritySql({
+      sev: `array_position(${SEVERITY_ORDER_SQL}, c.highest_severity)`,
+      confidence: 'c.max_confidence',
+      games: 'c.distinct_games',
+      reporters: 'c.distinct_reporters',
+      earlier: 'c.earlier_offenses',
+      held: 'c.held_points',
+      flagged: 'c.flagged_by_trusted',
+      floor: 'c.priority_floor',
+    })} WHERE c.id = $1`,
+    [caseId],
+  );
+  return caseId;
 }
 
 /** Sends an open case to the senior role (admins) with a note: its claim and assignment go. */
@@ -300,9 +317,16 @@ export async function fileOffenses(
        due_at = LEAST(c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
                       CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END),
        -- A rule's floor (raisePriorityFloor) holds however the figures move.
-       priority = GREATEST(25 * (n.sev - 1) + 10 * n.confidence + 5 * LEAST(n.games, 5) + 3 * LEAST(n.reporters, 5)
-                  + 2 * LEAST(n.earlier_offenses, 10) + LEAST(n.held, 50) / 2.0
-                  + CASE WHEN n.flagged THEN 50 ELSE 0 END, coalesce(c.priority_floor, 0)),
+       priority = ${prioritySql({
+         sev: 'n.sev',
+         confidence: 'n.confidence',
+         games: 'n.games',
+         reporters: 'n.reporters',
+         earlier: 'n.earlier_offenses',
+         held: 'n.held',
+         flagged: 'n.flagged',
+         floor: 'c.priority_floor',
+       })},
        queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id', 'n.sources', 'n.categories')} END
        FROM n WHERE c.id = n.id`,
     [

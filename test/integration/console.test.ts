@@ -246,6 +246,13 @@ describe('moderator console in headless Chromium', function () {
     await page.locator('.offense').getByText('wallhack').waitFor();
     await page.keyboard.press('c');
     await page.getByTestId('claim').filter({ hasText: 'you' }).waitFor();
+    // Why it stands where it does: a high-severity case's first reason is its severity.
+    await page
+      .getByRole('region', { name: 'Why it stands here in the queue' })
+      .getByRole('listitem')
+      .first()
+      .filter({ hasText: /^\+22\.7: highest severity high$/ })
+      .waitFor();
     await checkScreen(page, 'case');
     await page.keyboard.press('u');
     await page.keyboard.type('Clear wallhack on the replay.');

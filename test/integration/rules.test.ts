@@ -582,4 +582,32 @@ describe('rules', function () {
     expect((again.body as unknown as { approval: { awaiting: boolean } }).approval.awaiting).to.equal(true);
     await save({ ...rule, mode: 'draft', actions: { escalate: true } }, made.body.id);
   });
+
+  it('every case explains its priority: its score is its stored priority on 0-100, and its inputs add up to it (the queue’s SQL and the explanation agree)', async () => {
+    const { rows } = await api.pool.query<{ id: string; priority: number }>(
+      'SELECT id, priority::float8 AS priority FROM review_cases ORDER BY opened_at',
+    );
+    expect(rows.length).to.be.at.least(10);
+    let lifted = 0;
+    for (const r of rows) {
+      const got = await call<{
+        priority: number;
+        priorityScore: number;
+        priorityWhy: { input: string; points: number }[];
+      }>(api.url, 'GET', `/v1/admin/cases/${r.id}`, {
+        spec: '/v1/admin/cases/{caseId}',
+        headers: admin.headers,
+      });
+      expect(got.status, got.text).to.equal(200);
+      expect(got.body.priority).to.equal(r.priority);
+      expect(got.body.priorityScore, r.id).to.equal(
+        Math.min(100, Math.round((r.priority / 220) * 1000) / 10),
+      );
+      const sum = got.body.priorityWhy.reduce((n, i) => n + i.points, 0);
+      expect(sum, r.id).to.be.closeTo(got.body.priorityScore, 0.05 * got.body.priorityWhy.length + 0.01);
+      if (got.body.priorityWhy.some((i) => i.input === 'rule')) lifted++;
+    }
+    // The live raid rule set a floor of 500 on one case at least: the rule is named as the reason.
+    expect(lifted).to.be.at.least(1);
+  });
 });

@@ -1,3 +1,4 @@
+import { explainPriority, type PriorityExplained } from '../../domain/priority.js';
 import { auditInWords } from '../../domain/audit-words.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 import type { Queryable } from '../db.js';
@@ -96,6 +97,8 @@ export interface CaseRecord {
   distinctReporters: number;
   /** Points held for a moderator by the case's reports (applied if upheld, dropped if dismissed). */
   heldPoints: number;
+  /** Its priority on a 0-100 scale, and the inputs that make it (common/domain/priority.ts). */
+  priorityWhy: PriorityExplained;
   /** When an open case should have been reviewed by (from its highest severity). */
   dueAt: Date | null;
   overdue: boolean;
@@ -139,6 +142,10 @@ interface CaseRow {
   distinct_games: number;
   distinct_reporters: number;
   held_points: number;
+  max_confidence: number;
+  earlier_offenses: number;
+  flagged_by_trusted: boolean;
+  priority_floor: number | null;
   due_at: Date | null;
   overdue: boolean;
   opened_at: Date;
@@ -168,6 +175,7 @@ interface CaseRow {
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
   c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.held_points, c.due_at,
+  c.max_confidence::float8, c.earlier_offenses, c.flagged_by_trusted, c.priority_floor::float8,
   (c.status = 'open' AND c.due_at < now()) AS overdue, c.opened_at, c.updated_at,
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
@@ -192,6 +200,16 @@ function caseFromRow(r: CaseRow): CaseRecord {
     distinctGames: r.distinct_games,
     distinctReporters: r.distinct_reporters,
     heldPoints: r.held_points,
+    priorityWhy: explainPriority({
+      highestSeverity: r.highest_severity,
+      maxConfidence: r.max_confidence,
+      distinctGames: r.distinct_games,
+      distinctReporters: r.distinct_reporters,
+      earlierOffenses: r.earlier_offenses,
+      heldPoints: r.held_points,
+      flaggedByTrusted: r.flagged_by_trusted,
+      priorityFloor: r.priority_floor,
+    }),
     dueAt: r.due_at,
     overdue: r.overdue,
     openedAt: r.opened_at,

@@ -2546,8 +2546,19 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README "Priority"). */
             priority: number;
+            /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
+            priorityScore: number;
+            /** @description Why it stands where it does: the inputs that make priorityScore, largest first. */
+            priorityWhy: {
+                /** @enum {unknown} */
+                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "rule";
+                /** @description Its share of priorityScore (0-100 scale). */
+                points: number;
+                /** @description In words, e.g. "3 distinct reporters". */
+                why: string;
+            }[];
             reportsCount: number;
             /** @enum {unknown} */
             highestSeverity: "low" | "medium" | "high" | "critical";
@@ -2622,8 +2633,19 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README "Priority"). */
             priority: number;
+            /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
+            priorityScore: number;
+            /** @description Why it stands where it does: the inputs that make priorityScore, largest first. */
+            priorityWhy: {
+                /** @enum {unknown} */
+                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "rule";
+                /** @description Its share of priorityScore (0-100 scale). */
+                points: number;
+                /** @description In words, e.g. "3 distinct reporters". */
+                why: string;
+            }[];
             reportsCount: number;
             /** @enum {unknown} */
             highestSeverity: "low" | "medium" | "high" | "critical";

@@ -172,7 +172,7 @@ export function CaseScreen({ session }: { session: Session }) {
       <dl className="figures">
         <div>
           <dt>Priority</dt>
-          <dd>{c.priority}</dd>
+          <dd>{c.priorityScore} of 100</dd>
         </div>
         <div>
           <dt>Reports</dt>
@@ -222,6 +222,22 @@ export function CaseScreen({ session }: { session: Session }) {
           </dd>
         </div>
       </dl>
+      {c.status === 'open' && (
+        <section aria-labelledby="why-first-title">
+          <h2 id="why-first-title">Why it stands here in the queue</h2>
+          {c.priorityWhy.length === 0 ? (
+            <p>Nothing raises it: a low-severity case with no other signal.</p>
+          ) : (
+            <ul>
+              {c.priorityWhy.map((i) => (
+                <li key={i.input}>
+                  +{i.points}: {i.why}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
       <NoticeLine notice={notice} />
       {open ? (
         <section className="decide" aria-labelledby="decide-title">
