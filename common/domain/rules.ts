@@ -32,7 +32,15 @@ export interface RuleConditions {
   queues?: string[];
   /** The player has no sanction in force. */
   noActiveSanction?: boolean;
+  /**
+   * Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest
+   * one (a raid's minutes, a burst of detections).
+   */
+  burst?: { reports: number; withinSeconds: number };
 }
+
+/** The most reports a burst condition may ask for: what the facts carry of a case's latest reports. */
+export const BURST_MAX_REPORTS = 200;
 
 export interface RuleActions {
   /** The case's priority is never below this while it is open. */
@@ -77,6 +85,11 @@ export interface CaseFacts {
   activeSanctions: number;
   /** The types of the player's sanctions in force. */
   activeSanctionTypes: string[];
+  /**
+   * When the case's latest reports came (epoch ms, newest first, at most BURST_MAX_REPORTS); read only
+   * when a running rule has a burst condition (else empty).
+   */
+  reportTimes: number[];
   escalated: boolean;
 }
 
@@ -100,6 +113,16 @@ export const conditionsSchema = Joi.object({
   playerTags: Joi.array().items(Joi.string().pattern(TAG)).min(1).max(20).unique(),
   queues: Joi.array().items(Joi.string().max(40)).min(1).max(20).unique(),
   noActiveSanction: Joi.boolean(),
+  burst: Joi.object({
+    reports: Joi.number().integer().min(2).max(BURST_MAX_REPORTS).required(),
+    withinSeconds: Joi.number()
+      .integer()
+      .min(1)
+      .max(7 * 86_400)
+      .required(),
+  }).description(
+    "Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one.",
+  ),
 })
   .min(1)
   .description('All must hold. At least one.');
@@ -135,6 +158,13 @@ export const actionsSchema = Joi.object({
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
+/** Whether `b.reports` of the times (newest first) fall within `b.withinSeconds` up to the newest. */
+function inBurst(b: { reports: number; withinSeconds: number }, times: number[]): boolean {
+  if (times.length < b.reports) return false;
+  const from = times[0]! - b.withinSeconds * 1000;
+  return times.filter((t) => t >= from).length >= b.reports;
+}
+
 /** Whether every condition holds for the case. */
 export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.types && !c.types.includes(f.type)) return false;
@@ -147,6 +177,7 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.playerTags && !c.playerTags.some((t) => f.playerTags.includes(t))) return false;
   if (c.queues && !c.queues.includes(f.queue)) return false;
   if (c.noActiveSanction && f.activeSanctions > 0) return false;
+  if (c.burst && !inBurst(c.burst, f.reportTimes)) return false;
   return true;
 }
 

@@ -285,9 +285,11 @@ export async function fileOffenses(
   await client.query(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
-                            $8::int[], $10::boolean[], $12::text[], $13::text[])
-         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged, source, category)),
-     link AS (INSERT INTO case_offenses (case_id, offense_id) SELECT case_id, offense_id FROM input),
+                            $8::int[], $10::boolean[], $12::text[], $13::text[], $14::timestamptz[])
+         AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged, source, category,
+              reported_at)),
+     link AS (INSERT INTO case_offenses (case_id, offense_id, reported_at)
+              SELECT case_id, offense_id, reported_at FROM input),
      g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
            RETURNING case_id),
      r AS (INSERT INTO case_reporters SELECT DISTINCT case_id, reporter FROM input ON CONFLICT DO NOTHING
@@ -343,6 +345,7 @@ export async function fileOffenses(
       flaggedDueHours,
       filing.map((o) => o.source),
       filing.map((o) => o.category),
+      filing.map((o) => o.created_at),
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });

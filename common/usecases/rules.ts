@@ -277,7 +277,8 @@ export async function weighRules(
   const { log } = opts;
   const rules = await rulesNow(pool);
   if (rules.length === 0 || caseIds.length === 0) return [];
-  const facts = await caseFacts(pool, [...new Set(caseIds)]);
+  const withTimes = rules.some((r) => r.conditions.burst !== undefined);
+  const facts = await caseFacts(pool, [...new Set(caseIds)], withTimes);
   const outcomes: RuleOutcome[] = [];
   for (const f of facts)
     for (const candidate of rules) {
@@ -289,7 +290,7 @@ export async function weighRules(
         // Awaiting a second admin's approval, a live rule that sanctions only records (as background).
         const mode = rule.awaiting_approval ? 'background' : rule.mode;
         // The facts again under the lock: another rule or worker may have acted meanwhile.
-        const [now] = await caseFacts(client, [f.caseId]);
+        const [now] = await caseFacts(client, [f.caseId], withTimes);
         if (!now || !ruleMatches(rule.conditions, now)) return undefined;
         const actions = effectiveActions(rule.actions, now);
         if (Object.keys(actions).length === 0) return undefined;

@@ -363,6 +363,7 @@ describe('rules', function () {
     const facts = await caseFacts(
       api.pool,
       open.map((r) => r.id),
+      true,
     );
     const sets: RuleConditions[] = [
       { types: ['toxicity'] },
@@ -378,12 +379,26 @@ describe('rules', function () {
       { queues: ['default'] },
       { noActiveSanction: true },
       { types: ['toxicity'], minDistinctReporters: 3, playerTags: ['raid'] },
+      { burst: { reports: 2, withinSeconds: 3600 } },
+      { burst: { reports: 3, withinSeconds: 3600 } },
+      { burst: { reports: 2, withinSeconds: 1 } },
       // At the edges: a value some case has exactly.
       ...facts.flatMap((f) => [
         { maxTrustScore: f.trustScore },
         { minReports: f.reports },
         { minDistinctReporters: f.distinctReporters },
         { minSeverity: f.severity },
+        // The burst's window exactly as long as the case's first report to its latest (within 200).
+        ...(f.reportTimes.length >= 2
+          ? [
+              {
+                burst: {
+                  reports: f.reportTimes.length,
+                  withinSeconds: Math.max(1, Math.ceil((f.reportTimes[0]! - f.reportTimes.at(-1)!) / 1000)),
+                },
+              },
+            ]
+          : []),
       ]),
     ];
     for (const c of sets) {

@@ -1,5 +1,11 @@
 import type { Queryable } from '../db.js';
-import type { CaseFacts, RuleActions, RuleConditions, RuleMode } from '../../domain/rules.js';
+import {
+  BURST_MAX_REPORTS,
+  type CaseFacts,
+  type RuleActions,
+  type RuleConditions,
+  type RuleMode,
+} from '../../domain/rules.js';
 import { SEVERITY_ORDER_SQL } from '../render.js';
 import type { RuleRow } from '../../lifecycles/rule.js';
 import { ACTIVE } from './sanctions.js';
@@ -101,6 +107,8 @@ export async function actedInWindow(db: Queryable, rule: RuleRow): Promise<numbe
 export async function caseFacts(
   db: Queryable,
   caseIds: string[],
+  /** Read when a running rule has a burst condition: the case's latest report times. */
+  withTimes = false,
 ): Promise<(CaseFacts & { priority: number; serviceId: string })[]> {
   const { rows } = await db.query<CaseFacts & { priority: number; serviceId: string }>(
     `SELECT c.id AS "caseId", c.player_id AS "playerId", p.service_id AS "serviceId", c.type, c.highest_severity AS severity, c.sources,
@@ -109,10 +117,14 @@ export async function caseFacts(
             c.escalated_at IS NOT NULL AS escalated, c.priority::float8 AS priority,
             ARRAY(SELECT t.tag FROM tags t WHERE t.subject_kind = 'player' AND t.subject_id = p.id) AS "playerTags",
             (SELECT count(*)::int FROM sanctions s WHERE s.player_id = p.id AND ${ACTIVE('now()')}) AS "activeSanctions",
-            ARRAY(SELECT DISTINCT s.type FROM sanctions s WHERE s.player_id = p.id AND ${ACTIVE('now()')}) AS "activeSanctionTypes"
+            ARRAY(SELECT DISTINCT s.type FROM sanctions s WHERE s.player_id = p.id AND ${ACTIVE('now()')}) AS "activeSanctionTypes",
+            CASE WHEN $2 THEN ARRAY(
+              SELECT (extract(epoch FROM co.reported_at) * 1000)::float8 FROM case_offenses co
+               WHERE co.case_id = c.id ORDER BY co.reported_at DESC LIMIT ${BURST_MAX_REPORTS})
+            ELSE '{}'::float8[] END AS "reportTimes"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
-    [caseIds],
+    [caseIds, withTimes],
   );
   return rows;
 }
@@ -143,6 +155,15 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
     parts.push(
       `NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = c.player_id AND ${ACTIVE('now()')})`,
     );
+  if (c.burst) {
+    // Of the case's latest BURST_MAX_REPORTS reports (from the index on case and time alone), those
+    // within the window up to the newest, in one pass.
+    parts.push(`(SELECT count(*) FILTER (WHERE l.at >= l.newest - make_interval(secs => ${$(c.burst.withinSeconds)}::int))
+                   FROM (SELECT co.reported_at AS at, first_value(co.reported_at) OVER (ORDER BY co.reported_at DESC) AS newest
+                           FROM case_offenses co WHERE co.case_id = c.id
+                          ORDER BY co.reported_at DESC LIMIT ${BURST_MAX_REPORTS}) l)
+                >= ${$(c.burst.reports)}::int`);
+  }
   return parts.length ? parts.join(' AND ') : 'true';
 }
 
@@ -180,7 +201,9 @@ export async function backtestCases(
     const window = `FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.opened_at > now() - make_interval(days => $1::int)`;
     const { rows } = await client.query<BacktestCounts>(
-      `WITH c AS (SELECT c.player_id, c.status, c.outcome, (${match}) AS matched ${window})
+      // OFFSET 0 keeps the subquery whole: without it the planner inlines `matched` into each
+      // FILTER below and weighs the conditions once per count, not once per case.
+      `WITH c AS (SELECT c.player_id, c.status, c.outcome, (${match}) AS matched ${window} OFFSET 0)
        SELECT count(*)::int AS cases, count(*) FILTER (WHERE matched)::int AS matched,
               count(DISTINCT player_id) FILTER (WHERE matched)::int AS players,
               count(*) FILTER (WHERE matched AND outcome = 'upheld')::int AS agree,

@@ -3693,6 +3693,11 @@ export interface components {
                 playerTags?: string[];
                 queues?: string[];
                 noActiveSanction?: boolean;
+                /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
+                burst?: {
+                    reports: number;
+                    withinSeconds: number;
+                };
             };
             /** @description At least one. */
             actions: {
@@ -13925,6 +13930,11 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
+                        burst?: {
+                            reports: number;
+                            withinSeconds: number;
+                        };
                     };
                     /** @description At least one. */
                     actions: {
@@ -14065,6 +14075,11 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
+                        burst?: {
+                            reports: number;
+                            withinSeconds: number;
+                        };
                     };
                     /**
                      * @description The cases opened in the last this many days (1 to 90).
@@ -14233,6 +14248,11 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
+                        burst?: {
+                            reports: number;
+                            withinSeconds: number;
+                        };
                     };
                     /** @description At least one. */
                     actions: {

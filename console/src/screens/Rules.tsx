@@ -33,6 +33,7 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.playerTags) parts.push(`tagged ${c.playerTags.join(' or ')}`);
   if (c.queues) parts.push(`in ${c.queues.join(' or ')}`);
   if (c.noActiveSanction) parts.push('no sanction in force');
+  if (c.burst) parts.push(`${c.burst.reports}+ reports within ${c.burst.withinSeconds / 60} minutes`);
   return parts.join(', ');
 }
 
@@ -77,6 +78,14 @@ function ruleOf(data: FormData): RuleInput {
       : {}),
     ...(list(data.get('playerTags')) ? { playerTags: list(data.get('playerTags')) } : {}),
     ...(data.get('noActiveSanction') ? { noActiveSanction: true } : {}),
+    ...(num(data.get('burstReports')) !== undefined
+      ? {
+          burst: {
+            reports: num(data.get('burstReports'))!,
+            withinSeconds: Math.round((num(data.get('burstMinutes')) ?? 10) * 60),
+          },
+        }
+      : {}),
   };
   const actions: RuleInput['actions'] = {
     ...(num(data.get('priority')) !== undefined ? { priority: num(data.get('priority')) } : {}),
@@ -305,6 +314,26 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 defaultChecked={e?.conditions.noActiveSanction}
               />{' '}
               No sanction in force
+            </label>
+            <label>
+              A burst: reports at least{' '}
+              <input
+                name="burstReports"
+                type="number"
+                min={2}
+                max={200}
+                defaultValue={e?.conditions.burst?.reports}
+              />
+            </label>
+            <label>
+              within minutes (up to the latest report){' '}
+              <input
+                name="burstMinutes"
+                type="number"
+                min={1}
+                step="any"
+                defaultValue={e?.conditions.burst ? e.conditions.burst.withinSeconds / 60 : 10}
+              />
             </label>
           </fieldset>
           <fieldset>

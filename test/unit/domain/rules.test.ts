@@ -22,6 +22,8 @@ const facts: CaseFacts & { priority: number } = {
   queue: 'default',
   activeSanctions: 0,
   activeSanctionTypes: [],
+  // Three reports: now, 30 s and 10 minutes before.
+  reportTimes: [1_000_000, 970_000, 400_000],
   escalated: false,
   priority: 40,
 };
@@ -39,6 +41,7 @@ describe('a rule as data (issue 38)', () => {
       playerTags: ['vip'],
       queues: ['default'],
       noActiveSanction: true,
+      burst: { reports: 2, withinSeconds: 30 },
     };
     expect(ruleMatches(all, facts)).to.equal(true);
     const failing: [string, Partial<CaseFacts>][] = [
@@ -52,6 +55,8 @@ describe('a rule as data (issue 38)', () => {
       ['playerTags', { playerTags: [] }],
       ['queues', { queue: 'senior' }],
       ['noActiveSanction', { activeSanctions: 1 }],
+      ['burst', { reportTimes: [1_000_000, 969_999, 400_000] }],
+      ['burst', { reportTimes: [1_000_000] }],
     ];
     for (const [name, change] of failing)
       expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
@@ -86,6 +91,24 @@ describe('a rule as data (issue 38)', () => {
     expect(needsApproval('background', { sanction: ban })).to.equal(false);
     expect(needsApproval('draft', { sanction: ban })).to.equal(false);
     expect(needsApproval('live', { tag: 'raid', escalate: true })).to.equal(false);
+  });
+
+  it('a burst counts the reports within its window up to the case’s latest one', () => {
+    const burst = (reports: number, withinSeconds: number) =>
+      ruleMatches({ burst: { reports, withinSeconds } }, facts);
+    expect(burst(2, 30)).to.equal(true);
+    expect(burst(3, 30)).to.equal(false);
+    expect(burst(3, 600)).to.equal(true);
+    expect(burst(4, 600)).to.equal(false);
+    expect(conditionsSchema.validate({ burst: { reports: 1, withinSeconds: 60 } }).error).to.not.equal(
+      undefined,
+    );
+    expect(conditionsSchema.validate({ burst: { reports: 201, withinSeconds: 60 } }).error).to.not.equal(
+      undefined,
+    );
+    expect(conditionsSchema.validate({ burst: { reports: 5, withinSeconds: 300 } }).error).to.equal(
+      undefined,
+    );
   });
 
   it('needs at least one condition and one action, each of its own form', () => {
