@@ -129,6 +129,8 @@ export interface Config {
   protectedTags: readonly string[];
   /** Ban waves (README "Waves"): the size above which a moderator's wave waits for a second one, the most players, the batch. */
   waves: { approvalAbove: number; maxPlayers: number; batch: number };
+  /** A moderator's permanent ban of any player waits for a second moderator (FOUR_EYES_PERMANENT_BANS). */
+  fourEyesPermanentBans: boolean;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -390,6 +392,7 @@ const schema = Joi.object({
     .pattern(/^[a-z0-9][a-z0-9_-]{0,31}(,[a-z0-9][a-z0-9_-]{0,31})*$/)
     .allow('')
     .default('protected'),
+  FOUR_EYES_PERMANENT_BANS: Joi.boolean().default(false),
   WAVE_APPROVAL_ABOVE: Joi.number().integer().min(0).max(100_000).default(100),
   WAVE_MAX_PLAYERS: Joi.number().integer().min(1).max(100_000).default(10_000),
   WAVE_BATCH: Joi.number().integer().min(1).max(1000).default(200),
@@ -555,6 +558,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
     protectedTags: Object.freeze(String(v.PROTECTED_TAGS).split(',').filter(Boolean)),
     waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
+    fourEyesPermanentBans: v.FOUR_EYES_PERMANENT_BANS,
     misuse: {
       warnAfter: v.MISUSE_WARN_AFTER,
       suspendAfter: v.MISUSE_SUSPEND_AFTER,

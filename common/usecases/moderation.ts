@@ -36,6 +36,7 @@ import {
   type StrikePolicy,
 } from './sanctions.js';
 import { AppError, notFound, validationError } from '../errors.js';
+import { sanctionNeedsApproval, type FourEyes } from './waves.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
 import { passwordSignIn, type SignInResult } from './lockout.js';
@@ -234,6 +235,8 @@ export async function resolveCase(
   now: Date = new Date(),
   /** Upholding adds a strike under this policy (none without one). */
   strikes?: StrikePolicy,
+  /** A sanction that must wait for a second moderator is refused here (README "Four eyes"). */
+  fourEyes?: FourEyes,
 ): Promise<{ case: CaseRecord; outbox: OutboxRow[] }> {
   const { outcome, note, sanction } = check<{ outcome: Outcome; note: string; sanction?: SanctionInput }>(
     resolutionSchema,
@@ -248,6 +251,12 @@ export async function resolveCase(
     if (!c.claim)
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
     await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [c.playerRowId]);
+    if (sanction && fourEyes && (await sanctionNeedsApproval(client, fourEyes, sanction.type, c.playerRowId)))
+      throw new AppError(
+        409,
+        'approval_required',
+        `A ${sanction.type.replace('_', ' ')} of this player waits for a second moderator: resolve the case without it and place it on the player, where it waits for an admin's approval.`,
+      );
     const effects = await applyOutcome(client, c, outcome, now);
     await recordResolution(client, c, {
       outcome,

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { encodeCursor, decodeCursor, encodeKeys, invalidCursor, oneKey, pageOf, CURSOR } from '../cursor.js';
-import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
+import { withTransaction, type Pool, type PoolClient, type Queryable } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findSanctionForUpdate, SANCTION_TYPES, type SanctionType } from '../data/repos/sanctions.js';
 import {
@@ -36,6 +36,9 @@ import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import {
   applySanction,
+  placeSanction,
+  sanctionSchema,
+  type SanctionInput,
   period,
   refuseCategoryOnWarning,
   revokeInTransaction,
@@ -301,6 +304,74 @@ export async function createWave(
     await auditWave(client, by, 'create_wave', wave, null);
     return { wave: presentWave((await findWave(client, wave.id))!), unmatched, outbox };
   });
+}
+
+/** Sanctions that wait for a second moderator when a moderator places them on a protected player. */
+const BANS: readonly SanctionType[] = ['temporary_ban', 'permanent_ban'];
+
+export interface FourEyes {
+  protectedTags: readonly string[];
+  /** FOUR_EYES_PERMANENT_BANS: every moderator's permanent ban waits too. */
+  permanentBans: boolean;
+}
+
+/** Whether a moderator's sanction of this type on this player waits for a second moderator. */
+export async function sanctionNeedsApproval(
+  db: Queryable,
+  rule: FourEyes,
+  type: SanctionType,
+  playerRowId: string,
+): Promise<boolean> {
+  if (type === 'permanent_ban' && rule.permanentBans) return true;
+  return BANS.includes(type) && (await protectedAmong(db, [playerRowId], rule.protectedTags)) > 0;
+}
+
+/**
+ * A moderator places a sanction on a player (POST /v1/admin/players/{id}/sanctions): at once, or
+ * when it must wait for a second moderator (a ban of a player carrying a protected tag, or with
+ * FOUR_EYES_PERMANENT_BANS any permanent ban), as a wave of that one player awaiting approval
+ * (README "Four eyes"), which the Approvals screen lists and an admin who did not make it approves.
+ */
+export async function placeOrAwaitApproval(
+  pool: Pool,
+  by: { kind: 'moderator'; id: string },
+  serviceId: string,
+  body: unknown,
+  policy: WavePolicy & FourEyes,
+  now: Date,
+  appealWindowDays?: number,
+): Promise<
+  | { placed: Awaited<ReturnType<typeof placeSanction>>; awaiting?: undefined }
+  | { awaiting: WaveView; outbox: OutboxRow[]; placed?: undefined }
+> {
+  const v = check<SanctionInput>(sanctionSchema, body);
+  const player = await playersByServiceId(pool, [serviceId], null);
+  if (player[0] && (await sanctionNeedsApproval(pool, policy, v.type, player[0].id))) {
+    const startsAt = v.startsAt ?? now;
+    const durationSeconds =
+      v.durationSeconds ??
+      (v.expiresAt ? Math.round((v.expiresAt.getTime() - startsAt.getTime()) / 1000) : undefined);
+    const { wave, outbox } = await createWave(
+      pool,
+      by,
+      {
+        name: `${v.type.replace('_', ' ')} of ${serviceId}`,
+        runAt: startsAt.toISOString(),
+        sanction: {
+          type: v.type,
+          scope: v.scope ?? 'global',
+          reason: v.reason,
+          ...(durationSeconds !== undefined ? { durationSeconds } : {}),
+          ...(v.dsaCategory ? { dsaCategory: v.dsaCategory } : {}),
+        },
+        players: [serviceId],
+      },
+      { ...policy, approvalAbove: 0 },
+      now,
+    );
+    return { awaiting: wave, outbox };
+  }
+  return { placed: await placeSanction(pool, by, serviceId, v, now, appealWindowDays) };
 }
 
 /** A wave the caller may see: any for a moderator, its own for a studio (404 otherwise). */

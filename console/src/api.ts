@@ -127,7 +127,8 @@ export const resolveCase = (id: string, body: Resolution) =>
   api<Case>('POST', `/v1/admin/cases/${enc(id)}/resolve`, body);
 export const getPlayer = (serviceId: string) => api<PlayerView>('GET', `/v1/admin/players/${enc(serviceId)}`);
 export const placeSanction = (serviceId: string, body: SanctionRequest) =>
-  api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions`, body);
+  // A Sanction (201), or (four eyes: a ban of a protected player) a wave of this player awaiting approval (202).
+  api<Sanction | Wave>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions`, body);
 /** Mutes or unmutes a reporter of a studio (audited with the note). */
 export const setReporterMuted = (studioId: string, reporterId: string, muted: boolean, note: string) =>
   api<Schemas['Reporter']>(

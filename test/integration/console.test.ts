@@ -1028,6 +1028,29 @@ describe('moderator console in headless Chromium', function () {
     await lead.context.close();
   });
 
+  it('four eyes on the player page: a moderator’s ban of a protected player says it waits, and appears on Approvals for an admin', async () => {
+    const serviceId = await player();
+    const tagged = await fetch(`${api.url}/v1/admin/players/${serviceId}/tags`, {
+      method: 'POST',
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ tag: 'protected' }),
+    });
+    expect(tagged.status).to.equal(200);
+    const mod = await signedIn(moderator);
+    await mod.page.goto(`${api.url}/console/players/${serviceId}`);
+    const form = mod.page.getByRole('form', { name: 'Place a sanction' });
+    await form.getByLabel('Type').selectOption('temporary_ban');
+    await form.getByLabel('Reason').fill('Boosting <b>ring</b>');
+    await form.getByRole('button', { name: 'Place sanction' }).click();
+    await mod.page.getByText('temporary_ban waits for a second moderator').waitFor();
+    await checkScreen(mod.page, 'player-awaiting');
+    const lead = await signedIn(admin);
+    await lead.page.getByRole('link', { name: 'Approvals' }).click();
+    await lead.page.getByRole('button', { name: `Approve temporary ban of ${serviceId}` }).waitFor();
+    await mod.context.close();
+    await lead.context.close();
+  });
+
   it('trusted flaggers: an admin registers one (its key shown once), suspends it with a reason asked on the page, and reinstates it; names as text', async () => {
     const { context, page } = await signedIn(admin);
     await page.getByRole('link', { name: 'Trusted flaggers' }).click();

@@ -7,6 +7,7 @@ import { linkPlayer } from '../../common/usecases/provisioning.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
+  caseOfOffense,
   createTenant,
   createTestModerator,
   createTestPlayer,
@@ -257,6 +258,106 @@ describe('ban waves', function () {
       players: [vip],
     });
     expect(one.body.state).to.equal('awaiting_approval');
+  });
+
+  it('four eyes on one player: a moderator’s ban of a protected player waits as a one-player wave (202) and is placed once an admin approves; a restriction does not wait; an uphold with such a ban is refused and changes nothing', async () => {
+    const [vip, plain] = await players(2);
+    await call(api.url, 'POST', `/v1/admin/players/${vip}/tags`, {
+      spec: '/v1/admin/players/{serviceId}/tags',
+      headers: admin.headers,
+      json: { tag: 'protected' },
+    });
+    const place = (serviceId: string, json: object, headers = mod.headers) =>
+      call<Wave & { code?: string; type?: string }>(
+        api.url,
+        'POST',
+        `/v1/admin/players/${serviceId}/sanctions`,
+        {
+          spec: '/v1/admin/players/{serviceId}/sanctions',
+          headers,
+          json,
+        },
+      );
+    const sanctionsOf = async (serviceId: string) =>
+      (
+        await api.pool.query<{ type: string; wave_id: string | null }>(
+          `SELECT s.type, s.wave_id FROM sanctions s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1`,
+          [serviceId],
+        )
+      ).rows;
+
+    const ban = { type: 'temporary_ban', reason: 'Match fixing <b>', durationSeconds: 86_400 };
+    const waiting = await place(vip, ban);
+    expect(waiting.status, waiting.text).to.equal(202);
+    expect(waiting.headers.get('location')).to.equal(`/v1/admin/waves/${waiting.body.id}`);
+    expect(waiting.body).to.deep.include({ state: 'awaiting_approval', size: 1 });
+    expect(waiting.body.sanction).to.deep.include({ type: 'temporary_ban', scope: 'global' });
+    expect(await sanctionsOf(vip)).to.deep.equal([]);
+    // A restriction of the same player, and a ban of a player not protected, are placed at once.
+    const restricted = await place(vip, { type: 'chat_restriction', reason: 'Spam', durationSeconds: 3600 });
+    expect(restricted.status, restricted.text).to.equal(201);
+    const banned = await place(plain, { ...ban, type: 'permanent_ban', durationSeconds: undefined });
+    expect(banned.status, banned.text).to.equal(201);
+    // Bad input is a 400 whichever way it would go.
+    expect((await place(vip, { type: 'temporary_ban', reason: 'x' })).status).to.equal(400);
+
+    // The moderator cannot approve it; an admin can.
+    expect((await decide(waiting.body.id, 'approve', mod.headers)).status).to.equal(403);
+    const approved = await decide(waiting.body.id, 'approve', admin.headers);
+    expect(approved.status, approved.text).to.equal(200);
+    await settled(waiting.body.id, 'done');
+    expect((await sanctionsOf(vip)).map((s) => [s.type, s.wave_id]).sort()).to.deep.equal([
+      ['chat_restriction', null],
+      ['temporary_ban', waiting.body.id],
+    ]);
+    const { rows: audit } = await api.pool.query<{ action: string; moderator_id: string }>(
+      `SELECT action, moderator_id FROM moderation_audit WHERE details->>'waveId' = $1 AND action LIKE '%wave'
+        ORDER BY id`,
+      [waiting.body.id],
+    );
+    expect(audit.map((a) => [a.action, a.moderator_id])).to.deep.equal([
+      ['create_wave', mod.id],
+      ['approve_wave', admin.id],
+    ]);
+
+    // Upholding a case of the protected player with a ban: refused, nothing changes.
+    const report = await call<{ report: { _id: string } }>(
+      api.url,
+      'POST',
+      `/v1/anticheat/submitReport/${vip}`,
+      {
+        spec: '/v1/anticheat/submitReport/{serviceId}',
+        headers: studio.headers,
+        json: { report: { isCheatDetected: true, severity: 'high' } },
+      },
+    );
+    const caseId = await caseOfOffense(api.pool, report.body.report._id);
+    await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    const before = await api.pool.query('SELECT trust_score FROM players WHERE service_id = $1', [vip]);
+    const refused = await call<{ code: string }>(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'upheld', note: 'aimbot', sanction: { type: 'permanent_ban', reason: 'Aimbot' } },
+    });
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.body.code).to.equal('approval_required');
+    const { rows: still } = await api.pool.query<{ status: string }>(
+      'SELECT status FROM review_cases WHERE id = $1',
+      [caseId],
+    );
+    expect(still[0]!.status).to.equal('open');
+    const after = await api.pool.query('SELECT trust_score FROM players WHERE service_id = $1', [vip]);
+    expect(after.rows).to.deep.equal(before.rows);
+    // Without the ban it resolves.
+    const upheld = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'upheld', note: 'aimbot' },
+    });
+    expect(upheld.status, upheld.text).to.equal(200);
   });
 
   it('cancelled before its time it places nothing; a wave that ran cannot be cancelled; a roll back revokes each of its sanctions once', async () => {

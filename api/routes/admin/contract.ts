@@ -163,7 +163,7 @@ export const paths = {
   ),
   '/v1/admin/cases/{caseId}/resolve': caseAction(
     'Resolve a case as upheld or dismissed',
-    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.',
+    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (README \"Four eyes\").',
     {
       requestBody: joiBody(resolutionSchema),
     },

@@ -157,6 +157,7 @@ export function adminRoutes(deps: ApiDeps): Router {
         ladder: deps.config.strikeLadder,
         appealWindowDays: deps.config.appealWindowDays,
       },
+      { protectedTags: deps.config.protectedTags, permanentBans: deps.config.fourEyesPermanentBans },
     );
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case);

@@ -98,6 +98,13 @@ export const paths = {
       requestBody: joiBody(sanctionSchema),
       responses: {
         201: json(ref('Sanction'), 'Placed (audited; sanction.applied is sent).'),
+        202: {
+          ...json(
+            ref('Wave'),
+            'Waits for a second moderator (README "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it.',
+          ),
+          headers: { Location: { schema: { type: 'string' } } },
+        },
         400: problem('A bad type, scope, reason or period.'),
         404: problem('Unknown player.'),
         415: problem('Body is not JSON.'),

@@ -5,6 +5,7 @@ import { listSanctions, lookupPlayers } from '../../../common/data/repos/sanctio
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { notFound } from '../../../common/errors.js';
 import { placeSanction, revokeSanction, type SanctionActor } from '../../../common/usecases/sanctions.js';
+import { placeOrAwaitApproval } from '../../../common/usecases/waves.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import { presentSanction } from '../../../common/views.js';
@@ -103,7 +104,33 @@ export function sanctionRoutes(deps: ApiDeps): Router {
     revoke(studioOf),
   );
   router.get('/v1/admin/players/:serviceId/sanctions', moderator, (ctx) => list(ctx, null));
-  router.post('/v1/admin/players/:serviceId/sanctions', moderator, requireJsonBody(), place(moderatorOf));
+  // A moderator's: at once, or (four eyes) as a one-player wave awaiting a second moderator: 202.
+  router.post('/v1/admin/players/:serviceId/sanctions', moderator, requireJsonBody(), async (ctx) => {
+    const by = moderatorOf(ctx) as { kind: 'moderator'; id: string };
+    const done = await placeOrAwaitApproval(
+      deps.pool,
+      by,
+      serviceIdOf(ctx),
+      ctx.request.body ?? {},
+      {
+        ...deps.config.waves,
+        protectedTags: deps.config.protectedTags,
+        permanentBans: deps.config.fourEyesPermanentBans,
+      },
+      deps.clock(),
+      deps.config.appealWindowDays,
+    );
+    if (done.awaiting) {
+      deps.dispatcher.enqueue(done.outbox);
+      ctx.status = 202;
+      ctx.set('Location', `/v1/admin/waves/${done.awaiting.id}`);
+      ctx.body = done.awaiting;
+      return;
+    }
+    deps.dispatcher.enqueue(done.placed.outbox);
+    ctx.status = 201;
+    ctx.body = presentSanction(done.placed.sanction);
+  });
   router.post(
     '/v1/admin/players/:serviceId/sanctions/:sanctionId/revoke',
     moderator,

@@ -565,7 +565,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a case as upheld or dismissed
-         * @description Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after. Of two conflicting resolutions one wins; the other gets 409 case_resolved.
+         * @description Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (README "Four eyes").
          */
         post: operations["resolveACaseAsUpheldOrDismissed"];
         delete?: never;
@@ -8699,6 +8699,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Sanction"];
+                };
+            };
+            /** @description Waits for a second moderator (README "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it. */
+            202: {
+                headers: {
+                    Location?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Wave"];
                 };
             };
             /** @description A bad type, scope, reason or period. */

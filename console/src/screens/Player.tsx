@@ -54,8 +54,14 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
       ...(needsPeriod(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
     };
     try {
-      await placeSanction(serviceId, body);
-      setMessage({ kind: 'ok', text: `${type} placed.` });
+      const done = await placeSanction(serviceId, body);
+      setMessage({
+        kind: 'ok',
+        text:
+          'state' in done
+            ? `${type} waits for a second moderator: an admin approves it on the Approvals screen.`
+            : `${type} placed.`,
+      });
       formEl.reset();
       await view.reload();
     } catch (err) {
