@@ -223,6 +223,23 @@ export class ApiMetrics {
       }
     });
     new Gauge({
+      name: 'player_trust_rules_stopped',
+      help: 'Rules in background or live mode stopped at their cap (README "Rules"): they act no more until saved again.',
+      // Every API process reads the same state: aggregated across them, the worst, never a sum.
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        try {
+          const { rows } = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM rules WHERE mode <> 'draft' AND stopped_at IS NOT NULL`,
+          );
+          this.set(rows[0]!.n);
+        } catch (err) {
+          onError(err as Error);
+        }
+      },
+    });
+    new Gauge({
       name: 'player_trust_webhooks_disabled_failing',
       help: "Studios' webhooks disabled automatically because their deliveries kept failing (WEBHOOK_DISABLE_AFTER_FAILURES).",
       // Every API process reads the same state: aggregated across them, the worst, never a sum.

@@ -235,6 +235,9 @@ describe('rules', function () {
       return r.body.stopped ? r.body : undefined;
     });
     expect(rule.stopped!.reason).to.match(/acted 2 times/);
+    // Operators hear of it: the gauge behind the PlayerTrustRuleStopped alert.
+    const scrape = await (await fetch(`${api.url}/metrics`)).text();
+    expect(scrape).to.match(/^player_trust_rules_stopped 1$/m);
     const escalated = [];
     for (const c of cases) escalated.push((await caseState(c)).escalated);
     expect(escalated).to.deep.equal([true, true, false]);
@@ -264,6 +267,7 @@ describe('rules', function () {
     );
     expect(saved.body.stopped).to.equal(null);
     expect(saved.body.version).to.equal(2);
+    expect(await (await fetch(`${api.url}/metrics`)).text()).to.match(/^player_trust_rules_stopped 0$/m);
   });
 
   it('a backtest says what a rule would have matched against what moderators decided, and changes nothing', async () => {
