@@ -131,6 +131,8 @@ export interface Config {
   waves: { approvalAbove: number; maxPlayers: number; batch: number };
   /** A moderator's permanent ban of any player waits for a second moderator (FOUR_EYES_PERMANENT_BANS). */
   fourEyesPermanentBans: boolean;
+  /** How often scheduled rules weigh the open cases (RULES_SCHEDULE_INTERVAL_MS). */
+  rulesScheduleIntervalMs: number;
   /** Defaults for every game; the admin tool overrides them per game. */
   limits: Limits;
   /** Player-sourced reports from a reporter whose smoothed upheld ratio is below this are held... */
@@ -393,6 +395,7 @@ const schema = Joi.object({
     .allow('')
     .default('protected'),
   FOUR_EYES_PERMANENT_BANS: Joi.boolean().default(false),
+  RULES_SCHEDULE_INTERVAL_MS: Joi.number().integer().min(10_000).max(86_400_000).default(300_000),
   WAVE_APPROVAL_ABOVE: Joi.number().integer().min(0).max(100_000).default(100),
   WAVE_MAX_PLAYERS: Joi.number().integer().min(1).max(100_000).default(10_000),
   WAVE_BATCH: Joi.number().integer().min(1).max(1000).default(200),
@@ -559,6 +562,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     protectedTags: Object.freeze(String(v.PROTECTED_TAGS).split(',').filter(Boolean)),
     waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
     fourEyesPermanentBans: v.FOUR_EYES_PERMANENT_BANS,
+    rulesScheduleIntervalMs: v.RULES_SCHEDULE_INTERVAL_MS,
     misuse: {
       warnAfter: v.MISUSE_WARN_AFTER,
       suspendAfter: v.MISUSE_SUSPEND_AFTER,

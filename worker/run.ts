@@ -200,6 +200,18 @@ export async function startWorker(
       { name: JOB_NAMES.retention, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
 
+  if (queue === QUEUES.review && config.workerShards.includes(0))
+    // Scheduled rules (README "Rules": triggers): one round an interval, whichever worker runs it.
+    await queues.shards[0]![QUEUES.review].upsertJobScheduler(
+      `${JOB_NAMES.weighRules}-schedule`,
+      { every: config.rulesScheduleIntervalMs },
+      {
+        name: JOB_NAMES.weighRules,
+        data: { trigger: 'schedule' },
+        opts: { removeOnComplete: 100, removeOnFail: 100 },
+      },
+    );
+
   let metricsServer: http.Server | undefined;
   let metricsUrl: string | undefined;
   if (config.workerMetricsPort !== undefined) {

@@ -12,6 +12,12 @@ const OFFENSE_TYPES = Object.values(REPORT_KINDS);
 
 export const RULE_MODES = ['draft', 'background', 'live'] as const;
 export type RuleMode = (typeof RULE_MODES)[number];
+/**
+ * What makes a rule weigh: reports filed into a case (its figures changed), a sanction placed on the
+ * player (its open cases), or the schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+ */
+export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule'] as const;
+export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
 export const CASE_SOURCES_OF_RULES = ['game', 'notice', 'trusted_flagger'] as const;
 
 export interface RuleConditions {
@@ -37,6 +43,8 @@ export interface RuleConditions {
    * one (a raid's minutes, a burst of detections).
    */
   burst?: { reports: number; withinSeconds: number };
+  /** The case has been open at least this many hours (for a scheduled rule: nobody got to it). */
+  minOpenHours?: number;
 }
 
 /** The most reports a burst condition may ask for: what the facts carry of a case's latest reports. */
@@ -90,6 +98,8 @@ export interface CaseFacts {
    * when a running rule has a burst condition (else empty).
    */
   reportTimes: number[];
+  /** Hours since the case opened. */
+  openHours: number;
   escalated: boolean;
 }
 
@@ -123,6 +133,11 @@ export const conditionsSchema = Joi.object({
   }).description(
     "Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one.",
   ),
+  minOpenHours: Joi.number()
+    .integer()
+    .min(1)
+    .max(365 * 24)
+    .description('The case has been open at least this many hours.'),
 })
   .min(1)
   .description('All must hold. At least one.');
@@ -178,6 +193,7 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.queues && !c.queues.includes(f.queue)) return false;
   if (c.noActiveSanction && f.activeSanctions > 0) return false;
   if (c.burst && !inBurst(c.burst, f.reportTimes)) return false;
+  if (c.minOpenHours !== undefined && f.openHours < c.minOpenHours) return false;
   return true;
 }
 

@@ -1,5 +1,11 @@
 import type { Queryable } from '../data/db.js';
-import { needsApproval, type RuleActions, type RuleConditions, type RuleMode } from '../domain/rules.js';
+import {
+  needsApproval,
+  type RuleActions,
+  type RuleConditions,
+  type RuleMode,
+  type RuleTrigger,
+} from '../domain/rules.js';
 
 /**
  * A rule's life (issue 38; README "Rules"), the only code that writes `rules`, `rule_versions` and
@@ -17,6 +23,7 @@ export interface RuleRow {
   name: string;
   version: number;
   mode: RuleMode;
+  trigger: RuleTrigger;
   conditions: RuleConditions;
   actions: RuleActions;
   cooldown_seconds: number;
@@ -37,6 +44,7 @@ export interface RuleRow {
 export interface RuleInput {
   name: string;
   mode: RuleMode;
+  trigger: RuleTrigger;
   conditions: RuleConditions;
   actions: RuleActions;
   cooldownSeconds: number;
@@ -45,8 +53,9 @@ export interface RuleInput {
 }
 
 const KEEP_VERSION = `INSERT INTO rule_versions (rule_id, version, name, mode, conditions, actions, cooldown_seconds,
-                                                 cap_count, cap_window_seconds, saved_by)
-  SELECT id, version, name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds, updated_by
+                                                 cap_count, cap_window_seconds, saved_by, trigger)
+  SELECT id, version, name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds, updated_by,
+         trigger
     FROM r`;
 
 /** A new rule, version 1. */
@@ -54,8 +63,8 @@ export async function recordRule(db: Queryable, r: RuleInput, by: string): Promi
   const { rows } = await db.query<RuleRow>(
     `WITH r AS (
        INSERT INTO rules (name, mode, conditions, actions, cooldown_seconds, cap_count, cap_window_seconds,
-                          created_by, updated_by, awaiting_approval)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) RETURNING *),
+                          created_by, updated_by, awaiting_approval, trigger)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
     [
@@ -68,6 +77,7 @@ export async function recordRule(db: Queryable, r: RuleInput, by: string): Promi
       r.capWindowSeconds,
       by,
       needsApproval(r.mode, r.actions),
+      r.trigger,
     ],
   );
   return rows[0]!;
@@ -80,7 +90,7 @@ export async function recordSave(db: Queryable, id: string, r: RuleInput, by: st
        UPDATE rules SET name = $2, mode = $3, conditions = $4, actions = $5, cooldown_seconds = $6,
               cap_count = $7, cap_window_seconds = $8, updated_by = $9, version = version + 1,
               stopped_at = NULL, stop_reason = NULL, updated_at = now(),
-              awaiting_approval = $10, approved_by = NULL, approved_at = NULL
+              awaiting_approval = $10, approved_by = NULL, approved_at = NULL, trigger = $11
         WHERE id = $1 RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
@@ -95,6 +105,7 @@ export async function recordSave(db: Queryable, id: string, r: RuleInput, by: st
       r.capWindowSeconds,
       by,
       needsApproval(r.mode, r.actions),
+      r.trigger,
     ],
   );
   return rows[0]!;

@@ -27,6 +27,11 @@ export const JOB_NAMES = {
   retention: 'retention',
   /** Delayed on the review queue until a ban wave's time: places its sanctions, or revokes them on a roll back. */
   runWave: 'run-wave',
+  /**
+   * On the review queue: rules weigh open cases, scheduled (every RULES_SCHEDULE_INTERVAL_MS) or after
+   * a sanction was placed on a player (README "Rules": triggers).
+   */
+  weighRules: 'weigh-rules',
   /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */
   submitStatements: 'submit-statements',
 } as const;
@@ -46,6 +51,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.erasePlayer,
     JOB_NAMES.retention,
     JOB_NAMES.runWave,
+    JOB_NAMES.weighRules,
   ],
   [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements],
 };

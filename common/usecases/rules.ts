@@ -10,6 +10,8 @@ import {
   findRule,
   inCooldown,
   listMatches,
+  openCasesMatching,
+  openCasesOfPlayer,
   listRules,
   runningRules,
   type RuleInsights,
@@ -20,7 +22,9 @@ import {
   conditionsSchema,
   effectiveActions,
   RULE_MODES,
+  RULE_TRIGGERS,
   ruleMatches,
+  type RuleTrigger,
   type RuleActions,
   type RuleConditions,
 } from '../domain/rules.js';
@@ -41,7 +45,7 @@ import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
 import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
-import { applySanction } from './sanctions.js';
+import { applySanction, forgetSanctionTrigger } from './sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
 /**
@@ -54,6 +58,12 @@ import type { OutboxRow } from '../queues/outbox.js';
 
 export const ruleSchema = Joi.object({
   name: text(200).required(),
+  trigger: Joi.string()
+    .valid(...RULE_TRIGGERS)
+    .default('filing')
+    .description(
+      'What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).',
+    ),
   mode: Joi.string()
     .valid(...RULE_MODES)
     .required()
@@ -91,6 +101,7 @@ export const presentRule = (r: RuleRow & RuleInsights) => ({
   name: r.name,
   version: r.version,
   mode: r.mode,
+  trigger: r.trigger,
   conditions: r.conditions,
   actions: r.actions,
   cooldownSeconds: r.cooldown_seconds,
@@ -164,6 +175,7 @@ export async function createRule(pool: Pool, by: Actor, body: unknown): Promise<
     return r.id;
   });
   cached = undefined;
+  forgetSanctionTrigger();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -177,6 +189,7 @@ export async function saveRule(pool: Pool, by: Actor, id: string, body: unknown)
     await auditSave(client, by, r);
   });
   cached = undefined;
+  forgetSanctionTrigger();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -210,6 +223,7 @@ export async function approveRule(pool: Pool, by: Actor, id: string): Promise<Ru
     });
   });
   cached = undefined;
+  forgetSanctionTrigger();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -272,10 +286,11 @@ export interface RuleOutcome {
 export async function weighRules(
   pool: Pool,
   caseIds: string[],
-  opts: { log?: Logger; dispatch?: (rows: OutboxRow[]) => void; appealWindowDays?: number } = {},
+  opts: WeighOptions = {},
+  trigger: RuleTrigger = 'filing',
 ): Promise<RuleOutcome[]> {
   const { log } = opts;
-  const rules = await rulesNow(pool);
+  const rules = (await rulesNow(pool)).filter((r) => r.trigger === trigger);
   if (rules.length === 0 || caseIds.length === 0) return [];
   const withTimes = rules.some((r) => r.conditions.burst !== undefined);
   const facts = await caseFacts(pool, [...new Set(caseIds)], withTimes);
@@ -365,6 +380,39 @@ export async function weighRules(
       }
     }
   return outcomes;
+}
+
+/** What a weighing needs besides the cases: a logger, the outbox's dispatch, the appeal window. */
+export interface WeighOptions {
+  log?: Logger;
+  dispatch?: (rows: OutboxRow[]) => void;
+  appealWindowDays?: number;
+}
+
+/** The most open cases a scheduled rule weighs in one round (the next round takes the rest). */
+const SCHEDULED_CASES = 500;
+
+/**
+ * The schedule's round (the weigh-rules job, every RULES_SCHEDULE_INTERVAL_MS): each running rule
+ * triggered by the schedule weighs the open cases its conditions match now, oldest first, at most 500
+ * a rule a round; its cooldown keeps it from a player it matched within it.
+ */
+export async function weighScheduledRules(pool: Pool, opts: WeighOptions = {}): Promise<RuleOutcome[]> {
+  const scheduled = (await rulesNow(pool)).filter((r) => r.trigger === 'schedule');
+  const cases = new Set<string>();
+  for (const rule of scheduled)
+    for (const id of await openCasesMatching(pool, rule.conditions, SCHEDULED_CASES)) cases.add(id);
+  // Each case once, weighed by every scheduled rule (each still checks its own conditions).
+  return weighRules(pool, [...cases], opts, 'schedule');
+}
+
+/** A sanction was placed on the player: the rules triggered by it weigh the player's open cases. */
+export async function weighAfterSanction(
+  pool: Pool,
+  playerId: string,
+  opts: WeighOptions = {},
+): Promise<RuleOutcome[]> {
+  return weighRules(pool, await openCasesOfPlayer(pool, playerId), opts, 'sanction_placed');
 }
 
 export const backtestSchema = Joi.object({

@@ -18,6 +18,7 @@ import {
   type SanctionType,
 } from '../data/repos/sanctions.js';
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { sanctionTriggerRunning } from '../data/repos/rules.js';
 import { notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
@@ -208,7 +209,37 @@ export async function applySanction(
   }
   // Its statement to the DSA Transparency Database, when its platform has an account (issue 35).
   outbox.push(...(await recordOwed(client, sanction)));
+  // Rules triggered by a sanction placed weigh the player's open cases once this commits.
+  if (await sanctionTriggered(client)) {
+    const { rows } = await client.query<OutboxRow>(
+      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
+      [
+        QUEUES.review,
+        JOB_NAMES.weighRules,
+        `weigh-rules-sanction-${sanction.id}`,
+        JSON.stringify({ trigger: 'sanction_placed', playerId: input.player.rowId, ...traceFields() }),
+        input.player.rowId,
+      ],
+    );
+    outbox.push(...rows);
+  }
   return { sanction, outbox };
+}
+
+/**
+ * Whether a running rule weighs when a sanction is placed: read again at most every second a process
+ * (a placement asks for a weighing only then, so a service without such rules pays nothing).
+ */
+let triggerRead: { at: number; running: boolean } | undefined;
+/** A rule was saved in this process: read whether one is triggered by a sanction again at once. */
+export const forgetSanctionTrigger = () => {
+  triggerRead = undefined;
+};
+async function sanctionTriggered(client: PoolClient): Promise<boolean> {
+  if (triggerRead && Date.now() - triggerRead.at < 1000) return triggerRead.running;
+  triggerRead = { at: Date.now(), running: await sanctionTriggerRunning(client) };
+  return triggerRead.running;
 }
 
 /**

@@ -104,7 +104,8 @@ describe('rules', function () {
 
   before(async () => {
     db = await ownDatabase('rules');
-    api = await startTestApi({ DATABASE_URL: db.url });
+    // Scheduled rules weigh every 10 s here (the least RULES_SCHEDULE_INTERVAL_MS allows).
+    api = await startTestApi({ DATABASE_URL: db.url, RULES_SCHEDULE_INTERVAL_MS: '10000' });
     review = await startTestWorker(api.config, 'review');
     studio = await createTenant(api.pool, 'Rules');
     [admin, mod] = [await createTestModerator(api, 'admin'), await createTestModerator(api)];
@@ -386,6 +387,7 @@ describe('rules', function () {
       { burst: { reports: 2, withinSeconds: 3600 } },
       { burst: { reports: 3, withinSeconds: 3600 } },
       { burst: { reports: 2, withinSeconds: 1 } },
+      { minOpenHours: 1 },
       // At the edges: a value some case has exactly.
       ...facts.flatMap((f) => [
         { maxTrustScore: f.trustScore },
@@ -600,6 +602,78 @@ describe('rules', function () {
     );
     expect((again.body as unknown as { approval: { awaiting: boolean } }).approval.awaiting).to.equal(true);
     await save({ ...rule, mode: 'draft', actions: { escalate: true } }, made.body.id);
+  });
+
+  it('triggers: a rule weighs a player’s open cases when a sanction is placed on them, and a scheduled rule weighs open cases on its own (here: those open a day, nobody got to)', async () => {
+    const watch = await save({
+      name: 'Sanctioned: watch their open cases',
+      trigger: 'sanction_placed',
+      mode: 'live',
+      conditions: { minReports: 1 },
+      actions: { tag: 'sanction-watch' },
+      cooldownSeconds: 0,
+    });
+    expect(watch.status, watch.text).to.equal(201);
+    expect(watch.body).to.include({ trigger: 'sanction_placed' });
+    const tagsOf = async (serviceId: string) =>
+      (
+        await api.pool.query<{ tag: string }>(
+          `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
+            WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
+          [serviceId],
+        )
+      ).rows.map((r) => r.tag);
+    const [withCase, without] = [await player(), await player()];
+    const openCase = await raided(withCase);
+    // Filing alone does not weigh it (its trigger is a sanction).
+    expect(await tagsOf(withCase)).to.deep.equal([]);
+    for (const serviceId of [withCase, without]) {
+      const placed = await call(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
+        spec: '/v1/player/{serviceId}/sanctions',
+        headers: studio.headers,
+        json: { type: 'chat_restriction', reason: 'Spam', durationSeconds: 3600 },
+      });
+      expect(placed.status, placed.text).to.equal(201);
+    }
+    await eventually('the sanctioned player tagged', async () =>
+      (await tagsOf(withCase)).includes('sanction-watch'),
+    );
+    expect((await matches(watch.body.id)).map((m) => m.case_id)).to.deep.equal([openCase]);
+    expect(await tagsOf(without)).to.deep.equal([]);
+    const off = await save(
+      { name: 'off', mode: 'draft', conditions: { minReports: 1 }, actions: { tag: 'sanction-watch' } },
+      watch.body.id,
+    );
+    expect(off.status, off.text).to.equal(200);
+
+    // A scheduled rule: cases open a day or more get escalated, by the worker's own round.
+    const [stale, fresh] = [await player(), await player()];
+    const [staleCase, freshCase] = [await raided(stale), await raided(fresh)];
+    await api.pool.query(`UPDATE review_cases SET opened_at = now() - interval '25 hours' WHERE id = $1`, [
+      staleCase,
+    ]);
+    const sweep = await save({
+      name: 'Nobody got to it in a day',
+      trigger: 'schedule',
+      mode: 'live',
+      conditions: { minOpenHours: 24, types: ['toxicity'] },
+      actions: { escalate: true },
+    });
+    expect(sweep.status, sweep.text).to.equal(201);
+    await eventually(
+      'the scheduled round escalated the day-old case',
+      async () => (await caseState(staleCase)).escalated,
+      30_000,
+    );
+    expect((await caseState(freshCase)).escalated).to.equal(false);
+    const swept = (await matches(sweep.body.id)).map((m) => m.case_id);
+    expect(swept).to.include(staleCase);
+    expect(swept).to.not.include(freshCase);
+    const stopped = await save(
+      { name: 'off', mode: 'draft', conditions: { minOpenHours: 24 }, actions: { escalate: true } },
+      sweep.body.id,
+    );
+    expect(stopped.status, stopped.text).to.equal(200);
   });
 
   it('every case explains its priority: its score is its stored priority on 0-100, and its inputs add up to it (the queue’s SQL and the explanation agree)', async () => {

@@ -6,7 +6,7 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { runScheduledRetention } from '../../common/usecases/retention.js';
 import { runWaveStep } from '../../common/usecases/waves.js';
-import { weighRules } from '../../common/usecases/rules.js';
+import { weighAfterSanction, weighRules, weighScheduledRules } from '../../common/usecases/rules.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { runErasure } from '../../common/usecases/erasure.js';
@@ -72,6 +72,15 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       const done = await runErasure(deps.pool, deps.config.erasureLedger, id, new Date());
       if (done.applied) deps.log.info({ erasureId: id }, 'player erased');
       return done;
+    }
+    if (job.name === JOB_NAMES.weighRules) {
+      const data = job.data as { trigger?: unknown; playerId?: unknown };
+      const opts = { log: deps.log, dispatch: deps.dispatch, appealWindowDays: deps.config.appealWindowDays };
+      if (data.trigger === 'schedule')
+        return { outcomes: (await weighScheduledRules(deps.pool, opts)).length };
+      if (data.trigger === 'sanction_placed' && typeof data.playerId === 'string' && isUuid(data.playerId))
+        return { outcomes: (await weighAfterSanction(deps.pool, data.playerId, opts)).length };
+      throw new UnrecoverableError(`job ${job.id} names no trigger rules weigh on`);
     }
     if (job.name === JOB_NAMES.runWave) {
       const id = (job.data as { waveId?: unknown }).waveId;

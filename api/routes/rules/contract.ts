@@ -1,7 +1,7 @@
 import { fromJoi, joiBody, joiQuery } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
-import { actionsSchema, conditionsSchema, RULE_MODES } from '../../../common/domain/rules.js';
+import { actionsSchema, conditionsSchema, RULE_MODES, RULE_TRIGGERS } from '../../../common/domain/rules.js';
 import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
 
 /** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
@@ -155,6 +155,10 @@ export const schemas = {
     name: { type: 'string' },
     version: { type: 'integer' },
     mode: { enum: [...RULE_MODES] },
+    trigger: {
+      enum: [...RULE_TRIGGERS],
+      description: 'What makes it weigh: reports filed, a sanction placed on the player, or the schedule.',
+    },
     conditions: fromJoi(conditionsSchema),
     actions: fromJoi(actionsSchema),
     cooldownSeconds: { type: 'integer' },

@@ -48,6 +48,42 @@ export async function findRule(db: Queryable, id: string): Promise<(RuleRow & Ru
   return rows[0];
 }
 
+/**
+ * The open cases a scheduled rule weighs this round: those its conditions match now, oldest first, at
+ * most `limit` (the next round takes the rest; a rule's cooldown keeps it from a player again).
+ */
+export async function openCasesMatching(
+  db: Queryable,
+  conditions: RuleConditions,
+  limit: number,
+): Promise<string[]> {
+  const values: unknown[] = [];
+  const where = conditionsSql(conditions, values);
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id
+      WHERE c.status = 'open' AND ${where} ORDER BY c.opened_at, c.id LIMIT ${Math.floor(limit)}`,
+    values,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A player's open cases (what a rule triggered by a sanction placed weighs). */
+export async function openCasesOfPlayer(db: Queryable, playerId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM review_cases WHERE player_id = $1 AND status = 'open' ORDER BY opened_at, id`,
+    [playerId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Whether a running rule weighs when a sanction is placed (so a placement asks for a weighing). */
+export async function sanctionTriggerRunning(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM rules WHERE trigger = 'sanction_placed' AND mode <> 'draft' AND stopped_at IS NULL LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
 /** The rules that weigh cases now: background or live, not stopped. */
 export async function runningRules(db: Queryable): Promise<RuleRow[]> {
   const { rows } = await db.query<RuleRow>(
@@ -121,7 +157,8 @@ export async function caseFacts(
             CASE WHEN $2 THEN ARRAY(
               SELECT (extract(epoch FROM co.reported_at) * 1000)::float8 FROM case_offenses co
                WHERE co.case_id = c.id ORDER BY co.reported_at DESC LIMIT ${BURST_MAX_REPORTS})
-            ELSE '{}'::float8[] END AS "reportTimes"
+            ELSE '{}'::float8[] END AS "reportTimes",
+            extract(epoch FROM now() - c.opened_at)::float8 / 3600 AS "openHours"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
     [caseIds, withTimes],
@@ -155,6 +192,8 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
     parts.push(
       `NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = c.player_id AND ${ACTIVE('now()')})`,
     );
+  if (c.minOpenHours !== undefined)
+    parts.push(`c.opened_at <= now() - make_interval(hours => ${$(c.minOpenHours)}::int)`);
   if (c.burst) {
     // Of the case's latest BURST_MAX_REPORTS reports (from the index on case and time alone), those
     // within the window up to the newest, in one pass.

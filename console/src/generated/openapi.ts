@@ -3680,6 +3680,11 @@ export interface components {
             version: number;
             /** @enum {unknown} */
             mode: "draft" | "background" | "live";
+            /**
+             * @description What makes it weigh: reports filed, a sanction placed on the player, or the schedule.
+             * @enum {unknown}
+             */
+            trigger: "filing" | "sanction_placed" | "schedule";
             /** @description All must hold. At least one. */
             conditions: {
                 types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
@@ -3698,6 +3703,8 @@ export interface components {
                     reports: number;
                     withinSeconds: number;
                 };
+                /** @description The case has been open at least this many hours. */
+                minOpenHours?: number;
             };
             /** @description At least one. */
             actions: {
@@ -13925,6 +13932,12 @@ export interface operations {
                 "application/json": {
                     name: string & unknown;
                     /**
+                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+                     * @default filing
+                     * @enum {string}
+                     */
+                    trigger?: "filing" | "sanction_placed" | "schedule";
+                    /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
                      */
@@ -13947,6 +13960,8 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case has been open at least this many hours. */
+                        minOpenHours?: number;
                     };
                     /** @description At least one. */
                     actions: {
@@ -14092,6 +14107,8 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case has been open at least this many hours. */
+                        minOpenHours?: number;
                     };
                     /**
                      * @description The cases opened in the last this many days (1 to 90).
@@ -14243,6 +14260,12 @@ export interface operations {
                 "application/json": {
                     name: string & unknown;
                     /**
+                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+                     * @default filing
+                     * @enum {string}
+                     */
+                    trigger?: "filing" | "sanction_placed" | "schedule";
+                    /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
                      */
@@ -14265,6 +14288,8 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case has been open at least this many hours. */
+                        minOpenHours?: number;
                     };
                     /** @description At least one. */
                     actions: {

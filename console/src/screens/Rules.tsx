@@ -20,6 +20,12 @@ const MODE_WORDS: Record<Rule['mode'], string> = {
   live: 'live (acts)',
 };
 
+const TRIGGER_WORDS: Record<Rule['trigger'], string> = {
+  filing: 'when reports are filed into a case',
+  sanction_placed: "when a sanction is placed on the player (the player's open cases)",
+  schedule: 'on the schedule (open cases, every few minutes)',
+};
+
 /** A rule's conditions in words, for the list. */
 function conditionWords(c: Rule['conditions']): string {
   const parts: string[] = [];
@@ -33,6 +39,7 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.playerTags) parts.push(`tagged ${c.playerTags.join(' or ')}`);
   if (c.queues) parts.push(`in ${c.queues.join(' or ')}`);
   if (c.noActiveSanction) parts.push('no sanction in force');
+  if (c.minOpenHours !== undefined) parts.push(`open ${c.minOpenHours}+ hours`);
   if (c.burst) parts.push(`${c.burst.reports}+ reports within ${c.burst.withinSeconds / 60} minutes`);
   return parts.join(', ');
 }
@@ -78,6 +85,7 @@ function ruleOf(data: FormData): RuleInput {
       : {}),
     ...(list(data.get('playerTags')) ? { playerTags: list(data.get('playerTags')) } : {}),
     ...(data.get('noActiveSanction') ? { noActiveSanction: true } : {}),
+    ...(num(data.get('minOpenHours')) !== undefined ? { minOpenHours: num(data.get('minOpenHours')) } : {}),
     ...(num(data.get('burstReports')) !== undefined
       ? {
           burst: {
@@ -97,6 +105,7 @@ function ruleOf(data: FormData): RuleInput {
   return {
     name: String(data.get('name')).trim(),
     mode: String(data.get('mode')) as Rule['mode'],
+    trigger: String(data.get('trigger') ?? 'filing') as Rule['trigger'],
     conditions,
     actions,
     ...(num(data.get('cooldownHours')) !== undefined
@@ -194,7 +203,9 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                     : ''}
                   {r.stopped ? `; stopped ${when(r.stopped.at)}: ${r.stopped.reason}` : ''}
                 </td>
-                <td>{conditionWords(r.conditions)}</td>
+                <td>
+                  {TRIGGER_WORDS[r.trigger]}: {conditionWords(r.conditions)}
+                </td>
                 <td>{actionWords(r.actions)}</td>
                 <td>
                   {r.insights.matchesLastDay}, {r.insights.matchesLastWeek} ({r.insights.actedLastWeek} acted)
@@ -226,6 +237,16 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
               {(Object.keys(MODE_WORDS) as Rule['mode'][]).map((m) => (
                 <option key={m} value={m}>
                   {MODE_WORDS[m]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Weighs
+            <select name="trigger" defaultValue={e?.trigger ?? 'filing'}>
+              {(Object.keys(TRIGGER_WORDS) as Rule['trigger'][]).map((t) => (
+                <option key={t} value={t}>
+                  {TRIGGER_WORDS[t]}
                 </option>
               ))}
             </select>
@@ -314,6 +335,10 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 defaultChecked={e?.conditions.noActiveSanction}
               />{' '}
               No sanction in force
+            </label>
+            <label>
+              Case open at least (hours){' '}
+              <input name="minOpenHours" type="number" min={1} defaultValue={e?.conditions.minOpenHours} />
             </label>
             <label>
               A burst: reports at least{' '}

@@ -24,6 +24,7 @@ const facts: CaseFacts & { priority: number } = {
   activeSanctionTypes: [],
   // Three reports: now, 30 s and 10 minutes before.
   reportTimes: [1_000_000, 970_000, 400_000],
+  openHours: 30,
   escalated: false,
   priority: 40,
 };
@@ -42,6 +43,7 @@ describe('a rule as data (issue 38)', () => {
       queues: ['default'],
       noActiveSanction: true,
       burst: { reports: 2, withinSeconds: 30 },
+      minOpenHours: 30,
     };
     expect(ruleMatches(all, facts)).to.equal(true);
     const failing: [string, Partial<CaseFacts>][] = [
@@ -57,6 +59,7 @@ describe('a rule as data (issue 38)', () => {
       ['noActiveSanction', { activeSanctions: 1 }],
       ['burst', { reportTimes: [1_000_000, 969_999, 400_000] }],
       ['burst', { reportTimes: [1_000_000] }],
+      ['minOpenHours', { openHours: 29.9 }],
     ];
     for (const [name, change] of failing)
       expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
