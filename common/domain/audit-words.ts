@@ -151,6 +151,7 @@ export function auditInWords(e: AuditFacts): string {
         escalate: 'escalated it',
         tag: 'tagged the player',
         sanction: 'placed a sanction on the player',
+        notify: 'told the reporting studios (rule.matched)',
       };
       const did = acts.map((a) => words[a] ?? a).join(', ');
       return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;

@@ -65,6 +65,8 @@ export interface RuleActions {
    * was). Live, it waits for a second admin's approval of the version (four eyes).
    */
   sanction?: RuleSanction;
+  /** Sends rule.matched to the studios that filed reports in the case (their games can act too). */
+  notify?: boolean;
 }
 
 export interface RuleSanction {
@@ -146,6 +148,9 @@ export const actionsSchema = Joi.object({
   priority: Joi.number().min(0).max(1000).description("The case's priority is never below this while open."),
   queue: Joi.string().max(40).description('A queue key: the case moves there (pinned).'),
   escalate: Joi.boolean().valid(true).description('Escalates the case to the senior role.'),
+  notify: Joi.boolean()
+    .valid(true)
+    .description('Sends rule.matched to the studios that filed reports in the case (README "Webhooks").'),
   tag: Joi.string().pattern(TAG).description('Tags the player.'),
   sanction: Joi.object({
     templateId: Joi.string()
@@ -207,6 +212,9 @@ export function effectiveActions(a: RuleActions, f: CaseFacts & { priority: numb
   if (a.priority !== undefined && f.priority < a.priority) out.priority = a.priority;
   if (a.queue !== undefined && f.queue !== a.queue) out.queue = a.queue;
   if (a.escalate && !f.escalated) out.escalate = true;
+  // Telling the studios changes nothing here: it goes with a match that does something else, or alone
+  // once a player within the cooldown.
+  if (a.notify) out.notify = true;
   if (a.tag !== undefined && !f.playerTags.includes(a.tag)) out.tag = a.tag;
   // A player already under a sanction of that type in force gets no second one.
   if (a.sanction !== undefined && !f.activeSanctionTypes.includes(a.sanction.type)) out.sanction = a.sanction;

@@ -12,6 +12,7 @@ import {
   listMatches,
   openCasesMatching,
   openCasesOfPlayer,
+  studiosOfCase,
   listRules,
   runningRules,
   type RuleInsights,
@@ -45,6 +46,7 @@ import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
 import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
+import { emitEvents } from '../data/repos/webhooks.js';
 import { applySanction, forgetSanctionTrigger } from './sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
@@ -355,6 +357,26 @@ export async function weighRules(
             });
             outbox.push(...placed.outbox);
           }
+          if (actions.notify)
+            outbox.push(
+              ...(await emitEvents(client, [
+                {
+                  type: 'rule.matched',
+                  dataByStudio: new Map(
+                    (await studiosOfCase(client, now.caseId)).map((studio) => [
+                      studio,
+                      {
+                        caseId: now.caseId,
+                        playerId: now.serviceId,
+                        kind: now.type,
+                        rule: { id: rule.id, name: rule.name, version: rule.version },
+                        actions: Object.keys(actions).filter((a) => a !== 'notify'),
+                      },
+                    ]),
+                  ),
+                },
+              ])),
+            );
           await insertAudit(client, {
             moderatorId: rule.updated_by,
             caseId: now.caseId,

@@ -676,6 +676,44 @@ describe('rules', function () {
     expect(stopped.status, stopped.text).to.equal(200);
   });
 
+  it('a live rule that notifies sends rule.matched to the studios that filed reports in the case, naming the rule and what it did', async () => {
+    const hook = await call<{ id: string }>(api.url, 'POST', '/v1/webhooks', {
+      spec: '/v1/webhooks',
+      headers: studio.headers,
+      json: { url: 'https://hooks.example.test/rules', events: ['rule.matched'] },
+    });
+    expect(hook.status, hook.text).to.equal(201);
+    const made = await save({
+      name: 'Raid: tell the game <b>',
+      mode: 'live',
+      conditions: { types: ['toxicity'], minDistinctReporters: 2 },
+      actions: { notify: true, tag: 'raid-told' },
+    });
+    expect(made.status, made.text).to.equal(201);
+    const serviceId = await player();
+    const caseId = await raided(serviceId);
+    const sent = await eventually('rule.matched written for the studio', async () => {
+      const { rows } = await api.pool.query<{ payload: { type: string; data: Record<string, unknown> } }>(
+        `SELECT payload FROM webhook_deliveries WHERE webhook_id = $1 AND event_type = 'rule.matched'`,
+        [hook.body.id],
+      );
+      return rows.length ? rows : undefined;
+    });
+    expect(sent).to.have.length(1);
+    expect(sent[0]!.payload.data).to.deep.equal({
+      caseId,
+      playerId: serviceId,
+      kind: 'toxicity',
+      rule: { id: made.body.id, name: 'Raid: tell the game <b>', version: 1 },
+      actions: ['tag'],
+    });
+    const off = await save(
+      { name: 'off', mode: 'draft', conditions: { types: ['toxicity'] }, actions: { notify: true } },
+      made.body.id,
+    );
+    expect(off.status, off.text).to.equal(200);
+  });
+
   it('every case explains its priority: its score is its stored priority on 0-100, and its inputs add up to it (the queue’s SQL and the explanation agree)', async () => {
     const { rows } = await api.pool.query<{ id: string; priority: number }>(
       'SELECT id, priority::float8 AS priority FROM review_cases ORDER BY opened_at',

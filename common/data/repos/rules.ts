@@ -67,6 +67,16 @@ export async function openCasesMatching(
   return rows.map((r) => r.id);
 }
 
+/** The studios that filed reports in a case (who hears a rule's rule.matched). */
+export async function studiosOfCase(db: Queryable, caseId: string): Promise<string[]> {
+  const { rows } = await db.query<{ studio_id: string }>(
+    `SELECT DISTINCT o.studio_id FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+      WHERE co.case_id = $1`,
+    [caseId],
+  );
+  return rows.map((r) => r.studio_id);
+}
+
 /** A player's open cases (what a rule triggered by a sanction placed weighs). */
 export async function openCasesOfPlayer(db: Queryable, playerId: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'appeal.filed',
   'appeal.decided',
   'webhook.disabled',
+  'rule.matched',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent only to the webhook a studio tests, whatever it subscribes to. */

@@ -2774,7 +2774,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2803,7 +2803,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2835,7 +2835,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {unknown} */
-            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "webhook.test";
+            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "webhook.test";
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed" | "cancelled";
             attempts: number;
@@ -3717,6 +3717,11 @@ export interface components {
                  * @constant
                  */
                 escalate?: true;
+                /**
+                 * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                 * @constant
+                 */
+                notify?: true;
                 /** @description Tags the player. */
                 tag?: string;
                 /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
@@ -3796,6 +3801,11 @@ export interface components {
                  * @constant
                  */
                 escalate?: true;
+                /**
+                 * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                 * @constant
+                 */
+                notify?: true;
                 /** @description Tags the player. */
                 tag?: string;
                 /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
@@ -7531,10 +7541,11 @@ export interface operations {
                      *       "report.outcome",
                      *       "appeal.filed",
                      *       "appeal.decided",
-                     *       "webhook.disabled"
+                     *       "webhook.disabled",
+                     *       "rule.matched"
                      *     ]
                      */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
                 };
             };
         };
@@ -7794,7 +7805,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string & unknown;
                     /** @description Default: every event. */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
                     enabled?: boolean;
                 } & unknown;
             };
@@ -13974,6 +13985,11 @@ export interface operations {
                          * @constant
                          */
                         escalate?: true;
+                        /**
+                         * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                         * @constant
+                         */
+                        notify?: true;
                         /** @description Tags the player. */
                         tag?: string;
                         /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */
@@ -14302,6 +14318,11 @@ export interface operations {
                          * @constant
                          */
                         escalate?: true;
+                        /**
+                         * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                         * @constant
+                         */
+                        notify?: true;
                         /** @description Tags the player. */
                         tag?: string;
                         /** @description Places the template's sanction on the player, with the case (automated: its statement of reasons names the rule). A live rule with it waits for a second admin's approval of each version. */

@@ -49,6 +49,7 @@ function actionWords(a: Rule['actions']): string {
   if (a.priority !== undefined) parts.push(`priority at least ${a.priority}`);
   if (a.queue) parts.push(`move to ${a.queue}`);
   if (a.escalate) parts.push('escalate');
+  if (a.notify) parts.push('tell the reporting studios');
   if (a.tag) parts.push(`tag the player ${a.tag}`);
   if (a.sanction)
     parts.push(`place a ${SANCTION_WORDS[a.sanction.type ?? 'warning']}: ${a.sanction.reason ?? ''}`);
@@ -99,6 +100,7 @@ function ruleOf(data: FormData): RuleInput {
     ...(num(data.get('priority')) !== undefined ? { priority: num(data.get('priority')) } : {}),
     ...(String(data.get('queue') ?? '').trim() ? { queue: String(data.get('queue')).trim() } : {}),
     ...(data.get('escalate') ? { escalate: true as const } : {}),
+    ...(data.get('notify') ? { notify: true as const } : {}),
     ...(String(data.get('tag') ?? '').trim() ? { tag: String(data.get('tag')).trim() } : {}),
     ...(data.get('templateId') ? { sanction: { templateId: String(data.get('templateId')) } } : {}),
   };
@@ -376,6 +378,10 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
             </label>
             <label>
               Tag the player <input name="tag" defaultValue={e?.actions.tag} />
+            </label>
+            <label>
+              <input type="checkbox" name="notify" defaultChecked={e?.actions.notify} /> Tell the studios that
+              reported (rule.matched)
             </label>
             <label>
               Place a sanction (a decision template){' '}
