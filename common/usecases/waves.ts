@@ -244,8 +244,20 @@ export async function createWave(
       },
     ]);
   const runAt = v.runAt ?? now;
-  // The period a sanction of the wave would have, placed at its time (the same limits as one placed by hand).
-  period({ ...v.sanction, startsAt: runAt }, now);
+  // The period a sanction of the wave would have, placed at its time (the same limits as one placed by
+  // hand), its faults named by the wave's own fields.
+  try {
+    period({ ...v.sanction, startsAt: runAt }, now);
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.fields) throw err;
+    throw validationError(
+      err.fields.map((f) => ({
+        ...f,
+        field: f.field === 'startsAt' ? 'runAt' : 'sanction.durationSeconds',
+        message: f.message.replace(' or expiresAt', '').replace(/ after startsAt$/, ' long'),
+      })),
+    );
+  }
   refuseCategoryOnWarning(v.sanction, 'sanction.dsaCategory');
   const scopeStudioId =
     by.kind === 'studio'
@@ -345,6 +357,8 @@ export async function placeOrAwaitApproval(
   | { awaiting: WaveView; outbox: OutboxRow[]; placed?: undefined }
 > {
   const v = check<SanctionInput>(sanctionSchema, body);
+  // Its period checked as the caller gave it (startsAt, expiresAt), whichever way it goes.
+  period(v, now);
   const player = await playersByServiceId(pool, [serviceId], null);
   if (player[0] && (await sanctionNeedsApproval(pool, policy, v.type, player[0].id))) {
     const startsAt = v.startsAt ?? now;

@@ -462,6 +462,32 @@ describe('ban waves', function () {
     const { rows: after } = await api.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM waves');
     expect(after[0]!.n).to.equal(before[0]!.n);
     expect((await get('not-a-uuid')).status).to.equal(404);
+    // A fault of the sanction's period is named by the wave's own fields, not a sanction's.
+    const fieldsOf = async (json: object) =>
+      ((await make(mod.headers, json)).body as unknown as { errors: { field: string; message: string }[] })
+        .errors;
+    expect(
+      await fieldsOf({ name: 'x', sanction: { type: 'temporary_ban', reason: 'x' }, players: ids }),
+    ).to.deep.equal([
+      { field: 'sanction.durationSeconds', message: 'a temporary_ban needs durationSeconds' },
+    ]);
+    expect(
+      await fieldsOf({
+        name: 'x',
+        sanction: { type: 'permanent_ban', reason: 'x', durationSeconds: 3600 },
+        players: ids,
+      }),
+    ).to.deep.equal([{ field: 'sanction.durationSeconds', message: 'a permanent ban does not expire' }]);
+    expect(
+      (
+        await fieldsOf({
+          name: 'x',
+          sanction: { type: 'warning', reason: 'x' },
+          players: ids,
+          runAt: new Date(Date.now() - 3_600_000).toISOString(),
+        })
+      ).map((f) => f.field),
+    ).to.deep.equal(['runAt']);
   });
 
   it('5,000 players, its worker SIGKILLed mid-way: exactly 5,000 sanctions, one a player, and the wave done', async function () {
