@@ -152,6 +152,7 @@ export function auditInWords(e: AuditFacts): string {
         tag: 'tagged the player',
         sanction: 'placed a sanction on the player',
         notify: 'told the reporting studios (rule.matched)',
+        wave: 'added the player to a wave',
       };
       const did = acts.map((a) => words[a] ?? a).join(', ');
       return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;

@@ -67,6 +67,8 @@ export interface RuleActions {
   sanction?: RuleSanction;
   /** Sends rule.matched to the studios that filed reports in the case (their games can act too). */
   notify?: boolean;
+  /** Adds the player to a moderator's wave that has not run (a ring collected for its day). */
+  wave?: { waveId: string };
 }
 
 export interface RuleSanction {
@@ -77,7 +79,8 @@ export interface RuleSanction {
 }
 
 /** Whether a rule in this mode with these actions waits for a second admin before it acts. */
-export const needsApproval = (mode: RuleMode, a: RuleActions) => mode === 'live' && a.sanction !== undefined;
+export const needsApproval = (mode: RuleMode, a: RuleActions) =>
+  mode === 'live' && (a.sanction !== undefined || a.wave !== undefined);
 
 /** What the service knows of a case when a rule is weighed against it. */
 export interface CaseFacts {
@@ -102,6 +105,8 @@ export interface CaseFacts {
   reportTimes: number[];
   /** Hours since the case opened. */
   openHours: number;
+  /** The waves the player is a member of. */
+  waves: string[];
   escalated: boolean;
 }
 
@@ -148,6 +153,11 @@ export const actionsSchema = Joi.object({
   priority: Joi.number().min(0).max(1000).description("The case's priority is never below this while open."),
   queue: Joi.string().max(40).description('A queue key: the case moves there (pinned).'),
   escalate: Joi.boolean().valid(true).description('Escalates the case to the senior role.'),
+  wave: Joi.object({
+    waveId: Joi.string().guid().required().description("A moderator's wave that has not run."),
+  }).description(
+    "Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version.",
+  ),
   notify: Joi.boolean()
     .valid(true)
     .description('Sends rule.matched to the studios that filed reports in the case (README "Webhooks").'),
@@ -215,6 +225,7 @@ export function effectiveActions(a: RuleActions, f: CaseFacts & { priority: numb
   // Telling the studios changes nothing here: it goes with a match that does something else, or alone
   // once a player within the cooldown.
   if (a.notify) out.notify = true;
+  if (a.wave !== undefined && !f.waves.includes(a.wave.waveId)) out.wave = a.wave;
   if (a.tag !== undefined && !f.playerTags.includes(a.tag)) out.tag = a.tag;
   // A player already under a sanction of that type in force gets no second one.
   if (a.sanction !== undefined && !f.activeSanctionTypes.includes(a.sanction.type)) out.sanction = a.sanction;

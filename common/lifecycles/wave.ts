@@ -137,6 +137,22 @@ export async function recordWave(db: Queryable, w: NewWave): Promise<{ wave: Wav
   return { wave, outbox: w.needsApproval ? [] : await jobOf(db, wave.id, 'run', wave.run_at) };
 }
 
+/**
+ * A rule adds a player to a wave that has not run (awaiting approval or scheduled), under the wave's
+ * row lock the caller holds: a member once, its size one more. Whether it was added.
+ */
+export async function addMember(db: Queryable, wave: WaveRow, playerRowId: string): Promise<boolean> {
+  if (wave.state !== 'awaiting_approval' && wave.state !== 'scheduled') return false;
+  const { rows } = await db.query<{ added: number }>(
+    `WITH m AS (INSERT INTO wave_members (wave_id, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1),
+     w AS (UPDATE waves SET size = size + (SELECT count(*) FROM m)::int, updated_at = now()
+            WHERE id = $1 RETURNING 1)
+     SELECT (SELECT count(*) FROM m)::int AS added FROM w`,
+    [wave.id, playerRowId],
+  );
+  return rows[0]!.added === 1;
+}
+
 /** A wave locked for the caller's transaction. */
 export async function lockWave(db: Queryable, id: string): Promise<WaveRow | undefined> {
   const { rows } = await db.query<WaveRow>('SELECT * FROM waves WHERE id = $1 FOR UPDATE', [id]);

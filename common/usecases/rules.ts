@@ -31,6 +31,8 @@ import {
 } from '../domain/rules.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { escalateToSenior, moveToQueue, raisePriorityFloor } from '../lifecycles/review-case.js';
+import { addMember, lockWave } from '../lifecycles/wave.js';
+import { findWave } from '../data/repos/waves.js';
 import {
   lockRule,
   recordApproval,
@@ -132,6 +134,13 @@ async function checkedInput(pool: Pool, body: unknown): Promise<RuleInput> {
   const v = check<RuleInput>(ruleSchema, body);
   if (v.actions.queue !== undefined && !(await findQueue(pool, v.actions.queue)))
     throw validationError([{ field: 'actions.queue', message: 'is not a queue in use' }]);
+  if (v.actions.wave !== undefined) {
+    const w = await findWave(pool, v.actions.wave.waveId);
+    if (!w || !w.created_by_moderator || !['awaiting_approval', 'scheduled'].includes(w.state))
+      throw validationError([
+        { field: 'actions.wave.waveId', message: "is not a moderator's wave that has not run" },
+      ]);
+  }
   if (v.actions.sanction !== undefined) {
     // What the rule places is the template's as it is now, copied into this version.
     const t = (await listTemplates(pool)).find((x) => x.id === v.actions.sanction!.templateId);
@@ -310,6 +319,15 @@ export async function weighRules(
         const [now] = await caseFacts(client, [f.caseId], withTimes);
         if (!now || !ruleMatches(rule.conditions, now)) return undefined;
         const actions = effectiveActions(rule.actions, now);
+        // A wave that has run (or is full) takes nobody more: that action is gone, not recorded.
+        const wave = actions.wave ? await lockWave(client, actions.wave.waveId) : undefined;
+        if (
+          actions.wave &&
+          (!wave ||
+            !['awaiting_approval', 'scheduled'].includes(wave.state) ||
+            wave.size >= (opts.waveMaxPlayers ?? 10_000))
+        )
+          delete actions.wave;
         if (Object.keys(actions).length === 0) return undefined;
         if (await inCooldown(client, rule, now.playerId)) return undefined;
         if (mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {
@@ -340,6 +358,7 @@ export async function weighRules(
               { kind: 'player', serviceId: now.serviceId },
               { tag: actions.tag },
             );
+          if (actions.wave && wave) await addMember(client, wave, now.playerId);
           if (actions.sanction !== undefined) {
             await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [now.playerId]);
             const placed = await applySanction(client, {
@@ -409,6 +428,8 @@ export interface WeighOptions {
   log?: Logger;
   dispatch?: (rows: OutboxRow[]) => void;
   appealWindowDays?: number;
+  /** WAVE_MAX_PLAYERS: a rule adds nobody to a wave this full. */
+  waveMaxPlayers?: number;
 }
 
 /** The most open cases a scheduled rule weighs in one round (the next round takes the rest). */

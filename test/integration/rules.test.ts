@@ -714,6 +714,101 @@ describe('rules', function () {
     expect(off.status, off.text).to.equal(200);
   });
 
+  it('a live rule collects players into a wave that has not run (after a second admin approves it), each once; a wave that ran takes nobody', async () => {
+    const other = await createTestModerator(api, 'admin');
+    const [first] = [await player()];
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const wave = await call<{ id: string; size: number; state: string }>(api.url, 'POST', '/v1/admin/waves', {
+      spec: '/v1/admin/waves',
+      headers: mod.headers,
+      json: {
+        name: 'Loader ring <b>',
+        runAt: later,
+        sanction: { type: 'temporary_ban', reason: 'Loader', durationSeconds: 86_400 },
+        players: [first],
+      },
+    });
+    expect(wave.status, wave.text).to.equal(201);
+    expect(wave.body).to.include({ state: 'scheduled', size: 1 });
+    const rule = {
+      name: 'Collect the ring',
+      conditions: { types: ['toxicity'], minDistinctReporters: 2, playerTags: ['ring'] },
+      actions: { wave: { waveId: wave.body.id } },
+      cooldownSeconds: 0,
+    };
+    // Only a moderator's wave that has not run.
+    const bad = await save({ ...rule, mode: 'live', actions: { wave: { waveId: crypto.randomUUID() } } });
+    expect(bad.status, bad.text).to.equal(400);
+    expect(bad.text).to.include('actions.wave.waveId');
+    const made = await save({ ...rule, mode: 'live' });
+    expect(made.status, made.text).to.equal(201);
+    expect((made.body as unknown as { approval: { awaiting: boolean } }).approval.awaiting).to.equal(true);
+    const approved = await call(api.url, 'POST', `/v1/admin/rules/${made.body.id}/approve`, {
+      spec: '/v1/admin/rules/{ruleId}/approve',
+      headers: other.headers,
+    });
+    expect(approved.status, approved.text).to.equal(200);
+
+    const members = async () =>
+      (
+        await api.pool.query<{ service_id: string }>(
+          `SELECT p.service_id FROM wave_members m JOIN players p ON p.id = m.player_id
+            WHERE m.wave_id = $1 ORDER BY p.service_id`,
+          [wave.body.id],
+        )
+      ).rows.map((r) => r.service_id);
+    const ringer = await player();
+    await call(api.url, 'POST', `/v1/admin/players/${ringer}/tags`, {
+      spec: '/v1/admin/players/{serviceId}/tags',
+      headers: mod.headers,
+      json: { tag: 'ring' },
+    });
+    const ringCase = await raided(ringer);
+    await eventually('the ringer in the wave', async () => (await members()).includes(ringer));
+    // Reported again: still once.
+    await fileReport(api.url, studio, ringer, 'toxicity', {
+      isToxic: true,
+      severity: 'high',
+      reporterId: `r-9-${ringer}`,
+      messages: ['again'],
+    });
+    await eventually('the third report filed', async () => {
+      const { rows } = await api.pool.query<{ n: number }>(
+        'SELECT distinct_reporters AS n FROM review_cases WHERE id = $1',
+        [ringCase],
+      );
+      return rows[0]!.n === 3;
+    });
+    expect(await members()).to.deep.equal([first, ringer].sort());
+    const { rows: sized } = await api.pool.query<{ size: number }>('SELECT size FROM waves WHERE id = $1', [
+      wave.body.id,
+    ]);
+    expect(sized[0]!.size).to.equal(2);
+    // Cancelled (as good as run), the wave takes nobody more.
+    const cancelled = await call(api.url, 'POST', `/v1/admin/waves/${wave.body.id}/cancel`, {
+      spec: '/v1/admin/waves/{waveId}/cancel',
+      headers: mod.headers,
+      json: { reason: 'moved to next week' },
+    });
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    const late = await player();
+    await call(api.url, 'POST', `/v1/admin/players/${late}/tags`, {
+      spec: '/v1/admin/players/{serviceId}/tags',
+      headers: mod.headers,
+      json: { tag: 'ring' },
+    });
+    const lateCase = await raided(late);
+    await eventually('the late case weighed', async () => {
+      const { rows } = await api.pool.query('SELECT 1 FROM case_offenses WHERE case_id = $1', [lateCase]);
+      return rows.length === 2;
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await members()).to.not.include(late);
+    expect((await matches(made.body.id)).map((m) => m.case_id)).to.deep.equal([ringCase]);
+    const off = await save({ ...rule, mode: 'draft', actions: { escalate: true } }, made.body.id);
+    expect(off.status, off.text).to.equal(200);
+  });
+
   it('every case explains its priority: its score is its stored priority on 0-100, and its inputs add up to it (the queue’s SQL and the explanation agree)', async () => {
     const { rows } = await api.pool.query<{ id: string; priority: number }>(
       'SELECT id, priority::float8 AS priority FROM review_cases ORDER BY opened_at',

@@ -38,6 +38,13 @@ export const FILING_BATCH_MAX = 100;
  * (whose offenses were written with it) it is skipped and named in the job's result.
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
+  // What rules need when they weigh (README "Rules").
+  const weighing = {
+    log: deps.log,
+    dispatch: deps.dispatch,
+    appealWindowDays: deps.config.appealWindowDays,
+    waveMaxPlayers: deps.config.waves.maxPlayers,
+  };
   const filings = new DataLoader<string, Filing>(async (ids) => {
     const { filed, outbox, acceptedAt } = await withTransaction(deps.pool, (client) =>
       fileOffenses(client, ids, deps.config.caseDueHours, deps.config.trustedFlaggerDueHours),
@@ -46,11 +53,9 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
     // Rules weigh the cases this batch filed into (README "Rules"); a rule's fault never fails a filing.
     const touched = [...filed.values()].filter((f) => f.filed && f.caseId).map((f) => f.caseId!);
     if (touched.length)
-      await weighRules(deps.pool, touched, {
-        log: deps.log,
-        dispatch: deps.dispatch,
-        appealWindowDays: deps.config.appealWindowDays,
-      }).catch((err: unknown) => deps.log.error({ err }, 'rules could not weigh the cases just filed'));
+      await weighRules(deps.pool, touched, weighing).catch((err: unknown) =>
+        deps.log.error({ err }, 'rules could not weigh the cases just filed'),
+      );
     // The service level "from 201 to a filed case": each offense this batch filed, once.
     const now = Date.now();
     for (const at of acceptedAt) deps.metrics?.reportToCase.observe(Math.max(0, now - at.getTime()) / 1000);
@@ -75,11 +80,10 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
     }
     if (job.name === JOB_NAMES.weighRules) {
       const data = job.data as { trigger?: unknown; playerId?: unknown };
-      const opts = { log: deps.log, dispatch: deps.dispatch, appealWindowDays: deps.config.appealWindowDays };
       if (data.trigger === 'schedule')
-        return { outcomes: (await weighScheduledRules(deps.pool, opts)).length };
+        return { outcomes: (await weighScheduledRules(deps.pool, weighing)).length };
       if (data.trigger === 'sanction_placed' && typeof data.playerId === 'string' && isUuid(data.playerId))
-        return { outcomes: (await weighAfterSanction(deps.pool, data.playerId, opts)).length };
+        return { outcomes: (await weighAfterSanction(deps.pool, data.playerId, weighing)).length };
       throw new UnrecoverableError(`job ${job.id} names no trigger rules weigh on`);
     }
     if (job.name === JOB_NAMES.runWave) {

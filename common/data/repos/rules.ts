@@ -168,7 +168,8 @@ export async function caseFacts(
               SELECT (extract(epoch FROM co.reported_at) * 1000)::float8 FROM case_offenses co
                WHERE co.case_id = c.id ORDER BY co.reported_at DESC LIMIT ${BURST_MAX_REPORTS})
             ELSE '{}'::float8[] END AS "reportTimes",
-            extract(epoch FROM now() - c.opened_at)::float8 / 3600 AS "openHours"
+            extract(epoch FROM now() - c.opened_at)::float8 / 3600 AS "openHours",
+            ARRAY(SELECT m.wave_id FROM wave_members m WHERE m.player_id = p.id) AS waves
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
     [caseIds, withTimes],

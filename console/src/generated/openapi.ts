@@ -3717,6 +3717,14 @@ export interface components {
                  * @constant
                  */
                 escalate?: true;
+                /** @description Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version. */
+                wave?: {
+                    /**
+                     * Format: uuid
+                     * @description A moderator's wave that has not run.
+                     */
+                    waveId: string;
+                };
                 /**
                  * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                  * @constant
@@ -3801,6 +3809,14 @@ export interface components {
                  * @constant
                  */
                 escalate?: true;
+                /** @description Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version. */
+                wave?: {
+                    /**
+                     * Format: uuid
+                     * @description A moderator's wave that has not run.
+                     */
+                    waveId: string;
+                };
                 /**
                  * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                  * @constant
@@ -13985,6 +14001,14 @@ export interface operations {
                          * @constant
                          */
                         escalate?: true;
+                        /** @description Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version. */
+                        wave?: {
+                            /**
+                             * Format: uuid
+                             * @description A moderator's wave that has not run.
+                             */
+                            waveId: string;
+                        };
                         /**
                          * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                          * @constant
@@ -14318,6 +14342,14 @@ export interface operations {
                          * @constant
                          */
                         escalate?: true;
+                        /** @description Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version. */
+                        wave?: {
+                            /**
+                             * Format: uuid
+                             * @description A moderator's wave that has not run.
+                             */
+                            waveId: string;
+                        };
                         /**
                          * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                          * @constant

@@ -3,6 +3,7 @@ import {
   backtestRule,
   listActingRules,
   listTemplates,
+  listWaves,
   saveActingRule,
   type ActingRule as Rule,
   type ActingRuleInput as RuleInput,
@@ -50,6 +51,7 @@ function actionWords(a: Rule['actions']): string {
   if (a.queue) parts.push(`move to ${a.queue}`);
   if (a.escalate) parts.push('escalate');
   if (a.notify) parts.push('tell the reporting studios');
+  if (a.wave) parts.push('add the player to a wave');
   if (a.tag) parts.push(`tag the player ${a.tag}`);
   if (a.sanction)
     parts.push(`place a ${SANCTION_WORDS[a.sanction.type ?? 'warning']}: ${a.sanction.reason ?? ''}`);
@@ -101,6 +103,7 @@ function ruleOf(data: FormData): RuleInput {
     ...(String(data.get('queue') ?? '').trim() ? { queue: String(data.get('queue')).trim() } : {}),
     ...(data.get('escalate') ? { escalate: true as const } : {}),
     ...(data.get('notify') ? { notify: true as const } : {}),
+    ...(data.get('waveId') ? { wave: { waveId: String(data.get('waveId')) } } : {}),
     ...(String(data.get('tag') ?? '').trim() ? { tag: String(data.get('tag')).trim() } : {}),
     ...(data.get('templateId') ? { sanction: { templateId: String(data.get('templateId')) } } : {}),
   };
@@ -126,6 +129,10 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
   const rules = useLoad(listActingRules, [], 15_000);
   const templates = useLoad(listTemplates, []);
   const sanctioning = (templates.data?.items ?? []).filter((t) => t.sanctionType);
+  const waves = useLoad(() => listWaves(), []);
+  const openWaves = (waves.data?.items ?? []).filter(
+    (w) => (w.state === 'scheduled' || w.state === 'awaiting_approval') && w.createdBy.kind === 'moderator',
+  );
   const { busy, notice, run } = useAction(rules.reload);
   const [editing, setEditing] = useState<Rule | null>(null);
   const [tried, setTried] = useState<Backtest | null>(null);
@@ -394,7 +401,20 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 ))}
               </select>
             </label>
-            <p>A live rule that places sanctions acts only once another admin approves it.</p>
+            <label>
+              Add the player to a wave{' '}
+              <select name="waveId" defaultValue={e?.actions.wave?.waveId ?? ''}>
+                <option value="">none</option>
+                {openWaves.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p>
+              A live rule that places sanctions or adds to a wave acts only once another admin approves it.
+            </p>
           </fieldset>
           <label>
             Cooldown a player (hours){' '}

@@ -25,6 +25,7 @@ const facts: CaseFacts & { priority: number } = {
   // Three reports: now, 30 s and 10 minutes before.
   reportTimes: [1_000_000, 970_000, 400_000],
   openHours: 30,
+  waves: ['w1'],
   escalated: false,
   priority: 40,
 };
@@ -88,7 +89,14 @@ describe('a rule as data (issue 38)', () => {
     expect(effectiveActions({ sanction: ban }, warned)).to.deep.equal({ sanction: ban });
   });
 
-  it('waits for a second admin only when live and placing a sanction', () => {
+  it('adds a player to a wave only when not a member of it already', () => {
+    expect(effectiveActions({ wave: { waveId: 'w2' } }, facts)).to.deep.equal({ wave: { waveId: 'w2' } });
+    expect(effectiveActions({ wave: { waveId: 'w1' } }, facts)).to.deep.equal({});
+  });
+
+  it('waits for a second admin only when live and placing a sanction or adding to a wave', () => {
+    expect(needsApproval('live', { wave: { waveId: 'w1' } })).to.equal(true);
+    expect(needsApproval('background', { wave: { waveId: 'w1' } })).to.equal(false);
     const ban = { templateId: 't1', type: 'permanent_ban' as const, durationSeconds: null, reason: 'Ring' };
     expect(needsApproval('live', { sanction: ban })).to.equal(true);
     expect(needsApproval('background', { sanction: ban })).to.equal(false);
