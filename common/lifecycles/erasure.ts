@@ -5,7 +5,7 @@ import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
-import type { OutboxRow } from '../queues/outbox.js';
+import { writeJob, type OutboxRow } from '../queues/outbox.js';
 
 /**
  * A player's erasure (GDPR Art. 17; issue 36), the only code that writes `erasures` and
@@ -48,14 +48,12 @@ const RETURNING = `id, player_id, state, requested_by_studio, requested_by_moder
 
 /** The job that applies a pending erasure, one job id an erasure. */
 function jobOf(db: Queryable, erasureId: string): Promise<OutboxRow[]> {
-  return db
-    .query<OutboxRow>(
-      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       VALUES ($1, $2, 'erase-' || $3::text, jsonb_build_object('erasureId', $3::text), NULL::uuid)
-       RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-      [QUEUES.review, JOB_NAMES.erasePlayer, erasureId],
-    )
-    .then((r) => r.rows);
+  return writeJob(db, {
+    queue: QUEUES.review,
+    name: JOB_NAMES.erasePlayer,
+    id: `erase-${erasureId}`,
+    payload: { erasureId },
+  });
 }
 
 /**

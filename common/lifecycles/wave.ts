@@ -1,7 +1,7 @@
 import type { Queryable } from '../data/db.js';
 import type { SanctionType } from '../domain/sanctions.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
-import type { OutboxRow } from '../queues/outbox.js';
+import { writeJob, type OutboxRow } from '../queues/outbox.js';
 
 /**
  * A ban wave (issue 38; README "Waves"), the only code that writes `waves` and `wave_members` (a test
@@ -99,15 +99,12 @@ export interface NewWave {
 
 /** The job that runs (or rolls back) a wave: delayed until its time; one job id a wave and a step. */
 function jobOf(db: Queryable, waveId: string, step: 'run' | 'roll-back', runAt: Date): Promise<OutboxRow[]> {
-  return db
-    .query<OutboxRow>(
-      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       VALUES ($1, $2, 'wave-' || $3 || '-' || $4::text,
-               jsonb_build_object('waveId', $4::text, 'runAt', $5::text), NULL::uuid)
-       RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-      [QUEUES.review, JOB_NAMES.runWave, step, waveId, runAt.toISOString()],
-    )
-    .then((r) => r.rows);
+  return writeJob(db, {
+    queue: QUEUES.review,
+    name: JOB_NAMES.runWave,
+    id: `wave-${step}-${waveId}`,
+    payload: { waveId, runAt: runAt.toISOString() },
+  });
 }
 
 /** Records a wave and its members (each player once), and its job unless it awaits approval. */

@@ -1,4 +1,4 @@
-import type { Pool } from '../data/db.js';
+import type { Pool, Queryable } from '../data/db.js';
 import type { Logger } from '../logger.js';
 import type { QueueName } from './index.js';
 import type { ShardedQueues } from './shards.js';
@@ -14,6 +14,30 @@ export interface OutboxRow {
   shard_key?: string | null;
   /** The shard it was sent to (null until sent). */
   shard?: number | null;
+}
+
+/**
+ * One job written to the outbox in the caller's transaction (sent once it commits): the one way a
+ * single job is asked for. Set-based writes (a delivery a webhook, a statement a sanction) insert
+ * their rows in the statement that makes them. `shardKey`: what its shard derives from (the player,
+ * the webhook); null, its job id.
+ */
+export async function writeJob(
+  db: Queryable,
+  job: {
+    queue: QueueName;
+    name: string;
+    id: string;
+    payload: Record<string, unknown>;
+    shardKey?: string | null;
+  },
+): Promise<OutboxRow[]> {
+  const { rows } = await db.query<OutboxRow>(
+    `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key) VALUES ($1, $2, $3, $4, $5::uuid)
+     RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
+    [job.queue, job.name, job.id, JSON.stringify(job.payload), job.shardKey ?? null],
+  );
+  return rows;
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
 import { sanctionTriggerRunning } from '../data/repos/rules.js';
 import { notFound, validationError } from '../errors.js';
-import type { OutboxRow } from '../queues/outbox.js';
+import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import type { StrikeRung } from '../config.js';
@@ -188,41 +188,30 @@ export async function applySanction(
   if (sanction.expiresAt) {
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
     // active never depends on it.
-    const { rows } = await client.query<OutboxRow>(
-      // Sharded by the player (migration 019), as the player's offense jobs are.
-      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       SELECT $1, $2, $3, $4, s.player_id FROM sanctions s WHERE s.id = $5
-       RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-      [
-        QUEUES.review,
-        JOB_NAMES.sanctionExpiry,
-        `sanction-expiry-${sanction.id}`,
-        JSON.stringify({
-          sanctionId: sanction.id,
-          runAt: sanction.expiresAt.toISOString(),
-          ...traceFields(),
-        }),
-        sanction.id,
-      ],
+    outbox.push(
+      ...(await writeJob(client, {
+        queue: QUEUES.review,
+        name: JOB_NAMES.sanctionExpiry,
+        id: `sanction-expiry-${sanction.id}`,
+        payload: { sanctionId: sanction.id, runAt: sanction.expiresAt.toISOString(), ...traceFields() },
+        // Sharded by the player (migration 019), as the player's offense jobs are.
+        shardKey: input.player.rowId,
+      })),
     );
-    outbox.push(...rows);
   }
   // Its statement to the DSA Transparency Database, when its platform has an account (issue 35).
   outbox.push(...(await recordOwed(client, sanction)));
   // Rules triggered by a sanction placed weigh the player's open cases once this commits.
   if (await sanctionTriggered(client)) {
-    const { rows } = await client.query<OutboxRow>(
-      `INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-      [
-        QUEUES.review,
-        JOB_NAMES.weighRules,
-        `weigh-rules-sanction-${sanction.id}`,
-        JSON.stringify({ trigger: 'sanction_placed', playerId: input.player.rowId, ...traceFields() }),
-        input.player.rowId,
-      ],
+    outbox.push(
+      ...(await writeJob(client, {
+        queue: QUEUES.review,
+        name: JOB_NAMES.weighRules,
+        id: `weigh-rules-sanction-${sanction.id}`,
+        payload: { trigger: 'sanction_placed', playerId: input.player.rowId, ...traceFields() },
+        shardKey: input.player.rowId,
+      })),
     );
-    outbox.push(...rows);
   }
   return { sanction, outbox };
 }
