@@ -45,6 +45,10 @@ export interface RuleConditions {
   burst?: { reports: number; withinSeconds: number };
   /** The case has been open at least this many hours (for a scheduled rule: nobody got to it). */
   minOpenHours?: number;
+  /** The highest confidence of an automated finding in the case is at least this (0 to 1). */
+  minConfidence?: number;
+  /** The player has at least this many strikes in force (upheld cases, not expired or removed). */
+  minActiveStrikes?: number;
 }
 
 /** The most reports a burst condition may ask for: what the facts carry of a case's latest reports. */
@@ -107,6 +111,10 @@ export interface CaseFacts {
   openHours: number;
   /** The waves the player is a member of. */
   waves: string[];
+  /** The case's highest confidence of an automated finding (0 to 1). */
+  confidence: number;
+  /** The player's strikes in force. */
+  activeStrikes: number;
   escalated: boolean;
 }
 
@@ -140,6 +148,15 @@ export const conditionsSchema = Joi.object({
   }).description(
     "Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one.",
   ),
+  minConfidence: Joi.number()
+    .min(0)
+    .max(1)
+    .description("The case's highest confidence of an automated finding is at least this (0 to 1)."),
+  minActiveStrikes: Joi.number()
+    .integer()
+    .min(1)
+    .max(1000)
+    .description('The player has at least this many strikes in force.'),
   minOpenHours: Joi.number()
     .integer()
     .min(1)
@@ -209,6 +226,8 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.noActiveSanction && f.activeSanctions > 0) return false;
   if (c.burst && !inBurst(c.burst, f.reportTimes)) return false;
   if (c.minOpenHours !== undefined && f.openHours < c.minOpenHours) return false;
+  if (c.minConfidence !== undefined && f.confidence < c.minConfidence) return false;
+  if (c.minActiveStrikes !== undefined && f.activeStrikes < c.minActiveStrikes) return false;
   return true;
 }
 

@@ -346,10 +346,20 @@ describe('rules', function () {
     // Cases of every kind of fact: a cheater (high), an AFK player (low, sanctioned), a raided and tagged one.
     const [a, b, c3] = [await player(), await player(), await player()];
     const filed = [
-      await fileReport(api.url, studio, a, 'anticheat', { isCheatDetected: true, severity: 'high' }),
+      await fileReport(api.url, studio, a, 'anticheat', {
+        isCheatDetected: true,
+        severity: 'high',
+        confidence: 0.8,
+      }),
       await fileReport(api.url, studio, b, 'afk', { isAfk: true, severity: 'low' }),
     ];
     for (const id of filed) await caseOfOffense(api.pool, id);
+    // A strike in force for the AFK player (as an upheld case of theirs would add).
+    await api.pool.query(
+      `INSERT INTO strikes (player_id, case_id, created_at, expires_at)
+       SELECT c.player_id, c.id, now(), now() + interval '30 days' FROM review_cases c WHERE c.id = $1`,
+      [await caseOfOffense(api.pool, filed[1]!)],
+    );
     await call(api.url, 'POST', `/v1/player/${b}/sanctions`, {
       spec: '/v1/player/{serviceId}/sanctions',
       headers: studio.headers,
@@ -388,12 +398,16 @@ describe('rules', function () {
       { burst: { reports: 3, withinSeconds: 3600 } },
       { burst: { reports: 2, withinSeconds: 1 } },
       { minOpenHours: 1 },
+      { minConfidence: 0.5 },
+      { minActiveStrikes: 1 },
       // At the edges: a value some case has exactly.
       ...facts.flatMap((f) => [
         { maxTrustScore: f.trustScore },
         { minReports: f.reports },
         { minDistinctReporters: f.distinctReporters },
         { minSeverity: f.severity },
+        ...(f.confidence > 0 ? [{ minConfidence: f.confidence }] : []),
+        ...(f.activeStrikes > 0 ? [{ minActiveStrikes: f.activeStrikes }] : []),
         // The burst's window exactly as long as the case's first report to its latest (within 200).
         ...(f.reportTimes.length >= 2
           ? [

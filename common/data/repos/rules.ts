@@ -12,6 +12,9 @@ import { ACTIVE } from './sanctions.js';
 
 /** Reads of rules and their matches (the writes are common/lifecycles/rule.ts). */
 
+/** SQL: the strike `st` is in force now (not removed, not expired). */
+const STRIKE_IN_FORCE = 'st.removed_at IS NULL AND st.expires_at > now()';
+
 export interface RuleInsights {
   matches_day: number;
   matches_week: number;
@@ -169,7 +172,9 @@ export async function caseFacts(
                WHERE co.case_id = c.id ORDER BY co.reported_at DESC LIMIT ${BURST_MAX_REPORTS})
             ELSE '{}'::float8[] END AS "reportTimes",
             extract(epoch FROM now() - c.opened_at)::float8 / 3600 AS "openHours",
-            ARRAY(SELECT m.wave_id FROM wave_members m WHERE m.player_id = p.id) AS waves
+            ARRAY(SELECT m.wave_id FROM wave_members m WHERE m.player_id = p.id) AS waves,
+            c.max_confidence::float8 AS confidence,
+            (SELECT count(*)::int FROM strikes st WHERE st.player_id = p.id AND ${STRIKE_IN_FORCE}) AS "activeStrikes"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
     [caseIds, withTimes],
@@ -203,6 +208,10 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
     parts.push(
       `NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = c.player_id AND ${ACTIVE('now()')})`,
     );
+  if (c.minConfidence !== undefined) parts.push(`c.max_confidence >= ${$(c.minConfidence)}::numeric`);
+  if (c.minActiveStrikes !== undefined)
+    parts.push(`(SELECT count(*) FROM strikes st WHERE st.player_id = c.player_id AND ${STRIKE_IN_FORCE})
+                >= ${$(c.minActiveStrikes)}::int`);
   if (c.minOpenHours !== undefined)
     parts.push(`c.opened_at <= now() - make_interval(hours => ${$(c.minOpenHours)}::int)`);
   if (c.burst) {

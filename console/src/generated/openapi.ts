@@ -3703,6 +3703,10 @@ export interface components {
                     reports: number;
                     withinSeconds: number;
                 };
+                /** @description The case's highest confidence of an automated finding is at least this (0 to 1). */
+                minConfidence?: number;
+                /** @description The player has at least this many strikes in force. */
+                minActiveStrikes?: number;
                 /** @description The case has been open at least this many hours. */
                 minOpenHours?: number;
             };
@@ -13987,6 +13991,10 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case's highest confidence of an automated finding is at least this (0 to 1). */
+                        minConfidence?: number;
+                        /** @description The player has at least this many strikes in force. */
+                        minActiveStrikes?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };
@@ -14147,6 +14155,10 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case's highest confidence of an automated finding is at least this (0 to 1). */
+                        minConfidence?: number;
+                        /** @description The player has at least this many strikes in force. */
+                        minActiveStrikes?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };
@@ -14328,6 +14340,10 @@ export interface operations {
                             reports: number;
                             withinSeconds: number;
                         };
+                        /** @description The case's highest confidence of an automated finding is at least this (0 to 1). */
+                        minConfidence?: number;
+                        /** @description The player has at least this many strikes in force. */
+                        minActiveStrikes?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };

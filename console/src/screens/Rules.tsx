@@ -41,6 +41,8 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.queues) parts.push(`in ${c.queues.join(' or ')}`);
   if (c.noActiveSanction) parts.push('no sanction in force');
   if (c.minOpenHours !== undefined) parts.push(`open ${c.minOpenHours}+ hours`);
+  if (c.minConfidence !== undefined) parts.push(`confidence ${c.minConfidence}+`);
+  if (c.minActiveStrikes !== undefined) parts.push(`${c.minActiveStrikes}+ strikes in force`);
   if (c.burst) parts.push(`${c.burst.reports}+ reports within ${c.burst.withinSeconds / 60} minutes`);
   return parts.join(', ');
 }
@@ -89,6 +91,12 @@ function ruleOf(data: FormData): RuleInput {
     ...(list(data.get('playerTags')) ? { playerTags: list(data.get('playerTags')) } : {}),
     ...(data.get('noActiveSanction') ? { noActiveSanction: true } : {}),
     ...(num(data.get('minOpenHours')) !== undefined ? { minOpenHours: num(data.get('minOpenHours')) } : {}),
+    ...(num(data.get('minConfidence')) !== undefined
+      ? { minConfidence: num(data.get('minConfidence')) }
+      : {}),
+    ...(num(data.get('minActiveStrikes')) !== undefined
+      ? { minActiveStrikes: num(data.get('minActiveStrikes')) }
+      : {}),
     ...(num(data.get('burstReports')) !== undefined
       ? {
           burst: {
@@ -344,6 +352,26 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 defaultChecked={e?.conditions.noActiveSanction}
               />{' '}
               No sanction in force
+            </label>
+            <label>
+              Detection confidence at least (0 to 1){' '}
+              <input
+                name="minConfidence"
+                type="number"
+                min={0}
+                max={1}
+                step="any"
+                defaultValue={e?.conditions.minConfidence}
+              />
+            </label>
+            <label>
+              Strikes in force at least{' '}
+              <input
+                name="minActiveStrikes"
+                type="number"
+                min={1}
+                defaultValue={e?.conditions.minActiveStrikes}
+              />
             </label>
             <label>
               Case open at least (hours){' '}

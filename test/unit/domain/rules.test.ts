@@ -26,6 +26,8 @@ const facts: CaseFacts & { priority: number } = {
   reportTimes: [1_000_000, 970_000, 400_000],
   openHours: 30,
   waves: ['w1'],
+  confidence: 0.9,
+  activeStrikes: 2,
   escalated: false,
   priority: 40,
 };
@@ -45,6 +47,8 @@ describe('a rule as data (issue 38)', () => {
       noActiveSanction: true,
       burst: { reports: 2, withinSeconds: 30 },
       minOpenHours: 30,
+      minConfidence: 0.9,
+      minActiveStrikes: 2,
     };
     expect(ruleMatches(all, facts)).to.equal(true);
     const failing: [string, Partial<CaseFacts>][] = [
@@ -61,6 +65,8 @@ describe('a rule as data (issue 38)', () => {
       ['burst', { reportTimes: [1_000_000, 969_999, 400_000] }],
       ['burst', { reportTimes: [1_000_000] }],
       ['minOpenHours', { openHours: 29.9 }],
+      ['minConfidence', { confidence: 0.89 }],
+      ['minActiveStrikes', { activeStrikes: 1 }],
     ];
     for (const [name, change] of failing)
       expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
