@@ -58,6 +58,20 @@ const KEEP_VERSION = `INSERT INTO rule_versions (rule_id, version, name, mode, c
          trigger
     FROM r`;
 
+/** A version's values, $1.. in this order: what recordRule and recordSave both write. */
+const versionValues = (r: RuleInput, by: string) => [
+  r.name,
+  r.mode,
+  r.conditions,
+  r.actions,
+  r.cooldownSeconds,
+  r.capCount,
+  r.capWindowSeconds,
+  by,
+  needsApproval(r.mode, r.actions),
+  r.trigger,
+];
+
 /** A new rule, version 1. */
 export async function recordRule(db: Queryable, r: RuleInput, by: string): Promise<RuleRow> {
   const { rows } = await db.query<RuleRow>(
@@ -67,46 +81,23 @@ export async function recordRule(db: Queryable, r: RuleInput, by: string): Promi
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
-    [
-      r.name,
-      r.mode,
-      r.conditions,
-      r.actions,
-      r.cooldownSeconds,
-      r.capCount,
-      r.capWindowSeconds,
-      by,
-      needsApproval(r.mode, r.actions),
-      r.trigger,
-    ],
+    versionValues(r, by),
   );
   return rows[0]!;
 }
 
-/** A rule saved again: the next version, kept; a stopped rule runs again. */
+/** A rule saved again: the next version, kept; a stopped rule runs again (and waits for approval again). */
 export async function recordSave(db: Queryable, id: string, r: RuleInput, by: string): Promise<RuleRow> {
   const { rows } = await db.query<RuleRow>(
     `WITH r AS (
-       UPDATE rules SET name = $2, mode = $3, conditions = $4, actions = $5, cooldown_seconds = $6,
-              cap_count = $7, cap_window_seconds = $8, updated_by = $9, version = version + 1,
+       UPDATE rules SET name = $1, mode = $2, conditions = $3, actions = $4, cooldown_seconds = $5,
+              cap_count = $6, cap_window_seconds = $7, updated_by = $8, version = version + 1,
               stopped_at = NULL, stop_reason = NULL, updated_at = now(),
-              awaiting_approval = $10, approved_by = NULL, approved_at = NULL, trigger = $11
-        WHERE id = $1 RETURNING *),
+              awaiting_approval = $9, approved_by = NULL, approved_at = NULL, trigger = $10
+        WHERE id = $11 RETURNING *),
      v AS (${KEEP_VERSION})
      SELECT * FROM r`,
-    [
-      id,
-      r.name,
-      r.mode,
-      r.conditions,
-      r.actions,
-      r.cooldownSeconds,
-      r.capCount,
-      r.capWindowSeconds,
-      by,
-      needsApproval(r.mode, r.actions),
-      r.trigger,
-    ],
+    [...versionValues(r, by), id],
   );
   return rows[0]!;
 }
