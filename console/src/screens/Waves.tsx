@@ -238,6 +238,21 @@ export function WavesScreen({ session }: { session: Session }) {
   );
 }
 
+/** An approval's cell: its author reads that another admin approves it (the service refuses them too). */
+function ApproveCell(p: { yours: boolean; busy: boolean; label: string; onApprove: () => void }) {
+  return (
+    <td>
+      {p.yours ? (
+        'yours: another admin approves it'
+      ) : (
+        <button type="button" disabled={p.busy} onClick={p.onApprove}>
+          {p.label}
+        </button>
+      )}
+    </td>
+  );
+}
+
 /**
  * Approvals (admins; README "Waves" and "Rules": four eyes): the waves and the live rules that place
  * sanctions that wait for a second moderator, each approved by an admin who did not make or save it
@@ -284,24 +299,17 @@ export function ApprovalsScreen({ session }: { session: Session }) {
                 <td>{w.size}</td>
                 <td>{when(w.runAt)}</td>
                 <td>{w.createdBy.name ?? w.createdBy.kind}</td>
-                <td>
-                  {w.createdBy.id === session.moderator.id ? (
-                    'yours: another admin approves it'
-                  ) : (
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() =>
-                        void run(
-                          () => decideWave(w.id, 'approve'),
-                          `Wave ${w.name} approved: it runs at its time.`,
-                        )
-                      }
-                    >
-                      Approve {w.name}
-                    </button>
-                  )}
-                </td>
+                <ApproveCell
+                  yours={w.createdBy.id === session.moderator.id}
+                  busy={busy}
+                  label={`Approve ${w.name}`}
+                  onApprove={() =>
+                    void run(
+                      () => decideWave(w.id, 'approve'),
+                      `Wave ${w.name} approved: it runs at its time.`,
+                    )
+                  }
+                />
               </tr>
             ))}
           </tbody>
@@ -328,28 +336,21 @@ export function ApprovalsScreen({ session }: { session: Session }) {
                   {r.name} (version {r.version})
                 </td>
                 <td>
-                  {r.actions.sanction?.type ? SANCTION_WORDS[r.actions.sanction.type] : 'a sanction'}:{' '}
-                  {r.actions.sanction?.reason ?? ''}
+                  {r.actions.sanction
+                    ? `${r.actions.sanction.type ? SANCTION_WORDS[r.actions.sanction.type] : 'a sanction'}: ${r.actions.sanction.reason ?? ''}`
+                    : ''}
+                  {r.actions.sanction && r.actions.wave ? '; ' : ''}
+                  {r.actions.wave ? 'adds players to a wave' : ''}
                 </td>
                 <td>{when(r.updatedAt)}</td>
-                <td>
-                  {r.savedBy === session.moderator.id ? (
-                    'yours: another admin approves it'
-                  ) : (
-                    <button
-                      type="button"
-                      disabled={busy}
-                      onClick={() =>
-                        void run(
-                          () => approveActingRule(r.id),
-                          `Rule ${r.name} approved: it acts live from now.`,
-                        )
-                      }
-                    >
-                      Approve rule {r.name}
-                    </button>
-                  )}
-                </td>
+                <ApproveCell
+                  yours={r.savedBy === session.moderator.id}
+                  busy={busy}
+                  label={`Approve rule ${r.name}`}
+                  onApprove={() =>
+                    void run(() => approveActingRule(r.id), `Rule ${r.name} approved: it acts live from now.`)
+                  }
+                />
               </tr>
             ))}
           </tbody>
