@@ -1,3 +1,4 @@
+import { lockPlayerRow } from '../data/repos/trust.js';
 import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { recordAppealDecision, recordFiling } from '../lifecycles/appeal.js';
@@ -404,7 +405,7 @@ export async function decideAppeal(
     if (!appeal.claim) throw conflict('appeal_not_claimed', 'Claim the appeal before deciding it.');
     if (appeal.claim.moderatorId !== actor.id)
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.');
-    await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [appeal.playerRowId]);
+    await lockPlayerRow(client, appeal.playerRowId);
     const subject = await lockSubjectOf(client, appeal);
     if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
     if (subject.kind === 'notice') {

@@ -1,3 +1,4 @@
+import { lockPlayerRow } from '../data/repos/trust.js';
 import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { assign, escalateToSenior, moveToQueue, recordResolution } from '../lifecycles/review-case.js';
@@ -250,7 +251,7 @@ export async function resolveCase(
       throw conflict('case_claimed', `The case is claimed by ${c.claim.username}.`, c);
     if (!c.claim)
       throw conflict('case_not_claimed', 'Claim the case before resolving it (or renew an expired claim).');
-    await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [c.playerRowId]);
+    await lockPlayerRow(client, c.playerRowId);
     if (sanction && fourEyes && (await sanctionNeedsApproval(client, fourEyes, sanction.type, c.playerRowId)))
       throw new AppError(
         409,

@@ -1,3 +1,4 @@
+import { lockPlayerRow } from '../data/repos/trust.js';
 import Joi from 'joi';
 import { encodeKeys, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
@@ -360,7 +361,7 @@ export async function weighRules(
             );
           if (actions.wave && wave) await addMember(client, wave, now.playerId);
           if (actions.sanction !== undefined) {
-            await client.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [now.playerId]);
+            await lockPlayerRow(client, now.playerId);
             const placed = await applySanction(client, {
               actor: { kind: 'moderator', id: rule.updated_by },
               player: { rowId: now.playerId, serviceId: now.serviceId },

@@ -3,6 +3,15 @@ import type { Queryable } from '../db.js';
 /** Why a player's trust score changed: one row of trust_history each time it does. */
 export type TrustChangeReason = 'offense' | 'held_released' | 'dismissal' | 'recovery' | 'appeal';
 
+/**
+ * The player's row lock, in the caller's transaction: what a decision that may move the score, place
+ * a sanction or count a strike takes first, so two of them on one player go one after the other.
+ * FOR NO KEY UPDATE: a filing that merely references the player (a foreign key's KEY SHARE) passes.
+ */
+export async function lockPlayerRow(db: Queryable, playerRowId: string): Promise<void> {
+  await db.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [playerRowId]);
+}
+
 export interface TrustChange {
   id: string;
   points: number;
