@@ -591,7 +591,33 @@ describe('rules', function () {
       ['rule_action', made.body.id, true],
     ]);
 
-    // A moderator dismisses the case: the rule's sanction goes with the reports it rested on.
+    // The player appeals it, as any decision; a moderator grants it.
+    const appealed = await call<{ id: string }>(api.url, 'POST', '/v1/player/me/appeals', {
+      spec: '/v1/player/me/appeals',
+      headers,
+      json: { sanctionId: placed[0]!.id, reason: 'incorrect', statement: 'I was <b>defending</b> the lobby' },
+    });
+    expect(appealed.status, appealed.text).to.equal(201);
+    const appealAct = (by: TestModerator, action: 'claim' | 'decide', json?: object) =>
+      call<{ code?: string; status?: string }>(
+        api.url,
+        'POST',
+        `/v1/admin/appeals/${appealed.body.id}/${action}`,
+        {
+          spec: `/v1/admin/appeals/{appealId}/${action}` as never,
+          headers: by.headers,
+          ...(json ? { json } : {}),
+        },
+      );
+    expect((await appealAct(mod, 'claim')).status).to.equal(200);
+    const granted = await appealAct(mod, 'decide', {
+      decision: 'granted',
+      note: 'Self-defence, on the replay.',
+    });
+    expect(granted.status, granted.text).to.equal(200);
+    expect((await sanctionsOf(caseId))[0]).to.include({ revoked: true });
+
+    // Then a moderator dismisses the case: the rule's sanction, revoked already, is not revoked twice.
     await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
       spec: '/v1/admin/cases/{caseId}/claim',
       headers: mod.headers,
@@ -602,7 +628,39 @@ describe('rules', function () {
       json: { outcome: 'dismissed', note: 'Friends joking.' },
     });
     expect(dismissed.status, dismissed.text).to.equal(200);
-    expect((await sanctionsOf(caseId))[0]).to.include({ revoked: true });
+    const { rows: revocations } = await api.pool.query(
+      `SELECT 1 FROM moderation_audit WHERE action = 'revoke_sanction' AND details->>'sanctionId' = $1`,
+      [placed[0]!.id],
+    );
+    expect(revocations).to.have.length(1);
+
+    // The combination the other way: a second raid's rule sanction, and its case dismissed first.
+    const q = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: q.serviceId, clientId: studio.game.clientId });
+    const second = await raided(q.serviceId);
+    await eventually(
+      'the second rule sanction',
+      async () => (await sanctionsOf(second)).length === 1 || undefined,
+    );
+    await call(api.url, 'POST', `/v1/admin/cases/${second}/claim`, {
+      spec: '/v1/admin/cases/{caseId}/claim',
+      headers: mod.headers,
+    });
+    const dismissedFirst = await call(api.url, 'POST', `/v1/admin/cases/${second}/resolve`, {
+      spec: '/v1/admin/cases/{caseId}/resolve',
+      headers: mod.headers,
+      json: { outcome: 'dismissed', note: 'Not toxic.' },
+    });
+    expect(dismissedFirst.status, dismissedFirst.text).to.equal(200);
+    expect((await sanctionsOf(second))[0]).to.include({ revoked: true });
+    // Its appeal now has nothing to change.
+    const late = await call<{ code: string }>(api.url, 'POST', '/v1/player/me/appeals', {
+      spec: '/v1/player/me/appeals',
+      headers: await playerBearer(api.url, studio.game, q),
+      json: { sanctionId: (await sanctionsOf(second))[0]!.id, reason: 'incorrect', statement: 'x' },
+    });
+    expect(late.status, late.text).to.equal(409);
+    expect(late.body.code).to.equal('not_appealable');
 
     // Saved again, the new version waits for approval again.
     const again = await save(
