@@ -6,13 +6,13 @@ import {
   recordRevocation,
 } from '../lifecycles/sanction.js';
 import { sanctionStatement } from '../domain/statement-of-reasons.js';
-import type { OffenseType, Severity } from '../domain/reports.js';
 import Joi from 'joi';
 import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   findSanctionForUpdate,
+  statementContext,
   SANCTION_TYPES,
   type SanctionRecord,
   type SanctionType,
@@ -320,25 +320,12 @@ async function emitSanctionEvent(
 
 /** The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts). */
 async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
-  const [scope, behind, rule] = await Promise.all([
-    s.scopeStudioId
-      ? client.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [s.scopeStudioId])
-      : undefined,
-    s.caseId
-      ? client.query<{ type: OffenseType; severity: Severity; opened_at: Date }>(
-          'SELECT type, highest_severity AS severity, opened_at FROM review_cases WHERE id = $1',
-          [s.caseId],
-        )
-      : undefined,
-    s.rule ? client.query<{ name: string }>('SELECT name FROM rules WHERE id = $1', [s.rule.id]) : undefined,
-  ]);
-  const c = behind?.rows[0];
-  const byRule = s.rule && rule?.rows[0] ? { name: rule.rows[0].name, version: s.rule.version } : null;
+  const context = await statementContext(client, s);
   return sanctionStatement(
     {
       id: s.id,
       type: s.type,
-      scopeName: scope?.rows[0]?.name ?? null,
+      scopeName: context.scopeName,
       reason: s.reason,
       startsAt: s.startsAt,
       expiresAt: s.expiresAt,
@@ -348,8 +335,8 @@ async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDa
       issuedBy: s.issuedBy.kind,
       byStrikeLadder:
         s.issuedBy.kind === 'moderator' && s.caseId !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
-      byRule,
-      caseFacts: c ? { type: c.type, severity: c.severity, openedAt: c.opened_at } : null,
+      byRule: s.rule && context.ruleName ? { name: context.ruleName, version: s.rule.version } : null,
+      caseFacts: context.caseFacts,
       keptOnAppeal: null,
     },
     { windowDays: appealWindowDays, now: s.createdAt, appeal: null },
