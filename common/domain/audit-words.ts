@@ -153,6 +153,8 @@ export function auditInWords(e: AuditFacts): string {
         sanction: 'placed a sanction on the player',
         notify: 'told the reporting studios (rule.matched)',
         wave: 'added the player to a wave',
+        holdPoints: "held the player's points",
+        releaseHold: "ended the hold on the player's points",
       };
       const did = acts.map((a) => words[a] ?? a).join(', ');
       return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;

@@ -13,6 +13,10 @@ export const FILING_RULES = {
   no_finding: { outcome: 'recorded', answer: 'status recorded, statusReason no_finding' },
   reporter_muted: { outcome: 'recorded', answer: 'status recorded, statusReason reporter_muted' },
   notice: { outcome: 'held', answer: 'status held, statusReason notice (a notice, README "Notices")' },
+  rule_hold: {
+    outcome: 'held',
+    answer: "status held, statusReason rule_hold (a rule holds the player's points)",
+  },
   reporter_credibility: { outcome: 'held', answer: 'status held, statusReason reporter_credibility' },
   studio_budget: { outcome: 'held', answer: 'status held, statusReason studio_budget' },
   score_floor: { outcome: 'applied', answer: 'penaltyApplied never takes the score below 0' },

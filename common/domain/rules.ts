@@ -73,6 +73,13 @@ export interface RuleActions {
   notify?: boolean;
   /** Adds the player to a moderator's wave that has not run (a ring collected for its day). */
   wave?: { waveId: string };
+  /**
+   * Holds the player's points for this many hours: their reports are filed as held for a moderator
+   * (statusReason rule_hold), so a raid's reports take nothing until someone looks.
+   */
+  holdPoints?: { hours: number };
+  /** Ends a hold on the player's points: their next reports take points again. */
+  releaseHold?: boolean;
 }
 
 export interface RuleSanction {
@@ -115,6 +122,10 @@ export interface CaseFacts {
   confidence: number;
   /** The player's strikes in force. */
   activeStrikes: number;
+  /** Until when a rule holds the player's points (epoch ms), or null. */
+  pointsHeldUntil: number | null;
+  /** When these facts were read (epoch ms): the clock a hold is weighed against. */
+  readAt: number;
   escalated: boolean;
 }
 
@@ -175,6 +186,12 @@ export const actionsSchema = Joi.object({
   }).description(
     "Adds the player to the wave (awaiting approval or scheduled; its sanction placed at its time). A live rule with it waits for a second admin's approval of each version.",
   ),
+  holdPoints: Joi.object({
+    hours: Joi.number().integer().min(1).max(720).required(),
+  }).description(
+    "Holds the player's points for `hours`: their reports are filed as held for a moderator (statusReason rule_hold).",
+  ),
+  releaseHold: Joi.boolean().valid(true).description("Ends a hold on the player's points."),
   notify: Joi.boolean()
     .valid(true)
     .description('Sends rule.matched to the studios that filed reports in the case (README "Webhooks").'),
@@ -204,6 +221,8 @@ export const actionsSchema = Joi.object({
   .description('At least one.');
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
+/** The time the facts were read at (epoch ms). */
+const now = (f: CaseFacts) => f.readAt;
 
 /** Whether `b.reports` of the times (newest first) fall within `b.withinSeconds` up to the newest. */
 function inBurst(b: { reports: number; withinSeconds: number }, times: number[]): boolean {
@@ -245,6 +264,10 @@ export function effectiveActions(a: RuleActions, f: CaseFacts & { priority: numb
   // once a player within the cooldown.
   if (a.notify) out.notify = true;
   if (a.wave !== undefined && !f.waves.includes(a.wave.waveId)) out.wave = a.wave;
+  // A hold changes something when it would end later than the one in force (if any).
+  if (a.holdPoints !== undefined && (f.pointsHeldUntil ?? 0) < now(f) + a.holdPoints.hours * 3_600_000)
+    out.holdPoints = a.holdPoints;
+  if (a.releaseHold && f.pointsHeldUntil !== null && f.pointsHeldUntil > now(f)) out.releaseHold = true;
   if (a.tag !== undefined && !f.playerTags.includes(a.tag)) out.tag = a.tag;
   // A player already under a sanction of that type in force gets no second one.
   if (a.sanction !== undefined && !f.activeSanctionTypes.includes(a.sanction.type)) out.sanction = a.sanction;

@@ -79,6 +79,7 @@ const SANCTION_WORDS: Record<SanctionType, string> = {
 };
 const HOLD_WORDS: Record<string, string> = {
   studio_budget: "the studio's daily limit on points it may take from one player was reached",
+  rule_hold: 'an automated rule holds the points of reports against you until a moderator reviews them',
   reporter_credibility: 'reports from this reporter are often found unfounded',
 };
 

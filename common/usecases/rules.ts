@@ -1,4 +1,4 @@
-import { lockPlayerRow } from '../data/repos/trust.js';
+import { lockPlayerRow, setPointsHold } from '../data/repos/trust.js';
 import Joi from 'joi';
 import { encodeKeys, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
@@ -360,6 +360,13 @@ export async function weighRules(
               { tag: actions.tag },
             );
           if (actions.wave && wave) await addMember(client, wave, now.playerId);
+          if (actions.holdPoints)
+            await setPointsHold(
+              client,
+              now.playerId,
+              new Date(Date.now() + actions.holdPoints.hours * 3_600_000),
+            );
+          if (actions.releaseHold) await setPointsHold(client, now.playerId, null);
           if (actions.sanction !== undefined) {
             await lockPlayerRow(client, now.playerId);
             const placed = await applySanction(client, {

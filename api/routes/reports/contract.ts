@@ -165,9 +165,9 @@ export const schemas = {
         description: 'applied now, held for a moderator, or recorded without points.',
       },
       statusReason: {
-        enum: ['studio_budget', 'reporter_credibility', 'reporter_muted', 'no_finding'],
+        enum: ['studio_budget', 'reporter_credibility', 'rule_hold', 'reporter_muted', 'no_finding'],
         description:
-          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low) or none taken (the reporter is muted; the flag was false).",
+          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README \"Rules\") or none taken (the reporter is muted; the flag was false).",
       },
       reporterQuotaRemaining: {
         type: 'integer',

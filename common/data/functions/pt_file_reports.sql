@@ -1,4 +1,4 @@
--- Version: 5
+-- Version: 6
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -28,6 +28,9 @@
 --                              "Notices") holds until then.
 --   Rule notice:               a notice (Version 4: an item with `hold`, README "Notices") is held
 --                              for a moderator, whatever the reporter's credibility or budget.
+--   Rule rule_hold:            while a rule holds the player's points (Version 6: players.
+--                              points_held_until, README "Rules"), a report with points is held for
+--                              a moderator.
 --   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
 --                              (upheld + 1) / (upheld + dismissed + 2) is below the threshold once
 --                              it has enough resolved reports is held for a moderator.
@@ -130,7 +133,7 @@ BEGIN
              (t.v->>'studioBudget')::int AS budget, (t.v->>'credibilityMinHistory')::int AS min_history,
              (t.v->>'credibilityThreshold')::numeric AS threshold, t.v->>'hold' AS hold
         FROM jsonb_array_elements(items) WITH ORDINALITY AS t(v, n))
-    SELECT it.*, p.id AS player_id, p.trust_score,
+    SELECT it.*, p.id AS player_id, p.trust_score, p.points_held_until > now() AS rule_hold,
            lag(it.n) OVER (PARTITION BY p.id ORDER BY it.n) AS prev_p,
            lag(it.n) OVER (PARTITION BY p.id, it.studio_id ORDER BY it.n) AS prev_b,
            lag(it.n) OVER (PARTITION BY it.studio_id, it.reporter_id ORDER BY it.n) AS prev_q,
@@ -195,6 +198,8 @@ BEGIN
       v_status := 'recorded'; v_reason := 'reporter_muted';
     ELSIF r.hold = 'notice' THEN
       v_status := 'held'; v_reason := 'notice'; v_held := v_penalty;
+    ELSIF r.rule_hold AND v_penalty > 0 THEN
+      v_status := 'held'; v_reason := 'rule_hold'; v_held := v_penalty;
     ELSIF r.player_sourced AND r.upheld IS NOT NULL
           AND r.upheld + r.dismissed >= r.min_history
           AND (r.upheld + 1)::numeric / (r.upheld + r.dismissed + 2) < r.threshold

@@ -174,7 +174,9 @@ export async function caseFacts(
             extract(epoch FROM now() - c.opened_at)::float8 / 3600 AS "openHours",
             ARRAY(SELECT m.wave_id FROM wave_members m WHERE m.player_id = p.id) AS waves,
             c.max_confidence::float8 AS confidence,
-            (SELECT count(*)::int FROM strikes st WHERE st.player_id = p.id AND ${STRIKE_IN_FORCE}) AS "activeStrikes"
+            (SELECT count(*)::int FROM strikes st WHERE st.player_id = p.id AND ${STRIKE_IN_FORCE}) AS "activeStrikes",
+            (extract(epoch FROM p.points_held_until) * 1000)::float8 AS "pointsHeldUntil",
+            (extract(epoch FROM now()) * 1000)::float8 AS "readAt"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
     [caseIds, withTimes],

@@ -12,6 +12,19 @@ export async function lockPlayerRow(db: Queryable, playerRowId: string): Promise
   await db.query('SELECT 1 FROM players WHERE id = $1 FOR NO KEY UPDATE', [playerRowId]);
 }
 
+/**
+ * A rule holds the player's points until `until` (never shortening a longer hold), or, with null,
+ * ends the hold: pt_file_reports files their reports as held (statusReason rule_hold) meanwhile.
+ */
+export async function setPointsHold(db: Queryable, playerRowId: string, until: Date | null): Promise<void> {
+  await db.query(
+    `UPDATE players SET points_held_until = CASE WHEN $2::timestamptz IS NULL THEN NULL
+                                                  ELSE GREATEST(points_held_until, $2::timestamptz) END
+      WHERE id = $1`,
+    [playerRowId, until],
+  );
+}
+
 export interface TrustChange {
   id: string;
   points: number;

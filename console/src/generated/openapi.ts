@@ -2465,7 +2465,7 @@ export interface components {
              * @description Why the points were held or not taken (the filing studio only).
              * @enum {string|null}
              */
-            statusReason?: "no_finding" | "reporter_muted" | "notice" | "reporter_credibility" | "studio_budget" | null;
+            statusReason?: "no_finding" | "reporter_muted" | "notice" | "rule_hold" | "reporter_credibility" | "studio_budget" | null;
             evidence?: components["schemas"]["Evidence"][];
             /** @description Normalised kind-specific fields (confidence, category, durations, ...). */
             details?: Record<string, never>;
@@ -3198,10 +3198,10 @@ export interface components {
              */
             status: "applied" | "held" | "recorded";
             /**
-             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low) or none taken (the reporter is muted; the flag was false).
+             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README "Rules") or none taken (the reporter is muted; the flag was false).
              * @enum {unknown}
              */
-            statusReason?: "studio_budget" | "reporter_credibility" | "reporter_muted" | "no_finding";
+            statusReason?: "studio_budget" | "reporter_credibility" | "rule_hold" | "reporter_muted" | "no_finding";
             /** @description When the report names a reporterId: its reports left today at this studio. */
             reporterQuotaRemaining?: number;
             report: components["schemas"]["Reportoffense"];
@@ -3729,6 +3729,15 @@ export interface components {
                      */
                     waveId: string;
                 };
+                /** @description Holds the player's points for `hours`: their reports are filed as held for a moderator (statusReason rule_hold). */
+                holdPoints?: {
+                    hours: number;
+                };
+                /**
+                 * @description Ends a hold on the player's points.
+                 * @constant
+                 */
+                releaseHold?: true;
                 /**
                  * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                  * @constant
@@ -3821,6 +3830,15 @@ export interface components {
                      */
                     waveId: string;
                 };
+                /** @description Holds the player's points for `hours`: their reports are filed as held for a moderator (statusReason rule_hold). */
+                holdPoints?: {
+                    hours: number;
+                };
+                /**
+                 * @description Ends a hold on the player's points.
+                 * @constant
+                 */
+                releaseHold?: true;
                 /**
                  * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                  * @constant
@@ -14017,6 +14035,15 @@ export interface operations {
                              */
                             waveId: string;
                         };
+                        /** @description Holds the player's points for `hours`: their reports are filed as held for a moderator (statusReason rule_hold). */
+                        holdPoints?: {
+                            hours: number;
+                        };
+                        /**
+                         * @description Ends a hold on the player's points.
+                         * @constant
+                         */
+                        releaseHold?: true;
                         /**
                          * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                          * @constant
@@ -14366,6 +14393,15 @@ export interface operations {
                              */
                             waveId: string;
                         };
+                        /** @description Holds the player's points for `hours`: their reports are filed as held for a moderator (statusReason rule_hold). */
+                        holdPoints?: {
+                            hours: number;
+                        };
+                        /**
+                         * @description Ends a hold on the player's points.
+                         * @constant
+                         */
+                        releaseHold?: true;
                         /**
                          * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
                          * @constant

@@ -54,6 +54,8 @@ function actionWords(a: Rule['actions']): string {
   if (a.escalate) parts.push('escalate');
   if (a.notify) parts.push('tell the reporting studios');
   if (a.wave) parts.push('add the player to a wave');
+  if (a.holdPoints) parts.push(`hold the player's points ${a.holdPoints.hours} h`);
+  if (a.releaseHold) parts.push("end a hold on the player's points");
   if (a.tag) parts.push(`tag the player ${a.tag}`);
   if (a.sanction)
     parts.push(`place a ${SANCTION_WORDS[a.sanction.type ?? 'warning']}: ${a.sanction.reason ?? ''}`);
@@ -112,6 +114,10 @@ function ruleOf(data: FormData): RuleInput {
     ...(data.get('escalate') ? { escalate: true as const } : {}),
     ...(data.get('notify') ? { notify: true as const } : {}),
     ...(data.get('waveId') ? { wave: { waveId: String(data.get('waveId')) } } : {}),
+    ...(num(data.get('holdHours')) !== undefined
+      ? { holdPoints: { hours: num(data.get('holdHours'))! } }
+      : {}),
+    ...(data.get('releaseHold') ? { releaseHold: true as const } : {}),
     ...(String(data.get('tag') ?? '').trim() ? { tag: String(data.get('tag')).trim() } : {}),
     ...(data.get('templateId') ? { sanction: { templateId: String(data.get('templateId')) } } : {}),
   };
@@ -428,6 +434,20 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                   </option>
                 ))}
               </select>
+            </label>
+            <label>
+              Hold the player's points (hours){' '}
+              <input
+                name="holdHours"
+                type="number"
+                min={1}
+                max={720}
+                defaultValue={e?.actions.holdPoints?.hours}
+              />
+            </label>
+            <label>
+              <input type="checkbox" name="releaseHold" defaultChecked={e?.actions.releaseHold} /> End a hold
+              on the player's points
             </label>
             <label>
               Add the player to a wave{' '}

@@ -16,6 +16,7 @@ describe('Filing rules: named once in the domain and once in the SQL function th
       'no_finding',
       'reporter_muted',
       'notice',
+      'rule_hold',
       'reporter_credibility',
       'studio_budget',
     ]);

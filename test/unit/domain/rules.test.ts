@@ -28,6 +28,8 @@ const facts: CaseFacts & { priority: number } = {
   waves: ['w1'],
   confidence: 0.9,
   activeStrikes: 2,
+  pointsHeldUntil: null,
+  readAt: 1_000_000,
   escalated: false,
   priority: 40,
 };
@@ -93,6 +95,18 @@ describe('a rule as data (issue 38)', () => {
     expect(effectiveActions({ sanction: ban }, banned)).to.deep.equal({});
     const warned = { ...facts, activeSanctions: 1, activeSanctionTypes: ['warning'] };
     expect(effectiveActions({ sanction: ban }, warned)).to.deep.equal({ sanction: ban });
+  });
+
+  it('holds points only to make a hold longer, and releases only a hold in force', () => {
+    const hold = { holdPoints: { hours: 1 } };
+    expect(effectiveActions(hold, facts)).to.deep.equal(hold);
+    expect(effectiveActions(hold, { ...facts, pointsHeldUntil: 1_000_000 + 3_600_000 })).to.deep.equal({});
+    expect(effectiveActions(hold, { ...facts, pointsHeldUntil: 1_000_000 + 60_000 })).to.deep.equal(hold);
+    expect(effectiveActions({ releaseHold: true }, facts)).to.deep.equal({});
+    expect(effectiveActions({ releaseHold: true }, { ...facts, pointsHeldUntil: 999_999 })).to.deep.equal({});
+    expect(effectiveActions({ releaseHold: true }, { ...facts, pointsHeldUntil: 1_000_001 })).to.deep.equal({
+      releaseHold: true,
+    });
   });
 
   it('adds a player to a wave only when not a member of it already', () => {
