@@ -1,3 +1,4 @@
+import { STATUS_REASONS } from '../../../common/domain/filing-rules.js';
 import { joiBody } from '../../contract.js';
 import {
   clientHeaders,
@@ -165,7 +166,8 @@ export const schemas = {
         description: 'applied now, held for a moderator, or recorded without points.',
       },
       statusReason: {
-        enum: ['studio_budget', 'reporter_credibility', 'rule_hold', 'reporter_muted', 'no_finding'],
+        // A studio's report is never a notice (README "Notices"): every other reason the domain has.
+        enum: STATUS_REASONS.filter((r) => r !== 'notice'),
         description:
           "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README \"Rules\") or none taken (the reporter is muted; the flag was false).",
       },
