@@ -49,6 +49,13 @@ export interface RuleConditions {
   minConfidence?: number;
   /** The player has at least this many strikes in force (upheld cases, not expired or removed). */
   minActiveStrikes?: number;
+  /** The case's reports came from at least this many studios. */
+  minDistinctStudios?: number;
+  /**
+   * A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed +
+   * 2) at its studio, is at least this (0 to 1): one whose reports moderators tend to uphold.
+   */
+  minReporterCredibility?: number;
 }
 
 /** The most reports a burst condition may ask for: what the facts carry of a case's latest reports. */
@@ -122,6 +129,10 @@ export interface CaseFacts {
   confidence: number;
   /** The player's strikes in force. */
   activeStrikes: number;
+  /** The studios whose games reported in the case. */
+  distinctStudios: number;
+  /** The highest credibility of the case's named reporters, or null when none is named. */
+  bestCredibility: number | null;
   /** Until when a rule holds the player's points (epoch ms), or null. */
   pointsHeldUntil: number | null;
   /** When these facts were read (epoch ms): the clock a hold is weighed against. */
@@ -168,6 +179,13 @@ export const conditionsSchema = Joi.object({
     .min(1)
     .max(1000)
     .description('The player has at least this many strikes in force.'),
+  minDistinctStudios: count.description("The case's reports came from at least this many studios."),
+  minReporterCredibility: Joi.number()
+    .min(0)
+    .max(1)
+    .description(
+      'A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed + 2), is at least this.',
+    ),
   minOpenHours: Joi.number()
     .integer()
     .min(1)
@@ -247,6 +265,12 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.minOpenHours !== undefined && f.openHours < c.minOpenHours) return false;
   if (c.minConfidence !== undefined && f.confidence < c.minConfidence) return false;
   if (c.minActiveStrikes !== undefined && f.activeStrikes < c.minActiveStrikes) return false;
+  if (c.minDistinctStudios !== undefined && f.distinctStudios < c.minDistinctStudios) return false;
+  if (
+    c.minReporterCredibility !== undefined &&
+    (f.bestCredibility === null || f.bestCredibility < c.minReporterCredibility)
+  )
+    return false;
   return true;
 }
 

@@ -366,6 +366,12 @@ describe('rules', function () {
       json: { type: 'chat_restriction', reason: 'afk', durationSeconds: 3600 },
     });
     await raided(c3);
+    // One of the raid's reporters has a record: 3 upheld, 1 dismissed (credibility 4/6).
+    await api.pool.query(
+      `INSERT INTO reporters (studio_id, reporter_id, upheld, dismissed) VALUES ($1, $2, 3, 1)
+       ON CONFLICT (studio_id, reporter_id) DO UPDATE SET upheld = 3, dismissed = 1`,
+      [studio.studioId, `r-1-${c3}`],
+    );
     await call(api.url, 'POST', `/v1/admin/players/${c3}/tags`, {
       spec: '/v1/admin/players/{serviceId}/tags',
       headers: mod.headers,
@@ -400,6 +406,9 @@ describe('rules', function () {
       { minOpenHours: 1 },
       { minConfidence: 0.5 },
       { minActiveStrikes: 1 },
+      { minDistinctStudios: 1 },
+      { minDistinctStudios: 2 },
+      { minReporterCredibility: 0.5 },
       // At the edges: a value some case has exactly.
       ...facts.flatMap((f) => [
         { maxTrustScore: f.trustScore },
@@ -408,6 +417,7 @@ describe('rules', function () {
         { minSeverity: f.severity },
         ...(f.confidence > 0 ? [{ minConfidence: f.confidence }] : []),
         ...(f.activeStrikes > 0 ? [{ minActiveStrikes: f.activeStrikes }] : []),
+        ...(f.bestCredibility !== null ? [{ minReporterCredibility: f.bestCredibility }] : []),
         // The burst's window exactly as long as the case's first report to its latest (within 200).
         ...(f.reportTimes.length >= 2
           ? [

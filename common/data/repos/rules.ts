@@ -12,6 +12,16 @@ import { ACTIVE } from './sanctions.js';
 
 /** Reads of rules and their matches (the writes are common/lifecycles/rule.ts). */
 
+/** SQL: how many studios' games reported in the case `c`. */
+const DISTINCT_STUDIOS = `SELECT count(DISTINCT g.studio_id)::int FROM case_games cg JOIN games g ON g.id = cg.game_id
+                           WHERE cg.case_id = c.id`;
+
+/** SQL: the highest credibility of the case `c`'s named reporters (null when none is named). */
+const BEST_CREDIBILITY = `SELECT max((rp.upheld + 1)::float8 / (rp.upheld + rp.dismissed + 2))
+                            FROM case_offenses co JOIN offenses o ON o.id = co.offense_id
+                            JOIN reporters rp ON rp.studio_id = o.studio_id AND rp.reporter_id = o.reporter_id
+                           WHERE co.case_id = c.id`;
+
 /** SQL: the strike `st` is in force now (not removed, not expired). */
 const STRIKE_IN_FORCE = 'st.removed_at IS NULL AND st.expires_at > now()';
 
@@ -176,6 +186,7 @@ export async function caseFacts(
             c.max_confidence::float8 AS confidence,
             (SELECT count(*)::int FROM strikes st WHERE st.player_id = p.id AND ${STRIKE_IN_FORCE}) AS "activeStrikes",
             (extract(epoch FROM p.points_held_until) * 1000)::float8 AS "pointsHeldUntil",
+            (${DISTINCT_STUDIOS}) AS "distinctStudios", (${BEST_CREDIBILITY}) AS "bestCredibility",
             (extract(epoch FROM now()) * 1000)::float8 AS "readAt"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
@@ -214,6 +225,10 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
   if (c.minActiveStrikes !== undefined)
     parts.push(`(SELECT count(*) FROM strikes st WHERE st.player_id = c.player_id AND ${STRIKE_IN_FORCE})
                 >= ${$(c.minActiveStrikes)}::int`);
+  if (c.minDistinctStudios !== undefined)
+    parts.push(`(${DISTINCT_STUDIOS}) >= ${$(c.minDistinctStudios)}::int`);
+  if (c.minReporterCredibility !== undefined)
+    parts.push(`(${BEST_CREDIBILITY}) >= ${$(c.minReporterCredibility)}::float8`);
   if (c.minOpenHours !== undefined)
     parts.push(`c.opened_at <= now() - make_interval(hours => ${$(c.minOpenHours)}::int)`);
   if (c.burst) {

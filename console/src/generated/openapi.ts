@@ -3201,7 +3201,7 @@ export interface components {
              * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README "Rules") or none taken (the reporter is muted; the flag was false).
              * @enum {unknown}
              */
-            statusReason?: "studio_budget" | "reporter_credibility" | "rule_hold" | "reporter_muted" | "no_finding";
+            statusReason?: "no_finding" | "reporter_muted" | "rule_hold" | "reporter_credibility" | "studio_budget";
             /** @description When the report names a reporterId: its reports left today at this studio. */
             reporterQuotaRemaining?: number;
             report: components["schemas"]["Reportoffense"];
@@ -3707,6 +3707,10 @@ export interface components {
                 minConfidence?: number;
                 /** @description The player has at least this many strikes in force. */
                 minActiveStrikes?: number;
+                /** @description The case's reports came from at least this many studios. */
+                minDistinctStudios?: number;
+                /** @description A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed + 2), is at least this. */
+                minReporterCredibility?: number;
                 /** @description The case has been open at least this many hours. */
                 minOpenHours?: number;
             };
@@ -14013,6 +14017,10 @@ export interface operations {
                         minConfidence?: number;
                         /** @description The player has at least this many strikes in force. */
                         minActiveStrikes?: number;
+                        /** @description The case's reports came from at least this many studios. */
+                        minDistinctStudios?: number;
+                        /** @description A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed + 2), is at least this. */
+                        minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };
@@ -14186,6 +14194,10 @@ export interface operations {
                         minConfidence?: number;
                         /** @description The player has at least this many strikes in force. */
                         minActiveStrikes?: number;
+                        /** @description The case's reports came from at least this many studios. */
+                        minDistinctStudios?: number;
+                        /** @description A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed + 2), is at least this. */
+                        minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };
@@ -14371,6 +14383,10 @@ export interface operations {
                         minConfidence?: number;
                         /** @description The player has at least this many strikes in force. */
                         minActiveStrikes?: number;
+                        /** @description The case's reports came from at least this many studios. */
+                        minDistinctStudios?: number;
+                        /** @description A report of the case came from a reporter whose credibility, (upheld + 1) / (upheld + dismissed + 2), is at least this. */
+                        minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
                     };

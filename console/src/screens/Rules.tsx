@@ -43,6 +43,9 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.minOpenHours !== undefined) parts.push(`open ${c.minOpenHours}+ hours`);
   if (c.minConfidence !== undefined) parts.push(`confidence ${c.minConfidence}+`);
   if (c.minActiveStrikes !== undefined) parts.push(`${c.minActiveStrikes}+ strikes in force`);
+  if (c.minDistinctStudios !== undefined) parts.push(`${c.minDistinctStudios}+ studios`);
+  if (c.minReporterCredibility !== undefined)
+    parts.push(`a reporter of credibility ${c.minReporterCredibility}+`);
   if (c.burst) parts.push(`${c.burst.reports}+ reports within ${c.burst.withinSeconds / 60} minutes`);
   return parts.join(', ');
 }
@@ -95,6 +98,12 @@ function ruleOf(data: FormData): RuleInput {
     ...(num(data.get('minOpenHours')) !== undefined ? { minOpenHours: num(data.get('minOpenHours')) } : {}),
     ...(num(data.get('minConfidence')) !== undefined
       ? { minConfidence: num(data.get('minConfidence')) }
+      : {}),
+    ...(num(data.get('minDistinctStudios')) !== undefined
+      ? { minDistinctStudios: num(data.get('minDistinctStudios')) }
+      : {}),
+    ...(num(data.get('minReporterCredibility')) !== undefined
+      ? { minReporterCredibility: num(data.get('minReporterCredibility')) }
       : {}),
     ...(num(data.get('minActiveStrikes')) !== undefined
       ? { minActiveStrikes: num(data.get('minActiveStrikes')) }
@@ -368,6 +377,26 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 max={1}
                 step="any"
                 defaultValue={e?.conditions.minConfidence}
+              />
+            </label>
+            <label>
+              Distinct studios at least{' '}
+              <input
+                name="minDistinctStudios"
+                type="number"
+                min={1}
+                defaultValue={e?.conditions.minDistinctStudios}
+              />
+            </label>
+            <label>
+              A reporter's credibility at least (0 to 1){' '}
+              <input
+                name="minReporterCredibility"
+                type="number"
+                min={0}
+                max={1}
+                step="any"
+                defaultValue={e?.conditions.minReporterCredibility}
               />
             </label>
             <label>

@@ -29,6 +29,8 @@ const facts: CaseFacts & { priority: number } = {
   confidence: 0.9,
   activeStrikes: 2,
   pointsHeldUntil: null,
+  distinctStudios: 2,
+  bestCredibility: 0.75,
   readAt: 1_000_000,
   escalated: false,
   priority: 40,
@@ -51,6 +53,8 @@ describe('a rule as data (issue 38)', () => {
       minOpenHours: 30,
       minConfidence: 0.9,
       minActiveStrikes: 2,
+      minDistinctStudios: 2,
+      minReporterCredibility: 0.75,
     };
     expect(ruleMatches(all, facts)).to.equal(true);
     const failing: [string, Partial<CaseFacts>][] = [
@@ -69,6 +73,9 @@ describe('a rule as data (issue 38)', () => {
       ['minOpenHours', { openHours: 29.9 }],
       ['minConfidence', { confidence: 0.89 }],
       ['minActiveStrikes', { activeStrikes: 1 }],
+      ['minDistinctStudios', { distinctStudios: 1 }],
+      ['minReporterCredibility', { bestCredibility: 0.74 }],
+      ['minReporterCredibility', { bestCredibility: null }],
     ];
     for (const [name, change] of failing)
       expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
