@@ -113,7 +113,6 @@ export interface CaseFacts {
   trustScore: number;
   playerTags: string[];
   queue: string;
-  activeSanctions: number;
   /** The types of the player's sanctions in force. */
   activeSanctionTypes: string[];
   /**
@@ -260,7 +259,7 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.maxTrustScore !== undefined && f.trustScore > c.maxTrustScore) return false;
   if (c.playerTags && !c.playerTags.some((t) => f.playerTags.includes(t))) return false;
   if (c.queues && !c.queues.includes(f.queue)) return false;
-  if (c.noActiveSanction && f.activeSanctions > 0) return false;
+  if (c.noActiveSanction && f.activeSanctionTypes.length > 0) return false;
   if (c.burst && !inBurst(c.burst, f.reportTimes)) return false;
   if (c.minOpenHours !== undefined && f.openHours < c.minOpenHours) return false;
   if (c.minConfidence !== undefined && f.confidence < c.minConfidence) return false;

@@ -173,7 +173,7 @@ export const schemas = {
       awaiting: {
         type: 'boolean',
         description:
-          'A live rule that places sanctions, saved and not yet approved by a second admin: until then it only records, as in background mode.',
+          'A live rule that places sanctions or adds to a wave, saved and not yet approved by a second admin: until then it only records, as in background mode.',
       },
       approvedBy: { type: ['string', 'null'], description: 'The approving admin of this version.' },
       approvedAt: { type: ['string', 'null'], format: 'date-time' },

@@ -175,7 +175,6 @@ export async function caseFacts(
             c.distinct_games AS "distinctGames", p.trust_score AS "trustScore", c.queue_key AS queue,
             c.escalated_at IS NOT NULL AS escalated, c.priority::float8 AS priority,
             ARRAY(SELECT t.tag FROM tags t WHERE t.subject_kind = 'player' AND t.subject_id = p.id) AS "playerTags",
-            (SELECT count(*)::int FROM sanctions s WHERE s.player_id = p.id AND ${ACTIVE('now()')}) AS "activeSanctions",
             ARRAY(SELECT DISTINCT s.type FROM sanctions s WHERE s.player_id = p.id AND ${ACTIVE('now()')}) AS "activeSanctionTypes",
             CASE WHEN $2 THEN ARRAY(
               SELECT (extract(epoch FROM co.reported_at) * 1000)::float8 FROM case_offenses co

@@ -3782,7 +3782,7 @@ export interface components {
              */
             savedBy: string;
             approval: {
-                /** @description A live rule that places sanctions, saved and not yet approved by a second admin: until then it only records, as in background mode. */
+                /** @description A live rule that places sanctions or adds to a wave, saved and not yet approved by a second admin: until then it only records, as in background mode. */
                 awaiting: boolean;
                 /** @description The approving admin of this version. */
                 approvedBy: string | null;

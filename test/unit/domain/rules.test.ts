@@ -20,7 +20,6 @@ const facts: CaseFacts & { priority: number } = {
   trustScore: 70,
   playerTags: ['vip'],
   queue: 'default',
-  activeSanctions: 0,
   activeSanctionTypes: [],
   // Three reports: now, 30 s and 10 minutes before.
   reportTimes: [1_000_000, 970_000, 400_000],
@@ -67,7 +66,7 @@ describe('a rule as data (issue 38)', () => {
       ['maxTrustScore', { trustScore: 71 }],
       ['playerTags', { playerTags: [] }],
       ['queues', { queue: 'senior' }],
-      ['noActiveSanction', { activeSanctions: 1 }],
+      ['noActiveSanction', { activeSanctionTypes: ['warning'] }],
       ['burst', { reportTimes: [1_000_000, 969_999, 400_000] }],
       ['burst', { reportTimes: [1_000_000] }],
       ['minOpenHours', { openHours: 29.9 }],
@@ -98,9 +97,9 @@ describe('a rule as data (issue 38)', () => {
     };
     expect(effectiveActions({ sanction: ban }, facts)).to.deep.equal({ sanction: ban });
     // A player already under a sanction of that type in force gets no second one; of another type, does.
-    const banned = { ...facts, activeSanctions: 1, activeSanctionTypes: ['temporary_ban'] };
+    const banned = { ...facts, activeSanctionTypes: ['temporary_ban'] };
     expect(effectiveActions({ sanction: ban }, banned)).to.deep.equal({});
-    const warned = { ...facts, activeSanctions: 1, activeSanctionTypes: ['warning'] };
+    const warned = { ...facts, activeSanctionTypes: ['warning'] };
     expect(effectiveActions({ sanction: ban }, warned)).to.deep.equal({ sanction: ban });
   });
 
