@@ -8,7 +8,7 @@ export const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('ErrorResponse') } },
 });
-export const json = (schema: object, description: string) => ({
+export const json = <const S extends object>(schema: S, description: string) => ({
   description,
   content: { 'application/json': { schema } },
 });
@@ -54,7 +54,7 @@ export const rateLimitedResponse = tooMany(
 );
 
 /** One page of a listing of `item`s. */
-export const page = (item: string) =>
+export const page = <const N extends string>(item: N) =>
   closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });
 /** An operationId from a summary: "Claim a case" -> claimACase. */
 export const operationIdOf = (summary: string) =>

@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { STATUS_REASONS } from './domain/filing-rules.js';
 import { TDB } from './domain/transparency-vocabulary.js';
 import { OFFENSE_STATUSES } from './lifecycles/offense.js';
@@ -19,13 +20,13 @@ const contextProps = {
     type: 'string',
     description: `A report's: one of ${SOURCES.join(', ')}; a notice's (README "Notices"): notice or trusted_flagger.`,
   },
-};
+} as const;
 
 const claim = {
   ...closed({ moderatorId: { type: 'string' }, username: { type: 'string' }, expiresAt: dateTime }),
   type: ['object', 'null'],
   description: 'The live claim; null when unclaimed or the lease ran out.',
-};
+} as const;
 
 const resolution = {
   ...closed({
@@ -37,7 +38,7 @@ const resolution = {
     pointsRestored: { type: 'integer', minimum: 0 },
   }),
   type: ['object', 'null'],
-};
+} as const;
 
 const caseProperties = {
   id: { type: 'string' },
@@ -122,7 +123,7 @@ const caseProperties = {
     description:
       'The review queue the case is in: routed by the rules (GET /v1/admin/queue-rules) or moved by hand.',
   },
-};
+} as const;
 
 const webhookProperties = {
   id: { type: 'string' },
@@ -153,7 +154,7 @@ const webhookProperties = {
   },
   createdAt: dateTime,
   updatedAt: dateTime,
-};
+} as const;
 
 const actor = closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'string' } });
 
@@ -607,7 +608,7 @@ const schemas = {
     },
     createdAt: dateTime,
   }),
-};
+} as const;
 
 /** The decision behind an appealed offense or sanction: its case, and who resolved it. */
 const caseSummary = {
@@ -620,7 +621,7 @@ const caseSummary = {
     resolvedAt: { type: ['string', 'null'], format: 'date-time' },
   }),
   type: ['object', 'null'],
-};
+} as const;
 
 /** appealForModerator (common/usecases/appeal-context.ts): the appeal with what deciding it needs. */
 const AppealDetail = {
@@ -682,7 +683,7 @@ const AppealDetail = {
       },
     }),
   },
-};
+} as const;
 
 /** A statement of reasons (common/domain/statement-of-reasons.ts). */
 const StatementOfReasons = closed({
@@ -735,3 +736,22 @@ const StatementOfReasons = closed({
 });
 
 export const viewSchemas = { ...schemas, AppealDetail, StatementOfReasons };
+
+/**
+ * Every named response schema of the document: these and the route contracts' own (api/routes/
+ * <feature>/contract.ts `schemas`), given to Views by api/openapi.ts. A `$ref` resolves against
+ * them.
+ */
+export type ViewSchemas = typeof viewSchemas;
+
+/**
+ * The TypeScript type of a response schema, derived from it by json-schema-to-ts: what renders the
+ * schema is typed from it, so a view that drifts from its schema fails to compile instead of
+ * failing a test. `Components` names the schemas a `$ref` may point to (the root of
+ * `#/components/schemas/<name>`).
+ */
+export type FromView<S, Components = ViewSchemas> = S extends JSONSchema
+  ? FromSchema<S & { components: { schemas: Components } } extends infer T extends JSONSchema ? T : never>
+  : { 'a response schema whose type is not literal (declare it `as const`)': S };
+/** The type of one named view schema. */
+export type View<N extends keyof ViewSchemas> = FromView<ViewSchemas[N]>;

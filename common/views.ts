@@ -1,4 +1,4 @@
-import type { ReportContext } from './domain/reports.js';
+import type { View } from './view-schemas.js';
 import type { AuditEntry, CaseRecord } from './data/repos/moderation.js';
 import type { DeliveryRecord, WebhookRecord } from './data/repos/webhooks.js';
 import type { OffenseRecord } from './data/repos/offenses.js';
@@ -8,31 +8,7 @@ import type { SanctionRecord } from './data/repos/sanctions.js';
 import type { AppealRecord } from './data/repos/appeals.js';
 
 /** The spec's Offense (schema Reportoffense) as this studio may see it. */
-export interface OffenseView {
-  _id: string;
-  player: string;
-  type: string;
-  severity: string;
-  penaltyPoints: number;
-  penaltyHeld: number;
-  status: string;
-  penaltyRestored: number;
-  restoredBy: string | null;
-  restoredAt: string | null;
-  reviewedByAdmin: boolean;
-  resolved: boolean;
-  resolvedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  visibility: 'full' | 'summary';
-  game?: string;
-  studio?: string;
-  description?: string;
-  evidence?: unknown[];
-  details?: Record<string, unknown>;
-  context?: ReportContext;
-  statusReason?: string | null;
-}
+export type OffenseView = View<'Reportoffense'>;
 
 /**
  * The trust score is shared by all studios, and so is the fact and weight of every offense; what a
@@ -72,7 +48,7 @@ export function presentOffense(o: OffenseRecord, viewerStudioId: string | null):
   };
 }
 
-export const presentCase = (c: CaseRecord) => ({
+export const presentCase = (c: CaseRecord): View<'ReviewCase'> => ({
   id: c.id,
   player: c.player,
   type: c.type,
@@ -105,9 +81,12 @@ export const presentCase = (c: CaseRecord) => ({
   queue: c.queue,
 });
 
-export const presentAudit = (a: AuditEntry) => ({ ...a, createdAt: a.createdAt.toISOString() });
+export const presentAudit = (a: AuditEntry): View<'AuditEntry'> => ({
+  ...a,
+  createdAt: a.createdAt.toISOString(),
+});
 
-export const presentWebhook = (w: WebhookRecord) => ({
+export const presentWebhook = (w: WebhookRecord): View<'Webhook'> => ({
   id: w.id,
   url: w.url,
   events: w.events,
@@ -121,7 +100,7 @@ export const presentWebhook = (w: WebhookRecord) => ({
   updatedAt: w.updatedAt.toISOString(),
 });
 
-export const presentDelivery = (d: DeliveryRecord) => ({
+export const presentDelivery = (d: DeliveryRecord): View<'WebhookDelivery'> => ({
   id: d.id,
   eventId: d.eventId,
   eventType: d.eventType,
@@ -141,7 +120,7 @@ export const presentDelivery = (d: DeliveryRecord) => ({
  * about a studio's own reports (the offense, or a dismissal, appeal or release of them) is marked
  * `visibility: "full"` for that studio, as its offenses are.
  */
-export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null) => ({
+export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null): View<'TrustChange'> => ({
   id: h.id,
   points: h.points,
   scoreBefore: h.scoreBefore,
@@ -153,7 +132,7 @@ export const presentTrustChange = (h: TrustChange, viewerStudioId: string | null
   visibility: viewerStudioId !== null && h.studioIds.includes(viewerStudioId) ? 'full' : 'summary',
 });
 
-export const presentReporter = (r: ReporterRecord) => ({
+export const presentReporter = (r: ReporterRecord): View<'Reporter'> => ({
   studioId: r.studioId,
   reporterId: r.reporterId,
   upheld: r.upheld,
@@ -165,7 +144,7 @@ export const presentReporter = (r: ReporterRecord) => ({
 });
 
 /** A sanction: `scope` is "global" or the studio id it is limited to; `active` at the time of the read. */
-export const presentSanction = (s: SanctionRecord) => ({
+export const presentSanction = (s: SanctionRecord): View<'Sanction'> => ({
   id: s.id,
   serviceId: s.serviceId,
   type: s.type,
@@ -184,7 +163,7 @@ export const presentSanction = (s: SanctionRecord) => ({
   rule: s.rule,
 });
 
-export const presentAppeal = (a: AppealRecord) => ({
+export const presentAppeal = (a: AppealRecord): View<'Appeal'> => ({
   id: a.id,
   playerId: a.serviceId,
   gamerTag: a.gamerTag,

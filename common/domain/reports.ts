@@ -39,12 +39,12 @@ export const LIMITS = {
   contextId: 128,
 } as const;
 
-export interface EvidenceItem {
+export type EvidenceItem = {
   type: (typeof EVIDENCE_TYPES)[number];
   url?: string;
   content?: string;
   submittedAt: string;
-}
+};
 
 /** Where a notice came from (README "Notices"): a person's (Art. 16) or a trusted flagger's (Art. 22). */
 export const NOTICE_SOURCES = ['notice', 'trusted_flagger'] as const;

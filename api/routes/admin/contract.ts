@@ -385,7 +385,7 @@ export const paths = {
 const handling = {
   type: ['integer', 'null'],
   description: 'Median time from opening to resolution of the cases resolved in the window (null: none).',
-};
+} as const;
 
 export const schemas = {
   ModeratorFigures: closed({
@@ -419,4 +419,4 @@ export const schemas = {
       role: { enum: [...MODERATOR_ROLES] },
     }),
   }),
-};
+} as const;

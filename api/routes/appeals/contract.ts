@@ -33,7 +33,7 @@ const fileResponses = {
   415: problem('Body is not JSON.'),
   429: rateLimitedResponse,
   ...serverErrors,
-};
+} as const;
 
 export const paths = {
   '/v1/player/me/appeals': {

@@ -124,4 +124,4 @@ export const schemas = {
     csrfToken: { type: 'string', description: 'Send it in X-CSRF-Token with every write.' },
     idleTimeoutSeconds: { type: 'integer' },
   }),
-};
+} as const;

@@ -18,12 +18,12 @@ import { erasureListSchema } from '../../../common/usecases/erasure.js';
 
 /** The OpenAPI operations of erasure (routes.ts beside it; README "Personal data"). */
 const erasureId = { name: 'erasureId', in: 'path', required: true, schema: { type: 'string' } };
-const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const studioErrors = {
   401: problem('Missing, unknown or wrong client credentials.'),
   429: rateLimitedResponse,
   ...serverErrors,
-};
+} as const;
 const requested = (who: string) => ({
   200: json(ref('Erasure'), 'The player already has an open request: that one, unchanged.'),
   202: {
@@ -141,7 +141,7 @@ export const paths = {
   },
 };
 
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 
 export const schemas = {
   Erasure: closed({
@@ -172,4 +172,4 @@ export const schemas = {
         'Once done: the rows each part of the record lost or had replaced (offenses, appeals, notes, ...).',
     },
   }),
-};
+} as const;

@@ -44,4 +44,4 @@ export const schemas = {
     required: ['ok'],
     properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
   },
-};
+} as const;

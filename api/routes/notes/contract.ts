@@ -68,4 +68,4 @@ export const schemas = {
     body: { type: 'string' },
     createdAt: dateTime,
   }),
-};
+} as const;

@@ -22,10 +22,10 @@ import {
 import { liftSchema, measuresQuerySchema, unfoundedSchema } from '../../../common/usecases/misuse.js';
 
 /** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
-const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'];
-const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'] as const;
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const flaggerId = { name: 'flaggerId', in: 'path', required: true, schema: { type: 'string' } };
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 const flaggerProps = {
   id: { type: 'string', format: 'uuid' },
   name: { type: 'string' },
@@ -42,7 +42,7 @@ const flaggerProps = {
     type: ['number', 'null'],
     description: 'Upheld of decided (0 to 1); null before any is decided.',
   },
-};
+} as const;
 
 export const paths = {
   '/v1/notices/games': {
@@ -429,4 +429,4 @@ export const schemas = {
     liftedAt: nullableDate,
     inForce: { type: 'boolean', description: 'A suspension not lifted whose end is ahead.' },
   }),
-};
+} as const;

@@ -180,4 +180,4 @@ export const schemas = {
       timestamp: dateTime,
     },
   },
-};
+} as const;

@@ -5,8 +5,8 @@ import { RETENTION_KINDS } from '../../../common/data/retention.js';
 import { runSchema } from '../../../common/usecases/retention.js';
 
 /** The OpenAPI operations of retention (routes.ts beside it; README "Personal data"). */
-const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
+const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 
 export const paths = {
   '/v1/admin/retention': {
@@ -76,7 +76,7 @@ const kindFields = {
       'More rows are due than one run removes (batches of 1,000, at most 100 a kind): the next runs take the rest.',
   },
   oldestHeld: { ...nullableDate, description: 'The oldest row still holding the kind, due or not.' },
-};
+} as const;
 
 export const schemas = {
   RetentionKindDue: closed({
@@ -112,4 +112,4 @@ export const schemas = {
       }),
     },
   }),
-};
+} as const;

@@ -128,7 +128,7 @@ export const paths = {
   },
 };
 
-const count = { type: ['integer', 'null'], minimum: 0 };
+const count = { type: ['integer', 'null'], minimum: 0 } as const;
 
 /** Components of the document that only this feature's answers use. */
 export const schemas = {
@@ -168,4 +168,4 @@ export const schemas = {
     name: { type: 'string' },
     games: { type: 'array', items: closed({ id: { type: 'string' }, title: { type: 'string' } }) },
   }),
-};
+} as const;

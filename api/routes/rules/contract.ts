@@ -6,11 +6,11 @@ import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/use
 
 /** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
 const ruleId = { name: 'ruleId', in: 'path', required: true, schema: { type: 'string' } };
-const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const badBody = {
   400: problem('A bad body (a rule needs a condition and an action; a queue must be in use).'),
   415: problem('Body is not JSON.'),
-};
+} as const;
 
 export const paths = {
   '/v1/admin/rules': {
@@ -202,4 +202,4 @@ export const schemas = {
     actions: fromJoi(actionsSchema),
     at: dateTime,
   }),
-};
+} as const;

@@ -35,7 +35,7 @@ const studioErrors = {
   401: problem('Missing, unknown or wrong client credentials.'),
   429: rateLimitedResponse,
   ...serverErrors,
-};
+} as const;
 
 const revokeRequest = joiBody(revokeSanctionSchema);
 

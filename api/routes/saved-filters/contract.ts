@@ -54,4 +54,4 @@ export const schemas = {
     name: { type: 'string' },
     filters: { type: 'object', additionalProperties: { type: 'string' } },
   }),
-};
+} as const;

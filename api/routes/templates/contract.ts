@@ -10,7 +10,7 @@ const templateId = {
   in: 'path',
   required: true,
   schema: { type: 'string' },
-};
+} as const;
 
 export const paths = {
   '/v1/admin/templates': {
@@ -70,4 +70,4 @@ export const schemas = {
     playerReason: { type: 'string', description: "The reason the player reads in the decision's statement." },
     createdAt: dateTime,
   }),
-};
+} as const;

@@ -12,9 +12,9 @@ const platform = {
   required: true,
   description: '`operator` (global decisions), or a studio id (decisions scoped to its games).',
   schema: { type: 'string', maxLength: 64 },
-};
+} as const;
 const statementId = { name: 'statementId', in: 'path', required: true, schema: { type: 'string' } };
-const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors };
+const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 
 export const paths = {
   '/v1/admin/transparency/accounts': {
@@ -128,7 +128,7 @@ export const paths = {
   },
 };
 
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
+const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 
 export const schemas = {
   TransparencyReportRow: closed({
@@ -172,4 +172,4 @@ export const schemas = {
       description: 'The statement as last sent (the database’s fields), or null before the first attempt.',
     },
   }),
-};
+} as const;

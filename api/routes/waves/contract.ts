@@ -28,12 +28,12 @@ const studioErrors = {
   401: problem('Missing, unknown or wrong client credentials.'),
   429: rateLimitedResponse,
   ...serverErrors,
-};
+} as const;
 const conflicts = {
   approve: 'wave_not_awaiting_approval: only a wave awaiting approval is approved.',
   cancel: 'wave_not_cancellable: only a wave not yet started (awaiting approval or scheduled) is cancelled.',
   roll_back: 'wave_not_done: only a wave that has run (done) is rolled back.',
-};
+} as const;
 
 /** The operations of one side: moderators under /v1/admin/waves, a studio under /v1/waves. */
 function side(studio: boolean) {
@@ -181,18 +181,19 @@ export const paths = {
   '/v1/waves/{waveId}/rollback': studios.rollback,
 };
 
-const nullableDate = { type: ['string', 'null'], format: 'date-time' };
-const nullableString = { type: ['string', 'null'] };
+const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
+const nullableString = { type: ['string', 'null'] } as const;
 const by = {
   oneOf: [
     closed({ kind: { enum: ['moderator', 'studio'] }, id: { type: 'string', format: 'uuid' } }),
     { type: 'null' },
   ],
-};
-const note = (what: string) => ({
-  oneOf: [closed({ by, at: dateTime, reason: nullableString }), { type: 'null' }],
-  description: what,
-});
+} as const;
+const note = (what: string) =>
+  ({
+    oneOf: [closed({ by, at: dateTime, reason: nullableString }), { type: 'null' }],
+    description: what,
+  }) as const;
 
 const waveProperties = {
   id: { type: 'string', format: 'uuid' },
@@ -237,7 +238,7 @@ const waveProperties = {
   finishedAt: nullableDate,
   cancelled: note('Who cancelled it, when and why.'),
   rollBack: note('Who asked for the roll back, when and why.'),
-};
+} as const;
 
 export const schemas = {
   Wave: closed(waveProperties),
@@ -257,4 +258,4 @@ export const schemas = {
     skipReason: nullableString,
     doneAt: nullableDate,
   }),
-};
+} as const;

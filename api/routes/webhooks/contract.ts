@@ -19,7 +19,7 @@ const webhookErrors = {
   404: problem("No such webhook (or delivery) of the caller's studio."),
   500: problem('Server error.'),
   503: problem('A backing service is unavailable; retry.'),
-};
+} as const;
 
 const webhookIdParam = {
   name: 'webhookId',

@@ -377,16 +377,16 @@ export interface AuditEntry {
   moderator: { id: string; username: string } | null;
   studioId: string | null;
   /** The studio that acted, by name (null when a moderator did). */
-  studio?: { id: string; name: string } | null;
+  studio: { id: string; name: string } | null;
   /** The player the action was about (null for muting a reporter). */
-  player?: { serviceId: string; gamerTag: string } | null;
+  player: { serviceId: string; gamerTag: string } | null;
   /** The reporter muted or unmuted, with its studio by name. */
-  reporter?: { studioId: string; studioName: string; reporterId: string } | null;
+  reporter: { studioId: string; studioName: string; reporterId: string } | null;
   /** null for actions outside a case (muting a reporter). */
   caseId: string | null;
   action: AuditAction;
   /** What was done, in words (common/domain/audit-words.ts). */
-  summary?: string;
+  summary: string;
   outcome: Outcome | null;
   note: string | null;
   trustScoreBefore: number | null;
@@ -406,7 +406,10 @@ export const AUDIT_NAMES_SQL = `(SELECT q.name FROM review_queues q WHERE q.key 
 
 export async function insertAudit(
   db: Queryable,
-  entry: Omit<AuditEntry, 'id' | 'createdAt' | 'moderator' | 'studioId' | 'summary'> &
+  entry: Omit<
+    AuditEntry,
+    'id' | 'createdAt' | 'moderator' | 'studioId' | 'summary' | 'studio' | 'player' | 'reporter'
+  > &
     ({ moderatorId: string; studioId?: undefined } | { moderatorId: null; studioId: string }),
 ): Promise<void> {
   await db.query(

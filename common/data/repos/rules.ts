@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import type { Outcome } from './moderation.js';
 import {
   BURST_MAX_REPORTS,
   type CaseFacts,
@@ -265,7 +266,7 @@ export async function backtestCases(
   timeoutMs: number,
 ): Promise<{
   counts: BacktestCounts;
-  sample: { case_id: string; service_id: string; type: string; status: string; outcome: string | null }[];
+  sample: { case_id: string; service_id: string; type: string; status: string; outcome: Outcome | null }[];
 }> {
   const client = await db.connect();
   try {
@@ -293,7 +294,7 @@ export async function backtestCases(
       service_id: string;
       type: string;
       status: string;
-      outcome: string | null;
+      outcome: Outcome | null;
     }>(
       `SELECT c.id AS case_id, p.service_id, c.type, c.status, c.outcome ${window} AND ${match}
         ORDER BY c.opened_at DESC LIMIT ${Math.floor(sample)}`,

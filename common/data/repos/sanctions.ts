@@ -1,3 +1,4 @@
+import type { TdbCategory } from '../../domain/transparency-statement.js';
 import type { Queryable } from '../db.js';
 
 import type { SanctionType } from '../../domain/sanctions.js';
@@ -21,7 +22,7 @@ export interface SanctionRecord {
   revokeReason: string | null;
   createdAt: Date;
   /** The Transparency Database category chosen instead of the case kind's (null: the kind's). */
-  dsaCategory: string | null;
+  dsaCategory: TdbCategory | null;
   /** The rule (and its version) that placed it on its own (README "Rules"); null otherwise. */
   rule: { id: string; version: number } | null;
   /** Started, not expired and not revoked at the time of the read. */
@@ -46,7 +47,7 @@ export interface SanctionRow {
   revoked_by_studio: string | null;
   revoke_reason: string | null;
   created_at: Date;
-  dsa_category: string | null;
+  dsa_category: TdbCategory | null;
   rule_id: string | null;
   rule_version: number | null;
   active: boolean;

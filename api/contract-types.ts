@@ -1,0 +1,70 @@
+import type { FromView, ViewSchemas } from '../common/view-schemas.js';
+import type * as oauth from './routes/oauth/contract.js';
+import type * as health from './routes/health/contract.js';
+import type * as reports from './routes/reports/contract.js';
+import type * as admin from './routes/admin/contract.js';
+import type * as consolePages from './routes/console/contract.js';
+import type * as templates from './routes/templates/contract.js';
+import type * as notes from './routes/notes/contract.js';
+import type * as savedFilters from './routes/saved-filters/contract.js';
+import type * as queues from './routes/review-queues/contract.js';
+import type * as transparency from './routes/transparency/contract.js';
+import type * as erasures from './routes/erasures/contract.js';
+import type * as retention from './routes/retention/contract.js';
+import type * as waves from './routes/waves/contract.js';
+import type * as rules from './routes/rules/contract.js';
+import type * as notices from './routes/notices/contract.js';
+
+/**
+ * The named response schemas of the document (what api/openapi.ts puts under components.schemas
+ * besides the request bodies): the views' (common/view-schemas.ts) and each feature's own.
+ */
+export type Components = ViewSchemas &
+  typeof oauth.schemas &
+  typeof health.schemas &
+  typeof reports.schemas &
+  typeof admin.schemas &
+  typeof consolePages.schemas &
+  typeof templates.schemas &
+  typeof notes.schemas &
+  typeof savedFilters.schemas &
+  typeof queues.schemas &
+  typeof transparency.schemas &
+  typeof erasures.schemas &
+  typeof retention.schemas &
+  typeof waves.schemas &
+  typeof rules.schemas &
+  typeof notices.schemas;
+
+/**
+ * The TypeScript type of a named response schema, derived from its declaration (json-schema-to-ts):
+ * a route answers `ctx.body = x satisfies Body<'Rule'>`, so an answer that drifts from its schema
+ * fails to compile.
+ */
+export type Body<N extends keyof Components> = FromView<Components[N], Components>;
+/** One page of a keyset listing (openapi-parts `page(item)`). */
+export type Page<N extends keyof Components> = { items: Body<N>[]; nextCursor: string | null };
+/** The type of a response schema declared inline in a contract (exported `as const` beside it). */
+export type Of<S> = FromView<S, Components>;
+
+/** The JSON schema an operation declares for a status (`json(schema, ...)` in its contract). */
+type ResponseSchema<Operation, Status extends number> = Operation extends { responses: infer R }
+  ? Status extends keyof R
+    ? R[Status] extends { content: { 'application/json': { schema: infer S } } }
+      ? S
+      : never
+    : never
+  : never;
+
+/**
+ * The type of what an operation answers with a status, derived from the schema its contract declares:
+ * `ctx.body = x satisfies Reply<(typeof paths)['/v1/admin/rules']['get']>`.
+ */
+export type Reply<Operation, Status extends number = 200> = Of<ResponseSchema<Operation, Status>>;
+/** Reply of the operation at `paths[P][M]` (a route folder's `typeof paths`). */
+export type Answer<
+  Paths,
+  P extends keyof Paths,
+  M extends keyof Paths[P],
+  Status extends number = 200,
+> = Reply<Paths[P][M], Status>;
