@@ -49,6 +49,10 @@ export type Of<S> = FromView<S, Components>;
 
 /** The JSON schema an operation declares for a status (`json(schema, ...)` in its contract). */
 type ResponseSchema<Operation, Status extends number> = Operation extends { responses: infer R }
+  ? SchemaAt<R, Status>
+  : never;
+/** Distributed over a union of response maps (a contract that spreads one of two error sets). */
+type SchemaAt<R, Status extends number> = R extends unknown
   ? Status extends keyof R
     ? R[Status] extends { content: { 'application/json': { schema: infer S } } }
       ? S

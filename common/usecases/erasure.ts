@@ -34,12 +34,12 @@ export const presentErasure = (r: ErasureRow) => ({
   /** The player's internal id: it names nobody once the erasure is done. */
   playerRecordId: r.player_id,
   requestedBy: r.requested_by_studio
-    ? 'studio'
+    ? ('studio' as const)
     : r.requested_by_moderator
-      ? 'admin'
+      ? ('admin' as const)
       : r.requested_by_operator
-        ? 'operator'
-        : 'restore',
+        ? ('operator' as const)
+        : ('restore' as const),
   requestedAt: r.requested_at.toISOString(),
   confirmedAt: r.confirmed_at?.toISOString() ?? null,
   completedAt: r.completed_at?.toISOString() ?? null,

@@ -27,15 +27,18 @@ import { check } from '../validation.js';
 export const RETENTION_RUNS_SHOWN = 10;
 
 /** One kind of a run or a dry run, as the API, the console and the admin tool show it. */
-export const presentKind = (r: KindResult, dryRun: boolean) => ({
+const presentKind = (r: KindResult) => ({
   kind: r.kind,
   what: RETENTION[r.kind].what,
   windowDays: r.windowDays,
   olderThan: r.cutoff,
-  ...(dryRun ? { wouldRemove: r.rows } : { removed: r.rows }),
   moreDue: r.more,
   oldestHeld: r.oldest,
 });
+/** A kind of a dry run: what a run would remove now. */
+const presentDueKind = (r: KindResult) => ({ ...presentKind(r), wouldRemove: r.rows });
+/** A kind of a run: what it removed. */
+const presentRunKind = (r: KindResult) => ({ ...presentKind(r), removed: r.rows });
 
 export const presentRun = (r: RetentionRunRow) => ({
   dryRun: false as const,
@@ -45,7 +48,7 @@ export const presentRun = (r: RetentionRunRow) => ({
   startedAt: r.started_at.toISOString(),
   finishedAt: r.finished_at.toISOString(),
   removed: r.results.reduce((n, k) => n + k.rows, 0),
-  kinds: r.results.map((k) => presentKind(k, false)),
+  kinds: r.results.map(presentRunKind),
 });
 
 export const runSchema = Joi.object({
@@ -62,7 +65,7 @@ export async function retentionOverview(pool: Pool, days: RetentionDays, interva
   ]);
   return {
     intervalMs,
-    kinds: due.map((r) => presentKind(r, true)),
+    kinds: due.map(presentDueKind),
     runs: runs.map(presentRun),
   };
 }
@@ -125,11 +128,11 @@ export async function runRetentionNow(
   days: RetentionDays,
   by: { kind: 'operator' | 'admin'; moderatorId?: string },
   body: unknown = {},
-): Promise<{ dryRun: true; kinds: ReturnType<typeof presentKind>[] } | ReturnType<typeof presentRun>> {
+): Promise<{ dryRun: true; kinds: ReturnType<typeof presentDueKind>[] } | ReturnType<typeof presentRun>> {
   const { dryRun } = check<{ dryRun: boolean }>(runSchema, body ?? {});
   if (dryRun) {
     const results = await runRetention(pool, days, { dryRun: true });
-    return { dryRun: true, kinds: results.map((r) => presentKind(r, true)) };
+    return { dryRun: true, kinds: results.map(presentDueKind) };
   }
   const startedAt = new Date();
   const run = await runRetentionOnce(pool, days, { now: startedAt });

@@ -42,10 +42,9 @@ const decision = (what: 'confirm' | 'cancel') => ({
     security: moderatorSecurity,
     parameters: [erasureId],
     responses: {
-      [what === 'confirm' ? 202 : 200]: json(
-        ref('Erasure'),
-        what === 'confirm' ? 'Confirmed: pending, applied shortly.' : 'Cancelled.',
-      ),
+      ...(what === 'confirm'
+        ? { 202: json(ref('Erasure'), 'Confirmed: pending, applied shortly.') }
+        : { 200: json(ref('Erasure'), 'Cancelled.') }),
       404: problem('No such erasure.'),
       409: problem('erasure_not_awaiting: only a request awaiting confirmation is confirmed or cancelled.'),
       ...adminOnly,

@@ -11,6 +11,10 @@ import {
 import type { ApiDeps } from '../../deps.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /**
  * Erasure of a player's personal data (GDPR Art. 17; README "Personal data"): an admin erases, a
@@ -33,17 +37,27 @@ export function erasureRoutes(deps: ApiDeps): Router {
     deps.dispatcher.enqueue(outbox);
     ctx.status = created ? 202 : 200;
     ctx.set('Location', `${by.kind === 'admin' ? '/v1/admin/erasures' : '/v1/erasures'}/${erasure.id}`);
-    ctx.body = erasure;
+    ctx.body = erasure satisfies
+      | Answer<Paths, '/v1/admin/players/{serviceId}/erasure', 'post'>
+      | Answer<Paths, '/v1/admin/players/{serviceId}/erasure', 'post', 202>
+      | Answer<Paths, '/v1/player/{serviceId}/erasure', 'post', 202>;
   };
 
   router.post('/v1/admin/players/:serviceId/erasure', admin, (ctx) =>
     request(ctx, { kind: 'admin', moderatorId: (ctx.state.moderator as Moderator).id }),
   );
   router.get('/v1/admin/erasures', admin, async (ctx) => {
-    ctx.body = await listErasures(deps.pool, ctx.query);
+    ctx.body = (await listErasures(deps.pool, ctx.query)) satisfies Answer<
+      Paths,
+      '/v1/admin/erasures',
+      'get'
+    >;
   });
   router.get('/v1/admin/erasures/:erasureId', admin, async (ctx) => {
-    ctx.body = await getErasure(deps.pool, (ctx.params as { erasureId: string }).erasureId);
+    ctx.body = (await getErasure(
+      deps.pool,
+      (ctx.params as { erasureId: string }).erasureId,
+    )) satisfies Answer<Paths, '/v1/admin/erasures/{erasureId}', 'get'>;
   });
   for (const decision of ['confirm', 'cancel'] as const)
     router.post(`/v1/admin/erasures/:erasureId/${decision}`, admin, async (ctx) => {
@@ -56,7 +70,9 @@ export function erasureRoutes(deps: ApiDeps): Router {
       );
       deps.dispatcher.enqueue(outbox);
       ctx.status = decision === 'confirm' ? 202 : 200;
-      ctx.body = erasure;
+      ctx.body = erasure satisfies
+        | Answer<Paths, '/v1/admin/erasures/{erasureId}/confirm', 'post', 202>
+        | Answer<Paths, '/v1/admin/erasures/{erasureId}/cancel', 'post'>;
     });
 
   router.post('/v1/player/:serviceId/erasure', ...studio, (ctx) =>
@@ -64,7 +80,11 @@ export function erasureRoutes(deps: ApiDeps): Router {
   );
   router.get('/v1/erasures/:erasureId', ...studio, async (ctx) => {
     const client = ctx.state.client as AuthenticatedClient;
-    ctx.body = await getErasure(deps.pool, (ctx.params as { erasureId: string }).erasureId, client.studioId);
+    ctx.body = (await getErasure(
+      deps.pool,
+      (ctx.params as { erasureId: string }).erasureId,
+      client.studioId,
+    )) satisfies Answer<Paths, '/v1/erasures/{erasureId}', 'get'>;
   });
   return router;
 }

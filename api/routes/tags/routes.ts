@@ -5,6 +5,10 @@ import type { Actor } from '../../../common/usecases/moderation.js';
 import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /** Tags on cases and players: moderators only. */
 export function tagRoutes(deps: ApiDeps): Router {
@@ -19,7 +23,11 @@ export function tagRoutes(deps: ApiDeps): Router {
   ];
   for (const [path, subject] of subjects) {
     router.get(path, auth, async (ctx) => {
-      ctx.body = { tags: await tagsOf(deps.pool, subject(ctx)) };
+      ctx.body = { tags: await tagsOf(deps.pool, subject(ctx)) } satisfies Answer<
+        Paths,
+        '/v1/admin/cases/{caseId}/tags',
+        'get'
+      >;
     });
     router.post(path, auth, requireJsonBody(), async (ctx) => {
       ctx.body = {
@@ -30,7 +38,7 @@ export function tagRoutes(deps: ApiDeps): Router {
           ctx.request.body ?? {},
           deps.config.protectedTags,
         ),
-      };
+      } satisfies Answer<Paths, '/v1/admin/cases/{caseId}/tags', 'post'>;
     });
     router.delete(`${path}/:tag`, auth, async (ctx) => {
       ctx.body = {
@@ -41,7 +49,7 @@ export function tagRoutes(deps: ApiDeps): Router {
           (ctx.params as { tag: string }).tag,
           deps.config.protectedTags,
         ),
-      };
+      } satisfies Answer<Paths, '/v1/admin/cases/{caseId}/tags/{tag}', 'delete'>;
     });
   }
   return router;

@@ -6,6 +6,10 @@ import type { Actor } from '../../../common/usecases/moderation.js';
 import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /** Decision templates (canned reasons): every moderator reads them; admins write and archive them. */
 export function templateRoutes(deps: ApiDeps): Router {
@@ -14,11 +18,19 @@ export function templateRoutes(deps: ApiDeps): Router {
   const admin = moderatorAuth(deps, { role: 'admin' });
 
   router.get('/', moderator, async (ctx) => {
-    ctx.body = { items: await listTemplates(deps.pool) };
+    ctx.body = { items: await listTemplates(deps.pool) } satisfies Answer<
+      Paths,
+      '/v1/admin/templates',
+      'get'
+    >;
   });
   router.post('/', admin, requireJsonBody(), async (ctx) => {
     ctx.status = 201;
-    ctx.body = await createTemplate(deps.pool, (ctx.state.actor as Actor).id, ctx.request.body ?? {});
+    ctx.body = (await createTemplate(
+      deps.pool,
+      (ctx.state.actor as Actor).id,
+      ctx.request.body ?? {},
+    )) satisfies Answer<Paths, '/v1/admin/templates', 'post', 201>;
   });
   router.delete('/:templateId', admin, async (ctx) => {
     const { templateId } = ctx.params as { templateId: string };

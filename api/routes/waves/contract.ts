@@ -57,12 +57,9 @@ function side(studio: boolean) {
       parameters: params(waveId),
       ...(event === 'approve' ? {} : { requestBody: joiBody(waveNoteSchema) }),
       responses: {
-        [event === 'roll_back' ? 202 : 200]: ok(
-          json(
-            ref('Wave'),
-            event === 'roll_back' ? 'Rolling back; follow the wave.' : 'The wave as it is now.',
-          ),
-        ),
+        ...(event === 'roll_back'
+          ? { 202: ok(json(ref('Wave'), 'Rolling back; follow the wave.')) }
+          : { 200: ok(json(ref('Wave'), 'The wave as it is now.')) }),
         ...(event === 'approve'
           ? {}
           : { 400: problem('A missing reason.'), 415: problem('Body is not JSON.') }),

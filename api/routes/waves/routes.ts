@@ -10,6 +10,8 @@ import {
   listWavesPage,
 } from '../../../common/usecases/waves.js';
 import type { ApiDeps } from '../../deps.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 
@@ -20,6 +22,8 @@ export const WAVE_PATHS = /^\/v1\/(admin\/)?waves$/;
  * Ban waves (README "Waves"): moderators make them from players or cases, an admin approves a large
  * one, and either cancels or rolls one back; a studio makes, follows, cancels and rolls back its own.
  */
+type Paths = typeof paths;
+
 export function waveRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const moderator = moderatorAuth(deps);
@@ -50,16 +54,28 @@ export function waveRoutes(deps: ApiDeps): Router {
       deps.dispatcher.enqueue(outbox);
       ctx.status = 201;
       ctx.set('Location', `${base}/${wave.id}`);
-      ctx.body = { ...wave, unmatched };
+      ctx.body = { ...wave, unmatched } satisfies Answer<Paths, '/v1/admin/waves', 'post', 201>;
     });
     router.get(base, ...auth, async (ctx) => {
-      ctx.body = await listWavesPage(deps.pool, ctx.query, studioId(ctx));
+      ctx.body = (await listWavesPage(deps.pool, ctx.query, studioId(ctx))) satisfies Answer<
+        Paths,
+        '/v1/admin/waves',
+        'get'
+      >;
     });
     router.get(`${base}/:waveId`, ...auth, async (ctx) => {
-      ctx.body = await getWave(deps.pool, waveId(ctx), studioId(ctx));
+      ctx.body = (await getWave(deps.pool, waveId(ctx), studioId(ctx))) satisfies Answer<
+        Paths,
+        '/v1/admin/waves/{waveId}',
+        'get'
+      >;
     });
     router.get(`${base}/:waveId/members`, ...auth, async (ctx) => {
-      ctx.body = await listWaveMembers(deps.pool, waveId(ctx), ctx.query, studioId(ctx));
+      ctx.body = (await listWaveMembers(deps.pool, waveId(ctx), ctx.query, studioId(ctx))) satisfies Answer<
+        Paths,
+        '/v1/admin/waves/{waveId}/members',
+        'get'
+      >;
     });
     const events =
       base === '/v1/admin/waves'
@@ -77,7 +93,9 @@ export function waveRoutes(deps: ApiDeps): Router {
         );
         deps.dispatcher.enqueue(outbox);
         ctx.status = event === 'roll_back' ? 202 : 200;
-        ctx.body = wave;
+        ctx.body = wave satisfies
+          | Answer<Paths, '/v1/admin/waves/{waveId}/cancel', 'post'>
+          | Answer<Paths, '/v1/admin/waves/{waveId}/rollback', 'post', 202>;
       });
   }
   return router;
