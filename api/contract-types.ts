@@ -1,4 +1,4 @@
-import type { FromView, ViewSchemas } from '../common/view-schemas.js';
+import type { FromView, View, ViewSchemas } from '../common/view-schemas.js';
 import type * as oauth from './routes/oauth/contract.js';
 import type * as health from './routes/health/contract.js';
 import type * as reports from './routes/reports/contract.js';
@@ -41,30 +41,47 @@ export type Components = ViewSchemas &
  * a route answers `ctx.body = x satisfies Body<'Rule'>`, so an answer that drifts from its schema
  * fails to compile.
  */
-export type Body<N extends keyof Components> = FromView<Components[N], Components>;
+export type Body<N extends keyof Components> = N extends keyof ViewSchemas
+  ? View<N>
+  : FromView<Components[N], Components>;
 /** One page of a keyset listing (openapi-parts `page(item)`). */
 export type Page<N extends keyof Components> = { items: Body<N>[]; nextCursor: string | null };
 /** The type of a response schema declared inline in a contract (exported `as const` beside it). */
-export type Of<S> = FromView<S, Components>;
+export type Of<S> = S extends { $ref: `#/components/schemas/${infer N extends keyof Components}` }
+  ? Body<N>
+  : FromView<S, Components>;
 
-/** The JSON schema an operation declares for a status (`json(schema, ...)` in its contract). */
+/**
+ * The JSON schema an operation declares for a status (`json(schema, ...)` in its contract); never when
+ * it declares none. A contract whose responses depend on a condition has a union of response maps:
+ * each that has the status gives its schema.
+ */
 type ResponseSchema<Operation, Status extends number> = Operation extends { responses: infer R }
   ? SchemaAt<R, Status>
   : never;
-/** Distributed over a union of response maps (a contract that spreads one of two error sets). */
 type SchemaAt<R, Status extends number> = R extends unknown
-  ? Status extends keyof R
-    ? R[Status] extends { content: { 'application/json': { schema: infer S } } }
+  ? [StatusKey<R, Status>] extends [never]
+    ? never
+    : NonNullable<R[StatusKey<R, Status>]> extends { content: { 'application/json': { schema: infer S } } }
       ? S
       : never
-    : never
   : never;
+/** A status as a key: 200, or "200" where a response map was spread from an `as const` object. */
+type StatusKey<R, Status extends number> = Status extends keyof R
+  ? Status
+  : `${Status}` extends keyof R
+    ? `${Status}`
+    : never;
 
 /**
- * The type of what an operation answers with a status, derived from the schema its contract declares:
- * `ctx.body = x satisfies Reply<(typeof paths)['/v1/admin/rules']['get']>`.
+ * The type of what an operation answers with a status, derived from the schema its contract declares
+ * (a type that nothing satisfies when it declares no JSON answer for that status).
  */
-export type Reply<Operation, Status extends number = 200> = Of<ResponseSchema<Operation, Status>>;
+export type Reply<Operation, Status extends number = 200> = [ResponseSchema<Operation, Status>] extends [
+  never,
+]
+  ? { 'no application/json response declared for this status': Status }
+  : Of<ResponseSchema<Operation, Status>>;
 /** Reply of the operation at `paths[P][M]` (a route folder's `typeof paths`). */
 export type Answer<
   Paths,

@@ -1,4 +1,5 @@
 import { NOTICE_CATEGORIES } from '../domain/notices.js';
+import type { TdbCategory } from '../domain/transparency-statement.js';
 import Joi from 'joi';
 import { rerouteOpenCases } from '../lifecycles/review-case.js';
 import { isUniqueViolation, withTransaction, type Queryable } from '../data/db.js';
@@ -110,7 +111,7 @@ export interface RoutingRule {
   studios?: string[];
   games?: string[];
   sources?: (typeof CASE_SOURCES)[number][];
-  categories?: string[];
+  categories?: TdbCategory[];
 }
 
 /**
@@ -267,7 +268,7 @@ export async function listRules(db: Queryable): Promise<RoutingRule[]> {
     studio_ids: string[] | null;
     game_ids: string[] | null;
     sources: RoutingRule['sources'] | null;
-    categories: string[] | null;
+    categories: TdbCategory[] | null;
   }>(
     'SELECT queue_key, types, min_severity, studio_ids, game_ids, sources, categories FROM queue_rules ORDER BY position',
   );

@@ -42,8 +42,18 @@ export const reportQuerySchema = Joi.object({
   format: Joi.string().valid('json', 'csv').default('json').description('Or Accept: text/csv.'),
 });
 
+/** The sections of the harmonised templates the report's rows fall in, in the report's order. */
+export const REPORT_SECTIONS = [
+  'restrictions',
+  'notices',
+  'complaints',
+  'automated_means',
+  'misuse',
+  'recipients',
+] as const;
+
 export interface ReportRow {
-  section: string;
+  section: (typeof REPORT_SECTIONS)[number];
   field: string;
   breakdown: string;
   value: number | string;
@@ -79,7 +89,7 @@ export async function transparencyReport(
   }
   const period = { from: q.from, to: q.to, platform: q.platform };
   const rows: ReportRow[] = [];
-  const add = (section: string, field: string, breakdown: string, value: number | string) =>
+  const add = (section: ReportRow['section'], field: string, breakdown: string, value: number | string) =>
     rows.push({ section, field, breakdown, value });
 
   // Section: restrictions (own initiative and on notifications), from their statements, in pages of

@@ -16,6 +16,10 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { queueQuery } from './schema.js';
 import { appealForModerator } from '../../../common/usecases/appeal-context.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /**
  * Appeals: a player files one through OAuth (or a studio for a player of its games) and follows it;
@@ -42,7 +46,8 @@ export function appealRoutes(deps: ApiDeps): Router {
     });
     deps.dispatcher.enqueue(outbox);
     ctx.status = 201;
-    ctx.body = presentAppeal(appeal);
+    ctx.body = presentAppeal(appeal) satisfies Answer<Paths, '/v1/player/me/appeals', 'post', 201> &
+      Answer<Paths, '/v1/player/{serviceId}/appeals', 'post', 201>;
   };
   const appealId = (ctx: Context) => {
     const { appealId: id } = ctx.params as { appealId: string };
@@ -55,7 +60,7 @@ export function appealRoutes(deps: ApiDeps): Router {
   );
   router.get('/v1/player/me/appeals', bearer, reads, async (ctx) => {
     const appeals = await listPlayerAppeals(deps.pool, (ctx.state.bearer as { serviceId: string }).serviceId);
-    ctx.body = { items: appeals.map(presentAppeal) };
+    ctx.body = { items: appeals.map(presentAppeal) } satisfies Answer<Paths, '/v1/player/me/appeals', 'get'>;
   });
   router.post('/v1/player/:serviceId/appeals', client, writes, requireJsonBody(), (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
@@ -76,18 +81,24 @@ export function appealRoutes(deps: ApiDeps): Router {
     ctx.body = {
       items: page.items.map(presentAppeal),
       nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
-    };
+    } satisfies Answer<Paths, '/v1/admin/appeals', 'get'>;
   });
   router.get('/v1/admin/appeals/:appealId', moderator, async (ctx) => {
-    ctx.body = await appealForModerator(deps.pool, appealId(ctx), deps.clock());
+    ctx.body = (await appealForModerator(deps.pool, appealId(ctx), deps.clock())) satisfies Answer<
+      Paths,
+      '/v1/admin/appeals/{appealId}',
+      'get'
+    >;
   });
   router.post('/v1/admin/appeals/:appealId/claim', moderator, async (ctx) => {
     ctx.body = presentAppeal(
       await claimAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx), deps.config.caseLeaseSeconds),
-    );
+    ) satisfies Answer<Paths, '/v1/admin/appeals/{appealId}/claim', 'post'>;
   });
   router.post('/v1/admin/appeals/:appealId/release', moderator, async (ctx) => {
-    ctx.body = presentAppeal(await releaseAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx)));
+    ctx.body = presentAppeal(
+      await releaseAppeal(deps.pool, ctx.state.actor as Actor, appealId(ctx)),
+    ) satisfies Answer<Paths, '/v1/admin/appeals/{appealId}/release', 'post'>;
   });
   router.post('/v1/admin/appeals/:appealId/decide', moderator, requireJsonBody(), async (ctx) => {
     const { appeal, outbox } = await decideAppeal(
@@ -103,7 +114,7 @@ export function appealRoutes(deps: ApiDeps): Router {
       },
     );
     deps.dispatcher.enqueue(outbox);
-    ctx.body = presentAppeal(appeal);
+    ctx.body = presentAppeal(appeal) satisfies Answer<Paths, '/v1/admin/appeals/{appealId}/decide', 'post'>;
   });
   return router;
 }

@@ -31,6 +31,7 @@ const requested = (who: string) => ({
     headers: { Location: { schema: { type: 'string' } } },
   },
 });
+const requestedByStudio = requested(': pending, or awaiting confirmation');
 const decision = (what: 'confirm' | 'cancel') => ({
   post: {
     operationId: what === 'confirm' ? 'confirmErasure' : 'cancelErasure',
@@ -114,12 +115,8 @@ export const paths = {
         "Decided at once (pending) when the player plays only the studio's games; awaiting an admin's confirmation when they also play another studio's. Only for a player of the studio's games. README \"Personal data\".",
       parameters: [serviceIdParam, ...clientHeaders],
       responses: {
-        ...Object.fromEntries(
-          Object.entries(requested(': pending, or awaiting confirmation')).map(([k, v]) => [
-            k,
-            rateLimited(v),
-          ]),
-        ),
+        200: rateLimited(requestedByStudio[200]),
+        202: rateLimited(requestedByStudio[202]),
         404: problem("Unknown player, not one of the studio's games, or already erased."),
         ...studioErrors,
       },

@@ -12,7 +12,7 @@ import {
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */
 const queueKey = { name: 'queueKey', in: 'path', required: true, schema: { type: 'string' } };
-const rules = (extra: Record<string, unknown> = {}) =>
+const rules = <const E extends Record<string, unknown> = Record<never, never>>(extra: E = {} as E) =>
   closed({
     items: { type: 'array', items: ref('RoutingRule') },
     defaultQueue: { type: 'string', description: 'Where a case no rule matches goes: general.' },

@@ -16,6 +16,10 @@ import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
 import { listQuery, lookupBody } from './schema.js';
 import type { Queryable } from '../../../common/data/db.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 function serviceIdOf(ctx: Context): string {
   const { serviceId } = ctx.params as { serviceId: string };
@@ -60,7 +64,8 @@ export function sanctionRoutes(deps: ApiDeps): Router {
     ctx.body = {
       items: page.items.map(presentSanction),
       nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
-    };
+    } satisfies Answer<Paths, '/v1/player/{serviceId}/sanctions', 'get'> &
+      Answer<Paths, '/v1/admin/players/{serviceId}/sanctions', 'get'>;
   }
 
   const place = (actorOf: (ctx: Context) => SanctionActor) => async (ctx: Context) => {
@@ -74,7 +79,12 @@ export function sanctionRoutes(deps: ApiDeps): Router {
     );
     deps.dispatcher.enqueue(outbox);
     ctx.status = 201;
-    ctx.body = presentSanction(sanction);
+    ctx.body = presentSanction(sanction) satisfies Answer<
+      Paths,
+      '/v1/player/{serviceId}/sanctions',
+      'post',
+      201
+    >;
   };
   const revoke = (actorOf: (ctx: Context) => SanctionActor) => async (ctx: Context) => {
     const { sanctionId } = ctx.params as { sanctionId: string };
@@ -87,7 +97,12 @@ export function sanctionRoutes(deps: ApiDeps): Router {
       deps.clock(),
     );
     deps.dispatcher.enqueue(outbox);
-    ctx.body = presentSanction(sanction);
+    ctx.body = presentSanction(sanction) satisfies Answer<
+      Paths,
+      '/v1/player/{serviceId}/sanctions/{sanctionId}/revoke',
+      'post'
+    > &
+      Answer<Paths, '/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke', 'post'>;
   };
 
   const reads = deps.rateLimits.middleware('reads');
@@ -124,12 +139,22 @@ export function sanctionRoutes(deps: ApiDeps): Router {
       deps.dispatcher.enqueue(done.outbox);
       ctx.status = 202;
       ctx.set('Location', `/v1/admin/waves/${done.awaiting.id}`);
-      ctx.body = done.awaiting;
+      ctx.body = done.awaiting satisfies Answer<
+        Paths,
+        '/v1/admin/players/{serviceId}/sanctions',
+        'post',
+        202
+      >;
       return;
     }
     deps.dispatcher.enqueue(done.placed.outbox);
     ctx.status = 201;
-    ctx.body = presentSanction(done.placed.sanction);
+    ctx.body = presentSanction(done.placed.sanction) satisfies Answer<
+      Paths,
+      '/v1/admin/players/{serviceId}/sanctions',
+      'post',
+      201
+    >;
   });
   router.post(
     '/v1/admin/players/:serviceId/sanctions/:sanctionId/revoke',
@@ -167,7 +192,7 @@ export function sanctionRoutes(deps: ApiDeps): Router {
         })),
       notFound: wellFormed.filter((id) => !byId.has(id)),
       invalid: asked.filter((id) => !SERVICE_ID.test(id)),
-    };
+    } satisfies Answer<Paths, '/v1/players/lookup', 'post'>;
   });
 
   return router;

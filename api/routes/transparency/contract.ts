@@ -3,7 +3,7 @@ import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../ope
 import { moderatorSecurity } from '../../openapi-security.js';
 import { STATEMENT_STATES } from '../../../common/lifecycles/transparency-statement.js';
 import { accountSchema, statementListSchema } from '../../../common/usecases/transparency.js';
-import { reportQuerySchema } from '../../../common/usecases/transparency-report.js';
+import { REPORT_SECTIONS, reportQuerySchema } from '../../../common/usecases/transparency-report.js';
 
 /** The OpenAPI operations of the DSA Transparency Database screens (routes.ts beside it). */
 const platform = {
@@ -132,7 +132,7 @@ const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 
 export const schemas = {
   TransparencyReportRow: closed({
-    section: { enum: ['restrictions', 'notices', 'complaints', 'automated_means', 'misuse', 'recipients'] },
+    section: { enum: REPORT_SECTIONS },
     field: { type: 'string' },
     breakdown: { type: 'string' },
     value: { type: ['integer', 'number', 'string'] },

@@ -10,6 +10,10 @@ import { reportCsv, transparencyReport } from '../../../common/usecases/transpar
 import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /**
  * The DSA Transparency Database (issue 35), for admins: each platform's account (the operator's for
@@ -21,26 +25,41 @@ export function transparencyRoutes(deps: ApiDeps): Router {
   const admin = moderatorAuth(deps, { role: 'admin' });
 
   router.get('/transparency/accounts', admin, async (ctx) => {
-    ctx.body = { items: await accounts(deps.pool) };
+    ctx.body = { items: await accounts(deps.pool) } satisfies Answer<
+      Paths,
+      '/v1/admin/transparency/accounts',
+      'get'
+    >;
   });
   router.put('/transparency/accounts/:platform', admin, requireJsonBody(), async (ctx) => {
     const { platform } = ctx.params as { platform: string };
     const { created, account } = await putAccount(deps.pool, deps.pepper, platform, ctx.request.body ?? {});
     ctx.status = created ? 201 : 200;
-    ctx.body = account;
+    ctx.body = account satisfies
+      | Answer<Paths, '/v1/admin/transparency/accounts/{platform}', 'put'>
+      | Answer<Paths, '/v1/admin/transparency/accounts/{platform}', 'put', 201>;
   });
   router.delete('/transparency/accounts/:platform', admin, async (ctx) => {
     await removeAccount(deps.pool, (ctx.params as { platform: string }).platform);
     ctx.status = 204;
   });
   router.get('/transparency/statements', admin, async (ctx) => {
-    ctx.body = await listStatements(deps.pool, ctx.query);
+    ctx.body = (await listStatements(deps.pool, ctx.query)) satisfies Answer<
+      Paths,
+      '/v1/admin/transparency/statements',
+      'get'
+    >;
   });
   router.post('/transparency/statements/:statementId/retry', admin, async (ctx) => {
     const outbox = await retryStatement(deps.pool, (ctx.params as { statementId: string }).statementId);
     deps.dispatcher.enqueue(outbox);
     ctx.status = 202;
-    ctx.body = { state: 'pending' };
+    ctx.body = { state: 'pending' } satisfies Answer<
+      Paths,
+      '/v1/admin/transparency/statements/{statementId}/retry',
+      'post',
+      202
+    >;
   });
   // The transparency report (Art. 15, 24(1)): JSON, or CSV (format=csv, or Accept: text/csv).
   router.get('/transparency-report', admin, async (ctx) => {
@@ -56,7 +75,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
       ctx.type = 'text/csv; charset=utf-8';
       ctx.set('Content-Disposition', `attachment; filename="${name}"`);
       ctx.body = reportCsv(report.rows);
-    } else ctx.body = report;
+    } else ctx.body = report satisfies Answer<Paths, '/v1/admin/transparency-report', 'get'>;
   });
   return router;
 }

@@ -15,6 +15,10 @@ import { presentDelivery, presentWebhook } from '../../../common/views.js';
 import type { ApiDeps } from '../../deps.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /** A studio's webhooks: any game of the studio (its client credentials) manages them. */
 export function webhookRoutes(deps: ApiDeps): Router {
@@ -35,21 +39,25 @@ export function webhookRoutes(deps: ApiDeps): Router {
     );
     ctx.status = 201;
     ctx.set('Location', `/v1/webhooks/${webhook.id}`);
-    ctx.body = { ...presentWebhook(webhook), secret };
+    ctx.body = { ...presentWebhook(webhook), secret } satisfies Answer<Paths, '/v1/webhooks', 'post', 201>;
   });
 
   router.get('/', ...auth, async (ctx) => {
-    ctx.body = { items: (await listWebhooks(deps.pool, studioOf(ctx))).map(presentWebhook) };
+    ctx.body = { items: (await listWebhooks(deps.pool, studioOf(ctx))).map(presentWebhook) } satisfies Answer<
+      Paths,
+      '/v1/webhooks',
+      'get'
+    >;
   });
 
   router.get('/:webhookId', ...auth, async (ctx) => {
-    ctx.body = presentWebhook(await own(ctx));
+    ctx.body = presentWebhook(await own(ctx)) satisfies Answer<Paths, '/v1/webhooks/{webhookId}', 'get'>;
   });
 
   router.patch('/:webhookId', ...auth, requireJsonBody(), async (ctx) => {
     ctx.body = presentWebhook(
       await changeWebhook(deps.pool, policy, studioOf(ctx), webhookIdOf(ctx), ctx.request.body ?? {}),
-    );
+    ) satisfies Answer<Paths, '/v1/webhooks/{webhookId}', 'patch'>;
   });
 
   router.delete('/:webhookId', ...auth, async (ctx) => {
@@ -66,14 +74,23 @@ export function webhookRoutes(deps: ApiDeps): Router {
       webhookIdOf(ctx),
       ctx.request.body ?? {},
     );
-    ctx.body = { ...presentWebhook(webhook), secret };
+    ctx.body = { ...presentWebhook(webhook), secret } satisfies Answer<
+      Paths,
+      '/v1/webhooks/{webhookId}/rotate-secret',
+      'post'
+    >;
   });
 
   router.post('/:webhookId/test', ...auth, async (ctx) => {
     const { delivery, outbox } = await sendTestEvent(deps.pool, studioOf(ctx), webhookIdOf(ctx));
     deps.dispatcher.enqueue([outbox]);
     ctx.status = 202;
-    ctx.body = presentDelivery(delivery);
+    ctx.body = presentDelivery(delivery) satisfies Answer<
+      Paths,
+      '/v1/webhooks/{webhookId}/test',
+      'post',
+      202
+    >;
   });
 
   router.get('/:webhookId/deliveries', ...auth, async (ctx) => {
@@ -83,7 +100,7 @@ export function webhookRoutes(deps: ApiDeps): Router {
     ctx.body = {
       items: page.items.map(presentDelivery),
       nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
-    };
+    } satisfies Answer<Paths, '/v1/webhooks/{webhookId}/deliveries', 'get'>;
   });
 
   router.post('/:webhookId/deliveries/:deliveryId/redeliver', ...auth, async (ctx) => {
@@ -91,7 +108,12 @@ export function webhookRoutes(deps: ApiDeps): Router {
     const { delivery, outbox } = await redeliver(deps.pool, studioOf(ctx), webhookIdOf(ctx), deliveryId);
     deps.dispatcher.enqueue([outbox]);
     ctx.status = 202;
-    ctx.body = presentDelivery(delivery);
+    ctx.body = presentDelivery(delivery) satisfies Answer<
+      Paths,
+      '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+      'post',
+      202
+    >;
   });
 
   return router;
