@@ -1,3 +1,4 @@
+import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
 import type { NoticeStanding } from '../domain/notices.js';
 import type { NoticeSource } from '../domain/reports.js';
@@ -24,7 +25,7 @@ export interface NoticeRecord {
   secretHash: Buffer;
   offenseId: string;
   gameId: string;
-  category: string;
+  category: TdbCategory;
   source: NoticeSource;
   trustedFlaggerId: string | null;
   notifierName: string | null;

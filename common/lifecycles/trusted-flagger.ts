@@ -1,3 +1,4 @@
+import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
 
 /**
@@ -12,7 +13,7 @@ import type { Queryable } from '../data/db.js';
 export interface FlaggerRow {
   id: string;
   name: string;
-  areas: string[];
+  areas: TdbCategory[];
   coordinator: string;
   created_at: Date;
   suspended_at: Date | null;
@@ -23,7 +24,7 @@ const COLUMNS = 'id, name, areas, coordinator, created_at, suspended_at, suspend
 
 export async function recordRegistration(
   db: Queryable,
-  f: { name: string; areas: string[]; coordinator: string; keyHash: Buffer; by: string },
+  f: { name: string; areas: TdbCategory[]; coordinator: string; keyHash: Buffer; by: string },
 ): Promise<FlaggerRow> {
   const { rows } = await db.query<FlaggerRow>(
     `INSERT INTO trusted_flaggers (name, areas, coordinator, key_hash, created_by)

@@ -1,3 +1,4 @@
+import type { TdbCategory } from '../domain/transparency-statement.js';
 import crypto from 'node:crypto';
 import Joi from 'joi';
 import { isUniqueViolation, withTransaction, type Pool, type Queryable } from '../data/db.js';
@@ -13,7 +14,6 @@ import {
   flaggerNoticeSchema,
   STANDING_WORDS,
   type NoticeInput,
-  type NoticeStanding,
 } from '../domain/notices.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
 import type { NormalisedReport, NoticeSource } from '../domain/reports.js';
@@ -66,7 +66,7 @@ export interface NoticeDeps {
 
 export type NoticeSender =
   | { kind: 'public'; address: string }
-  | { kind: 'flagger'; flagger: { id: string; name: string; areas: string[] } };
+  | { kind: 'flagger'; flagger: { id: string; name: string; areas: TdbCategory[] } };
 
 const hmac = (pepper: string, what: string) =>
   crypto.createHmac('sha256', pepper).update(what).digest('base64url').slice(0, 24);
@@ -76,7 +76,7 @@ const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest();
 export interface NoticeReceipt {
   noticeId: string;
   secret: string;
-  status: NoticeStanding;
+  status: 'received';
   receivedAt: string;
   /** Set when the sender has been warned under Art. 23 (README "Notices"). */
   warning: string | null;
@@ -232,7 +232,7 @@ function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: 
 interface StandingRow extends StandingFacts {
   id: string;
   secret_hash: Buffer;
-  category: string;
+  category: TdbCategory;
   source: NoticeSource;
   created_at: Date;
   game_title: string;
@@ -576,7 +576,7 @@ export const presentFlagger = (
 
 /** Registers a flagger: its API key is in this answer only. Audited. */
 export async function registerFlagger(pool: Pool, body: unknown, moderatorId: string) {
-  const v = check<{ name: string; areas: string[]; coordinator: string }>(flaggerSchema, body);
+  const v = check<{ name: string; areas: TdbCategory[]; coordinator: string }>(flaggerSchema, body);
   const key = `ptf_${crypto.randomBytes(24).toString('base64url')}`;
   const row = await withTransaction(pool, async (client) => {
     const f = await recordRegistration(client, { ...v, keyHash: sha256(key), by: moderatorId });

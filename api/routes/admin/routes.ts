@@ -35,6 +35,10 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /** A reporterId as reports carry it: 1..128 characters, no control characters. */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
@@ -75,7 +79,7 @@ export function adminRoutes(deps: ApiDeps): Router {
       token_type: 'Bearer',
       expires_in: deps.moderatorTokens.lifetime,
       moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
-    };
+    } satisfies Answer<Paths, '/v1/admin/session', 'post'>;
   });
 
   router.get('/cases', auth, async (ctx) => {
@@ -96,7 +100,7 @@ export function adminRoutes(deps: ApiDeps): Router {
     ctx.body = {
       items: page.items.map(presentCase),
       nextCursor: page.next && encodeKeys([orderingOf(q), ...page.next]),
-    };
+    } satisfies Answer<Paths, '/v1/admin/cases', 'get'>;
   });
 
   router.get('/cases/:caseId', auth, async (ctx) => {
@@ -119,17 +123,19 @@ export function adminRoutes(deps: ApiDeps): Router {
         ...offenses.map((o) => o.studioId),
         ...reporters.map((r) => r.studioId),
       ]),
-    };
+    } satisfies Answer<Paths, '/v1/admin/cases/{caseId}', 'get'>;
   });
 
   router.post('/cases/:caseId/claim', auth, async (ctx) => {
     ctx.body = presentCase(
       await claimCase(deps.pool, actorOf(ctx), caseId(ctx), deps.config.caseLeaseSeconds),
-    );
+    ) satisfies Answer<Paths, '/v1/admin/cases/{caseId}/claim', 'post'>;
   });
 
   router.post('/cases/:caseId/escalate', auth, requireJsonBody(), async (ctx) => {
-    ctx.body = presentCase(await escalateCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}));
+    ctx.body = presentCase(
+      await escalateCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}),
+    ) satisfies Answer<Paths, '/v1/admin/cases/{caseId}/escalate', 'post'>;
   });
 
   router.post(
@@ -137,12 +143,18 @@ export function adminRoutes(deps: ApiDeps): Router {
     moderatorAuth(deps, { role: 'admin' }),
     requireJsonBody(),
     async (ctx) => {
-      ctx.body = presentCase(await assignCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}));
+      ctx.body = presentCase(
+        await assignCase(deps.pool, actorOf(ctx), caseId(ctx), ctx.request.body ?? {}),
+      ) satisfies Answer<Paths, '/v1/admin/cases/{caseId}/assign', 'post'>;
     },
   );
 
   router.post('/cases/:caseId/release', auth, async (ctx) => {
-    ctx.body = presentCase(await releaseCase(deps.pool, actorOf(ctx), caseId(ctx)));
+    ctx.body = presentCase(await releaseCase(deps.pool, actorOf(ctx), caseId(ctx))) satisfies Answer<
+      Paths,
+      '/v1/admin/cases/{caseId}/release',
+      'post'
+    >;
   });
 
   router.post('/cases/:caseId/resolve', auth, requireJsonBody(), async (ctx) => {
@@ -160,7 +172,7 @@ export function adminRoutes(deps: ApiDeps): Router {
       { protectedTags: deps.config.protectedTags, permanentBans: deps.config.fourEyesPermanentBans },
     );
     deps.dispatcher.enqueue(result.outbox);
-    ctx.body = presentCase(result.case);
+    ctx.body = presentCase(result.case) satisfies Answer<Paths, '/v1/admin/cases/{caseId}/resolve', 'post'>;
   });
 
   for (const [action, muted] of [
@@ -180,23 +192,40 @@ export function adminRoutes(deps: ApiDeps): Router {
           muted,
           body: ctx.request.body ?? {},
         });
-        ctx.body = presentReporter(reporter);
+        ctx.body = presentReporter(reporter) satisfies Answer<
+          Paths,
+          '/v1/admin/studios/{studioId}/reporters/{reporterId}/mute',
+          'post'
+        > &
+          Answer<Paths, '/v1/admin/studios/{studioId}/reporters/{reporterId}/unmute', 'post'>;
       },
     );
   }
 
   router.get('/queue-counts', auth, async (ctx) => {
-    ctx.body = await queueCounts(deps.pool, actorOf(ctx).role);
+    ctx.body = (await queueCounts(deps.pool, actorOf(ctx).role)) satisfies Answer<
+      Paths,
+      '/v1/admin/queue-counts',
+      'get'
+    >;
   });
 
   router.get('/players/:serviceId/timeline', auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
-    ctx.body = { items: await playerTimeline(deps.pool, serviceId) };
+    ctx.body = { items: await playerTimeline(deps.pool, serviceId) } satisfies Answer<
+      Paths,
+      '/v1/admin/players/{serviceId}/timeline',
+      'get'
+    >;
   });
 
   router.get('/players/:serviceId', auth, async (ctx) => {
     const { serviceId } = ctx.params as { serviceId: string };
-    ctx.body = await moderatorPlayerView(deps.pool, serviceId, deps.clock());
+    ctx.body = (await moderatorPlayerView(deps.pool, serviceId, deps.clock())) satisfies Answer<
+      Paths,
+      '/v1/admin/players/{serviceId}',
+      'get'
+    >;
   });
 
   // The whole record of a player (GDPR Art. 15, 20), for an admin answering a request.
@@ -217,7 +246,7 @@ export function adminRoutes(deps: ApiDeps): Router {
       reviewStats(deps.pool, days),
       queueStats(deps.pool, actorOf(ctx), days),
     ]);
-    ctx.body = { ...review, ...queues };
+    ctx.body = { ...review, ...queues } satisfies Answer<Paths, '/v1/admin/stats', 'get'>;
   });
 
   router.get('/audit', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
@@ -235,7 +264,10 @@ export function adminRoutes(deps: ApiDeps): Router {
         : decodeKeys(q.cursor, (k) => k.length === 1 && /^\d{1,18}$/.test(k[0]!));
     if (q.cursor !== undefined && !before) throw invalidCursor();
     const page = await listAudit(deps.pool, q, q.limit, before?.[0]);
-    ctx.body = { items: page.items.map(presentAudit), nextCursor: page.next && encodeKeys([page.next]) };
+    ctx.body = {
+      items: page.items.map(presentAudit),
+      nextCursor: page.next && encodeKeys([page.next]),
+    } satisfies Answer<Paths, '/v1/admin/audit', 'get'>;
   });
 
   return router;

@@ -30,6 +30,10 @@ import {
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 const CSRF_COOKIE = 'pt_notice_csrf';
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -221,7 +225,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
 
   // JSON: games, tools and trusted flaggers.
   router.get('/v1/notices/games', async (ctx) => {
-    ctx.body = { items: await noticeGames(deps.pool) };
+    ctx.body = { items: await noticeGames(deps.pool) } satisfies Answer<Paths, '/v1/notices/games', 'get'>;
   });
   router.post('/v1/notices', requireJsonBody(), async (ctx) => {
     const auth = ctx.get('authorization');
@@ -241,25 +245,25 @@ export function noticeRoutes(deps: ApiDeps): Router {
     deps.dispatcher.enqueue(outbox);
     ctx.status = 201;
     ctx.set('Location', `/v1/notices/${receipt.noticeId}`);
-    ctx.body = receipt;
+    ctx.body = receipt satisfies Answer<Paths, '/v1/notices', 'post', 201>;
   });
   router.get('/v1/notices/:noticeId', async (ctx) => {
-    ctx.body = await noticeStanding(
+    ctx.body = (await noticeStanding(
       noticeDeps,
       (ctx.params as { noticeId: string }).noticeId,
       ctx.get('notice-secret'),
       deps.clock(),
-    );
+    )) satisfies Answer<Paths, '/v1/notices/{noticeId}', 'get'>;
   });
   router.post('/v1/notices/:noticeId/complaint', requireJsonBody(), async (ctx) => {
     ctx.status = 201;
-    ctx.body = await fileComplaint(
+    ctx.body = (await fileComplaint(
       noticeDeps,
       (ctx.params as { noticeId: string }).noticeId,
       ctx.get('notice-secret'),
       ctx.request.body,
       deps.clock(),
-    );
+    )) satisfies Answer<Paths, '/v1/notices/{noticeId}/complaint', 'post', 201>;
   });
 
   // A game's in-game reporter: the outcome of a report it filed with a reporterId.
@@ -269,13 +273,13 @@ export function noticeRoutes(deps: ApiDeps): Router {
     deps.rateLimits.middleware('reads'),
     async (ctx) => {
       const client = ctx.state.client as AuthenticatedClient;
-      ctx.body = await reportOutcome(
+      ctx.body = (await reportOutcome(
         deps.pool,
         (ctx.params as { reportId: string }).reportId,
         client.studioId,
         deps.config.misuse,
         deps.clock(),
-      );
+      )) satisfies Answer<Paths, '/v1/reports/{reportId}/outcome', 'get'>;
     },
   );
 
@@ -283,56 +287,64 @@ export function noticeRoutes(deps: ApiDeps): Router {
   const admin = moderatorAuth(deps, { role: 'admin' });
   const moderator = moderatorAuth(deps);
   router.get('/v1/admin/notices', moderator, async (ctx) => {
-    ctx.body = await listNotices(deps.pool, ctx.query);
+    ctx.body = (await listNotices(deps.pool, ctx.query)) satisfies Answer<Paths, '/v1/admin/notices', 'get'>;
   });
   router.post('/v1/admin/offenses/:offenseId/unfounded', moderator, requireJsonBody(), async (ctx) => {
     ctx.status = 201;
-    ctx.body = await markOffenseUnfounded(
+    ctx.body = (await markOffenseUnfounded(
       deps.pool,
       ctx.state.actor as Actor,
       (ctx.params as { offenseId: string }).offenseId,
       ctx.request.body,
       deps.config.misuse,
       deps.clock(),
-    );
+    )) satisfies Answer<Paths, '/v1/admin/offenses/{offenseId}/unfounded', 'post', 201>;
   });
   router.get('/v1/admin/misuse/measures', moderator, async (ctx) => {
     const q = check<{ inForce: boolean; limit: number }>(measuresQuerySchema, ctx.query, 'query');
-    ctx.body = await listMeasures(deps.pool, q, deps.clock());
+    ctx.body = (await listMeasures(deps.pool, q, deps.clock())) satisfies Answer<
+      Paths,
+      '/v1/admin/misuse/measures',
+      'get'
+    >;
   });
   router.post('/v1/admin/misuse/measures/:measureId/lift', admin, requireJsonBody(), async (ctx) => {
-    ctx.body = await liftMeasure(
+    ctx.body = (await liftMeasure(
       deps.pool,
       ctx.state.actor as Actor,
       (ctx.params as { measureId: string }).measureId,
       ctx.request.body,
       deps.clock(),
-    );
+    )) satisfies Answer<Paths, '/v1/admin/misuse/measures/{measureId}/lift', 'post'>;
   });
 
   // Trusted flaggers, for admins.
   router.get('/v1/admin/trusted-flaggers', admin, async (ctx) => {
-    ctx.body = await listFlaggers(deps.pool);
+    ctx.body = (await listFlaggers(deps.pool)) satisfies Answer<Paths, '/v1/admin/trusted-flaggers', 'get'>;
   });
   router.post('/v1/admin/trusted-flaggers', admin, requireJsonBody(), async (ctx) => {
     ctx.status = 201;
-    ctx.body = await registerFlagger(deps.pool, ctx.request.body, (ctx.state.moderator as Moderator).id);
+    ctx.body = (await registerFlagger(
+      deps.pool,
+      ctx.request.body,
+      (ctx.state.moderator as Moderator).id,
+    )) satisfies Answer<Paths, '/v1/admin/trusted-flaggers', 'post', 201>;
   });
   router.post('/v1/admin/trusted-flaggers/:flaggerId/suspend', admin, requireJsonBody(), async (ctx) => {
-    ctx.body = await setFlaggerStatus(
+    ctx.body = (await setFlaggerStatus(
       deps.pool,
       (ctx.params as { flaggerId: string }).flaggerId,
       { suspend: true, body: ctx.request.body },
       (ctx.state.moderator as Moderator).id,
-    );
+    )) satisfies Answer<Paths, '/v1/admin/trusted-flaggers/{flaggerId}/suspend', 'post'>;
   });
   router.post('/v1/admin/trusted-flaggers/:flaggerId/reinstate', admin, async (ctx) => {
-    ctx.body = await setFlaggerStatus(
+    ctx.body = (await setFlaggerStatus(
       deps.pool,
       (ctx.params as { flaggerId: string }).flaggerId,
       { suspend: false },
       (ctx.state.moderator as Moderator).id,
-    );
+    )) satisfies Answer<Paths, '/v1/admin/trusted-flaggers/{flaggerId}/reinstate', 'post'>;
   });
   return router;
 }
