@@ -1,7 +1,7 @@
 import type { FromView, View, ViewSchemas } from '../common/view-schemas.js';
+import type { errorResponse } from './openapi-parts.js';
 import type * as oauth from './routes/oauth/contract.js';
 import type * as health from './routes/health/contract.js';
-import type * as reports from './routes/reports/contract.js';
 import type * as admin from './routes/admin/contract.js';
 import type * as consolePages from './routes/console/contract.js';
 import type * as templates from './routes/templates/contract.js';
@@ -19,10 +19,8 @@ import type * as notices from './routes/notices/contract.js';
  * The named response schemas of the document (what api/openapi.ts puts under components.schemas
  * besides the request bodies): the views' (common/view-schemas.ts) and each feature's own.
  */
-export type Components = ViewSchemas &
-  typeof oauth.schemas &
+export type Components = ViewSchemas & { ErrorResponse: typeof errorResponse } & typeof oauth.schemas &
   typeof health.schemas &
-  typeof reports.schemas &
   typeof admin.schemas &
   typeof consolePages.schemas &
   typeof templates.schemas &

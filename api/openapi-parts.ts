@@ -4,6 +4,31 @@ import { SERVICE_ID } from '../common/domain/players.js';
 export { allRequired, closed, dateTime, offenseTypes, ref } from '../common/schema-parts.js';
 import { closed, ref } from '../common/schema-parts.js';
 
+/** What every failure answers: the problem document api/middleware/errors.ts renders. */
+export const errorResponse = {
+  type: 'object',
+  description: 'RFC 9457 problem details with a stable machine-readable code.',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+    error: { type: 'string', description: 'OAuth 2.0 error code (token endpoint).' },
+    error_description: { type: 'string' },
+  },
+} as const;
+
 export const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: ref('ErrorResponse') } },

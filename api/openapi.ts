@@ -1,5 +1,5 @@
 import { requestComponents } from './contract.js';
-import { ref } from './openapi-parts.js';
+import { errorResponse, ref } from './openapi-parts.js';
 import { finishDocument, securitySchemes } from './openapi-security.js';
 import { viewSchemas } from '../common/view-schemas.js';
 import * as docs from './routes/docs/contract.js';
@@ -119,7 +119,6 @@ const draft = {
       // What one feature's answers alone use.
       ...oauth.schemas,
       ...health.schemas,
-      ...reports.schemas,
       ...admin.schemas,
       ...consolePages.schemas,
       ...templates.schemas,
@@ -132,29 +131,7 @@ const draft = {
       ...waves.schemas,
       ...rules.schemas,
       ...notices.schemas,
-      ErrorResponse: {
-        type: 'object',
-        description: 'RFC 9457 problem details with a stable machine-readable code.',
-        required: ['type', 'title', 'status', 'detail', 'code'],
-        properties: {
-          type: { type: 'string' },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          code: { type: 'string' },
-          requestId: { type: 'string' },
-          errors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['field', 'message'],
-              properties: { field: { type: 'string' }, message: { type: 'string' } },
-            },
-          },
-          error: { type: 'string', description: 'OAuth 2.0 error code (token endpoint).' },
-          error_description: { type: 'string' },
-        },
-      },
+      ErrorResponse: errorResponse,
     },
   },
 } as const;

@@ -1,8 +1,8 @@
-/** One field-level problem of a rejected input. */
-export interface FieldError {
+/** One field-level problem of a rejected input (a type, not an interface: it is a JSON object). */
+export type FieldError = {
   field: string;
   message: string;
-}
+};
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

@@ -1,7 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { STATUS_REASONS } from './domain/filing-rules.js';
 import { TDB } from './domain/transparency-vocabulary.js';
-import { OFFENSE_STATUSES } from './lifecycles/offense.js';
+import { FILED_STATUSES, OFFENSE_STATUSES } from './lifecycles/offense.js';
 import { APPEAL_STATUSES } from './lifecycles/appeal.js';
 import { CASE_STATUSES } from './lifecycles/review-case.js';
 import { APPEAL_REASONS } from './domain/appeals.js';
@@ -608,6 +608,51 @@ const schemas = {
     },
     createdAt: dateTime,
   }),
+  /** What submitReport answers (common/usecases/submit-report.ts), and a batch item's 201 body. */
+  ReportSubmitResponse: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'message',
+      'playerId',
+      'gameId',
+      'trustScore',
+      'penaltyApplied',
+      'penaltyHeld',
+      'status',
+      'report',
+      'timestamp',
+    ],
+    properties: {
+      message: { type: 'string' },
+      playerId: { type: 'string' },
+      gameId: { type: 'string' },
+      trustScore: { type: 'number', minimum: 0, maximum: 100 },
+      penaltyApplied: { type: 'integer', minimum: 0 },
+      penaltyHeld: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Points held for a moderator: applied if the case is upheld, dropped if dismissed.',
+      },
+      status: {
+        enum: FILED_STATUSES,
+        description: 'applied now, held for a moderator, or recorded without points.',
+      },
+      statusReason: {
+        // A studio's report is never a notice (README "Notices"): every other reason the domain has.
+        enum: STATUS_REASONS.filter((r) => r !== 'notice'),
+        description:
+          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README \"Rules\") or none taken (the reporter is muted; the flag was false).",
+      },
+      reporterQuotaRemaining: {
+        type: 'integer',
+        minimum: 0,
+        description: 'When the report names a reporterId: its reports left today at this studio.',
+      },
+      report: ref('Reportoffense'),
+      timestamp: dateTime,
+    },
+  },
 } as const;
 
 /** The decision behind an appealed offense or sanction: its case, and who resolved it. */
@@ -751,7 +796,18 @@ export type ViewSchemas = typeof viewSchemas;
  * `#/components/schemas/<name>`).
  */
 export type FromView<S, Components = ViewSchemas> = S extends JSONSchema
-  ? FromSchema<S & { components: { schemas: Components } } extends infer T extends JSONSchema ? T : never>
+  ? FromSchema<Inline<S, Components> extends infer T extends JSONSchema ? T : never>
   : { 'a response schema whose type is not literal (declare it `as const`)': S };
+/**
+ * A schema with each `$ref` to `#/components/schemas/<name>` replaced by that schema, before
+ * json-schema-to-ts reads it (its own reference resolution goes too deep for the larger answers).
+ */
+type Inline<S, Components> = S extends {
+  $ref: `#/components/schemas/${infer N extends keyof Components & string}`;
+}
+  ? Inline<Components[N], Components>
+  : S extends object
+    ? { [K in keyof S]: Inline<S[K], Components> }
+    : S;
 /** The type of one named view schema. */
 export type View<N extends keyof ViewSchemas> = FromView<ViewSchemas[N]>;

@@ -25,6 +25,14 @@ import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
  */
 export const OFFENSE_STATUSES = ['applied', 'held', 'released', 'dropped', 'recorded', 'restored'] as const;
 export type OffenseStatus = (typeof OFFENSE_STATUSES)[number];
+/** The statuses a report is filed in (the others are where decisions take it). */
+export const FILED_STATUSES = ['applied', 'held', 'recorded'] as const satisfies readonly OffenseStatus[];
+export type FiledStatus = (typeof FILED_STATUSES)[number];
+/** A just-filed offense's status as one of FILED_STATUSES (filing never gives another). */
+export function filedStatus(status: OffenseStatus): FiledStatus {
+  if ((FILED_STATUSES as readonly string[]).includes(status)) return status as FiledStatus;
+  throw new Error(`an offense filed as ${status}`);
+}
 
 /** The decisions that move an offense after it was filed. */
 export type OffenseEvent = 'uphold' | 'dismiss' | 'appeal';

@@ -19,6 +19,8 @@ import { AppError, notFound, validationError } from '../errors.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { presentOffense } from '../views.js';
 import { activeTraceparent, inBatchSpan } from '../tracing/spans.js';
+import type { View } from '../view-schemas.js';
+import { filedStatus } from '../lifecycles/offense.js';
 
 export interface SubmitReportDeps {
   pool: Pool;
@@ -99,7 +101,7 @@ export interface Tenant {
 
 export interface SubmitReportResult {
   status: number;
-  body: unknown;
+  body: View<'ReportSubmitResponse'>;
   replayed: boolean;
 }
 
@@ -161,15 +163,18 @@ export async function submitReport(
   };
   const record = async (db: Queryable) =>
     created((await recordReports(db, [item], deps.filing))[0]!, input.serviceId);
-  const respond = (rec: Created) => ({
+  const respond = (rec: Created): View<'ReportSubmitResponse'> => ({
     message: MESSAGES[input.kind],
     playerId: input.serviceId,
     gameId: tenant.gameId,
     trustScore: rec.trustScore,
     penaltyApplied: rec.offense.penaltyPoints,
     penaltyHeld: rec.offense.penaltyHeld,
-    status: rec.offense.status,
-    ...(rec.offense.statusReason ? { statusReason: rec.offense.statusReason } : {}),
+    status: filedStatus(rec.offense.status),
+    // A report is never a notice (README "Notices"): that reason is not a report's.
+    ...(rec.offense.statusReason && rec.offense.statusReason !== 'notice'
+      ? { statusReason: rec.offense.statusReason }
+      : {}),
     ...(rec.quotaRemaining !== null ? { reporterQuotaRemaining: rec.quotaRemaining } : {}),
     report: presentOffense(rec.offense, tenant.studioId),
     timestamp: new Date().toISOString(),
@@ -227,7 +232,8 @@ export async function submitReport(
           { headers: { 'Retry-After': '1' } },
         );
       case 'replay':
-        return { status: claim.status, body: claim.body, replayed: true };
+        // The stored answer is the one respond() gave the first request.
+        return { status: claim.status, body: claim.body as View<'ReportSubmitResponse'>, replayed: true };
     }
   }
   deps.afterCommit(outcome.rec.outbox);

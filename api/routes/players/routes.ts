@@ -25,6 +25,10 @@ import { sendExport } from './export.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
 import type { Queryable } from '../../../common/data/db.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /** An answer PostgreSQL rendered as JSON text: sent as it is, typed first so Koa does not guess. */
 function sendRendered(ctx: Context, json: string) {
@@ -98,7 +102,10 @@ export function playerRoutes(deps: ApiDeps): Router {
       limit,
       after,
     );
-    ctx.body = { items: page.items, nextCursor: page.next && encodeCursor(page.next.ts, page.next.id) };
+    ctx.body = {
+      items: page.items,
+      nextCursor: page.next && encodeCursor(page.next.ts, page.next.id),
+    } satisfies Answer<Paths, '/v1/player/me/decisions', 'get'>;
   });
 
   router.get('/v1/player/:serviceId', ...auth, async (ctx) => {
@@ -149,7 +156,7 @@ export function playerRoutes(deps: ApiDeps): Router {
     ctx.body = {
       items: page.items.map((h) => presentTrustChange(h, client.studioId)),
       nextCursor: page.next === null ? null : encodeKeys([page.next]),
-    };
+    } satisfies Answer<Paths, '/v1/player/{serviceId}/trust-history', 'get'>;
   });
 
   return router;

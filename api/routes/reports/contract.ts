@@ -1,9 +1,7 @@
-import { STATUS_REASONS } from '../../../common/domain/filing-rules.js';
 import { joiBody } from '../../contract.js';
 import {
   clientHeaders,
   closed,
-  dateTime,
   json,
   problem,
   rateLimited,
@@ -133,51 +131,3 @@ export const paths = {
     '15',
   ),
 };
-
-/** Components of the document that only this feature's answers use. */
-export const schemas = {
-  ReportSubmitResponse: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'message',
-      'playerId',
-      'gameId',
-      'trustScore',
-      'penaltyApplied',
-      'penaltyHeld',
-      'status',
-      'report',
-      'timestamp',
-    ],
-    properties: {
-      message: { type: 'string' },
-      playerId: { type: 'string' },
-      gameId: { type: 'string' },
-      trustScore: { type: 'number', minimum: 0, maximum: 100 },
-      penaltyApplied: { type: 'integer', minimum: 0 },
-      penaltyHeld: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Points held for a moderator: applied if the case is upheld, dropped if dismissed.',
-      },
-      status: {
-        enum: ['applied', 'held', 'recorded'],
-        description: 'applied now, held for a moderator, or recorded without points.',
-      },
-      statusReason: {
-        // A studio's report is never a notice (README "Notices"): every other reason the domain has.
-        enum: STATUS_REASONS.filter((r) => r !== 'notice'),
-        description:
-          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README \"Rules\") or none taken (the reporter is muted; the flag was false).",
-      },
-      reporterQuotaRemaining: {
-        type: 'integer',
-        minimum: 0,
-        description: 'When the report names a reporterId: its reports left today at this studio.',
-      },
-      report: ref('Reportoffense'),
-      timestamp: dateTime,
-    },
-  },
-} as const;

@@ -9,6 +9,10 @@ import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/error
 import { check } from '../../../common/validation.js';
 import { BATCH_MAX, batchSchema, IDEMPOTENCY_KEY } from './schema.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 export function reportRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1' });
@@ -56,7 +60,7 @@ export function reportRoutes(deps: ApiDeps): Router {
         });
         if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
         ctx.status = result.status;
-        ctx.body = result.body;
+        ctx.body = result.body satisfies Answer<Paths, '/v1/anticheat/submitReport/{serviceId}', 'post', 201>;
       },
     );
   }
@@ -93,7 +97,7 @@ export function reportRoutes(deps: ApiDeps): Router {
             });
             return {
               status: result.status,
-              ...(result.replayed ? { replayed: true } : {}),
+              ...(result.replayed ? { replayed: true as const } : {}),
               body: result.body,
             };
           } catch (err) {
@@ -104,7 +108,7 @@ export function reportRoutes(deps: ApiDeps): Router {
         }),
       );
       ctx.status = 207;
-      ctx.body = { results };
+      ctx.body = { results } satisfies Answer<Paths, '/v1/reports/batch', 'post', 207>;
     },
   );
 
