@@ -6,7 +6,7 @@ import { APPEAL_STATUSES } from './lifecycles/appeal.js';
 import { CASE_STATUSES } from './lifecycles/review-case.js';
 import { APPEAL_REASONS } from './domain/appeals.js';
 import { allRequired, closed, dateTime, offenseTypes, ref } from './schema-parts.js';
-import { AUDIT_ACTIONS, OUTCOMES } from './data/repos/moderation.js';
+import { AUDIT_ACTIONS, MODERATOR_ROLES, OUTCOMES } from './data/repos/moderation.js';
 import { SANCTION_TYPES } from './data/repos/sanctions.js';
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from './data/repos/webhooks.js';
 import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES } from './domain/reports.js';
@@ -114,7 +114,7 @@ const caseProperties = {
     ...closed({
       key: { type: 'string' },
       name: { type: 'string' },
-      visibleTo: { enum: ['moderator', 'admin'], description: 'admin: only admins see and work its cases.' },
+      visibleTo: { enum: MODERATOR_ROLES, description: 'admin: only admins see and work its cases.' },
       pinned: {
         type: 'boolean',
         description: 'Moved here by a moderator (escalated to this queue): the routing rules leave it here.',

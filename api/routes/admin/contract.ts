@@ -21,6 +21,7 @@ import {
 } from './schema.js';
 import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 import { muteSchema, resolutionSchema } from '../../../common/usecases/moderation.js';
+import { STATEMENT_STATES } from '../../../common/lifecycles/transparency-statement.js';
 
 /** The OpenAPI operations of the admin routes (routes.ts beside it); api/openapi.ts assembles them. */
 const bearer = moderatorSecurity;
@@ -244,7 +245,7 @@ export const paths = {
                 'Each listed sanction\'s statement to the DSA Transparency Database, by sanction id (only those that owe one: README "Regulation (EU DSA)").',
               additionalProperties: closed({
                 id: { type: 'string' },
-                state: { enum: ['pending', 'sent', 'refused'] },
+                state: { enum: STATEMENT_STATES },
                 permalink: { type: ['string', 'null'] },
                 dryRun: { type: 'boolean' },
                 refusal: { description: "The database's own words when it refused it, else null." },
@@ -396,7 +397,7 @@ export const schemas = {
   QueueFigures: closed({
     key: { type: 'string' },
     name: { type: 'string' },
-    visibleTo: { enum: ['moderator', 'admin'] },
+    visibleTo: { enum: MODERATOR_ROLES },
     pending: { type: 'integer', description: 'Open cases in it now.' },
     overdue: { type: 'integer', description: 'Of those, past their dueAt.' },
     inbound: { type: 'integer', description: 'Cases opened in the window that are in it now.' },

@@ -20,6 +20,8 @@ import {
   suspendSchema,
 } from '../../../common/usecases/notices.js';
 import { liftSchema, measuresQuerySchema, unfoundedSchema } from '../../../common/usecases/misuse.js';
+import { NOTICE_SOURCES } from '../../../common/domain/reports.js';
+import { APPEAL_STATUSES } from '../../../common/lifecycles/appeal.js';
 
 /** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
 const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'] as const;
@@ -162,7 +164,7 @@ export const paths = {
                 player: closed({ serviceId: { type: 'string' }, gamerTag: { type: 'string' } }),
                 category: { enum: NOTICE_CATEGORIES },
                 categoryWords: { type: 'string' },
-                source: { enum: ['notice', 'trusted_flagger'] },
+                source: { enum: NOTICE_SOURCES },
                 trustedFlagger: { type: ['string', 'null'], description: "The flagger's name." },
                 sender: ref('MisuseSender'),
                 offenseId: { type: 'string', format: 'uuid' },
@@ -171,7 +173,7 @@ export const paths = {
                 reversed: { type: 'boolean' },
                 decidedAt: nullableDate,
                 complaint: {
-                  ...closed({ id: { type: 'string' }, status: { enum: ['open', 'granted', 'denied'] } }),
+                  ...closed({ id: { type: 'string' }, status: { enum: APPEAL_STATUSES } }),
                   type: ['object', 'null'],
                 },
                 markedUnfounded: { type: 'boolean' },
@@ -385,7 +387,7 @@ export const schemas = {
     redress: { type: ['string', 'null'], description: 'Once decided: how to take it further.' },
     complaint: {
       ...closed({
-        status: { enum: ['open', 'granted', 'denied'] },
+        status: { enum: APPEAL_STATUSES },
         filedAt: dateTime,
         decidedAt: nullableDate,
         words: { type: 'string' },

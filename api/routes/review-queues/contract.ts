@@ -9,6 +9,7 @@ import {
   queueSchema,
   rulesSchema,
 } from '../../../common/usecases/review-queues.js';
+import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */
 const queueKey = { name: 'queueKey', in: 'path', required: true, schema: { type: 'string' } };
@@ -137,7 +138,7 @@ export const schemas = {
     name: { type: 'string' },
     description: { type: 'string' },
     visibleTo: {
-      enum: ['moderator', 'admin'],
+      enum: MODERATOR_ROLES,
       description: 'admin: only admins see its cases and work them.',
     },
     createdAt: dateTime,

@@ -3,6 +3,7 @@ import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../ope
 import { moderatorSecurity } from '../../openapi-security.js';
 import { actionsSchema, conditionsSchema, RULE_MODES, RULE_TRIGGERS } from '../../../common/domain/rules.js';
 import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
+import { OUTCOMES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
 const ruleId = { name: 'ruleId', in: 'path', required: true, schema: { type: 'string' } };
@@ -144,7 +145,7 @@ export const schemas = {
         playerId: { type: 'string' },
         caseId: { type: 'string', format: 'uuid' },
         kind: { type: 'string' },
-        decided: { type: ['string', 'null'], enum: ['upheld', 'dismissed', null] },
+        decided: { type: ['string', 'null'], enum: [...OUTCOMES, null] },
         verdict: { enum: ['agree', 'would_have_acted_where_dismissed', 'pending'] },
       }),
     },

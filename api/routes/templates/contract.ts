@@ -3,6 +3,7 @@ import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../ope
 import { moderatorSecurity } from '../../openapi-security.js';
 import { SANCTION_TYPES } from '../../../common/domain/sanctions.js';
 import { templateSchema } from '../../../common/usecases/templates.js';
+import { OUTCOMES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of the decision templates (routes.ts beside it); api/openapi.ts assembles them. */
 const templateId = {
@@ -64,7 +65,7 @@ export const schemas = {
   DecisionTemplate: closed({
     id: { type: 'string' },
     title: { type: 'string' },
-    outcome: { enum: ['upheld', 'dismissed'] },
+    outcome: { enum: OUTCOMES },
     sanctionType: { enum: [...SANCTION_TYPES, null] },
     durationSeconds: { type: ['integer', 'null'] },
     playerReason: { type: 'string', description: "The reason the player reads in the decision's statement." },
