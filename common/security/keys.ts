@@ -12,7 +12,7 @@ export interface SigningKeys {
   /** The key new tokens are signed with. */
   current: { kid: string; privateKey: CryptoKey };
   /** Public JWKs of the current and previous keys: what verification accepts and the JWKS shows. */
-  publicJwks: (JWK & { kid: string })[];
+  publicJwks: (JWK & { kid: string; kty: string })[];
 }
 
 /**
@@ -46,9 +46,11 @@ export async function generateSigningJwk(): Promise<JWK & { kid: string }> {
   return { ...jwk, kid: await calculateJwkThumbprint(jwk) };
 }
 
-async function publicOf(jwk: JWK): Promise<JWK & { kid: string }> {
+async function publicOf(jwk: JWK): Promise<JWK & { kid: string; kty: string }> {
   const { kty, crv, x, y } = jwk;
-  const pub: JWK = { kty, crv, x, y };
+  // A published key names its type (RFC 7517 4.1); importJWK refused one without it already.
+  if (!kty) throw new Error('a JWK without kty');
+  const pub = { kty, crv, x, y };
   return { ...pub, kid: jwk.kid ?? (await calculateJwkThumbprint(pub)), alg: JWT_ALG, use: 'sig' };
 }
 

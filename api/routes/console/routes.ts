@@ -16,6 +16,10 @@ import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { signInModerator } from '../admin/sign-in.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 /**
  * The console's pages: only its own scripts and styles, nothing inline, nothing from elsewhere, no
@@ -83,7 +87,7 @@ export function consoleSessionRoutes(deps: ApiDeps): Router {
       moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
       csrfToken,
       idleTimeoutSeconds: policy.idleSeconds,
-    };
+    } satisfies Answer<Paths, '/v1/admin/console-session', 'post', 201>;
   });
 
   // Only the cookie counts here: a bearer token has no console session to describe. No cookie at all
@@ -105,7 +109,7 @@ export function consoleSessionRoutes(deps: ApiDeps): Router {
         moderator: { id: m.id, username: m.username, displayName: m.displayName, role: m.role },
         csrfToken: (ctx.state.consoleSession as { csrfToken: string }).csrfToken,
         idleTimeoutSeconds: policy.idleSeconds,
-      };
+      } satisfies Answer<Paths, '/v1/admin/console-session', 'get'>;
     },
   );
 
@@ -233,7 +237,7 @@ export function docsPages(): Router {
       console: '/console',
       openapi: '/v1/openapi.json',
       standing: '/standing',
-    };
+    } satisfies Answer<Paths, '/', 'get'>;
   });
   router.get('/favicon.ico', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=86400');

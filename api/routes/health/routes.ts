@@ -1,11 +1,15 @@
 import { Router } from '@koa/router';
 import type { ApiDeps } from '../../deps.js';
 import { withTimeout } from '../../../common/timeout.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 export function healthRoutes(deps: ApiDeps): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok' } satisfies Answer<Paths, '/healthz', 'get'>;
   });
   router.get('/readyz', async (ctx) => {
     const check = async (fn: () => Promise<unknown>) => {
@@ -35,7 +39,7 @@ export function healthRoutes(deps: ApiDeps): Router {
     ctx.body = {
       status: ready ? 'ready' : 'unavailable',
       checks: { postgres, redis, ...(standbys ? { standbys } : {}) },
-    };
+    } satisfies Answer<Paths, '/readyz', 'get'> | Answer<Paths, '/readyz', 'get', 503>;
   });
   return router;
 }

@@ -25,6 +25,10 @@ import type { ApiDeps } from '../../deps.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { consentPage, errorPage } from './page.js';
 import { GRANT_TYPES, revocationRequestSchema, TOKEN_TYPE_HINTS, tokenRequestSchema } from './schema.js';
+import type { Answer } from '../../contract-types.js';
+import type { paths } from './contract.js';
+
+type Paths = typeof paths;
 
 const CSRF_COOKIE = 'pt_csrf';
 
@@ -324,25 +328,25 @@ export function oauthRoutes(deps: ApiDeps): Router {
     if (grantType === 'refresh_token') {
       const refreshToken = str(body.refresh_token);
       if (!refreshToken) throw oauthError(400, 'invalid_request', 'refresh_token is required.');
-      ctx.body = await refreshAccessToken(deps.pool, deps.tokens, refreshPolicy, {
+      ctx.body = (await refreshAccessToken(deps.pool, deps.tokens, refreshPolicy, {
         gameId: client.gameId,
         clientId: client.clientId,
         refreshToken,
         scope: str(body.scope),
         now: deps.clock(),
-      });
+      })) satisfies Answer<Paths, '/v1/oauth/token', 'post'>;
       return;
     }
     const code = str(body.code);
     if (!code) throw oauthError(400, 'invalid_request', 'code is required.');
-    ctx.body = await redeemAuthorizationCode(deps.pool, deps.tokens, refreshPolicy, {
+    ctx.body = (await redeemAuthorizationCode(deps.pool, deps.tokens, refreshPolicy, {
       gameId: client.gameId,
       clientId: client.clientId,
       code,
       redirectUri: str(body.redirect_uri),
       codeVerifier: str(body.code_verifier),
       now: deps.clock(),
-    });
+    })) satisfies Answer<Paths, '/v1/oauth/token', 'post'>;
   });
 
   // RFC 7009: 200 whether or not the token existed (invalid tokens are no error, 2.2).
@@ -362,12 +366,12 @@ export function oauthRoutes(deps: ApiDeps): Router {
     const token = body.token as string;
     await revokeToken(deps.pool, deps.tokens, { gameId: client.gameId, clientId: client.clientId, token });
     ctx.status = 200;
-    ctx.body = {};
+    ctx.body = {} satisfies Answer<Paths, '/v1/oauth/revoke', 'post'>;
   });
 
   router.get('/v1/oauth/jwks.json', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = { keys: deps.signingKeys.publicJwks };
+    ctx.body = { keys: deps.signingKeys.publicJwks } satisfies Answer<Paths, '/v1/oauth/jwks.json', 'get'>;
   });
 
   router.get('/.well-known/oauth-authorization-server', (ctx) => {
@@ -387,7 +391,7 @@ export function oauthRoutes(deps: ApiDeps): Router {
       scopes_supported: [...SUPPORTED_SCOPES],
       authorization_response_iss_parameter_supported: true,
       service_documentation: `${issuer}/v1/openapi.json`,
-    };
+    } satisfies Answer<Paths, '/.well-known/oauth-authorization-server', 'get'>;
   });
 
   return router;
