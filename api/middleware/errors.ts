@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '../../common/errors.js';
+import type { Body } from '../contract-types.js';
 
 export const PROBLEM_TYPE_BASE = 'urn:player-trust:problem:';
 
@@ -93,7 +94,7 @@ export function appErrorOf(err: unknown, requestId: string): { appError: AppErro
 }
 
 /** The RFC 9457 problem document of an AppError: the body of every error answer. */
-export function problemBody(appError: AppError, requestId: string) {
+export function problemBody(appError: AppError, requestId: string): Body<'ErrorResponse'> {
   return {
     type: `${PROBLEM_TYPE_BASE}${appError.code}`,
     title: appError.title,

@@ -3000,6 +3000,30 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        ReportSubmitResponse: {
+            message: string;
+            playerId: string;
+            gameId: string;
+            trustScore: number;
+            penaltyApplied: number;
+            /** @description Points held for a moderator: applied if the case is upheld, dropped if dismissed. */
+            penaltyHeld: number;
+            /**
+             * @description applied now, held for a moderator, or recorded without points.
+             * @enum {unknown}
+             */
+            status: "applied" | "held" | "recorded";
+            /**
+             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README "Rules") or none taken (the reporter is muted; the flag was false).
+             * @enum {unknown}
+             */
+            statusReason?: "no_finding" | "reporter_muted" | "rule_hold" | "reporter_credibility" | "studio_budget";
+            /** @description When the report names a reporterId: its reports left today at this studio. */
+            reporterQuotaRemaining?: number;
+            report: components["schemas"]["Reportoffense"];
+            /** Format: date-time */
+            timestamp: string;
+        };
         AppealDetail: {
             id: string;
             playerId: string;
@@ -3183,30 +3207,6 @@ export interface components {
         Check: {
             ok: boolean;
             error?: string;
-        };
-        ReportSubmitResponse: {
-            message: string;
-            playerId: string;
-            gameId: string;
-            trustScore: number;
-            penaltyApplied: number;
-            /** @description Points held for a moderator: applied if the case is upheld, dropped if dismissed. */
-            penaltyHeld: number;
-            /**
-             * @description applied now, held for a moderator, or recorded without points.
-             * @enum {unknown}
-             */
-            status: "applied" | "held" | "recorded";
-            /**
-             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README "Rules") or none taken (the reporter is muted; the flag was false).
-             * @enum {unknown}
-             */
-            statusReason?: "no_finding" | "reporter_muted" | "rule_hold" | "reporter_credibility" | "studio_budget";
-            /** @description When the report names a reporterId: its reports left today at this studio. */
-            reporterQuotaRemaining?: number;
-            report: components["schemas"]["Reportoffense"];
-            /** Format: date-time */
-            timestamp: string;
         };
         ModeratorFigures: {
             username: string;
