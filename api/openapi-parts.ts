@@ -1,4 +1,4 @@
-import { SERVICE_ID } from '../common/domain/players.js';
+import { pathParam, headerParam } from './params.js';
 
 /** Building blocks of the OpenAPI document's operations, shared by the route folders' contract.ts. */
 export { allRequired, closed, dateTime, offenseTypes, ref } from '../common/schema-parts.js';
@@ -51,10 +51,7 @@ export const moderatorErrors = {
 };
 
 /** The spec's client credentials: two headers on every studio call. */
-export const clientHeaders = [
-  { name: 'client_id', in: 'header', required: true, schema: { type: 'string' } },
-  { name: 'client_secret', in: 'header', required: true, schema: { type: 'string' } },
-];
+export const clientHeaders = [headerParam('client_id'), headerParam('client_secret')];
 
 /** Rate-limited routes (every studio-authenticated one): their answers carry the RateLimit headers. */
 const rateLimitHeaders = {
@@ -86,9 +83,4 @@ export const operationIdOf = (summary: string) =>
   summary.replace(/\W+(\w)/g, (_, c: string) => c.toUpperCase()).replace(/^\w/, (c) => c.toLowerCase());
 
 /** The player's serviceId in a path. */
-export const serviceIdParam = {
-  name: 'serviceId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: SERVICE_ID.source },
-};
+export const serviceIdParam = pathParam('serviceId');

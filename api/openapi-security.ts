@@ -1,4 +1,5 @@
 import { JOI } from './contract.js';
+import { headerParam } from './params.js';
 
 /**
  * Who may call what, in the OpenAPI document: the security schemes, and the last step of building
@@ -104,15 +105,7 @@ export const STANDBY_READS = new Set([
   'GET /v1/player/{serviceId}/sanctions',
   'POST /v1/players/lookup',
 ]);
-const LSN_PATTERN = '^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$';
-const consistencyTokenParam = {
-  name: 'Consistency-Token',
-  in: 'header',
-  required: false,
-  schema: { type: 'string', pattern: LSN_PATTERN },
-  description:
-    'The Consistency-Token of an earlier write: this read sees that write (a standby serves it only once it has replayed it, waiting at most REPLICA_TOKEN_WAIT_MS, else the primary does). Any request may carry it; a malformed one is 400 invalid_consistency_token.',
-};
+const consistencyTokenParam = headerParam('Consistency-Token');
 const readSourceHeader = {
   description: 'With standbys configured: which served this read, primary or standby.',
   schema: { enum: ['primary', 'standby'] },
@@ -120,7 +113,7 @@ const readSourceHeader = {
 const consistencyTokenHeader = {
   description:
     'With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change.',
-  schema: { type: 'string', pattern: LSN_PATTERN },
+  schema: consistencyTokenParam.schema,
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

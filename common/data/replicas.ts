@@ -24,7 +24,7 @@ import type { Pool, Queryable } from './db.js';
 /** A WAL position: PostgreSQL's pg_lsn as a number. */
 export type Lsn = bigint;
 
-const LSN_TEXT = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/;
+export const LSN_TEXT = /^([0-9A-Fa-f]{1,8})\/([0-9A-Fa-f]{1,8})$/;
 
 export function parseLsn(text: string): Lsn | undefined {
   const m = LSN_TEXT.exec(text);

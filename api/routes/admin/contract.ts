@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   closed,
@@ -26,12 +27,7 @@ import { STATEMENT_STATES } from '../../../common/lifecycles/transparency-statem
 /** The OpenAPI operations of the admin routes (routes.ts beside it); api/openapi.ts assembles them. */
 const bearer = moderatorSecurity;
 
-const caseIdParam = {
-  name: 'caseId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
+const caseIdParam = pathParam('caseId');
 
 const caseAction = (summary: string, description: string, extra: Record<string, unknown> = {}) => ({
   post: {
@@ -73,10 +69,7 @@ const reporterAction = (summary: string, description: string) => ({
     summary,
     description,
     security: bearer,
-    parameters: [
-      { name: 'studioId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-      { name: 'reporterId', in: 'path', required: true, schema: { type: 'string', maxLength: 128 } },
-    ],
+    parameters: [pathParam('studioId'), pathParam('reporterId')],
     requestBody: joiBody(muteSchema),
     responses: {
       200: json(ref('Reporter'), 'The reporter after the action.'),

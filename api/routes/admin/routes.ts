@@ -37,12 +37,9 @@ import { openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
-
-/** A reporterId as reports carry it: 1..128 characters, no control characters. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what it refuses
-const REPORTER_ID = /^[^\u0000-\u001f\u007f]{1,128}$/;
 
 const isTimestamp = (s: string) => !Number.isNaN(Date.parse(s));
 
@@ -60,11 +57,7 @@ function decodeCaseCursor(cursor: string, ordering: string): string[] | undefine
 const orderingOf = (q: { status: string; sort?: string }) =>
   q.status === 'open' && q.sort === 'age' ? 'open-age' : q.status;
 
-function caseId(ctx: Context): string {
-  const { caseId: id } = ctx.params as { caseId: string };
-  if (!isUuid(id)) throw notFound(`Case ${id}`);
-  return id;
-}
+const caseId = (ctx: Context) => param(ctx, 'caseId');
 
 /** The moderator API: sign-in, the review queue, case actions, and (admins) the audit log. */
 export function adminRoutes(deps: ApiDeps): Router {
@@ -184,8 +177,8 @@ export function adminRoutes(deps: ApiDeps): Router {
       auth,
       requireJsonBody(),
       async (ctx) => {
-        const { studioId, reporterId } = ctx.params as { studioId: string; reporterId: string };
-        if (!REPORTER_ID.test(reporterId)) throw notFound(`Reporter ${reporterId}`);
+        const reporterId = param(ctx, 'reporterId');
+        const studioId = param(ctx, 'studioId');
         const reporter = await setReporterMute(deps.pool, actorOf(ctx), {
           studioId,
           reporterId,
@@ -211,7 +204,7 @@ export function adminRoutes(deps: ApiDeps): Router {
   });
 
   router.get('/players/:serviceId/timeline', auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     ctx.body = { items: await playerTimeline(deps.pool, serviceId) } satisfies Answer<
       Paths,
       '/v1/admin/players/{serviceId}/timeline',
@@ -220,7 +213,7 @@ export function adminRoutes(deps: ApiDeps): Router {
   });
 
   router.get('/players/:serviceId', auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     ctx.body = (await moderatorPlayerView(deps.pool, serviceId, deps.clock())) satisfies Answer<
       Paths,
       '/v1/admin/players/{serviceId}',
@@ -230,7 +223,7 @@ export function adminRoutes(deps: ApiDeps): Router {
 
   // The whole record of a player (GDPR Art. 15, 20), for an admin answering a request.
   router.get('/players/:serviceId/export', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const chunks = await openPlayerExport(
       deps.pool,
       serviceId,

@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -19,7 +20,7 @@ import { appealDecisionSchema, appealFileSchema } from '../../../common/usecases
 /** The OpenAPI operations of the appeals routes (routes.ts beside it); api/openapi.ts assembles them. */
 const moderator = moderatorSecurity;
 
-const appealId = { name: 'appealId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const appealId = pathParam('appealId');
 
 const appealBody = joiBody(appealFileSchema);
 

@@ -1,10 +1,7 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
-import { isUuid } from '../../../common/domain/ids.js';
 import { listAppeals, listPlayerAppeals } from '../../../common/data/repos/appeals.js';
-import { SERVICE_ID } from '../../../common/domain/players.js';
-import { notFound } from '../../../common/errors.js';
 import { claimAppeal, decideAppeal, fileAppeal, releaseAppeal } from '../../../common/usecases/appeals.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
@@ -18,6 +15,7 @@ import { queueQuery } from './schema.js';
 import { appealForModerator } from '../../../common/usecases/appeal-context.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -49,11 +47,7 @@ export function appealRoutes(deps: ApiDeps): Router {
     ctx.body = presentAppeal(appeal) satisfies Answer<Paths, '/v1/player/me/appeals', 'post', 201> &
       Answer<Paths, '/v1/player/{serviceId}/appeals', 'post', 201>;
   };
-  const appealId = (ctx: Context) => {
-    const { appealId: id } = ctx.params as { appealId: string };
-    if (!isUuid(id)) throw notFound(`Appeal ${id}`);
-    return id;
-  };
+  const appealId = (ctx: Context) => param(ctx, 'appealId');
 
   router.post('/v1/player/me/appeals', bearer, writes, requireJsonBody(), (ctx) =>
     file(ctx, (ctx.state.bearer as { serviceId: string }).serviceId, { kind: 'player' }),
@@ -63,8 +57,7 @@ export function appealRoutes(deps: ApiDeps): Router {
     ctx.body = { items: appeals.map(presentAppeal) } satisfies Answer<Paths, '/v1/player/me/appeals', 'get'>;
   });
   router.post('/v1/player/:serviceId/appeals', client, writes, requireJsonBody(), (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
-    if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+    const serviceId = param(ctx, 'serviceId');
     return file(ctx, serviceId, { kind: 'studio', id: (ctx.state.client as AuthenticatedClient).studioId });
   });
 

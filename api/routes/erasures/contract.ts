@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -17,7 +18,7 @@ import { ERASURE_STATES } from '../../../common/lifecycles/erasure.js';
 import { erasureListSchema } from '../../../common/usecases/erasure.js';
 
 /** The OpenAPI operations of erasure (routes.ts beside it; README "Personal data"). */
-const erasureId = { name: 'erasureId', in: 'path', required: true, schema: { type: 'string' } };
+const erasureId = pathParam('erasureId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const studioErrors = {
   401: problem('Missing, unknown or wrong client credentials.'),

@@ -13,6 +13,7 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -27,7 +28,7 @@ export function erasureRoutes(deps: ApiDeps): Router {
   const studio = [deps.clientAuth.middleware(), deps.rateLimits.middleware('reports')];
 
   const request = async (ctx: Context, by: Requester) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const { erasure, created, outbox } = await requestErasure(
       deps.pool,
       deps.config.erasureLedger,
@@ -54,17 +55,18 @@ export function erasureRoutes(deps: ApiDeps): Router {
     >;
   });
   router.get('/v1/admin/erasures/:erasureId', admin, async (ctx) => {
-    ctx.body = (await getErasure(
-      deps.pool,
-      (ctx.params as { erasureId: string }).erasureId,
-    )) satisfies Answer<Paths, '/v1/admin/erasures/{erasureId}', 'get'>;
+    ctx.body = (await getErasure(deps.pool, param(ctx, 'erasureId'))) satisfies Answer<
+      Paths,
+      '/v1/admin/erasures/{erasureId}',
+      'get'
+    >;
   });
   for (const decision of ['confirm', 'cancel'] as const)
     router.post(`/v1/admin/erasures/:erasureId/${decision}`, admin, async (ctx) => {
       const { erasure, outbox } = await decideErasure(
         deps.pool,
         deps.config.erasureLedger,
-        (ctx.params as { erasureId: string }).erasureId,
+        param(ctx, 'erasureId'),
         (ctx.state.moderator as Moderator).id,
         decision,
       );
@@ -80,11 +82,11 @@ export function erasureRoutes(deps: ApiDeps): Router {
   );
   router.get('/v1/erasures/:erasureId', ...studio, async (ctx) => {
     const client = ctx.state.client as AuthenticatedClient;
-    ctx.body = (await getErasure(
-      deps.pool,
-      (ctx.params as { erasureId: string }).erasureId,
-      client.studioId,
-    )) satisfies Answer<Paths, '/v1/erasures/{erasureId}', 'get'>;
+    ctx.body = (await getErasure(deps.pool, param(ctx, 'erasureId'), client.studioId)) satisfies Answer<
+      Paths,
+      '/v1/erasures/{erasureId}',
+      'get'
+    >;
   });
   return router;
 }

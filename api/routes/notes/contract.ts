@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody } from '../../contract.js';
 import {
   closed,
@@ -12,12 +13,7 @@ import { moderatorSecurity } from '../../openapi-security.js';
 import { noteSchema } from '../../../common/usecases/notes.js';
 
 /** The OpenAPI operations of internal notes (routes.ts beside it); api/openapi.ts assembles them. */
-const caseIdParam = {
-  name: 'caseId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
+const caseIdParam = pathParam('caseId');
 
 const thread = (of: 'case' | 'player', parameter: object) => ({
   get: {

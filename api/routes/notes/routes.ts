@@ -7,6 +7,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -16,11 +17,11 @@ export function noteRoutes(deps: ApiDeps): Router {
   const auth = moderatorAuth(deps);
   const caseOf = (ctx: Context): NoteSubject => ({
     kind: 'case',
-    caseId: (ctx.params as { caseId: string }).caseId,
+    caseId: param(ctx, 'caseId'),
   });
   const playerOf = (ctx: Context): NoteSubject => ({
     kind: 'player',
-    serviceId: (ctx.params as { serviceId: string }).serviceId,
+    serviceId: param(ctx, 'serviceId'),
   });
 
   for (const [path, subject] of [

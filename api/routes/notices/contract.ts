@@ -1,3 +1,4 @@
+import { pathParam, headerParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -26,7 +27,7 @@ import { APPEAL_STATUSES } from '../../../common/lifecycles/appeal.js';
 /** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
 const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'] as const;
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
-const flaggerId = { name: 'flaggerId', in: 'path', required: true, schema: { type: 'string' } };
+const flaggerId = pathParam('flaggerId');
 const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 const flaggerProps = {
   id: { type: 'string', format: 'uuid' },
@@ -105,10 +106,7 @@ export const paths = {
         'Where a notice stands, for whoever holds its receipt (the secret in the Notice-Secret header)',
       description:
         "The decision in general terms (never the sanction's details or a moderator's name), whether automated means were used, and the ways to take it further. An unknown id and a wrong secret answer the same 404.",
-      parameters: [
-        { name: 'noticeId', in: 'path', required: true, schema: { type: 'string' } },
-        { name: 'Notice-Secret', in: 'header', required: true, schema: { type: 'string' } },
-      ],
+      parameters: [pathParam('noticeId'), headerParam('Notice-Secret')],
       responses: {
         200: json(ref('NoticeStanding'), 'Where it stands.'),
         404: problem('No notice with this id and secret.'),
@@ -123,10 +121,7 @@ export const paths = {
       summary: "Contest the decision on a notice (DSA Art. 20): its notifier, with the receipt's secret",
       description:
         'Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. README "Notices".',
-      parameters: [
-        { name: 'noticeId', in: 'path', required: true, schema: { type: 'string' } },
-        { name: 'Notice-Secret', in: 'header', required: true, schema: { type: 'string' } },
-      ],
+      parameters: [pathParam('noticeId'), headerParam('Notice-Secret')],
       requestBody: joiBody(complaintSchema),
       responses: {
         201: json(ref('NoticeStanding'), 'Filed: the standing, with the complaint open.'),
@@ -197,7 +192,7 @@ export const paths = {
       description:
         'Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier\'s notices and complaints refused; an in-game reporter\'s reports weigh nothing). README "Notices".',
       security: moderatorSecurity,
-      parameters: [{ name: 'offenseId', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [pathParam('offenseId')],
       requestBody: joiBody(unfoundedSchema),
       responses: {
         201: json(
@@ -242,7 +237,7 @@ export const paths = {
       tags: ['notices'],
       summary: 'Lift a suspension in force (admins), with a note; audited',
       security: moderatorSecurity,
-      parameters: [{ name: 'measureId', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [pathParam('measureId')],
       requestBody: joiBody(liftSchema),
       responses: {
         200: json(ref('MisuseMeasure'), 'Lifted.'),
@@ -261,10 +256,7 @@ export const paths = {
       summary: 'What a game may tell its in-game reporter about a report it filed with a reporterId',
       description:
         'The same standing a notifier reads (received, in_review, action_taken, no_action), in the same general words: for the studio that filed the report, when it named a reporterId (404 otherwise).',
-      parameters: [
-        { name: 'reportId', in: 'path', required: true, schema: { type: 'string' } },
-        ...clientHeaders,
-      ],
+      parameters: [pathParam('reportId'), ...clientHeaders],
       responses: {
         200: rateLimited(
           json(

@@ -32,6 +32,7 @@ import { check } from '../../../common/validation.js';
 import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -250,7 +251,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
   router.get('/v1/notices/:noticeId', async (ctx) => {
     ctx.body = (await noticeStanding(
       noticeDeps,
-      (ctx.params as { noticeId: string }).noticeId,
+      param(ctx, 'noticeId'),
       ctx.get('notice-secret'),
       deps.clock(),
     )) satisfies Answer<Paths, '/v1/notices/{noticeId}', 'get'>;
@@ -259,7 +260,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
     ctx.status = 201;
     ctx.body = (await fileComplaint(
       noticeDeps,
-      (ctx.params as { noticeId: string }).noticeId,
+      param(ctx, 'noticeId'),
       ctx.get('notice-secret'),
       ctx.request.body,
       deps.clock(),
@@ -275,7 +276,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
       const client = ctx.state.client as AuthenticatedClient;
       ctx.body = (await reportOutcome(
         deps.pool,
-        (ctx.params as { reportId: string }).reportId,
+        param(ctx, 'reportId'),
         client.studioId,
         deps.config.misuse,
         deps.clock(),
@@ -294,7 +295,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
     ctx.body = (await markOffenseUnfounded(
       deps.pool,
       ctx.state.actor as Actor,
-      (ctx.params as { offenseId: string }).offenseId,
+      param(ctx, 'offenseId'),
       ctx.request.body,
       deps.config.misuse,
       deps.clock(),
@@ -312,7 +313,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
     ctx.body = (await liftMeasure(
       deps.pool,
       ctx.state.actor as Actor,
-      (ctx.params as { measureId: string }).measureId,
+      param(ctx, 'measureId'),
       ctx.request.body,
       deps.clock(),
     )) satisfies Answer<Paths, '/v1/admin/misuse/measures/{measureId}/lift', 'post'>;
@@ -333,7 +334,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
   router.post('/v1/admin/trusted-flaggers/:flaggerId/suspend', admin, requireJsonBody(), async (ctx) => {
     ctx.body = (await setFlaggerStatus(
       deps.pool,
-      (ctx.params as { flaggerId: string }).flaggerId,
+      param(ctx, 'flaggerId'),
       { suspend: true, body: ctx.request.body },
       (ctx.state.moderator as Moderator).id,
     )) satisfies Answer<Paths, '/v1/admin/trusted-flaggers/{flaggerId}/suspend', 'post'>;
@@ -341,7 +342,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
   router.post('/v1/admin/trusted-flaggers/:flaggerId/reinstate', admin, async (ctx) => {
     ctx.body = (await setFlaggerStatus(
       deps.pool,
-      (ctx.params as { flaggerId: string }).flaggerId,
+      param(ctx, 'flaggerId'),
       { suspend: false },
       (ctx.state.moderator as Moderator).id,
     )) satisfies Answer<Paths, '/v1/admin/trusted-flaggers/{flaggerId}/reinstate', 'post'>;

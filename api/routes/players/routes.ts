@@ -27,6 +27,7 @@ import { routedRead } from '../../middleware/consistency.js';
 import type { Queryable } from '../../../common/data/db.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -109,14 +110,14 @@ export function playerRoutes(deps: ApiDeps): Router {
   });
 
   router.get('/v1/player/:serviceId', ...auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const viewer = (ctx.state.client as AuthenticatedClient).studioId;
     sendRendered(ctx, await routedRead(ctx, deps.reads, (db) => profileBody(db, serviceId, viewer)));
   });
 
   // The whole record of one of the studio's players (GDPR Art. 15, 20), as it may see it.
   router.get('/v1/player/:serviceId/export', ...auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const client = ctx.state.client as AuthenticatedClient;
     const chunks = await openPlayerExport(
       deps.pool,
@@ -128,7 +129,7 @@ export function playerRoutes(deps: ApiDeps): Router {
   });
 
   router.get('/v1/player/:serviceId/offenses', ...auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, after } = readPage(ctx.query);
     const page = SERVICE_ID.test(serviceId)
@@ -141,7 +142,7 @@ export function playerRoutes(deps: ApiDeps): Router {
   });
 
   router.get('/v1/player/:serviceId/trust-history', ...auth, async (ctx) => {
-    const { serviceId } = ctx.params as { serviceId: string };
+    const serviceId = param(ctx, 'serviceId');
     const client = ctx.state.client as AuthenticatedClient;
     const { limit, cursor } = check<{ limit: number; cursor?: string }>(pageQuery, ctx.query, 'query');
     const before =

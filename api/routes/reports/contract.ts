@@ -1,3 +1,4 @@
+import { headerParam } from '../../params.js';
 import { joiBody } from '../../contract.js';
 import {
   clientHeaders,
@@ -9,7 +10,7 @@ import {
   serviceIdParam,
   tooMany,
 } from '../../openapi-parts.js';
-import { batchSchema, IDEMPOTENCY_KEY } from './schema.js';
+import { batchSchema } from './schema.js';
 import { REPORT_ENVELOPES, type ReportKind } from '../../../common/domain/reports.js';
 
 /** The OpenAPI operations of the reports routes (routes.ts beside it); api/openapi.ts assembles them. */
@@ -21,18 +22,7 @@ function reportOperation(kind: ReportKind, summary: string, bodySchema: string, 
       tags: ['reports'],
       summary,
       description: `Normalises the report, stores it as an offense and lowers the player's trust score by the penalty rule of this kind (at most ${cap} by default) in one transaction. A report whose flag is false is stored with penalty 0.`,
-      parameters: [
-        serviceIdParam,
-        ...clientHeaders,
-        {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: false,
-          schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source, minLength: 1, maxLength: 255 },
-          description:
-            'Same key and body within 24 h replays the first response; another body gets 422. A retry while the first is in flight waits for it and replays its answer; a request that failed leaves the key free.',
-        },
-      ],
+      parameters: [serviceIdParam, ...clientHeaders, headerParam('Idempotency-Key')],
       requestBody: joiBody(REPORT_ENVELOPES[kind]),
       responses: {
         201: rateLimited(

@@ -1,16 +1,17 @@
 import { Router } from '@koa/router';
 import { REPORT_KINDS, type ReportKind } from '../../../common/domain/reports.js';
-import { notFound, validationError } from '../../../common/errors.js';
+import { notFound } from '../../../common/errors.js';
 import { reportFiling, submitReport } from '../../../common/usecases/submit-report.js';
 import type { ApiDeps } from '../../deps.js';
 import { effectiveLimits } from '../../../common/domain/limits.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { appErrorOf, problemBody, requireJsonBody } from '../../middleware/errors.js';
 import { check } from '../../../common/validation.js';
-import { BATCH_MAX, batchSchema, IDEMPOTENCY_KEY } from './schema.js';
+import { BATCH_MAX, batchSchema } from './schema.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { optionalHeader, param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -38,14 +39,9 @@ export function reportRoutes(deps: ApiDeps): Router {
       deps.rateLimits.middleware('reports'),
       requireJsonBody(),
       async (ctx) => {
-        const { serviceId } = ctx.params as { serviceId: string };
-        if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
+        const serviceId = param(ctx, 'serviceId');
         // Sent but empty is a mistake, not "no key": a retry without it would apply twice.
-        const key = 'idempotency-key' in ctx.headers ? ctx.get('idempotency-key') : undefined;
-        if (key !== undefined && !IDEMPOTENCY_KEY.test(key))
-          throw validationError([
-            { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
-          ]);
+        const key = optionalHeader(ctx, 'Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
         const client = ctx.state.client as AuthenticatedClient;
         const result = await submitReport(submitDeps, {
           kind,

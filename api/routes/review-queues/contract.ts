@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { NOTICE_CATEGORIES } from '../../../common/domain/notices.js';
 import { joiBody } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
@@ -12,7 +13,7 @@ import {
 import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */
-const queueKey = { name: 'queueKey', in: 'path', required: true, schema: { type: 'string' } };
+const queueKey = pathParam('queueKey');
 const rules = <const E extends Record<string, unknown> = Record<never, never>>(extra: E = {} as E) =>
   closed({
     items: { type: 'array', items: ref('RoutingRule') },

@@ -16,6 +16,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -28,7 +29,7 @@ export function queueRoutes(deps: ApiDeps): Router {
   const moderator = moderatorAuth(deps);
   const admin = moderatorAuth(deps, { role: 'admin' });
   const actorOf = (ctx: Context) => ctx.state.actor as Actor;
-  const key = (ctx: Context) => (ctx.params as { queueKey: string }).queueKey;
+  const key = (ctx: Context) => param(ctx, 'queueKey');
 
   router.get('/queues', moderator, async (ctx) => {
     ctx.body = { items: await listQueues(deps.pool, actorOf(ctx)) } satisfies Answer<

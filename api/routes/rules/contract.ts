@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { fromJoi, joiBody, joiQuery } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
@@ -6,7 +7,7 @@ import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/use
 import { OUTCOMES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
-const ruleId = { name: 'ruleId', in: 'path', required: true, schema: { type: 'string' } };
+const ruleId = pathParam('ruleId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const badBody = {
   400: problem('A bad body (a rule needs a condition and an action; a queue must be in use).'),

@@ -16,6 +16,7 @@ import type { paths } from './contract.js';
 
 type Paths = typeof paths;
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { param } from '../../params.js';
 
 /** Rules (README "Rules"): moderators read them and their matches; admins write them. */
 export function ruleRoutes(deps: ApiDeps): Router {
@@ -23,7 +24,7 @@ export function ruleRoutes(deps: ApiDeps): Router {
   const moderator = moderatorAuth(deps);
   const admin = moderatorAuth(deps, { role: 'admin' });
   const actor = (ctx: Context) => ctx.state.moderator as Moderator;
-  const ruleId = (ctx: Context) => (ctx.params as { ruleId: string }).ruleId;
+  const ruleId = (ctx: Context) => param(ctx, 'ruleId');
 
   router.get('/v1/admin/rules', moderator, async (ctx) => {
     ctx.body = (await listRuleViews(deps.pool)) satisfies Answer<Paths, '/v1/admin/rules', 'get'>;

@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -22,12 +23,7 @@ import {
 } from '../../../common/usecases/sanctions.js';
 
 /** The OpenAPI operations of the sanctions routes (routes.ts beside it); api/openapi.ts assembles them. */
-const sanctionIdParam = {
-  name: 'sanctionId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
+const sanctionIdParam = pathParam('sanctionId');
 
 const moderator = moderatorSecurity;
 

@@ -18,14 +18,11 @@ import { listQuery, lookupBody } from './schema.js';
 import type { Queryable } from '../../../common/data/db.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
-function serviceIdOf(ctx: Context): string {
-  const { serviceId } = ctx.params as { serviceId: string };
-  if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
-  return serviceId;
-}
+const serviceIdOf = (ctx: Context) => param(ctx, 'serviceId');
 
 /**
  * Sanctions: studios place and revoke their own studio's on players of their games and read what
@@ -87,7 +84,7 @@ export function sanctionRoutes(deps: ApiDeps): Router {
     >;
   };
   const revoke = (actorOf: (ctx: Context) => SanctionActor) => async (ctx: Context) => {
-    const { sanctionId } = ctx.params as { sanctionId: string };
+    const sanctionId = param(ctx, 'sanctionId');
     const { sanction, outbox } = await revokeSanction(
       deps.pool,
       actorOf(ctx),

@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody } from '../../contract.js';
 import { closed, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
@@ -37,7 +38,7 @@ export const paths = {
       tags: ['moderation'],
       summary: 'Delete one of your saved filters',
       security: moderatorSecurity,
-      parameters: [{ name: 'filterId', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [pathParam('filterId')],
       responses: {
         204: { description: 'Deleted.' },
         404: problem('No such filter of yours.'),

@@ -6,6 +6,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -29,11 +30,7 @@ export function savedFilterRoutes(deps: ApiDeps): Router {
     )) satisfies Answer<Paths, '/v1/admin/saved-filters', 'post', 201>;
   });
   router.delete('/:filterId', auth, async (ctx) => {
-    await deleteSavedFilter(
-      deps.pool,
-      ctx.state.actor as Actor,
-      (ctx.params as { filterId: string }).filterId,
-    );
+    await deleteSavedFilter(deps.pool, ctx.state.actor as Actor, param(ctx, 'filterId'));
     ctx.status = 204;
   });
   return router;

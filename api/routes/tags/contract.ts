@@ -1,16 +1,12 @@
+import { pathParam } from '../../params.js';
 import { joiBody } from '../../contract.js';
 import { closed, json, moderatorErrors, problem, serviceIdParam } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { tagSchema } from '../../../common/usecases/tags.js';
 
 /** The OpenAPI operations of tags (routes.ts beside it); api/openapi.ts assembles them. */
-const caseIdParam = {
-  name: 'caseId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
-const tagParam = { name: 'tag', in: 'path', required: true, schema: { type: 'string' } };
+const caseIdParam = pathParam('caseId');
+const tagParam = pathParam('tag');
 const tags = closed({ tags: { type: 'array', items: { type: 'string' } } });
 
 const ops = (of: 'case' | 'player', parameter: object) => {

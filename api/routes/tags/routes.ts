@@ -7,6 +7,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -15,11 +16,8 @@ export function tagRoutes(deps: ApiDeps): Router {
   const router = new Router({ prefix: '/v1/admin' });
   const auth = moderatorAuth(deps);
   const subjects: [string, (ctx: Context) => TagSubject][] = [
-    ['/cases/:caseId/tags', (ctx) => ({ kind: 'case', caseId: (ctx.params as { caseId: string }).caseId })],
-    [
-      '/players/:serviceId/tags',
-      (ctx) => ({ kind: 'player', serviceId: (ctx.params as { serviceId: string }).serviceId }),
-    ],
+    ['/cases/:caseId/tags', (ctx) => ({ kind: 'case', caseId: param(ctx, 'caseId') })],
+    ['/players/:serviceId/tags', (ctx) => ({ kind: 'player', serviceId: param(ctx, 'serviceId') })],
   ];
   for (const [path, subject] of subjects) {
     router.get(path, auth, async (ctx) => {
@@ -46,7 +44,7 @@ export function tagRoutes(deps: ApiDeps): Router {
           deps.pool,
           ctx.state.actor as Actor,
           subject(ctx),
-          (ctx.params as { tag: string }).tag,
+          param(ctx, 'tag'),
           deps.config.protectedTags,
         ),
       } satisfies Answer<Paths, '/v1/admin/cases/{caseId}/tags/{tag}', 'delete'>;

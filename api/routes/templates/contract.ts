@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
@@ -6,12 +7,7 @@ import { templateSchema } from '../../../common/usecases/templates.js';
 import { OUTCOMES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of the decision templates (routes.ts beside it); api/openapi.ts assembles them. */
-const templateId = {
-  name: 'templateId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-} as const;
+const templateId = pathParam('templateId');
 
 export const paths = {
   '/v1/admin/templates': {

@@ -1,6 +1,4 @@
 import { Router } from '@koa/router';
-import { isUuid } from '../../../common/domain/ids.js';
-import { notFound } from '../../../common/errors.js';
 import { archiveTemplate, createTemplate, listTemplates } from '../../../common/usecases/templates.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import type { ApiDeps } from '../../deps.js';
@@ -8,6 +6,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -33,8 +32,7 @@ export function templateRoutes(deps: ApiDeps): Router {
     )) satisfies Answer<Paths, '/v1/admin/templates', 'post', 201>;
   });
   router.delete('/:templateId', admin, async (ctx) => {
-    const { templateId } = ctx.params as { templateId: string };
-    if (!isUuid(templateId)) throw notFound(`Template ${templateId}`);
+    const templateId = param(ctx, 'templateId');
     await archiveTemplate(deps.pool, templateId);
     ctx.status = 204;
   });

@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
@@ -6,14 +7,8 @@ import { accountSchema, statementListSchema } from '../../../common/usecases/tra
 import { REPORT_SECTIONS, reportQuerySchema } from '../../../common/usecases/transparency-report.js';
 
 /** The OpenAPI operations of the DSA Transparency Database screens (routes.ts beside it). */
-const platform = {
-  name: 'platform',
-  in: 'path',
-  required: true,
-  description: '`operator` (global decisions), or a studio id (decisions scoped to its games).',
-  schema: { type: 'string', maxLength: 64 },
-} as const;
-const statementId = { name: 'statementId', in: 'path', required: true, schema: { type: 'string' } };
+const platform = pathParam('platform');
+const statementId = pathParam('statementId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 
 export const paths = {

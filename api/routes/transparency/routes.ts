@@ -12,6 +12,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -32,7 +33,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
     >;
   });
   router.put('/transparency/accounts/:platform', admin, requireJsonBody(), async (ctx) => {
-    const { platform } = ctx.params as { platform: string };
+    const platform = param(ctx, 'platform');
     const { created, account } = await putAccount(deps.pool, deps.pepper, platform, ctx.request.body ?? {});
     ctx.status = created ? 201 : 200;
     ctx.body = account satisfies
@@ -40,7 +41,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
       | Answer<Paths, '/v1/admin/transparency/accounts/{platform}', 'put', 201>;
   });
   router.delete('/transparency/accounts/:platform', admin, async (ctx) => {
-    await removeAccount(deps.pool, (ctx.params as { platform: string }).platform);
+    await removeAccount(deps.pool, param(ctx, 'platform'));
     ctx.status = 204;
   });
   router.get('/transparency/statements', admin, async (ctx) => {
@@ -51,7 +52,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
     >;
   });
   router.post('/transparency/statements/:statementId/retry', admin, async (ctx) => {
-    const outbox = await retryStatement(deps.pool, (ctx.params as { statementId: string }).statementId);
+    const outbox = await retryStatement(deps.pool, param(ctx, 'statementId'));
     deps.dispatcher.enqueue(outbox);
     ctx.status = 202;
     ctx.body = { state: 'pending' } satisfies Answer<

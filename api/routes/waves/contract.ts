@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -23,7 +24,7 @@ import {
 } from '../../../common/usecases/waves.js';
 
 /** The OpenAPI operations of ban waves (routes.ts beside it; README "Waves"). */
-const waveId = { name: 'waveId', in: 'path', required: true, schema: { type: 'string' } };
+const waveId = pathParam('waveId');
 const studioErrors = {
   401: problem('Missing, unknown or wrong client credentials.'),
   429: rateLimitedResponse,

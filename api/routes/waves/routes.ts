@@ -14,6 +14,7 @@ import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
 import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
+import { param } from '../../params.js';
 
 /** The paths that make a wave: their body may be up to WAVE_BODY_LIMIT (thousands of players). */
 export const WAVE_PATHS = /^\/v1\/(admin\/)?waves$/;
@@ -36,7 +37,7 @@ export function waveRoutes(deps: ApiDeps): Router {
     kind: 'studio',
     id: (ctx.state.client as AuthenticatedClient).studioId,
   });
-  const waveId = (ctx: Context) => (ctx.params as { waveId: string }).waveId;
+  const waveId = (ctx: Context) => param(ctx, 'waveId');
 
   for (const [base, auth, actor] of [
     ['/v1/admin/waves', [moderator], modActor],

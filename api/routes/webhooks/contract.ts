@@ -1,3 +1,4 @@
+import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
   clientHeaders,
@@ -21,12 +22,7 @@ const webhookErrors = {
   503: problem('A backing service is unavailable; retry.'),
 } as const;
 
-const webhookIdParam = {
-  name: 'webhookId',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-};
+const webhookIdParam = pathParam('webhookId');
 
 export const paths = {
   '/v1/webhooks': {
@@ -160,11 +156,7 @@ export const paths = {
       summary: 'Send a finished delivery again',
       description:
         'A new delivery (with its own attempts, redeliveryOf naming the first) of the same event id and payload: webhook-id is the same, so a receiver that de-duplicates handles it once.',
-      parameters: [
-        webhookIdParam,
-        { name: 'deliveryId', in: 'path', required: true, schema: { type: 'string' } },
-        ...clientHeaders,
-      ],
+      parameters: [webhookIdParam, pathParam('deliveryId'), ...clientHeaders],
       responses: {
         202: rateLimited(json(ref('WebhookDelivery'), 'Queued.')),
         409: problem('delivery_pending (it is still being attempted) or webhook_disabled.'),

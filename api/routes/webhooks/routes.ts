@@ -17,6 +17,7 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
+import { param } from '../../params.js';
 
 type Paths = typeof paths;
 
@@ -26,7 +27,7 @@ export function webhookRoutes(deps: ApiDeps): Router {
   const auth = [deps.clientAuth.middleware(), deps.rateLimits.middleware('webhooks')];
   const policy = new AddressPolicy(deps.config.outboundAllowlist);
   const studioOf = (ctx: Context) => (ctx.state.client as AuthenticatedClient).studioId;
-  const webhookIdOf = (ctx: Context) => (ctx.params as { webhookId: string }).webhookId;
+  const webhookIdOf = (ctx: Context) => param(ctx, 'webhookId');
   const own = (ctx: Context) => ownWebhook(deps.pool, studioOf(ctx), webhookIdOf(ctx));
 
   router.post('/', ...auth, requireJsonBody(), async (ctx) => {
@@ -104,7 +105,7 @@ export function webhookRoutes(deps: ApiDeps): Router {
   });
 
   router.post('/:webhookId/deliveries/:deliveryId/redeliver', ...auth, async (ctx) => {
-    const { deliveryId } = ctx.params as { deliveryId: string };
+    const deliveryId = param(ctx, 'deliveryId');
     const { delivery, outbox } = await redeliver(deps.pool, studioOf(ctx), webhookIdOf(ctx), deliveryId);
     deps.dispatcher.enqueue([outbox]);
     ctx.status = 202;

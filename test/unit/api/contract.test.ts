@@ -84,6 +84,22 @@ function fromText(text: string, schema: Schema): unknown {
   return text;
 }
 
+/** The path parameters and headers of every operation, and which of them are derived from a rule. */
+const pathAndHeaders = new Map<string, { where: string; schema: Schema; joi?: Joi.Schema }>();
+const notDerived: string[] = [];
+for (const [path, item] of Object.entries(doc.paths))
+  for (const [method, op] of Object.entries(item))
+    for (const p of (op.parameters as (Schema & { [JOI]?: Joi.Schema })[] | undefined) ?? []) {
+      if (p.in !== 'path' && p.in !== 'header') continue;
+      if (!p[JOI]) notDerived.push(`${method.toUpperCase()} ${path} ${p.name as string}`);
+      else
+        pathAndHeaders.set(`${p.in} ${p.name as string}`, {
+          where: p.in,
+          schema: p.schema as Schema,
+          joi: p[JOI],
+        });
+    }
+
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 300);
 
 describe('The contract is derived from the Joi rules: Joi and the document accept the same requests', () => {
@@ -145,5 +161,41 @@ describe('The contract is derived from the Joi rules: Joi and the document accep
         }),
         { numRuns: RUNS },
       );
+    });
+
+  it('derives every path parameter and header from the rule its route reads it with (api/params.ts)', () => {
+    expect(notDerived).to.deep.equal([]);
+    expect([...pathAndHeaders.keys()]).to.include.members([
+      'path serviceId',
+      'path caseId',
+      'header Idempotency-Key',
+      'header Notice-Secret',
+    ]);
+  });
+
+  for (const [name, p] of pathAndHeaders)
+    it(`${name}: generated values`, () => {
+      let accepted = 0;
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            samples(p.schema, resolve).map(asText),
+            fc.uuid(),
+            fc.uuid().map((u) => u.toUpperCase()),
+            fc.string(),
+          ),
+          (value) => {
+            const byDocument = ajv.validate(p.schema, value) === true;
+            const { error } = p.joi!.validate(value);
+            if (byDocument) accepted++;
+            expect(
+              byDocument,
+              `${JSON.stringify(value)}\n  Joi: ${error ? error.message : 'accepts'}`,
+            ).to.equal(!error);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      expect(accepted, 'too few generated values were valid').to.be.greaterThan(0);
     });
 });
