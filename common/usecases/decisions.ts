@@ -1,3 +1,4 @@
+import { playerRowId } from '../data/repos/trust.js';
 import type { AppealStatus } from '../lifecycles/appeal.js';
 import type { Queryable } from '../data/db.js';
 import type { AppealReason } from '../domain/appeals.js';
@@ -32,8 +33,7 @@ export async function playerDecisions(
   limit: number,
   after?: { ts: string; id: string },
 ): Promise<{ items: StatementOfReasons[]; next: { ts: string; id: string } | null }> {
-  const player = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [serviceId]);
-  const playerId = player.rows[0]?.id;
+  const playerId = await playerRowId(db, serviceId);
   if (!playerId) throw notFound(`Player ${serviceId}`);
   const keyset = (t: string) =>
     `($3::timestamptz IS NULL OR (${t}.created_at, ${t}.id) < ($3::timestamptz, $4::uuid))`;

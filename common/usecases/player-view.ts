@@ -1,3 +1,4 @@
+import { playerRowId } from '../data/repos/trust.js';
 import { studioNames } from '../data/repos/accounts.js';
 import type { Queryable } from '../data/db.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
@@ -143,10 +144,8 @@ export interface TimelineEvent {
  * TIMELINE_LIMIT of each, then merged.
  */
 export async function playerTimeline(db: Queryable, serviceId: string): Promise<TimelineEvent[]> {
-  const { rows: found } = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
-    serviceId,
-  ]);
-  if (!found[0]) throw notFound(`Player ${serviceId}`);
+  const found = await playerRowId(db, serviceId);
+  if (!found) throw notFound(`Player ${serviceId}`);
   const { rows } = await db.query<{
     at: Date;
     kind: TimelineEvent['kind'];
@@ -196,7 +195,7 @@ export async function playerTimeline(db: Queryable, serviceId: string): Promise<
         FROM appeals ap LEFT JOIN studios st ON st.id = ap.filed_by_studio
        WHERE ap.player_id = $1 AND ap.notice_id IS NULL ORDER BY ap.created_at DESC LIMIT $2)
      ORDER BY at DESC, rank DESC LIMIT $2`,
-    [found[0].id, TIMELINE_LIMIT],
+    [found, TIMELINE_LIMIT],
   );
   return rows.map((r) => ({
     at: r.at.toISOString(),

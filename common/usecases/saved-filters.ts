@@ -4,6 +4,14 @@ import { isUuid } from '../domain/ids.js';
 import { AppError, notFound } from '../errors.js';
 import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
+import {
+  deleteSavedFilterRow,
+  insertSavedFilter,
+  savedFiltersOf,
+  type SavedFilter,
+} from '../data/repos/saved-filters.js';
+
+export type { SavedFilter } from '../data/repos/saved-filters.js';
 
 /** The queue's filters a saved filter may hold: what GET /v1/admin/cases takes, nothing else. */
 const FILTER_KEYS = ['tab', 'queue', 'type', 'severity', 'claimed', 'player', 'tag', 'sort'] as const;
@@ -15,23 +23,9 @@ export const savedFilterSchema = Joi.object({
     .description(`The queue's filters: any of ${FILTER_KEYS.join(', ')}.`),
 });
 
-export interface SavedFilter {
-  id: string;
-  name: string;
-  filters: Record<string, string>;
-}
-
 /** The signed-in moderator's saved filters, by name. */
 export async function listSavedFilters(db: Queryable, actor: Actor): Promise<SavedFilter[]> {
-  const { rows } = await db.query<{ id: string; name: string; query: string }>(
-    'SELECT id, name, query FROM saved_filters WHERE moderator_id = $1 ORDER BY name',
-    [actor.id],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    filters: Object.fromEntries(new URLSearchParams(r.query)),
-  }));
+  return savedFiltersOf(db, actor.id);
 }
 
 /** Saves the current filters under a name of the moderator's own (409 filter_exists for a name in use). */
@@ -39,11 +33,8 @@ export async function saveFilter(db: Queryable, actor: Actor, input: unknown): P
   const v = check<{ name: string; filters: Record<string, string> }>(savedFilterSchema, input);
   const filters = Object.fromEntries(Object.entries(v.filters).filter(([, value]) => value !== ''));
   try {
-    const { rows } = await db.query<{ id: string }>(
-      'INSERT INTO saved_filters (moderator_id, name, query) VALUES ($1, $2, $3) RETURNING id',
-      [actor.id, v.name, new URLSearchParams(filters).toString()],
-    );
-    return { id: rows[0]!.id, name: v.name, filters };
+    const id = await insertSavedFilter(db, actor.id, v.name, filters);
+    return { id, name: v.name, filters };
   } catch (err) {
     if (isUniqueViolation(err))
       throw new AppError(409, 'filter_exists', `You already have a filter named ${v.name}.`);
@@ -53,8 +44,5 @@ export async function saveFilter(db: Queryable, actor: Actor, input: unknown): P
 
 /** Deletes one of the moderator's own saved filters. */
 export async function deleteSavedFilter(db: Queryable, actor: Actor, id: string): Promise<void> {
-  const gone = isUuid(id)
-    ? await db.query('DELETE FROM saved_filters WHERE id = $1 AND moderator_id = $2', [id, actor.id])
-    : null;
-  if (!gone?.rowCount) throw notFound(`Saved filter ${id}`);
+  if (!isUuid(id) || !(await deleteSavedFilterRow(db, actor.id, id))) throw notFound(`Saved filter ${id}`);
 }

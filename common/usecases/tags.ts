@@ -4,6 +4,8 @@ import { isUuid } from '../domain/ids.js';
 import { AppError, notFound } from '../errors.js';
 import { check } from '../validation.js';
 import type { Actor } from './moderation.js';
+import { caseExists, deleteTag, insertTag, tagsOfSubject } from '../data/repos/tags.js';
+import { playerRowId } from '../data/repos/trust.js';
 
 /** A tag: 1 to 32 lower-case letters, digits, _ or -, starting with a letter or digit (any case in). */
 export const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -20,27 +22,17 @@ export type TagSubject = { kind: 'case'; caseId: string } | { kind: 'player'; se
 
 async function subjectId(db: Queryable, s: TagSubject): Promise<string> {
   if (s.kind === 'case') {
-    const found = isUuid(s.caseId)
-      ? await db.query('SELECT 1 FROM review_cases WHERE id = $1', [s.caseId])
-      : null;
-    if (!found?.rowCount) throw notFound(`Case ${s.caseId}`);
+    if (!isUuid(s.caseId) || !(await caseExists(db, s.caseId))) throw notFound(`Case ${s.caseId}`);
     return s.caseId;
   }
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
-    s.serviceId,
-  ]);
-  if (!rows[0]) throw notFound(`Player ${s.serviceId}`);
-  return rows[0].id;
+  const id = await playerRowId(db, s.serviceId);
+  if (!id) throw notFound(`Player ${s.serviceId}`);
+  return id;
 }
 
 /** The tags of a case or a player, in order. */
 export async function tagsOf(db: Queryable, s: TagSubject): Promise<string[]> {
-  const id = await subjectId(db, s);
-  const { rows } = await db.query<{ tag: string }>(
-    'SELECT tag FROM tags WHERE subject_kind = $1 AND subject_id = $2 ORDER BY tag',
-    [s.kind, id],
-  );
-  return rows.map((r) => r.tag);
+  return tagsOfSubject(db, s.kind, await subjectId(db, s));
 }
 
 /** A protected tag (PROTECTED_TAGS) is set and removed by admins only (README "Tags"). */
@@ -60,10 +52,7 @@ export async function addTag(
   const { tag } = check<{ tag: string }>(tagSchema, input);
   guard(actor, tag, protectedTags);
   const id = await subjectId(db, s);
-  await db.query(
-    `INSERT INTO tags (subject_kind, subject_id, tag, added_by) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-    [s.kind, id, tag, actor.id],
-  );
+  await insertTag(db, s.kind, id, tag, actor.id);
   return tagsOf(db, s);
 }
 
@@ -77,10 +66,6 @@ export async function removeTag(
 ): Promise<string[]> {
   guard(actor, tag.toLowerCase(), protectedTags);
   const id = await subjectId(db, s);
-  const { rowCount } = await db.query(
-    'DELETE FROM tags WHERE subject_kind = $1 AND subject_id = $2 AND tag = $3',
-    [s.kind, id, tag.toLowerCase()],
-  );
-  if (!rowCount) throw notFound(`Tag ${tag}`);
+  if (!(await deleteTag(db, s.kind, id, tag.toLowerCase()))) throw notFound(`Tag ${tag}`);
   return tagsOf(db, s);
 }

@@ -4,11 +4,23 @@ import { NEEDS_PERIOD, SANCTION_TYPES, type SanctionType } from '../domain/sanct
 import { notFound, validationError } from '../errors.js';
 import { check, text } from '../validation.js';
 import { SANCTION_LIMITS } from './sanctions.js';
+import { isUuid } from '../domain/ids.js';
+import { OUTCOMES, type Outcome } from '../data/repos/moderation.js';
+import {
+  activeTemplates,
+  archiveTemplateRow,
+  insertTemplate,
+  type DecisionTemplate,
+} from '../data/repos/templates.js';
+
+export type { DecisionTemplate } from '../data/repos/templates.js';
 
 /** A decision template as an admin writes it (the reason is what the player reads). */
 export const templateSchema = Joi.object({
   title: text(100).required().description('What moderators see on the key, e.g. "Aimbot: 7-day ban".'),
-  outcome: Joi.string().valid('upheld', 'dismissed').required(),
+  outcome: Joi.string()
+    .valid(...OUTCOMES)
+    .required(),
   sanctionType: Joi.string()
     .valid(...SANCTION_TYPES)
     .description('A sanction placed with an upheld case; none when left out.'),
@@ -22,41 +34,9 @@ export const templateSchema = Joi.object({
     .description("The reason the player reads in the decision's statement of reasons."),
 });
 
-export interface DecisionTemplate {
-  id: string;
-  title: string;
-  outcome: 'upheld' | 'dismissed';
-  sanctionType: SanctionType | null;
-  durationSeconds: number | null;
-  playerReason: string;
-  createdAt: string;
-}
-
-const COLUMNS = `id, title, outcome, sanction_type, duration_seconds, player_reason, created_at`;
-const fromRow = (r: {
-  id: string;
-  title: string;
-  outcome: 'upheld' | 'dismissed';
-  sanction_type: SanctionType | null;
-  duration_seconds: number | null;
-  player_reason: string;
-  created_at: Date;
-}): DecisionTemplate => ({
-  id: r.id,
-  title: r.title,
-  outcome: r.outcome,
-  sanctionType: r.sanction_type,
-  durationSeconds: r.duration_seconds,
-  playerReason: r.player_reason,
-  createdAt: r.created_at.toISOString(),
-});
-
 /** The templates in use, oldest first: their order is their key (1, 2, ...) in the console. */
 export async function listTemplates(db: Queryable): Promise<DecisionTemplate[]> {
-  const { rows } = await db.query(
-    `SELECT ${COLUMNS} FROM decision_templates WHERE archived_at IS NULL ORDER BY created_at, id`,
-  );
-  return rows.map(fromRow);
+  return activeTemplates(db);
 }
 
 /** A new template (admins): the same rules a sanction's period follows. */
@@ -67,7 +47,7 @@ export async function createTemplate(
 ): Promise<DecisionTemplate> {
   const v = check<{
     title: string;
-    outcome: 'upheld' | 'dismissed';
+    outcome: Outcome;
     sanctionType?: SanctionType;
     durationSeconds?: number;
     playerReason: string;
@@ -83,20 +63,17 @@ export async function createTemplate(
       message: 'only a restriction, a temporary ban or a warning has one',
     });
   if (fields.length) throw validationError(fields);
-  const { rows } = await db.query(
-    `INSERT INTO decision_templates (title, outcome, sanction_type, duration_seconds, player_reason, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [v.title, v.outcome, v.sanctionType ?? null, v.durationSeconds ?? null, v.playerReason, adminId],
-  );
-  return fromRow(rows[0]);
+  return insertTemplate(db, {
+    title: v.title,
+    outcome: v.outcome,
+    sanctionType: v.sanctionType ?? null,
+    durationSeconds: v.durationSeconds ?? null,
+    playerReason: v.playerReason,
+    createdBy: adminId,
+  });
 }
 
 /** Archives a template (admins): it leaves the panel; what was decided with it stays as it was. */
 export async function archiveTemplate(db: Queryable, id: string): Promise<void> {
-  const { rowCount } = await db.query(
-    `UPDATE decision_templates SET archived_at = now()
-      WHERE id = $1::uuid AND archived_at IS NULL`,
-    [id],
-  );
-  if (!rowCount) throw notFound(`Template ${id}`);
+  if (!isUuid(id) || !(await archiveTemplateRow(db, id))) throw notFound(`Template ${id}`);
 }

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { encodeCursor, decodeCursor, encodeKeys, invalidCursor, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from '../data/db.js';
+import { findStudio } from '../data/repos/accounts.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findSanctionForUpdate, SANCTION_TYPES, type SanctionType } from '../data/repos/sanctions.js';
 import {
@@ -268,8 +269,8 @@ export async function createWave(
 
   return withTransaction(pool, async (client) => {
     if (scopeStudioId && by.kind === 'moderator') {
-      const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
-      if (!studio.rowCount) throw validationError([{ field: 'sanction.scope', message: 'is not a studio' }]);
+      if (!(await findStudio(client, scopeStudioId)))
+        throw validationError([{ field: 'sanction.scope', message: 'is not a studio' }]);
     }
     let players: { id: string; service_id: string }[];
     let unmatched: string[];

@@ -20,6 +20,7 @@ import { AppError, notFound, validationError } from '../errors.js';
 import { check } from '../validation.js';
 import type { AddressPolicy } from '../net/addresses.js';
 import { generateWebhookSecret, sealWebhookSecret } from '../security/webhook-secrets.js';
+import { lockStudio } from '../data/repos/accounts.js';
 
 export const MAX_WEBHOOKS_PER_STUDIO = 10;
 
@@ -89,10 +90,7 @@ export async function registerWebhook(
   const secret = generateWebhookSecret();
   // The studio's row lock makes concurrent registrations count one after another.
   const hook = await withTransaction(pool, async (client) => {
-    const studio = isUuid(studioId)
-      ? await client.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [studioId])
-      : undefined;
-    if (!studio?.rowCount) throw notFound(`Studio ${studioId}`);
+    if (!(await lockStudio(client, studioId))) throw notFound(`Studio ${studioId}`);
     if ((await countWebhooks(client, studioId)) >= MAX_WEBHOOKS_PER_STUDIO)
       throw new AppError(
         409,

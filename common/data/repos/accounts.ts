@@ -57,6 +57,29 @@ export async function findStudio(db: Queryable, id: string): Promise<Studio | un
   return rows[0];
 }
 
+/**
+ * Locks a studio's row (what is counted per studio is then counted one writer after another); false
+ * when there is no such studio.
+ */
+export async function lockStudio(db: Queryable, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const { rowCount } = await db.query('SELECT 1 FROM studios WHERE id = $1 FOR UPDATE', [id]);
+  return Boolean(rowCount);
+}
+
+/** A player's account by gamer tag (any case), with the password hash a sign-in checks. */
+export async function playerCredentials(
+  db: Queryable,
+  gamerTag: string,
+): Promise<{ id: string; serviceId: string; passwordHash: string | null } | undefined> {
+  const { rows } = await db.query<{ id: string; service_id: string; password_hash: string | null }>(
+    'SELECT id, service_id, password_hash FROM players WHERE lower(gamer_tag) = lower($1)',
+    [gamerTag],
+  );
+  const p = rows[0];
+  return p && { id: p.id, serviceId: p.service_id, passwordHash: p.password_hash };
+}
+
 export async function listStudios(db: Queryable): Promise<Studio[]> {
   const { rows } = await db.query<Studio>(
     'SELECT id, name, created_at AS "createdAt" FROM studios ORDER BY created_at',

@@ -3,6 +3,14 @@ import type { Queryable } from '../db.js';
 /** Why a player's trust score changed: one row of trust_history each time it does. */
 export type TrustChangeReason = 'offense' | 'held_released' | 'dismissal' | 'recovery' | 'appeal';
 
+/** A player's row id from their service id; undefined when there is no such player. */
+export async function playerRowId(db: Queryable, serviceId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM players WHERE service_id = $1', [
+    serviceId,
+  ]);
+  return rows[0]?.id;
+}
+
 /**
  * The player's row lock, in the caller's transaction: what a decision that may move the score, place
  * a sanction or count a strike takes first, so two of them on one player go one after the other.
