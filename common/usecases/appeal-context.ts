@@ -5,6 +5,8 @@ import { findOffenseForModerator, listOffenses } from '../data/repos/offenses.js
 import { findSanctionForModerator, hasActiveStrike, sanctionsOfDecision } from '../data/repos/sanctions.js';
 import { notFound } from '../errors.js';
 import { presentAppeal, presentOffense, presentSanction } from '../views.js';
+import { offenseOfNotice } from '../data/repos/notices.js';
+import { playerStanding } from '../data/repos/trust.js';
 
 /** How many of the player's latest offenses the appeal screen shows beside the appeal. */
 export const APPEAL_RECENT_OFFENSES = 5;
@@ -34,19 +36,9 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
   if (!appeal) throw notFound(`Appeal ${appealId}`);
   const { kind, id } = appeal.subject;
   // A notifier's complaint: what is contested is the dismissal of the notice, filed as an offense.
-  const noticeOffense =
-    kind === 'notice'
-      ? (await db.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [id])).rows[0]
-          ?.offense_id
-      : undefined;
+  const noticeOffense = kind === 'notice' ? await offenseOfNotice(db, id) : undefined;
   const [player, offense, sanction, recent] = await Promise.all([
-    db.query<{ gamer_tag: string; trust_score: number; active_strikes: number }>(
-      `SELECT p.gamer_tag, p.trust_score,
-              (SELECT count(*)::int FROM strikes s
-                WHERE s.player_id = p.id AND s.removed_at IS NULL AND s.expires_at > $2) AS active_strikes
-         FROM players p WHERE p.id = $1`,
-      [appeal.playerRowId, now],
-    ),
+    playerStanding(db, appeal.playerRowId, now),
     kind === 'offense' || noticeOffense ? findOffenseForModerator(db, noticeOffense ?? id) : undefined,
     kind === 'sanction' ? findSanctionForModerator(db, id, now) : undefined,
     listOffenses(db, appeal.serviceId, APPEAL_RECENT_OFFENSES),
@@ -64,15 +56,15 @@ export async function appealForModerator(db: Queryable, appealId: string, now: D
     appeal.status === 'open' && caseId ? hasActiveStrike(db, caseId, now) : false,
   ]);
   const decision = caseSummary(found);
-  const p = player.rows[0]!;
+  const p = player!;
   return {
     ...presentAppeal(appeal),
     context: {
       player: {
         serviceId: appeal.serviceId,
-        gamerTag: p.gamer_tag,
-        trustScore: p.trust_score,
-        activeStrikes: p.active_strikes,
+        gamerTag: p.gamerTag,
+        trustScore: p.trustScore,
+        activeStrikes: p.activeStrikes,
       },
       offense: offense
         ? { record: presentOffense(offense.offense, null), studioName: offense.studioName, case: decision }

@@ -1,5 +1,10 @@
 import crypto from 'node:crypto';
 import type { Queryable } from '../data/db.js';
+import {
+  deleteConsoleSession,
+  insertConsoleSession,
+  liveConsoleSession,
+} from '../data/repos/console-sessions.js';
 
 export const CONSOLE_COOKIE = 'pt_console';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -20,11 +25,13 @@ export async function openConsoleSession(
 ): Promise<{ sessionId: string; csrfToken: string }> {
   const sessionId = crypto.randomBytes(32).toString('base64url');
   const csrfToken = crypto.randomBytes(32).toString('base64url');
-  await db.query(
-    `INSERT INTO console_sessions (id_hash, moderator_id, csrf_token, created_at, last_seen_at, expires_at)
-     VALUES ($1, $2, $3, $4, $4, $4::timestamptz + make_interval(secs => $5))`,
-    [sha256(sessionId), moderatorId, csrfToken, now, policy.maxAgeSeconds],
-  );
+  await insertConsoleSession(db, {
+    idHash: sha256(sessionId),
+    moderatorId,
+    csrfToken,
+    now,
+    maxAgeSeconds: policy.maxAgeSeconds,
+  });
   return { sessionId, csrfToken };
 }
 
@@ -43,21 +50,11 @@ export async function touchConsoleSession(
   policy: ConsoleSessionPolicy,
   now: Date,
 ): Promise<{ moderatorId: string; csrfToken: string } | undefined> {
-  const { rows } = await db.query<{ moderator_id: string; csrf_token: string }>(
-    `WITH live AS (
-       SELECT id_hash, moderator_id, csrf_token, last_seen_at FROM console_sessions
-        WHERE id_hash = $1 AND expires_at > $2 AND last_seen_at > $2::timestamptz - make_interval(secs => $3)),
-     touched AS (
-       UPDATE console_sessions c SET last_seen_at = $2 FROM live
-        WHERE c.id_hash = live.id_hash AND live.last_seen_at < $2::timestamptz - make_interval(secs => $4))
-     SELECT moderator_id, csrf_token FROM live`,
-    [sha256(sessionId), now, policy.idleSeconds, TOUCH_EVERY_SECONDS],
-  );
-  return rows[0] && { moderatorId: rows[0].moderator_id, csrfToken: rows[0].csrf_token };
+  return liveConsoleSession(db, sha256(sessionId), now, policy.idleSeconds, TOUCH_EVERY_SECONDS);
 }
 
 export async function closeConsoleSession(db: Queryable, sessionId: string): Promise<void> {
-  await db.query('DELETE FROM console_sessions WHERE id_hash = $1', [sha256(sessionId)]);
+  await deleteConsoleSession(db, sha256(sessionId));
 }
 
 /** Constant-time comparison of the CSRF token a write sent with the session's. */

@@ -1,11 +1,7 @@
 import { playerRowId } from '../data/repos/trust.js';
-import type { AppealStatus } from '../lifecycles/appeal.js';
+import { decisionRows } from '../data/repos/decisions.js';
 import type { Queryable } from '../data/db.js';
-import type { AppealReason } from '../domain/appeals.js';
-import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { PenaltyCaps } from '../domain/penalty.js';
-import type { OffenseType, Severity } from '../domain/reports.js';
-import type { SanctionType } from '../domain/sanctions.js';
 import {
   offenseStatement,
   sanctionStatement,
@@ -35,100 +31,9 @@ export async function playerDecisions(
 ): Promise<{ items: StatementOfReasons[]; next: { ts: string; id: string } | null }> {
   const playerId = await playerRowId(db, serviceId);
   if (!playerId) throw notFound(`Player ${serviceId}`);
-  const keyset = (t: string) =>
-    `($3::timestamptz IS NULL OR (${t}.created_at, ${t}.id) < ($3::timestamptz, $4::uuid))`;
-  const page = [playerId, limit + 1, after?.ts ?? null, after?.id ?? null];
-  const [offenses, sanctions, appeals] = await Promise.all([
-    db.query<{
-      id: string;
-      type: OffenseType;
-      severity: Severity;
-      source: string | null;
-      created_at: Date;
-      status: OffenseStatus;
-      penalty_points: number;
-      penalty_held: number;
-      penalty_restored: number;
-      restored_by: 'dismissal' | 'appeal' | null;
-      status_reason: string | null;
-      outcome: 'upheld' | 'dismissed' | null;
-      resolved_at: Date | null;
-      ts: string;
-    }>(
-      // A report without a source but with a reporter is a player's (common/domain/reports.ts).
-      `SELECT o.id, o.type, o.severity,
-              coalesce(o.context->>'source', CASE WHEN o.context ? 'reporterId' THEN 'player' END) AS source,
-              o.created_at, o.status, o.penalty_points, o.penalty_held, o.penalty_restored, o.restored_by,
-              o.status_reason, c.outcome, c.resolved_at, to_json(o.created_at)#>>'{}' AS ts
-         FROM offenses o
-         LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
-        WHERE o.player_id = $1 AND o.status <> 'recorded' AND ${keyset('o')}
-        ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
-      page,
-    ),
-    db.query<{
-      id: string;
-      type: SanctionType;
-      scope_name: string | null;
-      reason: string;
-      starts_at: Date;
-      expires_at: Date | null;
-      created_at: Date;
-      revoked_at: Date | null;
-      revoke_reason: string | null;
-      by_moderator: boolean;
-      case_id: string | null;
-      case_type: OffenseType | null;
-      case_severity: Severity | null;
-      case_opened_at: Date | null;
-      rule_name: string | null;
-      rule_version: number | null;
-      ts: string;
-    }>(
-      `SELECT s.id, s.type, sc.name AS scope_name, s.reason, s.starts_at, s.expires_at, s.created_at, s.revoked_at,
-              s.revoke_reason, s.issued_by_moderator IS NOT NULL AS by_moderator, s.case_id,
-              c.type AS case_type, c.highest_severity AS case_severity, c.opened_at AS case_opened_at,
-              r.name AS rule_name, s.rule_version, to_json(s.created_at)#>>'{}' AS ts
-         FROM sanctions s LEFT JOIN studios sc ON sc.id = s.scope_studio_id
-         LEFT JOIN rules r ON r.id = s.rule_id
-         LEFT JOIN review_cases c ON c.id = s.case_id
-        WHERE s.player_id = $1 AND ${keyset('s')}
-        ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
-      page,
-    ),
-    db.query<{
-      id: string;
-      subject: string;
-      status: AppealStatus;
-      reason: AppealReason;
-      statement: string;
-      decided_at: Date | null;
-      decision_note: string | null;
-      kept: {
-        sanctionId: string;
-        type: SanctionType;
-        scopeName: string | null;
-        expiresAt: string | null;
-        reason: string;
-      }[];
-    }>(
-      // The newest appeal of each subject, with the sanctions its grant kept in force (few).
-      `SELECT DISTINCT ON (coalesce(a.sanction_id, a.offense_id)) a.id,
-              coalesce(a.sanction_id, a.offense_id) AS subject, a.status, a.reason, a.statement, a.decided_at,
-              a.decision_note,
-              (SELECT coalesce(json_agg(json_build_object('sanctionId', s.id, 'type', s.type, 'scopeName', sc.name,
-                                                          'expiresAt', s.expires_at, 'reason', k->>'reason')
-                                        ORDER BY s.created_at), '[]')
-                 FROM jsonb_array_elements(a.sanctions_kept) k
-                 JOIN sanctions s ON s.id = (k->>'sanctionId')::uuid
-                 LEFT JOIN studios sc ON sc.id = s.scope_studio_id) AS kept
-         FROM appeals a WHERE a.player_id = $1 AND a.notice_id IS NULL
-        ORDER BY coalesce(a.sanction_id, a.offense_id), a.created_at DESC`,
-      [playerId],
-    ),
-  ]);
+  const { offenses, sanctions, appeals } = await decisionRows(db, playerId, limit, after);
   const appealOf = new Map<string, AppealFiled>(
-    appeals.rows.map((a) => [
+    appeals.map((a) => [
       a.subject,
       {
         id: a.id,
@@ -142,16 +47,14 @@ export async function playerDecisions(
     ]),
   );
   // A sanction a granted appeal kept in force says so in its own statement, with the ground.
-  const keptReason = new Map(
-    appeals.rows.flatMap((a) => a.kept.map((k) => [k.sanctionId, k.reason] as const)),
-  );
+  const keptReason = new Map(appeals.flatMap((a) => a.kept.map((k) => [k.sanctionId, k.reason] as const)));
   const opts = (id: string) => ({
     windowDays: policy.appealWindowDays,
     now: policy.now,
     appeal: appealOf.get(id) ?? null,
   });
   const all = [
-    ...offenses.rows.map((o) => ({
+    ...offenses.map((o) => ({
       ts: o.ts,
       id: o.id,
       statement: offenseStatement(
@@ -174,7 +77,7 @@ export async function playerDecisions(
         opts(o.id),
       ),
     })),
-    ...sanctions.rows.map((s) => ({
+    ...sanctions.map((s) => ({
       ts: s.ts,
       id: s.id,
       statement: sanctionStatement(

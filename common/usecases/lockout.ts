@@ -1,48 +1,18 @@
 import type { Queryable } from '../data/db.js';
 import { verifyPasswordOrDummy } from '../security/secrets.js';
+import { clearFailures, lockedForSeconds, recordFailure, type LockoutPolicy } from '../data/repos/lockout.js';
 
 export const MAX_FREE_FAILURES = 5;
 // An address may be shared by many people (NAT, a LAN party): it gets more room than one account.
 export const MAX_FREE_FAILURES_PER_ADDRESS = 50;
 const WINDOW_MINUTES = 15;
 const MAX_LOCK_SECONDS = 15 * 60;
-
-/**
- * Lockout against credential stuffing, over counters keyed `<kind>:<name>` (`ip:` keys are
- * addresses, any other an account): after 5 failures within 15 minutes on an account (50 from one
- * address), each further failure locks it for twice as long as the last (1 s, 2 s, 4 s ... at most
- * 15 minutes).
- */
-async function lockedForSeconds(db: Queryable, keys: string[], now: Date): Promise<number | undefined> {
-  const { rows } = await db.query<{ wait: number | null }>(
-    `SELECT ceil(extract(epoch FROM max(locked_until) - $2::timestamptz))::int AS wait
-       FROM sign_in_failures WHERE key = ANY($1) AND locked_until > $2`,
-    [keys, now],
-  );
-  const wait = rows[0]?.wait;
-  return wait && wait > 0 ? wait : undefined;
-}
-
-async function recordFailure(db: Queryable, keys: string[], now: Date): Promise<void> {
-  await db.query(
-    `INSERT INTO sign_in_failures AS f (key, failures, updated_at) SELECT k, 1, $2 FROM unnest($1::text[]) AS k
-     ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN f.updated_at < $2::timestamptz - make_interval(mins => $3) THEN 1 ELSE f.failures + 1 END,
-       updated_at = $2,
-       locked_until = CASE
-         WHEN f.updated_at >= $2::timestamptz - make_interval(mins => $3)
-              AND f.failures + 1 > (CASE WHEN f.key LIKE 'ip:%' THEN $6::int ELSE $4::int END)
-         THEN $2::timestamptz + make_interval(secs =>
-                LEAST(power(2, f.failures - (CASE WHEN f.key LIKE 'ip:%' THEN $6::int ELSE $4::int END)), $5))
-         ELSE f.locked_until END`,
-    [keys, now, WINDOW_MINUTES, MAX_FREE_FAILURES, MAX_LOCK_SECONDS, MAX_FREE_FAILURES_PER_ADDRESS],
-  );
-}
-
-/** A success clears the account's count (not the address's). */
-async function clearFailures(db: Queryable, accountKey: string): Promise<void> {
-  await db.query('DELETE FROM sign_in_failures WHERE key = $1', [accountKey]);
-}
+const POLICY: LockoutPolicy = {
+  windowMinutes: WINDOW_MINUTES,
+  freeFailures: MAX_FREE_FAILURES,
+  freeFailuresPerAddress: MAX_FREE_FAILURES_PER_ADDRESS,
+  maxLockSeconds: MAX_LOCK_SECONDS,
+};
 
 export type SignInResult<T> =
   | { ok: true; account: T }
@@ -68,7 +38,7 @@ export async function passwordSignIn<T>(
     await clearFailures(db, input.accountKey);
     return { ok: true, account: found!.account };
   }
-  await recordFailure(db, keys, input.now);
+  await recordFailure(db, keys, input.now, POLICY);
   return { ok: false, reason: 'invalid' };
 }
 
@@ -83,5 +53,5 @@ export async function addressLockedForSeconds(db: Queryable, address: string, no
 }
 
 export async function recordAddressFailure(db: Queryable, address: string, now: Date): Promise<void> {
-  await recordFailure(db, [`ip:${address}`], now);
+  await recordFailure(db, [`ip:${address}`], now, POLICY);
 }

@@ -10,6 +10,8 @@ import {
   findPlayer,
   findStudio,
   linkPlayerToGame,
+  changeGameLimits,
+  changeRedirectUris,
   rotateGameSecret,
   type Game,
 } from '../data/repos/accounts.js';
@@ -81,16 +83,11 @@ export async function updateRedirectUris(
     }),
     input,
   );
-  const { rows } = await db.query<{ client_id: string; redirect_uris: string[] }>(
-    `UPDATE games SET redirect_uris = ARRAY(
-        SELECT DISTINCT u FROM unnest(redirect_uris || $2::text[]) AS u WHERE u <> ALL ($3::text[]) ORDER BY u)
-      WHERE client_id = $1 RETURNING client_id, redirect_uris`,
-    [v.clientId, v.add, v.remove],
-  );
-  if (!rows[0]) throw notFound(`Game with client id ${v.clientId}`);
-  if (rows[0].redirect_uris.length > 20)
+  const redirectUris = await changeRedirectUris(db, v.clientId, v.add, v.remove);
+  if (!redirectUris) throw notFound(`Game with client id ${v.clientId}`);
+  if (redirectUris.length > 20)
     throw validationError([{ field: 'redirectUris', message: 'must contain at most 20 items' }]);
-  return { clientId: rows[0].client_id, redirectUris: rows[0].redirect_uris };
+  return { clientId: v.clientId, redirectUris };
 }
 
 export async function provisionGame(
@@ -151,12 +148,9 @@ export async function setGameLimits(
   for (const name of cleared)
     if (!(LIMIT_NAMES as readonly string[]).includes(name))
       throw validationError([{ field: name, message: 'is not a limit' }]);
-  const { rows } = await db.query<{ limits: LimitOverrides }>(
-    `UPDATE games SET limits = (limits - $3::text[]) || $2::jsonb WHERE client_id = $1 RETURNING limits`,
-    [input.clientId, JSON.stringify(valid), cleared],
-  );
-  if (!rows[0]) throw notFound(`Game with client id ${input.clientId}`);
-  return { clientId: input.clientId, limits: rows[0].limits };
+  const limits = await changeGameLimits(db, input.clientId, valid, cleared);
+  if (!limits) throw notFound(`Game with client id ${input.clientId}`);
+  return { clientId: input.clientId, limits };
 }
 
 export async function provisionPlayer(

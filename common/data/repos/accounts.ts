@@ -195,3 +195,33 @@ export async function studioNames(db: Queryable, ids: Iterable<string | null | u
   );
   return Object.fromEntries(rows.map((r) => [r.id, r.name])) as Record<string, string>;
 }
+
+/** Adds and removes a game's redirect URIs (sorted, without repeats); undefined when no such game. */
+export async function changeRedirectUris(
+  db: Queryable,
+  clientId: string,
+  add: string[],
+  remove: string[],
+): Promise<string[] | undefined> {
+  const { rows } = await db.query<{ redirect_uris: string[] }>(
+    `UPDATE games SET redirect_uris = ARRAY(
+        SELECT DISTINCT u FROM unnest(redirect_uris || $2::text[]) AS u WHERE u <> ALL ($3::text[]) ORDER BY u)
+      WHERE client_id = $1 RETURNING redirect_uris`,
+    [clientId, add, remove],
+  );
+  return rows[0]?.redirect_uris;
+}
+
+/** Sets some of a game's limit overrides and clears others; undefined when no such game. */
+export async function changeGameLimits(
+  db: Queryable,
+  clientId: string,
+  set: LimitOverrides,
+  cleared: string[],
+): Promise<LimitOverrides | undefined> {
+  const { rows } = await db.query<{ limits: LimitOverrides }>(
+    `UPDATE games SET limits = (limits - $3::text[]) || $2::jsonb WHERE client_id = $1 RETURNING limits`,
+    [clientId, JSON.stringify(set), cleared],
+  );
+  return rows[0]?.limits;
+}

@@ -190,3 +190,20 @@ export async function recoverBatch(
   const r = rows[0]!;
   return { players: r.players, points: r.points, changed: r.changed ?? [] };
 }
+
+/** A player's gamer tag, trust score and strikes in force at `now`; undefined when no such player. */
+export async function playerStanding(
+  db: Queryable,
+  playerRowId: string,
+  now: Date,
+): Promise<{ gamerTag: string; trustScore: number; activeStrikes: number } | undefined> {
+  const { rows } = await db.query<{ gamer_tag: string; trust_score: number; active_strikes: number }>(
+    `SELECT p.gamer_tag, p.trust_score,
+            (SELECT count(*)::int FROM strikes s
+              WHERE s.player_id = p.id AND s.removed_at IS NULL AND s.expires_at > $2) AS active_strikes
+       FROM players p WHERE p.id = $1`,
+    [playerRowId, now],
+  );
+  const r = rows[0];
+  return r && { gamerTag: r.gamer_tag, trustScore: r.trust_score, activeStrikes: r.active_strikes };
+}
