@@ -20,6 +20,7 @@ import {
 } from '../lifecycles/misuse.js';
 import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
+import { lockOffenseSender, measureExists, measureRows } from '../data/repos/misuse.js';
 
 /**
  * Measures against misuse (DSA Art. 23; README "Notices"): a moderator marks what was manifestly
@@ -135,22 +136,9 @@ export async function markOffenseUnfounded(
   const { note } = check<{ note: string }>(unfoundedSchema, body);
   if (!isUuid(offenseId)) throw notFound(`Offense ${offenseId}`);
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{
-      studio_id: string;
-      reporter_id: string | null;
-      sender_key: string | null;
-      case_id: string | null;
-      outcome: string | null;
-    }>(
-      `SELECT o.studio_id, o.reporter_id, n.sender_key, co.case_id, c.outcome
-         FROM offenses o LEFT JOIN notices n ON n.offense_id = o.id
-         LEFT JOIN case_offenses co ON co.offense_id = o.id LEFT JOIN review_cases c ON c.id = co.case_id
-        WHERE o.id = $1 FOR UPDATE OF o`,
-      [offenseId],
-    );
-    const o = rows[0];
+    const o = await lockOffenseSender(client, offenseId);
     if (!o) throw notFound(`Offense ${offenseId}`);
-    const key = o.sender_key ?? (o.reporter_id ? reporterSenderKey(o.studio_id, o.reporter_id) : null);
+    const key = o.senderKey ?? (o.reporterId ? reporterSenderKey(o.studioId, o.reporterId) : null);
     if (!key)
       throw new AppError(
         409,
@@ -167,7 +155,7 @@ export async function markOffenseUnfounded(
     const { marks, measure } = await applyMark(
       client,
       actor,
-      { sender, subject: { offenseId }, note, caseId: o.case_id },
+      { sender, subject: { offenseId }, note, caseId: o.caseId },
       policy,
       now,
     );
@@ -175,19 +163,9 @@ export async function markOffenseUnfounded(
   });
 }
 
-const MEASURE_SELECT = `m.id, m.sender_key, m.kind, m.marks, m.created_at, m.ends_at, m.lifted_at,
-  (SELECT f.name FROM trusted_flaggers f
-    WHERE m.sender_key LIKE 'notice:tf-%' AND f.id::text = substr(m.sender_key, 11)) AS flagger_name
-  FROM misuse_measures m`;
-
 /** Warnings and suspensions, newest first; `inForce` for the suspensions in force only. */
 export async function listMeasures(db: Queryable, filter: { inForce: boolean; limit: number }, now: Date) {
-  const { rows } = await db.query<MeasureRow & { flagger_name: string | null }>(
-    `SELECT ${MEASURE_SELECT}
-      WHERE NOT $1 OR (m.kind = 'suspension' AND m.lifted_at IS NULL AND m.ends_at > $2)
-      ORDER BY m.created_at DESC, m.id LIMIT $3`,
-    [filter.inForce, now, filter.limit],
-  );
+  const rows = await measureRows(db, filter.inForce, now, filter.limit);
   return { items: rows.map((r) => presentMeasure(r, now)) };
 }
 
@@ -198,8 +176,7 @@ export async function liftMeasure(pool: Pool, actor: Actor, id: string, body: un
   return withTransaction(pool, async (client) => {
     const lifted = await recordLift(client, id, { by: actor.id, note, at: now });
     if (!lifted) {
-      const { rowCount } = await client.query('SELECT 1 FROM misuse_measures WHERE id = $1', [id]);
-      if (!rowCount) throw notFound(`Measure ${id}`);
+      if (!(await measureExists(client, id))) throw notFound(`Measure ${id}`);
       throw new AppError(
         409,
         'suspension_not_in_force',

@@ -12,6 +12,8 @@ import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   findSanctionForUpdate,
+  lockPlayerOfStudio,
+  lockSanctionExpiry,
   statementContext,
   SANCTION_TYPES,
   type SanctionRecord,
@@ -28,6 +30,7 @@ import { presentSanction } from '../views.js';
 import { traceFields } from '../tracing/spans.js';
 import { TDB } from '../domain/transparency-vocabulary.js';
 import { recordOwed } from '../lifecycles/transparency-statement.js';
+import { findStudio } from '../data/repos/accounts.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
@@ -160,8 +163,8 @@ export async function applySanction(
   const scopeStudioId =
     input.actor.kind === 'studio' ? input.actor.id : !v.scope || v.scope === 'global' ? null : v.scope;
   if (scopeStudioId && input.actor.kind === 'moderator') {
-    const studio = await client.query('SELECT 1 FROM studios WHERE id = $1', [scopeStudioId]);
-    if (!studio.rowCount) throw validationError([{ field: 'scope', message: 'is not a studio' }]);
+    if (!(await findStudio(client, scopeStudioId)))
+      throw validationError([{ field: 'scope', message: 'is not a studio' }]);
   }
   refuseCategoryOnWarning(v);
   const sanction = await recordPlacement(
@@ -241,22 +244,12 @@ export async function announceExpiry(
   now: Date,
 ): Promise<{ announced: boolean; outbox: OutboxRow[] }> {
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{
-      service_id: string;
-      expires_at: Date | null;
-      revoked: boolean;
-      done: boolean;
-    }>(
-      `SELECT p.service_id, s.expires_at, s.revoked_at IS NOT NULL AS revoked, s.expiry_announced_at IS NOT NULL AS done
-         FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = $1 FOR UPDATE OF s`,
-      [sanctionId],
-    );
-    const s = rows[0];
-    if (!s || s.revoked || s.done || !s.expires_at) return { announced: false, outbox: [] };
-    if (s.expires_at > now)
-      throw new Error(`sanction ${sanctionId} expires at ${s.expires_at.toISOString()}, not yet`);
+    const s = await lockSanctionExpiry(client, sanctionId);
+    if (!s || s.revoked || s.done || !s.expiresAt) return { announced: false, outbox: [] };
+    if (s.expiresAt > now)
+      throw new Error(`sanction ${sanctionId} expires at ${s.expiresAt.toISOString()}, not yet`);
     await markExpiryAnnounced(client, sanctionId, now);
-    const found = await findSanctionForUpdate(client, s.service_id, sanctionId, now);
+    const found = await findSanctionForUpdate(client, s.serviceId, sanctionId, now);
     return { announced: true, outbox: await emitSanctionEvent(client, 'sanction.expired', found!) };
   });
 }
@@ -345,18 +338,10 @@ async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDa
 
 /** A player by service id, locked; with `studioId`, only a player of that studio's games (else 404). */
 export async function lockPlayer(client: PoolClient, serviceId: string, studioId: string | null) {
-  const { rows } = await client.query<{ id: string; service_id: string }>(
-    `SELECT p.id, p.service_id FROM players p
-      WHERE p.service_id = $1
-        AND ($2::uuid IS NULL OR EXISTS (
-              SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
-               WHERE pg.player_id = p.id AND g.studio_id = $2))
-      FOR NO KEY UPDATE`,
-    [serviceId, studioId],
-  );
-  if (!rows[0])
+  const player = await lockPlayerOfStudio(client, serviceId, studioId);
+  if (!player)
     throw notFound(studioId ? `Player ${serviceId} of your studio's games` : `Player ${serviceId}`);
-  return { rowId: rows[0].id, serviceId: rows[0].service_id };
+  return player;
 }
 
 /** POST .../sanctions: a moderator on any player, a studio on a player of its own games. */

@@ -325,3 +325,43 @@ export async function findSanctionForModerator(
   const r = rows[0];
   return r && { sanction: fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name };
 }
+
+/** What announcing a sanction's expiry needs, under the sanction's row lock; undefined when none. */
+export async function lockSanctionExpiry(
+  db: Queryable,
+  sanctionId: string,
+): Promise<{ serviceId: string; expiresAt: Date | null; revoked: boolean; done: boolean } | undefined> {
+  const { rows } = await db.query<{
+    service_id: string;
+    expires_at: Date | null;
+    revoked: boolean;
+    done: boolean;
+  }>(
+    `SELECT p.service_id, s.expires_at, s.revoked_at IS NOT NULL AS revoked, s.expiry_announced_at IS NOT NULL AS done
+       FROM sanctions s JOIN players p ON p.id = s.player_id WHERE s.id = $1 FOR UPDATE OF s`,
+    [sanctionId],
+  );
+  const r = rows[0];
+  return r && { serviceId: r.service_id, expiresAt: r.expires_at, revoked: r.revoked, done: r.done };
+}
+
+/**
+ * A player by service id, its row locked (FOR NO KEY UPDATE); with `studioId`, only a player of that
+ * studio's games. Undefined when there is none.
+ */
+export async function lockPlayerOfStudio(
+  db: Queryable,
+  serviceId: string,
+  studioId: string | null,
+): Promise<{ rowId: string; serviceId: string } | undefined> {
+  const { rows } = await db.query<{ id: string; service_id: string }>(
+    `SELECT p.id, p.service_id FROM players p
+      WHERE p.service_id = $1
+        AND ($2::uuid IS NULL OR EXISTS (
+              SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
+               WHERE pg.player_id = p.id AND g.studio_id = $2))
+      FOR NO KEY UPDATE`,
+    [serviceId, studioId],
+  );
+  return rows[0] && { rowId: rows[0].id, serviceId: rows[0].service_id };
+}

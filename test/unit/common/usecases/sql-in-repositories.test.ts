@@ -9,13 +9,10 @@ import { expect } from 'chai';
 const STILL_RUN_SQL = [
   'appeals',
   'erasure',
-  'misuse',
   'moderation',
   'notices',
   'oauth',
-  'player-view',
   'review-queues',
-  'sanctions',
   'seed',
 ];
 
