@@ -15,6 +15,13 @@ import {
 import type { Logger } from '../logger.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check } from '../validation.js';
+import {
+  countAwaitingConfirmation,
+  erasablePlayer,
+  erasureRows,
+  findErasure,
+  notErased,
+} from '../data/repos/erasure.js';
 
 /**
  * Erasure of a player's personal data (GDPR Art. 17; issue 36; README "Personal data"): who may ask,
@@ -68,23 +75,14 @@ export async function requestErasure(
 ): Promise<{ erasure: ErasureView; created: boolean; outbox: OutboxRow[] }> {
   if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
   const result = await withTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string; own_games: number; other_games: number }>(
-      `SELECT p.id,
-              count(*) FILTER (WHERE g.studio_id = $2)::int AS own_games,
-              count(*) FILTER (WHERE g.studio_id IS DISTINCT FROM $2 AND g.id IS NOT NULL)::int AS other_games
-         FROM players p LEFT JOIN player_games pg ON pg.player_id = p.id LEFT JOIN games g ON g.id = pg.game_id
-        WHERE p.service_id = $1 AND p.erased_at IS NULL
-        GROUP BY p.id`,
-      [serviceId, by.kind === 'studio' ? by.studioId : null],
-    );
-    const player = rows[0];
-    if (!player || (by.kind === 'studio' && player.own_games === 0)) throw notFound(`Player ${serviceId}`);
+    const player = await erasablePlayer(client, serviceId, by.kind === 'studio' ? by.studioId : null);
+    if (!player || (by.kind === 'studio' && player.ownGames === 0)) throw notFound(`Player ${serviceId}`);
     return recordRequest(client, {
       playerId: player.id,
       byStudio: by.kind === 'studio' ? by.studioId : undefined,
       byModerator: by.kind === 'admin' ? by.moderatorId : undefined,
       byOperator: by.kind === 'operator',
-      confirmed: by.kind !== 'studio' || player.other_games === 0,
+      confirmed: by.kind !== 'studio' || player.otherGames === 0,
     });
   });
   if (result.erasure.state === 'pending') appendTombstones(ledger, [tombstoneOf(result.erasure)]);
@@ -116,11 +114,6 @@ export async function decideErasure(
   return { erasure: presentErasure(decided.erasure), outbox: decided.outbox };
 }
 
-async function findErasure(pool: Pool, id: string): Promise<ErasureRow | undefined> {
-  const { rows } = await pool.query<ErasureRow>('SELECT * FROM erasures WHERE id = $1', [id]);
-  return rows[0];
-}
-
 /** One erasure: an admin sees any, a studio those it asked for (404 for others). */
 export async function getErasure(pool: Pool, id: string, studioId?: string): Promise<ErasureView> {
   const row = isUuid(id) ? await findErasure(pool, id) : undefined;
@@ -139,16 +132,11 @@ export const erasureListSchema = Joi.object({
 /** Erasures, newest request first, and how many await an admin. */
 export async function listErasures(pool: Pool, query: unknown) {
   const q = check<{ state?: ErasureState; limit: number }>(erasureListSchema, query, 'query');
-  const [{ rows }, counts] = await Promise.all([
-    pool.query<ErasureRow>(
-      `SELECT * FROM erasures WHERE ($1::text IS NULL OR state = $1) ORDER BY requested_at DESC, id DESC LIMIT $2`,
-      [q.state ?? null, q.limit],
-    ),
-    pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM erasures WHERE state = 'awaiting_confirmation'`,
-    ),
+  const [rows, awaiting] = await Promise.all([
+    erasureRows(pool, q.state ?? null, q.limit),
+    countAwaitingConfirmation(pool),
   ]);
-  return { items: rows.map(presentErasure), awaitingConfirmation: counts.rows[0]!.n };
+  return { items: rows.map(presentErasure), awaitingConfirmation: awaiting };
 }
 
 /**
@@ -176,11 +164,12 @@ export async function runErasure(
  */
 export async function reapplyErasures(pool: Pool, tombstones: Tombstone[], log?: Logger): Promise<number> {
   if (!tombstones.length) return 0;
-  const { rows } = await pool.query<{ id: string }>(
-    'SELECT id FROM players WHERE id = ANY ($1::uuid[]) AND erased_at IS NULL',
-    [tombstones.map((t) => t.playerId)],
+  const behind = new Set(
+    await notErased(
+      pool,
+      tombstones.map((t) => t.playerId),
+    ),
   );
-  const behind = new Set(rows.map((r) => r.id));
   let applied = 0;
   for (const t of tombstones) {
     if (!behind.has(t.playerId)) continue;

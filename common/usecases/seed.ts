@@ -9,6 +9,7 @@ import {
 } from './provisioning.js';
 import { createModerator } from './moderation.js';
 import { createTemplate } from './templates.js';
+import { lockDemoSeed, markDemoSeeded, shiftTemplateCreation } from '../data/repos/seed.js';
 
 export interface DemoData {
   game: IssuedGame;
@@ -80,10 +81,7 @@ export async function seedDemoOnce(
   redirectUri: string,
 ): Promise<DemoData | undefined> {
   return withTransaction(pool, async (client) => {
-    await client.query('CREATE TABLE IF NOT EXISTS demo_seed (seeded_at timestamptz NOT NULL DEFAULT now())');
-    await client.query('LOCK TABLE demo_seed IN EXCLUSIVE MODE');
-    const { rowCount } = await client.query('SELECT 1 FROM demo_seed');
-    if (rowCount) return undefined;
+    if (await lockDemoSeed(client)) return undefined;
     const studio = await provisionStudio(client, { name: 'Demo Studio' });
     const game = await provisionGame(client, pepper, {
       studioId: studio.id,
@@ -99,12 +97,9 @@ export async function seedDemoOnce(
     for (const [n, template] of DEMO_TEMPLATES.entries()) {
       const { id } = await createTemplate(client, admin.id, template);
       // One transaction, one now(): a millisecond apart, so their keys (1, 2, 3) follow this order.
-      await client.query(
-        `UPDATE decision_templates SET created_at = created_at + make_interval(secs => $2 / 1000.0) WHERE id = $1`,
-        [id, n],
-      );
+      await shiftTemplateCreation(client, id, n);
     }
-    await client.query('INSERT INTO demo_seed DEFAULT VALUES');
+    await markDemoSeeded(client);
     const { username, password, role } = DEMO_MODERATOR;
     return {
       game,
