@@ -25,6 +25,14 @@ import { check, text } from '../validation.js';
 import { presentAppeal } from '../views.js';
 import type { Actor } from './moderation.js';
 import { lockPlayer, revokeInTransaction } from './sanctions.js';
+import {
+  grantedAppealOf,
+  lockOffenseOfPlayer,
+  lockSanctionOfPlayer,
+  noticeOfPlayer,
+  openAppealOf,
+} from '../data/repos/appeals.js';
+import { trustScoreOf } from '../data/repos/trust.js';
 
 export const appealFileSchema = Joi.object({
   sanctionId: Joi.string().guid(),
@@ -100,17 +108,7 @@ async function lockSubject(
 ): Promise<Subject | undefined> {
   if (input.noticeId) {
     // A notifier's complaint: the subject is the offense the notice was filed as, locked as any.
-    const { rows } = await client.query<{
-      offense_id: string;
-      penalty_held: number;
-      sender_key: string;
-      source: string;
-    }>(
-      `SELECT n.offense_id, o.penalty_held, n.sender_key, n.source
-         FROM notices n JOIN offenses o ON o.id = n.offense_id WHERE n.id = $1 AND n.player_id = $2`,
-      [input.noticeId, playerRowId],
-    );
-    const n = rows[0];
+    const n = await noticeOfPlayer(client, input.noticeId, playerRowId);
     const offense =
       n && (await lockSubject(client, playerRowId, { offenseId: n.offense_id }, viewerStudioId));
     return (
@@ -128,23 +126,7 @@ async function lockSubject(
     );
   }
   if (input.sanctionId) {
-    const { rows } = await client.query<{
-      id: string;
-      created_at: Date;
-      issued_by_moderator: string | null;
-      issued_by_studio: string | null;
-      scope_studio_id: string | null;
-      case_id: string | null;
-      revoked: boolean;
-      resolved_by: string | null;
-    }>(
-      `SELECT s.id, s.created_at, s.issued_by_moderator, s.issued_by_studio, s.scope_studio_id, s.case_id,
-              s.revoked_at IS NOT NULL AS revoked, c.resolved_by
-         FROM sanctions s LEFT JOIN review_cases c ON c.id = s.case_id
-        WHERE s.id = $1 AND s.player_id = $2 FOR UPDATE OF s`,
-      [input.sanctionId, playerRowId],
-    );
-    const s = rows[0];
+    const s = await lockSanctionOfPlayer(client, input.sanctionId, playerRowId);
     if (!s || (viewerStudioId && s.scope_studio_id && s.scope_studio_id !== viewerStudioId)) return undefined;
     return {
       kind: 'sanction',
@@ -157,22 +139,7 @@ async function lockSubject(
       offenseStatus: null,
     };
   }
-  const { rows } = await client.query<{
-    id: string;
-    created_at: Date;
-    resolved_at: Date | null;
-    studio_id: string;
-    case_id: string | null;
-    resolved_by: string | null;
-    status: OffenseStatus;
-  }>(
-    `SELECT o.id, o.created_at, o.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.status
-       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
-       LEFT JOIN review_cases c ON c.id = co.case_id
-      WHERE o.id = $1 AND o.player_id = $2 FOR UPDATE OF o`,
-    [input.offenseId, playerRowId],
-  );
-  const o = rows[0];
+  const o = await lockOffenseOfPlayer(client, input.offenseId!, playerRowId);
   if (!o) return undefined;
   return {
     kind: 'offense',
@@ -227,11 +194,7 @@ export async function fileAppeal(
     const player = await lockPlayer(client, input.serviceId, studio);
     const subject = await lockSubject(client, player.rowId, v, studio);
     if (!subject) throw notFound(`${v.sanctionId ? 'Sanction' : 'Offense'} ${v.sanctionId ?? v.offenseId}`);
-    const granted = await client.query(
-      `SELECT 1 FROM appeals WHERE status = 'granted' AND (sanction_id = $1 OR offense_id = $1)`,
-      [subject.id],
-    );
-    if (subject.revoked || granted.rowCount)
+    if (subject.revoked || (await grantedAppealOf(client, subject.id)))
       throw conflict(
         'not_appealable',
         'This was already revoked or granted on appeal: there is nothing to appeal.',
@@ -269,14 +232,6 @@ export async function fileAppeal(
     const appeal = (await findAppeal(client, id))!;
     return { appeal, outbox: await emitAppealEvent(client, 'appeal.filed', appeal, subject.studios) };
   });
-}
-
-async function openAppealOf(pool: Pool, subjectId: string): Promise<string | null> {
-  const { rows } = await pool.query<{ id: string }>(
-    `SELECT id FROM appeals WHERE status = 'open' AND (sanction_id = $1 OR offense_id = $1)`,
-    [subjectId],
-  );
-  return rows[0]?.id ?? null;
 }
 
 async function lockOpenAppeal(client: PoolClient, id: string): Promise<AppealRecord> {
@@ -514,11 +469,8 @@ export async function decideAppeal(
     // The score as the decision left it (the player's row is locked): moved by a granted offense
     // appeal, as it was otherwise.
     if (!scores) {
-      const { rows } = await client.query<{ trust_score: number }>(
-        'SELECT trust_score FROM players WHERE id = $1',
-        [appeal.playerRowId],
-      );
-      scores = { before: rows[0]!.trust_score, after: rows[0]!.trust_score };
+      const score = await trustScoreOf(client, appeal.playerRowId);
+      scores = { before: score, after: score };
     }
     await insertAudit(client, {
       moderatorId: actor.id,
@@ -589,18 +541,15 @@ async function decideComplaint(
     sanctionsKept: [],
     reopenedCaseId,
   });
-  const { rows } = await client.query<{ trust_score: number }>(
-    'SELECT trust_score FROM players WHERE id = $1',
-    [appeal.playerRowId],
-  );
+  const score = await trustScoreOf(client, appeal.playerRowId);
   await insertAudit(client, {
     moderatorId: actor.id,
     caseId: subject.caseId,
     action: 'decide_appeal',
     outcome: null,
     note: d.note,
-    trustScoreBefore: rows[0]!.trust_score,
-    trustScoreAfter: rows[0]!.trust_score,
+    trustScoreBefore: score,
+    trustScoreAfter: score,
     details: {
       appealId: appeal.id,
       decision: d.decision,

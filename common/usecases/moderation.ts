@@ -11,12 +11,14 @@ import {
   type Queryable,
 } from '../data/db.js';
 import {
+  enabledModerator,
   findCase,
   findModeratorCredentials,
   insertAudit,
   insertModerator,
   MODERATOR_ROLES,
   OUTCOMES,
+  setModeratorPassword,
   type CaseRecord,
   type Moderator,
   type ModeratorRole,
@@ -41,6 +43,9 @@ import { sanctionNeedsApproval, type FourEyes } from './waves.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
 import { passwordSignIn, type SignInResult } from './lockout.js';
+import { endConsoleSessionsOf } from '../data/repos/console-sessions.js';
+import { markCaseOffensesReviewed } from '../data/repos/offenses.js';
+import { countReporterDecisions } from '../data/repos/reporters.js';
 
 export const USERNAME = /^[a-z0-9_.-]{3,64}$/;
 export const NOTE_MAX = 2000;
@@ -88,13 +93,10 @@ export async function resetModeratorPassword(
     }),
     input,
   );
-  const { rows } = await db.query<{ id: string }>(
-    'UPDATE moderators SET password_hash = $2 WHERE username = $1 RETURNING id',
-    [v.username, await hashPassword(v.password)],
-  );
-  if (!rows[0]) throw notFound(`Moderator ${v.username}`);
-  const ended = await db.query('DELETE FROM console_sessions WHERE moderator_id = $1', [rows[0].id]);
-  return { username: v.username, passwordReset: true, consoleSessionsEnded: ended.rowCount ?? 0 };
+  const id = await setModeratorPassword(db, v.username, await hashPassword(v.password));
+  if (!id) throw notFound(`Moderator ${v.username}`);
+  const ended = await endConsoleSessionsOf(db, id);
+  return { username: v.username, passwordReset: true, consoleSessionsEnded: ended };
 }
 
 /** Moderator password sign-in behind the same lockout as players'; a disabled account cannot sign in. */
@@ -353,18 +355,7 @@ async function applyOutcome(
   outcome: Outcome,
   now: Date,
 ): Promise<OutcomeEffects> {
-  const { rows: offenses } = await client.query<{
-    id: string;
-    studio_id: string;
-    penalty_points: number;
-    reporter_id: string | null;
-    match_id: string | null;
-  }>(
-    `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
-       FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
-     RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id`,
-    [c.id],
-  );
+  const offenses = await markCaseOffensesReviewed(client, c.id);
   const moved = await moveOffenses(client, {
     playerRowId: c.playerRowId,
     offenseIds: offenses.map((o) => o.id),
@@ -405,13 +396,7 @@ async function countReporterOutcomes(
     a.studio === b.studio ? (a.reporter < b.reporter ? -1 : 1) : a.studio < b.studio ? -1 : 1,
   );
   const column = outcome === 'upheld' ? 'upheld' : 'dismissed';
-  await client.query(
-    `INSERT INTO reporters (studio_id, reporter_id, ${column})
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[])
-     ON CONFLICT (studio_id, reporter_id)
-     DO UPDATE SET ${column} = reporters.${column} + excluded.${column}, updated_at = now()`,
-    [list.map((e) => e.studio), list.map((e) => e.reporter), list.map((e) => e.n)],
-  );
+  await countReporterDecisions(client, column, list);
 }
 
 /**
@@ -582,11 +567,7 @@ export async function assignCase(pool: Pool, actor: Actor, caseId: string, input
     const c = await lockOpenCase(client, caseId);
     let assignee: { id: string; role: ModeratorRole } | undefined;
     if (username !== null) {
-      const { rows } = await client.query<{ id: string; role: ModeratorRole }>(
-        'SELECT id, role FROM moderators WHERE username = $1 AND disabled_at IS NULL',
-        [username],
-      );
-      assignee = rows[0];
+      assignee = await enabledModerator(client, username);
       if (!assignee) throw validationError([{ field: 'username', message: 'is no enabled moderator' }]);
       if (c.escalation && assignee.role !== 'admin')
         throw conflict('case_escalated', 'An escalated case goes to an admin only.', c);

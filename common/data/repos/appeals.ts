@@ -1,3 +1,4 @@
+import type { OffenseStatus } from '../../lifecycles/offense.js';
 import type { Queryable } from '../db.js';
 
 import type { AppealReason } from '../../domain/appeals.js';
@@ -157,4 +158,78 @@ export async function listAppeals(
   const items = rows.slice(0, limit).map(appealFromRow);
   const last = rows[Math.min(rows.length, limit) - 1];
   return { items, next: rows.length > limit && last ? { ts: last.cursor_ts, id: last.id } : null };
+}
+
+/** A player's notice, with the offense it was filed as and that offense's held points. */
+export async function noticeOfPlayer(db: Queryable, noticeId: string, playerRowId: string) {
+  const { rows } = await db.query<{
+    offense_id: string;
+    penalty_held: number;
+    sender_key: string;
+    source: string;
+  }>(
+    `SELECT n.offense_id, o.penalty_held, n.sender_key, n.source
+       FROM notices n JOIN offenses o ON o.id = n.offense_id WHERE n.id = $1 AND n.player_id = $2`,
+    [noticeId, playerRowId],
+  );
+  return rows[0];
+}
+
+/** A player's sanction under its row lock, with who resolved its case (an appeal's subject). */
+export async function lockSanctionOfPlayer(db: Queryable, sanctionId: string, playerRowId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    created_at: Date;
+    issued_by_moderator: string | null;
+    issued_by_studio: string | null;
+    scope_studio_id: string | null;
+    case_id: string | null;
+    revoked: boolean;
+    resolved_by: string | null;
+  }>(
+    `SELECT s.id, s.created_at, s.issued_by_moderator, s.issued_by_studio, s.scope_studio_id, s.case_id,
+            s.revoked_at IS NOT NULL AS revoked, c.resolved_by
+       FROM sanctions s LEFT JOIN review_cases c ON c.id = s.case_id
+      WHERE s.id = $1 AND s.player_id = $2 FOR UPDATE OF s`,
+    [sanctionId, playerRowId],
+  );
+  return rows[0];
+}
+
+/** A player's offense under its row lock, with its case and who resolved it (an appeal's subject). */
+export async function lockOffenseOfPlayer(db: Queryable, offenseId: string, playerRowId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    created_at: Date;
+    resolved_at: Date | null;
+    studio_id: string;
+    case_id: string | null;
+    resolved_by: string | null;
+    status: OffenseStatus;
+  }>(
+    `SELECT o.id, o.created_at, o.resolved_at, o.studio_id, co.case_id, c.resolved_by, o.status
+       FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE o.id = $1 AND o.player_id = $2 FOR UPDATE OF o`,
+    [offenseId, playerRowId],
+  );
+  return rows[0];
+}
+
+/** Whether an appeal of this subject (a sanction or an offense) was granted. */
+export async function grantedAppealOf(db: Queryable, subjectId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM appeals WHERE status = 'granted' AND (sanction_id = $1 OR offense_id = $1)`,
+    [subjectId],
+  );
+  return Boolean(rowCount);
+}
+
+/** The open appeal of a subject (a sanction or an offense), if any. */
+export async function openAppealOf(db: Queryable, subjectId: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM appeals WHERE status = 'open' AND (sanction_id = $1 OR offense_id = $1)`,
+    [subjectId],
+  );
+  return rows[0]?.id ?? null;
 }

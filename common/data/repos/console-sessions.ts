@@ -39,3 +39,9 @@ export async function liveConsoleSession(
 export async function deleteConsoleSession(db: Queryable, idHash: Buffer): Promise<void> {
   await db.query('DELETE FROM console_sessions WHERE id_hash = $1', [idHash]);
 }
+
+/** Ends every console session of a moderator (a password reset); answers how many. */
+export async function endConsoleSessionsOf(db: Queryable, moderatorId: string): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM console_sessions WHERE moderator_id = $1', [moderatorId]);
+  return rowCount ?? 0;
+}

@@ -574,3 +574,28 @@ export async function reviewStats(db: Queryable, days: number): Promise<ReviewSt
     })),
   };
 }
+
+/** Sets a moderator's password hash; answers their id, undefined when no such moderator. */
+export async function setModeratorPassword(
+  db: Queryable,
+  username: string,
+  passwordHash: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE moderators SET password_hash = $2 WHERE username = $1 RETURNING id',
+    [username, passwordHash],
+  );
+  return rows[0]?.id;
+}
+
+/** An enabled moderator by username; undefined when none (or disabled). */
+export async function enabledModerator(
+  db: Queryable,
+  username: string,
+): Promise<{ id: string; role: ModeratorRole } | undefined> {
+  const { rows } = await db.query<{ id: string; role: ModeratorRole }>(
+    'SELECT id, role FROM moderators WHERE username = $1 AND disabled_at IS NULL',
+    [username],
+  );
+  return rows[0];
+}

@@ -68,3 +68,22 @@ export async function setReporterMuted(
   );
   return rows[0] && fromRow(rows[0]);
 }
+
+/**
+ * Counts a case's decision for each of its reporters (`column`: upheld or dismissed), `n` reports
+ * each, in one statement, in the order given (the caller sorts, so concurrent resolutions lock the
+ * rows in one order).
+ */
+export async function countReporterDecisions(
+  db: Queryable,
+  column: 'upheld' | 'dismissed',
+  list: { studio: string; reporter: string; n: number }[],
+): Promise<void> {
+  await db.query(
+    `INSERT INTO reporters (studio_id, reporter_id, ${column})
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[])
+     ON CONFLICT (studio_id, reporter_id)
+     DO UPDATE SET ${column} = reporters.${column} + excluded.${column}, updated_at = now()`,
+    [list.map((e) => e.studio), list.map((e) => e.reporter), list.map((e) => e.n)],
+  );
+}

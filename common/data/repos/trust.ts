@@ -207,3 +207,11 @@ export async function playerStanding(
   const r = rows[0];
   return r && { gamerTag: r.gamer_tag, trustScore: r.trust_score, activeStrikes: r.active_strikes };
 }
+
+/** A player's trust score now (by row id). */
+export async function trustScoreOf(db: Queryable, playerRowId: string): Promise<number> {
+  const { rows } = await db.query<{ trust_score: number }>('SELECT trust_score FROM players WHERE id = $1', [
+    playerRowId,
+  ]);
+  return rows[0]!.trust_score;
+}
