@@ -2,12 +2,20 @@ import crypto from 'node:crypto';
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
 import { AppError } from '../errors.js';
 import type { TokenService } from '../security/tokens.js';
+import {
+  familyOfRefreshToken,
+  insertAuthorizationCode,
+  lockRefreshToken,
+  redeemCode,
+  revokeAccessToken,
+  revokeFamily,
+  revokeTokensOfCode,
+  rotateRefreshToken,
+  type RedeemedCode,
+} from '../data/repos/oauth.js';
 
 export const CODE_TTL_SECONDS = 600;
-/** offline_access: the grant also gets a refresh token (the consent page says so). */
-export const SUPPORTED_SCOPES = ['profile', 'offline_access'] as const;
-export const OFFLINE_ACCESS = 'offline_access';
-export const DEFAULT_SCOPE = 'profile';
+export { DEFAULT_SCOPE, OFFLINE_ACCESS, SUPPORTED_SCOPES } from '../domain/scopes.js';
 
 /** RFC 6749 section 5.2 error, carried in our problem body and sent as application/json. */
 export function oauthError(
@@ -45,20 +53,16 @@ export async function issueAuthorizationCode(
   },
 ): Promise<string> {
   const code = crypto.randomBytes(32).toString('base64url');
-  await db.query(
-    `INSERT INTO authorization_codes (code_hash, game_id, player_id, redirect_uri, redirect_uri_explicit, code_challenge, scope, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      sha256(code),
-      input.gameId,
-      input.playerId,
-      input.redirectUri,
-      input.redirectUriExplicit,
-      input.codeChallenge,
-      input.scope,
-      new Date(input.now.getTime() + CODE_TTL_SECONDS * 1000),
-    ],
-  );
+  await insertAuthorizationCode(db, {
+    codeHash: sha256(code),
+    gameId: input.gameId,
+    playerId: input.playerId,
+    redirectUri: input.redirectUri,
+    redirectUriExplicit: input.redirectUriExplicit,
+    codeChallenge: input.codeChallenge,
+    scope: input.scope,
+    expiresAt: new Date(input.now.getTime() + CODE_TTL_SECONDS * 1000),
+  });
   return code;
 }
 
@@ -78,19 +82,6 @@ export interface RefreshPolicy {
 
 const newRefreshToken = () => crypto.randomBytes(32).toString('base64url');
 const after = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
-
-interface RedeemedCode {
-  game_id: string;
-  service_id: string;
-  player_id: string;
-  redirect_uri: string;
-  redirect_uri_explicit: boolean;
-  code_challenge: string | null;
-  scope: string;
-  expires_at: Date;
-  issued: boolean;
-  refreshable: boolean;
-}
 
 /**
  * Redeems a code for an access token in one statement (one round trip, one commit): it consumes the
@@ -121,59 +112,22 @@ export async function redeemAuthorizationCode(
   const jti = crypto.randomUUID();
   // With offline_access the same statement starts a token family and its first refresh token.
   const refreshToken = newRefreshToken();
-  const { rows } = await pool.query<RedeemedCode>({
-    name: 'redeem-code',
-    text: `WITH code AS (
-         UPDATE authorization_codes c SET used_at = $2 FROM players p
-          WHERE c.code_hash = $1 AND c.used_at IS NULL AND p.id = c.player_id
-          RETURNING c.game_id, p.service_id, c.player_id, c.redirect_uri, c.redirect_uri_explicit,
-                    c.code_challenge, c.scope, c.expires_at),
-       token AS (
-         INSERT INTO access_tokens (jti, code_hash, game_id, player_id, expires_at, family_id)
-         SELECT $3, $1, code.game_id, code.player_id, $4,
-                CASE WHEN '${OFFLINE_ACCESS}' = ANY (string_to_array(code.scope, ' ')) THEN $9::uuid END
-           FROM code
-          WHERE code.game_id = $5 AND code.expires_at > $2
-            AND CASE WHEN code.redirect_uri_explicit OR $6::text IS NOT NULL
-                     THEN (code.redirect_uri = $6::text) IS TRUE ELSE true END
-            AND CASE WHEN code.code_challenge IS NOT NULL THEN (code.code_challenge = $7::text) IS TRUE
-                     ELSE NOT $8::boolean END
-         RETURNING game_id, player_id, family_id),
-       family AS (
-         INSERT INTO token_families (id, code_hash, game_id, player_id, scope, expires_at)
-         SELECT token.family_id, $1, token.game_id, token.player_id, code.scope, $12 FROM token, code
-          WHERE token.family_id IS NOT NULL
-         RETURNING id),
-       refresh AS (
-         INSERT INTO refresh_tokens (token_hash, family_id, expires_at)
-         SELECT $10, family.id, LEAST($11::timestamptz, $12::timestamptz) FROM family
-         RETURNING 1)
-     SELECT code.*, EXISTS (SELECT 1 FROM token) AS issued, EXISTS (SELECT 1 FROM refresh) AS refreshable
-       FROM code`,
-    values: [
-      codeHash,
-      input.now,
-      jti,
-      tokens.expiryOf(input.now),
-      input.gameId,
-      input.redirectUri ?? null,
-      challenge,
-      verifier !== undefined && verifier !== '',
-      crypto.randomUUID(),
-      sha256(refreshToken),
-      after(input.now, refresh.ttlSeconds),
-      after(input.now, refresh.maxAgeSeconds),
-    ],
+  const code = await redeemCode(pool, {
+    codeHash,
+    now: input.now,
+    jti,
+    accessExpiresAt: tokens.expiryOf(input.now),
+    gameId: input.gameId,
+    redirectUri: input.redirectUri ?? null,
+    challenge,
+    verifierSent: verifier !== undefined && verifier !== '',
+    familyId: crypto.randomUUID(),
+    refreshHash: sha256(refreshToken),
+    refreshExpiresAt: after(input.now, refresh.ttlSeconds),
+    familyExpiresAt: after(input.now, refresh.maxAgeSeconds),
   });
-  const code = rows[0];
   if (!code) {
-    await pool.query(
-      `WITH f AS (
-         UPDATE token_families SET revoked_at = now(), revoked_reason = 'code_replay'
-          WHERE code_hash = $1 AND revoked_at IS NULL)
-       UPDATE access_tokens SET revoked_at = now() WHERE code_hash = $1 AND revoked_at IS NULL`,
-      [codeHash],
-    );
+    await revokeTokensOfCode(pool, codeHash);
     throw invalid('The authorization code is invalid, expired or already used.');
   }
   const refusal = refusalOf(code, input, challenge);
@@ -213,29 +167,6 @@ async function grant(
   };
 }
 
-interface RefreshRow {
-  family_id: string;
-  expires_at: Date;
-  used: boolean;
-  game_id: string;
-  player_id: string;
-  service_id: string;
-  scope: string;
-  code_hash: Buffer;
-  family_revoked: boolean;
-  family_expires_at: Date;
-}
-
-/** Revokes a family: its refresh tokens stop working, and so does every access token it issued. */
-async function revokeFamily(db: Queryable, familyId: string, reason: 'reuse' | 'revoked') {
-  await db.query(
-    `WITH f AS (
-       UPDATE token_families SET revoked_at = now(), revoked_reason = $2 WHERE id = $1 AND revoked_at IS NULL)
-     UPDATE access_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`,
-    [familyId, reason],
-  );
-}
-
 /**
  * The refresh_token grant (RFC 6749 section 6) with rotation: the token presented is spent and a
  * new one (same family, same scope) comes with the new access token; `scope`, when sent, narrows the
@@ -259,14 +190,7 @@ export async function refreshAccessToken(
     | { kind: 'ok'; serviceId: string; scope: string };
   const refused = (why: string): Outcome => ({ kind: 'refused', why });
   const outcome = await withTransaction(pool, async (client): Promise<Outcome> => {
-    const { rows } = await client.query<RefreshRow>(
-      `SELECT r.family_id, r.expires_at, r.used_at IS NOT NULL AS used, f.game_id, f.player_id, p.service_id,
-              f.scope, f.code_hash, f.revoked_at IS NOT NULL AS family_revoked, f.expires_at AS family_expires_at
-         FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id JOIN players p ON p.id = f.player_id
-        WHERE r.token_hash = $1 FOR UPDATE OF r, f`,
-      [sha256(input.refreshToken)],
-    );
-    const row = rows[0];
+    const row = await lockRefreshToken(client, sha256(input.refreshToken));
     if (!row || row.game_id !== input.gameId) return refused('The refresh token is invalid.');
     if (row.family_revoked) return refused('The refresh token was revoked.');
     if (row.used) {
@@ -279,25 +203,19 @@ export async function refreshAccessToken(
     const scope = input.scope === undefined ? row.scope : input.scope.trim().split(/\s+/).join(' ');
     if (!scope || !scope.split(' ').every((s) => granted.includes(s)))
       return { kind: 'scope', why: `scope must be part of the granted scope (${row.scope}).` };
-    await client.query(
-      `WITH spent AS (UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1),
-            fresh AS (INSERT INTO refresh_tokens (token_hash, family_id, expires_at) VALUES ($3, $4, LEAST($5::timestamptz, $6::timestamptz)))
-       INSERT INTO access_tokens (jti, code_hash, game_id, player_id, expires_at, family_id)
-       VALUES ($7, $8, $9, $10, $11, $4)`,
-      [
-        sha256(input.refreshToken),
-        input.now,
-        sha256(next),
-        row.family_id,
-        after(input.now, refresh.ttlSeconds),
-        row.family_expires_at,
-        jti,
-        row.code_hash,
-        row.game_id,
-        row.player_id,
-        tokens.expiryOf(input.now),
-      ],
-    );
+    await rotateRefreshToken(client, {
+      spentHash: sha256(input.refreshToken),
+      now: input.now,
+      freshHash: sha256(next),
+      familyId: row.family_id,
+      freshExpiresAt: after(input.now, refresh.ttlSeconds),
+      familyExpiresAt: row.family_expires_at,
+      jti,
+      codeHash: row.code_hash,
+      gameId: row.game_id,
+      playerId: row.player_id,
+      accessExpiresAt: tokens.expiryOf(input.now),
+    });
     return { kind: 'ok', serviceId: row.service_id, scope };
   });
   if (outcome.kind === 'refused') throw invalid(outcome.why);
@@ -325,19 +243,13 @@ export async function revokeToken(
 ): Promise<void> {
   const looksLikeJwt = input.token.split('.').length === 3;
   if (!looksLikeJwt) {
-    const { rows } = await pool.query<{ family_id: string }>(
-      `SELECT r.family_id FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id
-        WHERE r.token_hash = $1 AND f.game_id = $2`,
-      [sha256(input.token), input.gameId],
-    );
-    if (rows[0]) await revokeFamily(pool, rows[0].family_id, 'revoked');
+    const familyId = await familyOfRefreshToken(pool, sha256(input.token), input.gameId);
+    if (familyId) await revokeFamily(pool, familyId, 'revoked');
     return;
   }
   const claims = await tokens.claimsOf(input.token);
   if (!claims || claims.aud !== input.clientId) return;
-  await pool.query('UPDATE access_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL', [
-    claims.jti,
-  ]);
+  await revokeAccessToken(pool, claims.jti);
 }
 
 /** Why a consumed code grants no token, or undefined when it does. */
