@@ -4,7 +4,7 @@ import Joi from 'joi';
 import { isUniqueViolation, withTransaction, type Pool, type Queryable } from '../data/db.js';
 import { recordReports, type FilingOptions, type ReportToRecord } from '../data/repos/offenses.js';
 import { insertAudit } from '../data/repos/moderation.js';
-import { effectiveLimits, type Limits, type LimitOverrides } from '../domain/limits.js';
+import { effectiveLimits, type Limits } from '../domain/limits.js';
 import { isUuid } from '../domain/ids.js';
 import {
   CATEGORY_WORDS,
@@ -29,15 +29,19 @@ import {
 } from '../lifecycles/misuse.js';
 import { CURSOR, decodeCursor, encodeCursor, invalidCursor } from '../cursor.js';
 import { presentSender } from './misuse.js';
+import { canContest, recordNotice, standingOf, takeQuota } from '../lifecycles/notice.js';
 import {
-  canContest,
-  recordNotice,
-  STANDING_COLUMNS,
-  STANDING_JOINS,
-  standingOf,
-  takeQuota,
-  type StandingFacts,
-} from '../lifecycles/notice.js';
+  flaggerByKeyHash,
+  flaggersWithAccuracy,
+  flaggerSuspended,
+  gameForNotice,
+  gameTitles,
+  noticeRows,
+  noticeStandingRow,
+  playerOfGame,
+  reportStanding,
+  type StandingRow,
+} from '../data/repos/notices.js';
 import { recordRegistration, recordStatus, type FlaggerRow } from '../lifecycles/trusted-flagger.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
@@ -96,19 +100,9 @@ export async function fileNotice(
   now: Date = new Date(),
 ): Promise<{ receipt: NoticeReceipt; outbox: OutboxRow[] }> {
   const input = check<NoticeInput>(sender.kind === 'flagger' ? flaggerNoticeSchema : noticeSchema, body);
-  const { rows: games } = await deps.pool.query<{ studio_id: string; limits: LimitOverrides }>(
-    'SELECT studio_id, limits FROM games WHERE id = $1',
-    [input.gameId],
-  );
-  const game = games[0];
+  const game = await gameForNotice(deps.pool, input.gameId);
   if (!game) throw notFound(`Game ${input.gameId}`);
-  const { rows: players } = await deps.pool.query<{ service_id: string }>(
-    `SELECT p.service_id FROM players p JOIN player_games pg ON pg.player_id = p.id
-      WHERE pg.game_id = $1 AND p.erased_at IS NULL AND (p.service_id = $2 OR lower(p.gamer_tag) = lower($2))
-      ORDER BY p.service_id = $2 DESC LIMIT 1`,
-    [input.gameId, input.player],
-  );
-  const player = players[0];
+  const player = await playerOfGame(deps.pool, input.gameId, input.player);
   if (!player) throw notFound(`A player ${input.player} of this game`);
 
   const trusted = sender.kind === 'flagger' && sender.flagger.areas.includes(input.category);
@@ -229,29 +223,6 @@ function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: 
   return standing;
 }
 
-interface StandingRow extends StandingFacts {
-  id: string;
-  secret_hash: Buffer;
-  category: TdbCategory;
-  source: NoticeSource;
-  created_at: Date;
-  game_title: string;
-  player_id: string;
-  sender_key: string;
-  complaint_id: string | null;
-  complaint_status: 'open' | 'granted' | 'denied' | null;
-  complaint_at: Date | null;
-  complaint_decided_at: Date | null;
-}
-
-/** A notice `n` where it stands (StandingRow): its columns, and the tables they come from. */
-const NOTICE_COLUMNS = `n.id, n.secret_hash, n.category, n.source, n.created_at, n.player_id, n.sender_key,
-       g.title AS game_title, a.id AS complaint_id, a.status AS complaint_status, a.created_at AS complaint_at,
-       a.decided_at AS complaint_decided_at, ${STANDING_COLUMNS}`;
-const NOTICE_FROM = `notices n JOIN offenses o ON o.id = n.offense_id JOIN games g ON g.id = n.game_id ${STANDING_JOINS}
-  LEFT JOIN appeals a ON a.notice_id = n.id`;
-const STANDING_SELECT = `SELECT ${NOTICE_COLUMNS} FROM ${NOTICE_FROM}`;
-
 const COMPLAINT_WORDS = {
   open: 'Your complaint was received and is with a moderator other than the one who decided.',
   granted: 'Your complaint was upheld: the notice is being reviewed again.',
@@ -350,11 +321,7 @@ async function noticeOfReceipt(
   const missing = () => notFound('A notice with this id and secret');
   if (!isUuid(id) || typeof secret !== 'string' || secret.length === 0 || secret.length > 200)
     throw missing();
-  const { rows } = await db.query<StandingRow>(
-    `${STANDING_SELECT} WHERE n.id = $1${lock ? ' FOR UPDATE OF n' : ''}`,
-    [id],
-  );
-  const row = rows[0];
+  const row = await noticeStandingRow(db, id, lock);
   const given = sha256(secret);
   // Compared in constant time, and against a stand-in when there is no such notice.
   const stored = row?.secret_hash ?? sha256(`absent:${id}`);
@@ -408,7 +375,7 @@ export async function fileComplaint(
       if (!isUniqueViolation(err)) throw err;
       throw new AppError(409, 'complaint_exists', 'A complaint about this decision was already made.');
     }
-    return (await client.query<StandingRow>(`${STANDING_SELECT} WHERE n.id = $1`, [id])).rows[0]!;
+    return (await noticeStandingRow(client, id))!;
   });
   return standingFor(deps, row, now);
 }
@@ -426,12 +393,7 @@ export async function reportOutcome(
   now: Date = new Date(),
 ) {
   if (!isUuid(offenseId)) throw notFound(`Report ${offenseId}`);
-  const { rows } = await db.query<StandingFacts & { reporter_id: string }>(
-    `SELECT o.reporter_id, ${STANDING_COLUMNS} FROM offenses o ${STANDING_JOINS}
-      WHERE o.id = $1 AND o.studio_id = $2 AND o.reporter_id IS NOT NULL`,
-    [offenseId, studioId],
-  );
-  const r = rows[0];
+  const r = await reportStanding(db, offenseId, studioId);
   if (!r) throw notFound(`Report ${offenseId}`);
   const { status, reversed, decidedAt } = standingOf(r);
   // The reporter's own standing under Art. 23, for the game to tell them.
@@ -478,28 +440,7 @@ export async function listNotices(db: Queryable, query: unknown) {
   );
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   if (q.cursor !== undefined && !after) throw invalidCursor();
-  const { rows } = await db.query<
-    StandingRow & {
-      offense_id: string;
-      case_id: string | null;
-      game_id: string;
-      service_id: string;
-      gamer_tag: string;
-      flagger_name: string | null;
-      marked: boolean;
-      cursor_ts: string;
-    }
-  >(
-    `SELECT ${NOTICE_COLUMNS}, n.offense_id, co.case_id, n.game_id, p.service_id, p.gamer_tag,
-            f.name AS flagger_name, to_json(n.created_at)#>>'{}' AS cursor_ts,
-            EXISTS (SELECT 1 FROM misuse_marks mm WHERE mm.offense_id = n.offense_id) AS marked
-       FROM ${NOTICE_FROM} JOIN players p ON p.id = n.player_id
-       LEFT JOIN trusted_flaggers f ON f.id = n.trusted_flagger_id
-      WHERE ($1::text IS NULL OR n.source = $1)
-        AND ($2::timestamptz IS NULL OR (n.created_at, n.id) < ($2::timestamptz, $3::uuid))
-      ORDER BY n.created_at DESC, n.id DESC LIMIT $4`,
-    [q.source ?? null, after?.ts ?? null, after?.id ?? null, q.limit + 1],
-  );
+  const rows = await noticeRows(db, q.source ?? null, after, q.limit + 1);
   const items = rows.slice(0, q.limit).map((r) => {
     const { status, reversed, decidedAt } = standingOf(r);
     return {
@@ -530,10 +471,7 @@ export async function listNotices(db: Queryable, query: unknown) {
 
 /** The games a notice may name, for the form and tools: id and title only. */
 export async function noticeGames(db: Queryable) {
-  const { rows } = await db.query<{ id: string; title: string }>(
-    'SELECT id, title FROM games ORDER BY title, id',
-  );
-  return rows;
+  return gameTitles(db);
 }
 
 // Trusted flaggers (Art. 22), for admins.
@@ -628,13 +566,9 @@ export async function setFlaggerStatus(
     return f;
   });
   if (!row) {
-    const { rows } = await pool.query<{ suspended: boolean }>(
-      'SELECT suspended_at IS NOT NULL AS suspended FROM trusted_flaggers WHERE id = $1',
-      [id],
-    );
-    if (!rows[0]) throw notFound(`Trusted flagger ${id}`);
-    if (rows[0].suspended)
-      throw new AppError(409, 'flagger_suspended', 'This trusted flagger is already suspended.');
+    const suspended = await flaggerSuspended(pool, id);
+    if (suspended === undefined) throw notFound(`Trusted flagger ${id}`);
+    if (suspended) throw new AppError(409, 'flagger_suspended', 'This trusted flagger is already suspended.');
     throw new AppError(409, 'flagger_not_suspended', 'This trusted flagger is not suspended.');
   }
   return presentFlagger(row);
@@ -642,27 +576,13 @@ export async function setFlaggerStatus(
 
 /** Every flagger with its accuracy: notices sent, decided, upheld. */
 export async function listFlaggers(db: Queryable) {
-  const { rows } = await db.query<FlaggerRow & { notices: number; decided: number; upheld: number }>(
-    `SELECT f.id, f.name, f.areas, f.coordinator, f.created_at, f.suspended_at, f.suspend_reason,
-            count(n.id)::int AS notices,
-            count(*) FILTER (WHERE c.status = 'resolved')::int AS decided,
-            count(*) FILTER (WHERE c.status = 'resolved' AND c.outcome = 'upheld')::int AS upheld
-       FROM trusted_flaggers f
-       LEFT JOIN notices n ON n.trusted_flagger_id = f.id
-       LEFT JOIN case_offenses co ON co.offense_id = n.offense_id
-       LEFT JOIN review_cases c ON c.id = co.case_id
-      GROUP BY f.id ORDER BY f.created_at, f.id`,
-  );
+  const rows = await flaggersWithAccuracy(db);
   return { items: rows.map((r) => presentFlagger(r, r)) };
 }
 
 /** The flagger an API key names: 401 when none does, 403 when it is suspended. */
 export async function flaggerOfKey(db: Queryable, key: string) {
-  const { rows } = await db.query<FlaggerRow>(
-    'SELECT id, name, areas, coordinator, created_at, suspended_at, suspend_reason FROM trusted_flaggers WHERE key_hash = $1',
-    [sha256(key)],
-  );
-  const f = rows[0];
+  const f = await flaggerByKeyHash(db, sha256(key));
   if (!f) throw new AppError(401, 'invalid_flagger_key', 'The trusted flagger key is not valid.');
   if (f.suspended_at)
     throw new AppError(
