@@ -49,6 +49,9 @@ export type EvidenceItem = {
 /** Where a notice came from (README "Notices"): a person's (Art. 16) or a trusted flagger's (Art. 22). */
 export const NOTICE_SOURCES = ['notice', 'trusted_flagger'] as const;
 export type NoticeSource = (typeof NOTICE_SOURCES)[number];
+/** Where a case's reports come from: a game's report, or a notice (a person's or a trusted flagger's). */
+export const CASE_SOURCES = ['game', ...NOTICE_SOURCES] as const;
+export type CaseSource = (typeof CASE_SOURCES)[number];
 
 export interface ReportContext {
   matchId?: string;

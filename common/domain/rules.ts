@@ -18,7 +18,8 @@ export type RuleMode = (typeof RULE_MODES)[number];
  */
 export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule'] as const;
 export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
-export const CASE_SOURCES_OF_RULES = ['game', 'notice', 'trusted_flagger'] as const;
+export { CASE_SOURCES as CASE_SOURCES_OF_RULES } from './reports.js';
+import { CASE_SOURCES as CASE_SOURCES_OF_RULES } from './reports.js';
 
 export interface RuleConditions {
   /** The case's kind is one of these. */

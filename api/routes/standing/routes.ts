@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { listTrustHistory } from '../../../common/data/repos/trust.js';
+import { playerStandingView, standingPlayer } from '../../../common/usecases/standing.js';
 import { AppError } from '../../../common/errors.js';
 import { fileAppeal } from '../../../common/usecases/appeals.js';
-import { playerDecisions } from '../../../common/usecases/decisions.js';
 import { signIn } from '../../../common/usecases/sign-in.js';
 import { openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
@@ -16,7 +15,6 @@ const SESSION_COOKIE = 'pt_standing';
 const CSRF_COOKIE = 'pt_standing_csrf';
 /** How long a standing page session lasts after sign-in. */
 const SESSION_SECONDS = 30 * 60;
-const HISTORY_ROWS = 20;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -60,16 +58,9 @@ export function standingRoutes(deps: ApiDeps): Router {
   ): Promise<{ id: string; service_id: string; gamer_tag: string; trust_score: number } | undefined> {
     const playerId = sessionPlayerId(ctx);
     if (!playerId) return undefined;
-    const { rows } = await deps.pool.query<{
-      id: string;
-      service_id: string;
-      gamer_tag: string;
-      trust_score: number;
-    }>('SELECT id, service_id, gamer_tag, trust_score FROM players WHERE id = $1 AND erased_at IS NULL', [
-      playerId,
-    ]);
-    if (!rows[0]) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
-    return rows[0];
+    const player = await standingPlayer(deps.pool, playerId);
+    if (!player) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+    return player;
   }
 
   async function render(
@@ -77,33 +68,15 @@ export function standingRoutes(deps: ApiDeps): Router {
     p: { id: string; service_id: string; gamer_tag: string; trust_score: number },
     extra: { notice?: string; error?: string } = {},
   ) {
-    const playerId = p.id;
-    const now = deps.clock();
-    const [history, strikes, decisions] = await Promise.all([
-      listTrustHistory(deps.pool, p.service_id, HISTORY_ROWS),
-      deps.pool.query<{ expires_at: Date }>(
-        `SELECT expires_at FROM strikes WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $2
-          ORDER BY expires_at`,
-        [playerId, now],
-      ),
-      playerDecisions(
-        deps.pool,
-        p.service_id,
-        { now, appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
-        100,
-      ),
-    ]);
+    const view = await playerStandingView(deps.pool, p, {
+      now: deps.clock(),
+      appealWindowDays: deps.config.appealWindowDays,
+      caps: deps.config.penaltyCaps,
+    });
     ctx.body = standingPage({
       gamerTag: p.gamer_tag,
       trustScore: p.trust_score,
-      history: (history?.items ?? []).map((h) => ({
-        at: h.createdAt.toISOString(),
-        change: h.scoreAfter - h.scoreBefore,
-        after: h.scoreAfter,
-        reason: h.reason,
-      })),
-      strikes: strikes.rows.map((s) => ({ expiresAt: s.expires_at.toISOString() })),
-      decisions: decisions.items,
+      ...view,
       csrf: csrfToken(ctx),
       notice: extra.notice,
       error: extra.error,

@@ -365,3 +365,13 @@ export async function lockPlayerOfStudio(
   );
   return rows[0] && { rowId: rows[0].id, serviceId: rows[0].service_id };
 }
+
+/** When each of a player's strikes in force at `now` ends, soonest first. */
+export async function strikesInForce(db: Queryable, playerRowId: string, now: Date): Promise<Date[]> {
+  const { rows } = await db.query<{ expires_at: Date }>(
+    `SELECT expires_at FROM strikes WHERE player_id = $1 AND removed_at IS NULL AND expires_at > $2
+      ORDER BY expires_at`,
+    [playerRowId, now],
+  );
+  return rows.map((r) => r.expires_at);
+}
