@@ -4786,6 +4786,7 @@ export interface operations {
                 "Consistency-Token"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -4872,6 +4873,7 @@ export interface operations {
                 "Consistency-Token"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -4963,6 +4965,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -5047,6 +5050,7 @@ export interface operations {
                 "Consistency-Token"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -5261,6 +5265,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -5394,6 +5399,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -5527,6 +5533,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -5660,6 +5667,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -6549,6 +6557,7 @@ export interface operations {
             header?: never;
             path: {
                 studioId: string;
+                /** @description The studio's own id of the reporting player (a report's context.reporterId). */
                 reporterId: string;
             };
             cookie?: never;
@@ -6644,6 +6653,7 @@ export interface operations {
             header?: never;
             path: {
                 studioId: string;
+                /** @description The studio's own id of the reporting player (a report's context.reporterId). */
                 reporterId: string;
             };
             cookie?: never;
@@ -6793,6 +6803,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -6890,6 +6901,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -6958,6 +6970,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -8318,6 +8331,7 @@ export interface operations {
                 "Consistency-Token"?: string;
             };
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -8409,6 +8423,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -8532,6 +8547,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
                 sanctionId: string;
             };
@@ -8642,6 +8658,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -8713,6 +8730,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -8844,6 +8862,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
                 sanctionId: string;
             };
@@ -9235,6 +9254,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -10118,6 +10138,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -10179,6 +10200,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -10433,6 +10455,7 @@ export interface operations {
             header?: never;
             path: {
                 caseId: string;
+                /** @description The tag, as it was added. */
                 tag: string;
             };
             cookie?: never;
@@ -10505,6 +10528,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -10566,6 +10590,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -10663,7 +10688,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
+                /** @description The tag, as it was added. */
                 tag: string;
             };
             cookie?: never;
@@ -11113,6 +11140,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A review queue's key. */
                 queueKey: string;
             };
             cookie?: never;
@@ -11190,6 +11218,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A review queue's key. */
                 queueKey: string;
             };
             cookie?: never;
@@ -12008,6 +12037,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -12389,6 +12419,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The player's service id. */
                 serviceId: string;
             };
             cookie?: never;
@@ -14848,6 +14879,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description The secret the receipt of the notice gave. */
                 "Notice-Secret": string;
             };
             path: {
@@ -14900,6 +14932,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description The secret the receipt of the notice gave. */
                 "Notice-Secret": string;
             };
             path: {
@@ -15378,6 +15411,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The report's id: the offense's `_id` its 201 answer gave. */
                 reportId: string;
             };
             cookie?: never;
