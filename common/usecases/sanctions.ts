@@ -110,29 +110,55 @@ export function refuseCategoryOnWarning(
 }
 
 /** When it starts and ends, by its type's rules: a permanent ban never ends, a restriction always does. */
-export function period(v: SanctionInput, now: Date): { startsAt: Date; expiresAt: Date | null } {
+/**
+ * The fields a period's faults are named by: a sanction's own (startsAt, expiresAt, durationSeconds),
+ * or a wave's, which has a run time and a duration but no end time.
+ */
+export interface PeriodFields {
+  start: string;
+  end: string;
+  duration: string;
+  /** Whether an end time may be given instead of a duration (a sanction's expiresAt). */
+  endAccepted: boolean;
+}
+const SANCTION_PERIOD: PeriodFields = {
+  start: 'startsAt',
+  end: 'expiresAt',
+  duration: 'durationSeconds',
+  endAccepted: true,
+};
+
+export function period(
+  v: SanctionInput,
+  now: Date,
+  f: PeriodFields = SANCTION_PERIOD,
+): { startsAt: Date; expiresAt: Date | null } {
   const startsAt = v.startsAt ?? now;
   const expiresAt =
     v.expiresAt ?? (v.durationSeconds ? new Date(startsAt.getTime() + v.durationSeconds * 1000) : null);
+  const length = (bound: string) => (f.endAccepted ? `${bound} after ${f.start}` : `${bound} long`);
   if (v.type === 'permanent_ban' && expiresAt)
-    throw validationError([{ field: 'expiresAt', message: 'a permanent ban does not expire' }]);
+    throw validationError([{ field: f.end, message: 'a permanent ban does not expire' }]);
   if (NEEDS_PERIOD.includes(v.type) && !expiresAt)
     throw validationError([
-      { field: 'durationSeconds', message: `a ${v.type} needs durationSeconds or expiresAt` },
+      {
+        field: f.duration,
+        message: `a ${v.type} needs ${f.duration.replace(/^.*\./, '')}${f.endAccepted ? ` or ${f.end}` : ''}`,
+      },
     ]);
   const L = SANCTION_LIMITS;
   if (startsAt.getTime() < now.getTime() - L.pastSkewSeconds * 1000)
-    throw validationError([{ field: 'startsAt', message: 'must not be in the past' }]);
+    throw validationError([{ field: f.start, message: 'must not be in the past' }]);
   if (startsAt.getTime() > now.getTime() + L.maxStartDays * 86_400_000)
-    throw validationError([{ field: 'startsAt', message: `must be within ${L.maxStartDays} days from now` }]);
+    throw validationError([{ field: f.start, message: `must be within ${L.maxStartDays} days from now` }]);
   if (expiresAt) {
     const seconds = (expiresAt.getTime() - startsAt.getTime()) / 1000;
     if (seconds < L.minSeconds)
       throw validationError([
-        { field: 'expiresAt', message: `must be at least ${L.minSeconds} seconds after startsAt` },
+        { field: f.end, message: `must be at least ${length(`${L.minSeconds} seconds`)}` },
       ]);
     if (seconds > L.maxSeconds)
-      throw validationError([{ field: 'expiresAt', message: 'must be at most 10 years after startsAt' }]);
+      throw validationError([{ field: f.end, message: `must be at most ${length('10 years')}` }]);
   }
   return { startsAt, expiresAt };
 }

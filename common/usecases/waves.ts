@@ -247,18 +247,12 @@ export async function createWave(
   const runAt = v.runAt ?? now;
   // The period a sanction of the wave would have, placed at its time (the same limits as one placed by
   // hand), its faults named by the wave's own fields.
-  try {
-    period({ ...v.sanction, startsAt: runAt }, now);
-  } catch (err) {
-    if (!(err instanceof AppError) || !err.fields) throw err;
-    throw validationError(
-      err.fields.map((f) => ({
-        ...f,
-        field: f.field === 'startsAt' ? 'runAt' : 'sanction.durationSeconds',
-        message: f.message.replace(' or expiresAt', '').replace(/ after startsAt$/, ' long'),
-      })),
-    );
-  }
+  period({ ...v.sanction, startsAt: runAt }, now, {
+    start: 'runAt',
+    end: 'sanction.durationSeconds',
+    duration: 'sanction.durationSeconds',
+    endAccepted: false,
+  });
   refuseCategoryOnWarning(v.sanction, 'sanction.dsaCategory');
   const scopeStudioId =
     by.kind === 'studio'
