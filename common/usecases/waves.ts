@@ -354,7 +354,12 @@ export async function placeOrAwaitApproval(
   const v = check<SanctionInput>(sanctionSchema, body);
   // Its period checked as the caller gave it (startsAt, expiresAt), whichever way it goes.
   period(v, now);
-  const player = await playersByServiceId(pool, [serviceId], null);
+  // Only a ban can wait: any other sanction (and a ban when no tag is protected and permanent bans do
+  // not wait) is placed without reading the player first.
+  const mayWait =
+    (v.type === 'permanent_ban' && policy.permanentBans) ||
+    (BANS.includes(v.type) && policy.protectedTags.length > 0);
+  const player = mayWait ? await playersByServiceId(pool, [serviceId], null) : [];
   if (player[0] && (await sanctionNeedsApproval(pool, policy, v.type, player[0].id))) {
     const startsAt = v.startsAt ?? now;
     const durationSeconds =
