@@ -29,7 +29,12 @@ export const PATH_PARAMS = {
   ruleId: { rule: uuid, what: 'Rule' },
   webhookId: { rule: uuid, what: 'Webhook' },
   deliveryId: { rule: uuid, what: 'Delivery' },
-  noticeId: { rule: uuid, what: 'Notice' },
+  noticeId: {
+    // Any string: the notice's status answers one 404 for every way a receipt can be wrong (its id
+    // or its secret), so a malformed id is not told apart here.
+    rule: Joi.string().description("The notice's id, from its receipt."),
+    what: 'Notice',
+  },
   flaggerId: { rule: uuid, what: 'Trusted flagger' },
   measureId: { rule: uuid, what: 'Measure' },
   offenseId: { rule: uuid, what: 'Offense' },

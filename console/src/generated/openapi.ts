@@ -14883,6 +14883,7 @@ export interface operations {
                 "Notice-Secret": string;
             };
             path: {
+                /** @description The notice's id, from its receipt. */
                 noticeId: string;
             };
             cookie?: never;
@@ -14936,6 +14937,7 @@ export interface operations {
                 "Notice-Secret": string;
             };
             path: {
+                /** @description The notice's id, from its receipt. */
                 noticeId: string;
             };
             cookie?: never;
