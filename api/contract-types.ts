@@ -35,17 +35,14 @@ export type Components = ViewSchemas & { ErrorResponse: typeof errorResponse } &
   typeof notices.schemas;
 
 /**
- * The TypeScript type of a named response schema, derived from its declaration (json-schema-to-ts):
- * a route answers `ctx.body = x satisfies Body<'Rule'>`, so an answer that drifts from its schema
- * fails to compile.
+ * The TypeScript type of a named response schema, derived from its declaration (json-schema-to-ts);
+ * a route checks its answer against its operation instead (`Answer`, below), which reads this.
  */
 export type Body<N extends keyof Components> = N extends keyof ViewSchemas
   ? View<N>
   : FromView<Components[N], Components>;
-/** One page of a keyset listing (openapi-parts `page(item)`). */
-export type Page<N extends keyof Components> = { items: Body<N>[]; nextCursor: string | null };
 /** The type of a response schema declared inline in a contract (exported `as const` beside it). */
-export type Of<S> = S extends { $ref: `#/components/schemas/${infer N extends keyof Components}` }
+type Of<S> = S extends { $ref: `#/components/schemas/${infer N extends keyof Components}` }
   ? Body<N>
   : FromView<S, Components>;
 

@@ -18,8 +18,7 @@ export type RuleMode = (typeof RULE_MODES)[number];
  */
 export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule'] as const;
 export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
-export { CASE_SOURCES as CASE_SOURCES_OF_RULES } from './reports.js';
-import { CASE_SOURCES as CASE_SOURCES_OF_RULES } from './reports.js';
+import { CASE_SOURCES, type CaseSource } from './reports.js';
 
 export interface RuleConditions {
   /** The case's kind is one of these. */
@@ -27,7 +26,7 @@ export interface RuleConditions {
   /** The case's highest severity is at least this. */
   minSeverity?: Severity;
   /** The case holds a report from one of these sources. */
-  sources?: (typeof CASE_SOURCES_OF_RULES)[number][];
+  sources?: CaseSource[];
   minReports?: number;
   minDistinctReporters?: number;
   minDistinctGames?: number;
@@ -150,7 +149,7 @@ export const conditionsSchema = Joi.object({
     .unique(),
   minSeverity: Joi.string().valid(...SEVERITIES),
   sources: Joi.array()
-    .items(Joi.string().valid(...CASE_SOURCES_OF_RULES))
+    .items(Joi.string().valid(...CASE_SOURCES))
     .min(1)
     .unique(),
   minReports: count,

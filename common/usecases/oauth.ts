@@ -11,6 +11,7 @@ import {
   revokeFamily,
   revokeTokensOfCode,
   rotateRefreshToken,
+  type CodeBinding,
   type RedeemedCode,
 } from '../data/repos/oauth.js';
 
@@ -42,26 +43,14 @@ export const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Creates a single-use code (256 random bits, stored as a hash) bound to client, URI, player and PKCE. */
 export async function issueAuthorizationCode(
   db: Queryable,
-  input: {
-    gameId: string;
-    playerId: string;
-    redirectUri: string;
-    redirectUriExplicit: boolean;
-    codeChallenge: string | null;
-    scope: string;
-    now: Date;
-  },
+  input: CodeBinding & { now: Date },
 ): Promise<string> {
   const code = crypto.randomBytes(32).toString('base64url');
+  const { now, ...binding } = input;
   await insertAuthorizationCode(db, {
+    ...binding,
     codeHash: sha256(code),
-    gameId: input.gameId,
-    playerId: input.playerId,
-    redirectUri: input.redirectUri,
-    redirectUriExplicit: input.redirectUriExplicit,
-    codeChallenge: input.codeChallenge,
-    scope: input.scope,
-    expiresAt: new Date(input.now.getTime() + CODE_TTL_SECONDS * 1000),
+    expiresAt: new Date(now.getTime() + CODE_TTL_SECONDS * 1000),
   });
   return code;
 }

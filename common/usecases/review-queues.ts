@@ -65,7 +65,6 @@ const ids = (what: string) =>
     .description(`Only cases whose first report came from one of these ${what}.`);
 
 /** Where a case's reports came from, as routing rules match it. */
-export { CASE_SOURCES } from '../domain/reports.js';
 
 export const ruleSchema = Joi.object({
   queue: Joi.string().pattern(KEY).required().description('The queue a matching case goes to.'),

@@ -3,13 +3,8 @@ import { NOTICE_CATEGORIES } from '../../../common/domain/notices.js';
 import { joiBody } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
-import { REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
-import {
-  CASE_SOURCES,
-  queueChangeSchema,
-  queueSchema,
-  rulesSchema,
-} from '../../../common/usecases/review-queues.js';
+import { CASE_SOURCES, REPORT_KINDS, SEVERITIES } from '../../../common/domain/reports.js';
+import { queueChangeSchema, queueSchema, rulesSchema } from '../../../common/usecases/review-queues.js';
 import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 
 /** The OpenAPI operations of review queues and routing (routes.ts beside it); api/openapi.ts assembles them. */

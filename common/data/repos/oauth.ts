@@ -6,18 +6,19 @@ import { OFFLINE_ACCESS } from '../../domain/scopes.js';
  * tokens in families. Codes and tokens are stored as hashes.
  */
 
+/** What an authorization code is bound to: its client's game, the player, the URI, PKCE and scope. */
+export interface CodeBinding {
+  gameId: string;
+  playerId: string;
+  redirectUri: string;
+  redirectUriExplicit: boolean;
+  codeChallenge: string | null;
+  scope: string;
+}
+
 export async function insertAuthorizationCode(
   db: Queryable,
-  c: {
-    codeHash: Buffer;
-    gameId: string;
-    playerId: string;
-    redirectUri: string;
-    redirectUriExplicit: boolean;
-    codeChallenge: string | null;
-    scope: string;
-    expiresAt: Date;
-  },
+  c: CodeBinding & { codeHash: Buffer; expiresAt: Date },
 ): Promise<void> {
   await db.query(
     `INSERT INTO authorization_codes (code_hash, game_id, player_id, redirect_uri, redirect_uri_explicit, code_challenge, scope, expires_at)
