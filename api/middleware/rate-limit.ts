@@ -43,12 +43,89 @@ interface Buckets {
   burst: RateLimiterRedis;
 }
 type Taken = { allowed: boolean; res: RateLimiterRes; fromBurst: boolean };
+/** A bucket's answer to one request's points: whether they fit, and the bucket's figures after them. */
+type Took = { ok: boolean; res: RateLimiterRes };
+type Ask = { points: number; resolve: (took: Took) => void; reject: (err: unknown) => void };
+
+/**
+ * Concurrent requests of one client that meet the same bucket share one Redis call (issue 40). With
+ * no call in flight for a bucket and client, a request's call goes at once; the requests that arrive
+ * while it is in flight wait for it, then go together as one consume of their summed points. Each
+ * gets the answer it would have had alone in arrival order: its points fit while the bucket's count,
+ * up to and including them, stays within the bucket's points. That is the library's rule for one
+ * consume (a refused consume is counted too), so the limit is as exact as with a call a request,
+ * while Redis runs one script, and the API makes one call, per turn instead of per request.
+ *
+ * A call that gets no answer within `timeoutMs` fails its requests (they go through unlimited) and
+ * no longer holds back the next call.
+ */
+export class CoalescedBuckets {
+  private readonly waiting = new Map<string, Ask[]>();
+  private readonly inFlight = new Set<string>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  take(bucket: RateLimiterRedis, key: string, points: number): Promise<Took> {
+    const id = `${bucket.keyPrefix}\u0000${key}`;
+    return new Promise<Took>((resolve, reject) => {
+      const asks = this.waiting.get(id);
+      if (asks) asks.push({ points, resolve, reject });
+      else this.waiting.set(id, [{ points, resolve, reject }]);
+      if (!this.inFlight.has(id)) this.send(id, bucket, key);
+    });
+  }
+
+  private send(id: string, bucket: RateLimiterRedis, key: string): void {
+    const asks = this.waiting.get(id);
+    if (!asks) return;
+    this.waiting.delete(id);
+    this.inFlight.add(id);
+    const sum = asks.reduce((total, a) => total + a.points, 0);
+    // A RateLimiterRes rejection is the limiter's "no"; anything else is Redis failing.
+    const consumed = bucket.consume(key, sum).then(
+      (res: RateLimiterRes) => res,
+      (rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes) return rejection;
+        throw rejection;
+      },
+    );
+    withTimeout(consumed, this.timeoutMs)
+      .then(
+        (res) => {
+          let count = res.consumedPoints - sum;
+          for (const ask of asks) {
+            count += ask.points;
+            const ok = count <= bucket.points;
+            ask.resolve({
+              ok,
+              res: new RateLimiterRes(
+                ok ? bucket.points - count : 0,
+                res.msBeforeNext,
+                count,
+                res.isFirstInDuration && count === ask.points,
+              ),
+            });
+          }
+        },
+        (err: unknown) => {
+          for (const ask of asks) ask.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(id);
+        this.send(id, bucket, key);
+      });
+  }
+}
 
 export class RateLimits {
   private readonly limiters = new Map<string, Buckets>();
+  private readonly buckets: CoalescedBuckets;
   private lastLogged = 0;
 
-  constructor(private readonly deps: RateLimitDeps) {}
+  constructor(private readonly deps: RateLimitDeps) {
+    this.buckets = new CoalescedBuckets(deps.timeoutMs);
+  }
 
   private limiter(group: RouteGroup, perSecond: number, burst: number): Buckets {
     const id = `${group}:${perSecond}:${burst}`;
@@ -137,32 +214,19 @@ export class RateLimits {
     key: string,
     points: number,
   ): Promise<Taken | undefined> {
-    // A RateLimiterRes rejection is the limiter's "no"; anything else is Redis failing.
-    const take = (bucket: RateLimiterRedis) =>
-      bucket.consume(key, points).then(
-        (res: RateLimiterRes) => ({ ok: true, res }),
-        (rejection: unknown) => {
-          if (rejection instanceof RateLimiterRes) return { ok: false, res: rejection };
-          throw rejection;
-        },
-      );
     try {
-      return await withTimeout(
-        (async (): Promise<Taken> => {
-          const rate = await take(buckets.rate);
-          if (rate.ok) return { allowed: true, res: rate.res, fromBurst: false };
-          const burst = await take(buckets.burst);
-          // As the library's bursty limiter answers: the rate bucket's figures, the sooner reset.
-          const res = new RateLimiterRes(
-            rate.res.remainingPoints,
-            Math.min(rate.res.msBeforeNext, burst.res.msBeforeNext),
-            rate.res.consumedPoints,
-            rate.res.isFirstInDuration,
-          );
-          return { allowed: burst.ok, res, fromBurst: true };
-        })(),
-        this.deps.timeoutMs,
+      // Each call waits at most timeoutMs (CoalescedBuckets).
+      const rate = await this.buckets.take(buckets.rate, key, points);
+      if (rate.ok) return { allowed: true, res: rate.res, fromBurst: false };
+      const burst = await this.buckets.take(buckets.burst, key, points);
+      // As the library's bursty limiter answers: the rate bucket's figures, the sooner reset.
+      const res = new RateLimiterRes(
+        rate.res.remainingPoints,
+        Math.min(rate.res.msBeforeNext, burst.res.msBeforeNext),
+        rate.res.consumedPoints,
+        rate.res.isFirstInDuration,
       );
+      return { allowed: burst.ok, res, fromBurst: true };
     } catch (err) {
       this.unavailable(group, err as Error);
     }
