@@ -29,6 +29,18 @@ export const REDACT_PATHS = [
   'access_token',
 ];
 
+/**
+ * Standard output, written asynchronously (issue 40): a line is handed to the kernel in the
+ * background, and lines written while a write is under way go together in the next one, instead of a
+ * blocking write(2) a line (under load, a request each). pino flushes what is still buffered when the
+ * process exits, by process.exit or a crash; only a SIGKILL loses the lines not yet written. One stream
+ * for every logger of the process.
+ */
+let stdout: pino.DestinationStream | undefined;
+function standardOutput(): pino.DestinationStream {
+  return (stdout ??= pino.destination({ dest: 1, sync: false }));
+}
+
 export function createLogger(level: string, name: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -40,7 +52,7 @@ export function createLogger(level: string, name: string, destination?: pino.Des
       // Tracing on: each line written inside a span (a request's, a job's) names its trace.
       ...(tracingActive() ? { mixin: logTraceFields } : {}),
     },
-    destination,
+    destination ?? standardOutput(),
   );
 }
 
