@@ -83,6 +83,9 @@ export async function send(queues: ShardedQueues, rows: OutboxRow[]): Promise<nu
   return shards;
 }
 
+/** Rows an API process's dispatch sends at most at once (its addBulk calls and sent mark). */
+const DISPATCH_MAX = 1000;
+
 /** Marks rows sent, recording each one's shard. */
 const MARK_SENT = `UPDATE outbox SET sent_at = now(), shard = s.shard
     FROM unnest($1::bigint[], $2::smallint[]) AS s(id, shard)
@@ -90,8 +93,10 @@ const MARK_SENT = `UPDATE outbox SET sent_at = now(), shard = s.shard
 
 /**
  * Sends outbox rows right after their transaction committed, batching the rows of concurrent requests
- * into one addBulk per queue and one UPDATE. A failure (Redis down) only logs: the rows stay unsent
- * and the relay sends them later.
+ * into one addBulk per queue and one UPDATE. One dispatch is in flight at a time: rows committed
+ * meanwhile wait for it and go together in the next (at most DISPATCH_MAX a dispatch), so under load
+ * the Redis calls and the sent marks are shared by more batches of reports (issue 40) instead of one
+ * each. A failure (Redis down) only logs: the rows stay unsent and the relay sends them later.
  */
 export class OutboxDispatcher {
   private pending: OutboxRow[] = [];
@@ -106,13 +111,20 @@ export class OutboxDispatcher {
 
   enqueue(rows: OutboxRow[]): void {
     this.pending.push(...rows);
-    if (this.scheduled) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    // The dispatch under way takes what waits when it ends.
+    if (this.scheduled || this.inFlight.size || !this.pending.length) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      const batch = this.pending;
-      this.pending = [];
-      const p = this.flush(batch).finally(() => this.inFlight.delete(p));
+      const batch = this.pending.splice(0, DISPATCH_MAX);
+      const p = this.flush(batch).finally(() => {
+        this.inFlight.delete(p);
+        this.schedule();
+      });
       this.inFlight.add(p);
     });
   }

@@ -5,7 +5,10 @@ import { createPool, type Pool } from '../../common/data/db.js';
 import { createQueues, QUEUES, webhookRetryOf } from '../../common/queues/index.js';
 import { offenseJobId } from '../helpers/reports.js';
 import { parseConfig } from '../../common/config.js';
-import { relayOutbox } from '../../common/queues/outbox.js';
+import { OutboxDispatcher, relayOutbox, writeJob, type OutboxRow } from '../../common/queues/outbox.js';
+import { createLogger } from '../../common/logger.js';
+import sinon from 'sinon';
+import { Writable } from 'node:stream';
 import { ShardedQueues } from '../../common/queues/shards.js';
 import { testServices } from '../helpers/services.js';
 
@@ -72,6 +75,51 @@ describe('outbox relay', () => {
       await pool.query('DELETE FROM outbox WHERE job_id = ANY($1)', [
         [`${tag}-poison`, ...ids.map((id) => offenseJobId(QUEUES.review, id))],
       ]);
+    }
+  });
+
+  it('the dispatcher sends one dispatch at a time: rows committed meanwhile go together in the next, each sent once and marked', async () => {
+    const review = queues.shards[0]![QUEUES.review];
+    const addBulk = sinon.spy(review, 'addBulk');
+    const quiet = createLogger('silent', 'test', new Writable({ write: (_c, _e, cb) => cb() }));
+    const dispatcher = new OutboxDispatcher(pool, queues, quiet);
+    const ids = Array.from({ length: 21 }, () => crypto.randomUUID());
+    const rows: OutboxRow[] = [];
+    for (const id of ids)
+      rows.push(
+        ...(await writeJob(pool, {
+          queue: QUEUES.review,
+          name: 'review-offense',
+          id: offenseJobId(QUEUES.review, id),
+          payload: { offenseId: id },
+        })),
+      );
+    try {
+      // The first batch's dispatch is held at its sent mark (another transaction locks its row), and
+      // twenty more batches commit one by one, each in an event loop turn of its own, meanwhile.
+      const holder = await pool.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM outbox WHERE id = $1 FOR UPDATE', [rows[0]!.id]);
+      dispatcher.enqueue([rows[0]!]);
+      while (addBulk.callCount === 0) await new Promise((r) => setTimeout(r, 5));
+      for (const row of rows.slice(1)) {
+        dispatcher.enqueue([row]);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await holder.query('COMMIT');
+      holder.release();
+      await dispatcher.drain();
+      expect(addBulk.args.map((a) => a[0].length)).to.deep.equal([1, 20]);
+      const { rows: marked } = await pool.query<{ n: string }>(
+        'SELECT count(*) AS n FROM outbox WHERE id = ANY($1) AND sent_at IS NOT NULL AND shard = 0',
+        [rows.map((r) => r.id)],
+      );
+      expect(Number(marked[0]!.n)).to.equal(21);
+      for (const id of ids)
+        expect((await review.getJob(offenseJobId(QUEUES.review, id)))?.data).to.deep.equal({ offenseId: id });
+    } finally {
+      addBulk.restore();
+      await pool.query('DELETE FROM outbox WHERE id = ANY($1)', [rows.map((r) => r.id)]);
     }
   });
 });
