@@ -4,11 +4,14 @@ import fs from 'node:fs';
  * CPU time per unit of work (issue 40): on a shared machine throughput moves with whatever else runs,
  * CPU seconds spent per report, profile or id move least. Read from /proc/<pid>/stat (user + system
  * time) of every process the bench started, grouped by what it is, before and after a measured
- * round: the API (and its API_PROCESSES), PostgreSQL (its postmaster and every backend), Redis, the
- * bare Koa reference, other node processes (workers launched apart); and this process itself, the
- * load generator (with the in-process drain workers and direct references), reported apart.
+ * round: the API (and its API_PROCESSES), PostgreSQL's backends (the connections' processes: the
+ * statements) and its background processes apart (the postmaster, WAL writer, checkpointer,
+ * background writer, autovacuum, I/O workers: what writes cost after their commit), Redis, the bare
+ * Koa reference, other node processes (workers launched apart); and this process itself, the load
+ * generator (with the direct references), reported apart. The drain's workers run in this process:
+ * a drain counts this process's CPU over the drain alone as `worker` (harness.ts, drain).
  */
-export const CPU_GROUPS = ['api', 'postgres', 'redis', 'bare', 'other'] as const;
+export const CPU_GROUPS = ['api', 'postgres', 'pgbg', 'redis', 'bare', 'other', 'worker'] as const;
 export type CpuGroup = (typeof CPU_GROUPS)[number];
 export type CpuSeconds = Record<CpuGroup | 'loadgen', number>;
 
@@ -46,7 +49,14 @@ function cmdline(pid: number): string {
 
 /** What a process is, by its name and command line; undefined for what the bench did not start. */
 function groupOf(p: Proc): CpuGroup {
-  if (p.comm === 'postgres') return 'postgres';
+  if (p.comm === 'postgres') {
+    // A backend's title is `postgres: <user> <database> <client> <state>`; the postmaster's is its
+    // command line, the others' name what they are.
+    const title = cmdline(p.pid);
+    const background =
+      /^postgres: (\S+: )?(checkpointer|background writer|walwriter|autovacuum|logical replication|archiver|io worker|walsender|walreceiver|startup|walsummarizer)/;
+    return title.startsWith('postgres:') && !background.test(title) ? 'postgres' : 'pgbg';
+  }
   if (p.comm.startsWith('redis-server')) return 'redis';
   const line = cmdline(p.pid);
   if (line.includes('api/server')) return 'api';
@@ -66,7 +76,16 @@ export function cpuSnapshot(): CpuSeconds {
     .filter((p): p is Proc => p !== undefined);
   const children = new Map<number, Proc[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const out: CpuSeconds = { api: 0, postgres: 0, redis: 0, bare: 0, other: 0, loadgen: 0 };
+  const out: CpuSeconds = {
+    api: 0,
+    postgres: 0,
+    pgbg: 0,
+    redis: 0,
+    bare: 0,
+    other: 0,
+    worker: 0,
+    loadgen: 0,
+  };
   const stack = [...(children.get(process.pid) ?? [])];
   while (stack.length) {
     const p = stack.pop()!;
@@ -87,4 +106,4 @@ export const cpuDelta = (before: CpuSeconds, after: CpuSeconds): CpuSeconds =>
   ) as CpuSeconds;
 
 /** The service's CPU (every group but the load generator and the bare Koa reference's). */
-export const serviceCpu = (c: CpuSeconds) => c.api + c.postgres + c.redis + c.other;
+export const serviceCpu = (c: CpuSeconds) => c.api + c.postgres + c.pgbg + c.redis + c.other + c.worker;

@@ -12,6 +12,7 @@ import { enrichmentProcessor } from '../worker/processors/enrichment.js';
 import { reviewProcessor } from '../worker/processors/review.js';
 import { concurrencyOf } from '../worker/run.js';
 import { type Pool } from '../common/data/db.js';
+import { cpuDelta, cpuSnapshot, type CpuSeconds } from './cpu.js';
 import { recordReports, renderProfiles, type ReportToRecord } from '../common/data/repos/offenses.js';
 import { computePenalty } from '../common/domain/penalty.js';
 import { parseReport } from '../common/domain/reports.js';
@@ -77,12 +78,18 @@ export interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  /**
+   * The CPU a measurement counted itself, and the units it did (the drain: its interval alone, not
+   * the seeding before it, with this process's CPU as the workers'); otherwise the bench counts it
+   * around the whole measurement.
+   */
+  cpu?: { used: CpuSeconds; units: number };
 }
 
 export const children: ChildProcess[] = [];
 /**
- * Starts a process with its stdout going to a file, not a pipe: pino writes synchronously, and a
- * pipe read by this busy load generator would throttle the service to the speed it is drained at.
+ * Starts a process with its stdout going to a file, not a pipe: a pipe read by this busy load
+ * generator would throttle the service's logging, and so the service, to the speed it is drained at.
  */
 export async function launch(
   file: string,
@@ -395,6 +402,7 @@ export async function drain(
   let failed = 0;
   const durations: number[] = [];
   const started = process.hrtime.bigint();
+  const cpuBefore = cpuSnapshot();
   const workers: Worker[] = [];
   const finished = new Promise<void>((resolve) => {
     const count = (job: Job | undefined, ok: boolean) => {
@@ -415,9 +423,16 @@ export async function drain(
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, 120_000).unref());
   await Promise.race([finished, timeout]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  // The workers are this process: its CPU over the drain is theirs (BullMQ's client, the processors).
+  const used = cpuDelta(cpuBefore, cpuSnapshot());
+  used.worker = used.loadgen;
+  used.loadgen = 0;
   await Promise.all(workers.map((w) => w.close()));
   await Promise.all(queues.map((q) => q.obliterate({ force: true }).then(() => q.close())));
-  return figures(durations, done / seconds, failed + (DRAIN_JOBS - done - failed));
+  return {
+    ...figures(durations, done / seconds, failed + (DRAIN_JOBS - done - failed)),
+    cpu: { used, units: done },
+  };
 }
 
 /** What every scenario may use: the servers, the data set, the client's credentials and the loads. */

@@ -49,10 +49,21 @@ async function main() {
   // The buffer pool is sized for the large set's working set (its players and their index), as a
   // deployment would be (README, "Database sizing"); PostgreSQL's default is 128 MB.
   const sharedBuffers = process.env.BENCH_PG_SHARED_BUFFERS ?? '2GB';
+  const statementsFile = process.env.BENCH_PG_STATEMENTS;
   const pg = await providePostgres({
     dataDir: dir,
     databaseUrl: process.env.DATABASE_URL,
-    settings: { shared_buffers: sharedBuffers },
+    settings: {
+      shared_buffers: sharedBuffers,
+      // BENCH_PG_STATEMENTS=FILE: PostgreSQL counts every statement, the function's own inside it too.
+      ...(statementsFile
+        ? {
+            shared_preload_libraries: 'pg_stat_statements',
+            'pg_stat_statements.track': 'all',
+            'pg_stat_statements.track_planning': 'on',
+          }
+        : {}),
+    },
   });
   const redis = await provideRedis({ dataDir: dir, redisUrl: process.env.REDIS_URL });
   const prefix = `bench${crypto.randomBytes(3).toString('hex')}`;
@@ -278,19 +289,33 @@ async function main() {
     const results: Record<string, Figures[]> = {};
     // CPU seconds of every process per unit of work (bench/cpu.ts), per round, beside the figures.
     const cpuPerUnit: Record<string, CpuSeconds[]> = {};
+    if (statementsFile) {
+      await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await pool.query('SELECT pg_stat_statements_reset()');
+    }
     for (let round = 0; round < 3; round++) {
       for (const [name, scenario] of Object.entries(scenarios)) {
         const before = cpuSnapshot();
         const started = Date.now();
         const figures = await scenario(SECONDS);
-        const used = cpuDelta(before, cpuSnapshot());
-        const units = figures.rps * ((Date.now() - started) / 1000);
+        const used = figures.cpu?.used ?? cpuDelta(before, cpuSnapshot());
+        const units = figures.cpu?.units ?? figures.rps * ((Date.now() - started) / 1000);
         (results[name] ??= []).push(figures);
         if (units > 0)
           (cpuPerUnit[name] ??= []).push(
             Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / units])) as CpuSeconds,
           );
       }
+    }
+    // What PostgreSQL ran over the measured rounds (BENCH_ONLY one scenario to read one's), by
+    // total time: calls, rows, planning and execution (ms), written to BENCH_PG_STATEMENTS.
+    if (statementsFile) {
+      const { rows } = await pool.query<Record<string, unknown>>(
+        `SELECT calls, rows, round(total_plan_time::numeric, 1) AS plan_ms,
+                round(total_exec_time::numeric, 1) AS exec_ms, toplevel, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+           FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 40`,
+      );
+      fs.writeFileSync(statementsFile, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     }
     const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)])) as Record<
       string,
@@ -653,13 +678,21 @@ async function main() {
     const us = (x: number) => (x * 1e6).toFixed(0).padStart(7);
     lines.push(
       '',
-      'CPU per unit, µs (median of the rounds): the service is api + postgres + redis + other node processes',
-      'scenario       api  postgres    redis    other  service     bare  loadgen',
+      'CPU per unit, µs (median of the rounds): the service is api + pg (backends) + pg bg (its background',
+      'processes) + redis + other node processes + worker (the drain: its workers, in the bench process)',
+      'scenario       api       pg    pg bg    redis    other   worker  service     bare  loadgen',
     );
     for (const [name, c] of Object.entries(cpuMedian))
       lines.push(
-        `${name.padEnd(9)}  ${us(c.api)}   ${us(c.postgres)}  ${us(c.redis)}  ${us(c.other)}  ${us(serviceCpu(c))}  ${us(c.bare)}  ${us(c.loadgen)}`,
+        `${name.padEnd(9)}  ${[c.api, c.postgres, c.pgbg, c.redis, c.other, c.worker, serviceCpu(c), c.bare, c.loadgen].map(us).join('  ')}`,
       );
+    // End to end: what the workers spend after a report (W1: per offense job, two a report: its
+    // enrichment and its review) on top of what the API path spent on it.
+    if (cpuMedian.W1)
+      for (const name of ['R', 'BK', 'H'].filter((n) => cpuMedian[n]))
+        lines.push(
+          `${name} end to end (the API path + W1's two offense jobs a report): ${us(serviceCpu(cpuMedian[name]!) + 2 * serviceCpu(cpuMedian.W1)).trim()} µs a report`,
+        );
     const cpuRatio = (a: string, b: string, ofB: (c: CpuSeconds) => number, limit: number) => {
       if (!cpuMedian[a] || !cpuMedian[b]) return;
       const v = serviceCpu(cpuMedian[a]) / ofB(cpuMedian[b]);
@@ -669,6 +702,13 @@ async function main() {
     // bare Koa requests.
     cpuRatio('R', 'BK', serviceCpu, 2);
     cpuRatio('P', 'B0', (c) => c.bare, 10);
+    if (cpuMedian.W1 && cpuMedian.R && cpuMedian.BK) {
+      const drain = 2 * serviceCpu(cpuMedian.W1);
+      const v = (serviceCpu(cpuMedian.R) + drain) / (serviceCpu(cpuMedian.BK) + drain);
+      lines.push(
+        `CPU R/BK end to end (W1's drain added to both): ${v.toFixed(2)} (target <= 2 ${v <= 2 ? 'met' : 'MISSED'})`,
+      );
+    }
 
     lines.push('', 'ratio     value  target');
     for (const [name, v] of Object.entries(ratios))
