@@ -1,4 +1,4 @@
--- Version: 6
+-- Version: 7
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -141,13 +141,24 @@ BEGIN
            d.offense_id AS dup_offense, q.used AS q_used, q.window_start AS q_wstart,
            rp.upheld, rp.dismissed, (rp.muted_at IS NOT NULL AND (rp.muted_until IS NULL OR rp.muted_until > now())) AS muted, b.points AS b_points, b.window_start AS b_wstart
       FROM it
-      LEFT JOIN players p ON p.service_id = it.service_id
-      LEFT JOIN report_dedup d
-        ON it.reporter_id IS NOT NULL AND d.player_id = p.id AND d.studio_id = it.studio_id
-       AND d.reporter_id = it.reporter_id AND d.type = it.type AND d.match_key = it.match_key AND d.expires_at > now()
-      LEFT JOIN reporter_quota q ON it.reporter_id IS NOT NULL AND q.studio_id = it.studio_id AND q.reporter_id = it.reporter_id
-      LEFT JOIN reporters rp ON it.reporter_id IS NOT NULL AND rp.studio_id = it.studio_id AND rp.reporter_id = it.reporter_id
-      LEFT JOIN studio_player_budget b ON b.player_id = p.id AND b.studio_id = it.studio_id
+      -- Each a look-up by key, a report at a time (LATERAL, Version 7; LIMIT 1, at most one row by
+      -- the key, keeps the planner from joining the table as a whole): a batch is a few reports, and
+      -- a plan that reads a whole table for them (a hash join over it, or a scan of it kept in memory
+      -- when the plan was made while it was nearly empty) costs what the table holds.
+      LEFT JOIN LATERAL (SELECT p.id, p.trust_score, p.points_held_until FROM players p
+                          WHERE p.service_id = it.service_id LIMIT 1) p ON true
+      LEFT JOIN LATERAL (SELECT d.offense_id FROM report_dedup d
+                          WHERE it.reporter_id IS NOT NULL AND d.player_id = p.id AND d.studio_id = it.studio_id
+                            AND d.reporter_id = it.reporter_id AND d.type = it.type AND d.match_key = it.match_key
+                            AND d.expires_at > now() LIMIT 1) d ON true
+      LEFT JOIN LATERAL (SELECT q.used, q.window_start FROM reporter_quota q
+                          WHERE it.reporter_id IS NOT NULL AND q.studio_id = it.studio_id
+                            AND q.reporter_id = it.reporter_id LIMIT 1) q ON true
+      LEFT JOIN LATERAL (SELECT rp.upheld, rp.dismissed, rp.muted_at, rp.muted_until FROM reporters rp
+                          WHERE it.reporter_id IS NOT NULL AND rp.studio_id = it.studio_id
+                            AND rp.reporter_id = it.reporter_id LIMIT 1) rp ON true
+      LEFT JOIN LATERAL (SELECT b.points, b.window_start FROM studio_player_budget b
+                          WHERE b.player_id = p.id AND b.studio_id = it.studio_id LIMIT 1) b ON true
      ORDER BY it.n
   LOOP
     -- The state before this report: what the previous report of the same key left, or the stored
@@ -350,4 +361,8 @@ END;
 $$
 -- Its statements' plans do not depend on the batch (every input is an array or the items): one
 -- generic plan each, made once per connection, instead of planning them again on every call.
-SET plan_cache_mode = force_generic_plan;
+SET plan_cache_mode = force_generic_plan
+-- Every table it reads, it reads by key for a batch's reports (Version 7): a sequential scan is never
+-- the plan for that, though the planner, told a batch has 100 items (jsonb_array_elements' estimate)
+-- or a table few rows (statistics from when it was empty), would choose one.
+SET enable_seqscan = off;
