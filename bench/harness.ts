@@ -333,8 +333,11 @@ export async function rawProfiles(
 }
 
 export const DRAIN_JOBS = 20_000;
-/** Offenses a job names in the drain: a batch of reports as the group commit files them under load. */
-export const DRAIN_BATCH = 20;
+/**
+ * Offenses a job names in the drain: a batch of reports as the group commit files them under R (about
+ * 20); BENCH_DRAIN_BATCH sets it (100: a bulk request's).
+ */
+export const DRAIN_BATCH = Number(process.env.BENCH_DRAIN_BATCH ?? 20);
 
 /**
  * W0 / W1: how fast the two offense queues drain 10,000 offenses (each on both queues: 20,000
