@@ -81,14 +81,17 @@ export class CoalescedBuckets {
     this.waiting.delete(id);
     this.inFlight.add(id);
     const sum = asks.reduce((total, a) => total + a.points, 0);
-    // A RateLimiterRes rejection is the limiter's "no"; anything else is Redis failing.
-    const consumed = bucket.consume(key, sum).then(
-      (res: RateLimiterRes) => res,
-      (rejection: unknown) => {
-        if (rejection instanceof RateLimiterRes) return rejection;
-        throw rejection;
-      },
-    );
+    // A RateLimiterRes rejection is the limiter's "no"; anything else is Redis failing. (Called
+    // inside a promise: a synchronous throw still answers every request of the call, and ends it.)
+    const consumed = Promise.resolve()
+      .then(() => bucket.consume(key, sum))
+      .then(
+        (res: RateLimiterRes) => res,
+        (rejection: unknown) => {
+          if (rejection instanceof RateLimiterRes) return rejection;
+          throw rejection;
+        },
+      );
     withTimeout(consumed, this.timeoutMs)
       .then(
         (res) => {

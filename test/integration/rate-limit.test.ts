@@ -92,6 +92,20 @@ describe('rate limit buckets: concurrent requests share a Redis call', () => {
     expect((await buckets.take(limiter, 'game', 1)).res.consumedPoints).to.equal(2);
   });
 
+  it('a limiter that throws instead of rejecting fails the requests of its call, and the next call goes', async () => {
+    const limiter = bucket(10);
+    const buckets = new CoalescedBuckets(1000);
+    const consume = sinon.stub(limiter, 'consume');
+    consume.onFirstCall().throws(new Error('thrown, not rejected'));
+    consume.callThrough();
+    const [first, second] = await Promise.allSettled([
+      buckets.take(limiter, 'game', 1),
+      buckets.take(limiter, 'game', 1),
+    ]);
+    expect(first.status).to.equal('rejected');
+    expect(second.status).to.equal('fulfilled');
+  });
+
   it('a call with no answer within the timeout fails its requests and no longer holds back the next', async () => {
     const limiter = bucket(10);
     const buckets = new CoalescedBuckets(50);
