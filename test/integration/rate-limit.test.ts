@@ -76,35 +76,26 @@ describe('rate limit buckets: concurrent requests share a Redis call', () => {
     expect(calls.args.map((a) => a[0])).to.deep.equal(['a', 'b', 'a', 'b']);
   });
 
-  it('a failing call fails the requests it carried, and the next requests make a call of their own', async () => {
-    const limiter = bucket(10);
-    const buckets = new CoalescedBuckets(1000);
-    const consume = sinon.stub(limiter, 'consume');
-    consume.onFirstCall().rejects(new Error('Redis is gone'));
-    consume.callThrough();
-    const [first, second] = await Promise.allSettled([
-      buckets.take(limiter, 'game', 1),
-      buckets.take(limiter, 'game', 1),
-    ]);
-    expect(first.status).to.equal('rejected');
-    // The second arrived while the first call was in flight: it went in the next call, which succeeded.
-    expect(second.status).to.equal('fulfilled');
-    expect((await buckets.take(limiter, 'game', 1)).res.consumedPoints).to.equal(2);
-  });
-
-  it('a limiter that throws instead of rejecting fails the requests of its call, and the next call goes', async () => {
-    const limiter = bucket(10);
-    const buckets = new CoalescedBuckets(1000);
-    const consume = sinon.stub(limiter, 'consume');
-    consume.onFirstCall().throws(new Error('thrown, not rejected'));
-    consume.callThrough();
-    const [first, second] = await Promise.allSettled([
-      buckets.take(limiter, 'game', 1),
-      buckets.take(limiter, 'game', 1),
-    ]);
-    expect(first.status).to.equal('rejected');
-    expect(second.status).to.equal('fulfilled');
-  });
+  // Redis failing (a rejection), and a limiter that throws instead of rejecting.
+  for (const [fault, fail] of [
+    ['rejects', (stub: sinon.SinonStub) => stub.onFirstCall().rejects(new Error('Redis is gone'))],
+    ['throws', (stub: sinon.SinonStub) => stub.onFirstCall().throws(new Error('thrown, not rejected'))],
+  ] as const)
+    it(`a call that ${fault} fails the requests it carried, and the next requests make a call of their own`, async () => {
+      const limiter = bucket(10);
+      const buckets = new CoalescedBuckets(1000);
+      const consume = sinon.stub(limiter, 'consume');
+      fail(consume);
+      consume.callThrough();
+      const [first, second] = await Promise.allSettled([
+        buckets.take(limiter, 'game', 1),
+        buckets.take(limiter, 'game', 1),
+      ]);
+      expect(first.status).to.equal('rejected');
+      // The second arrived while the first call was in flight: it went in the next call, which succeeded.
+      expect(second.status).to.equal('fulfilled');
+      expect((await buckets.take(limiter, 'game', 1)).res.consumedPoints).to.equal(2);
+    });
 
   it('a call with no answer within the timeout fails its requests and no longer holds back the next', async () => {
     const limiter = bucket(10);
