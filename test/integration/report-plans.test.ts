@@ -91,4 +91,51 @@ describe('pt_file_reports: plans that read by key, whatever the statistics', fun
       await client.end();
     }
   });
+
+  it("players' reports lock and count their reporters' quotas by key, on a connection whose plans were made before the quotas grew", async () => {
+    const toxic = (ids: number[]) =>
+      ids.map((i) =>
+        reportItem(tenant, `plan-${i}`, 'toxicity', {
+          isToxic: true,
+          severity: 'low',
+          reporterId: `reporter-${i}`,
+          source: 'player',
+        }),
+      );
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await pool.query('ANALYZE reporter_quota');
+      // The connection's plans are made while the quota table holds next to nothing.
+      await recordReports(client, toxic([1, 2]));
+      await pool.query(
+        `INSERT INTO reporter_quota (studio_id, reporter_id, window_start, used)
+         SELECT $1, 'other-' || i, now(), 1 FROM generate_series(1, 5000) AS i`,
+        [tenant.studioId],
+      );
+      const plans: string[] = [];
+      client.on('notice', (n) => plans.push(n.message ?? ''));
+      await client.query("LOAD 'auto_explain'");
+      await client.query(
+        `SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+         SET auto_explain.log_analyze = on; SET client_min_messages = log`,
+      );
+      const outcomes = await recordReports(client, toxic([10, 20, 30]));
+      await client.query('RESET client_min_messages');
+      expect(outcomes.map((o) => o.status)).to.deep.equal(Array(3).fill('created'));
+      const quota = plans.filter((p) => /reporter_quota/.test(p) && !p.includes('WITH it AS'));
+      expect(quota.length, 'the statements that create, lock and count the quotas').to.be.at.least(3);
+      for (const plan of quota) {
+        expect(plan).not.to.match(/Seq Scan on reporter_quota\b/);
+        // No statement reads the other 5,000 reporters' rows: every scan of the table finds at most
+        // the batch's three.
+        for (const m of plan.matchAll(
+          /Scan (?:using \S+ )?on reporter_quota\b.*?actual time=\S+ rows=(\d+)/g,
+        ))
+          expect(Number(m[1]), plan).to.be.at.most(3);
+      }
+    } finally {
+      await client.end();
+    }
+  });
 });

@@ -1,4 +1,4 @@
--- Version: 7
+-- Version: 8
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -111,16 +111,25 @@ BEGIN
   PERFORM 1 FROM players
     WHERE service_id IN (SELECT x->>'serviceId' FROM jsonb_array_elements(items) x)
     ORDER BY id FOR NO KEY UPDATE;
-  INSERT INTO reporter_quota (studio_id, reporter_id, window_start, used)
-  SELECT DISTINCT (x->>'studioId')::uuid, x->>'reporterId', now(), 0
-    FROM jsonb_array_elements(items) x WHERE x->>'reporterId' IS NOT NULL
-   ORDER BY 1, 2
-  ON CONFLICT DO NOTHING;
-  PERFORM 1 FROM reporter_quota
-    WHERE (studio_id, reporter_id) IN (
-      SELECT (x->>'studioId')::uuid, x->>'reporterId' FROM jsonb_array_elements(items) x
-       WHERE x->>'reporterId' IS NOT NULL)
-    ORDER BY studio_id, reporter_id FOR UPDATE;
+  -- The reporters' quotas: made if new, then locked in key order (Version 8: only when a report names
+  -- a reporter, and by key: the index is searched for the batch's studios and reporters, so the lock
+  -- reads the batch's rows, not the table, whatever the planner was told of its size).
+  IF EXISTS (SELECT 1 FROM jsonb_array_elements(items) x WHERE x->>'reporterId' IS NOT NULL) THEN
+    INSERT INTO reporter_quota (studio_id, reporter_id, window_start, used)
+    SELECT DISTINCT (x->>'studioId')::uuid, x->>'reporterId', now(), 0
+      FROM jsonb_array_elements(items) x WHERE x->>'reporterId' IS NOT NULL
+     ORDER BY 1, 2
+    ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM reporter_quota
+      WHERE studio_id = ANY (ARRAY(SELECT DISTINCT (x->>'studioId')::uuid FROM jsonb_array_elements(items) x
+                                    WHERE x->>'reporterId' IS NOT NULL))
+        AND reporter_id = ANY (ARRAY(SELECT DISTINCT x->>'reporterId' FROM jsonb_array_elements(items) x
+                                      WHERE x->>'reporterId' IS NOT NULL))
+        AND (studio_id, reporter_id) IN (
+          SELECT (x->>'studioId')::uuid, x->>'reporterId' FROM jsonb_array_elements(items) x
+           WHERE x->>'reporterId' IS NOT NULL)
+      ORDER BY studio_id, reporter_id FOR UPDATE;
+  END IF;
 
   -- Everything the decisions read, one row per report in order, with the previous report of the same
   -- player, budget, quota and duplicate key.
