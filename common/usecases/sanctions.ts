@@ -247,17 +247,24 @@ export async function applySanction(
 
 /**
  * Whether a running rule weighs when a sanction is placed: read again at most every second a process
- * (a placement asks for a weighing only then, so a service without such rules pays nothing).
+ * and database (a placement asks for a weighing only then, so a service without such rules pays
+ * nothing). Kept per database: a process that serves several (the tests' APIs, each on a database of
+ * its own) must not answer one database's placement with another's rules.
  */
-let triggerRead: { at: number; running: boolean } | undefined;
+const triggerReads = new Map<string, { at: number; running: boolean }>();
 /** A rule was saved in this process: read whether one is triggered by a sanction again at once. */
 export const forgetSanctionTrigger = () => {
-  triggerRead = undefined;
+  triggerReads.clear();
 };
 async function sanctionTriggered(client: PoolClient): Promise<boolean> {
-  if (triggerRead && Date.now() - triggerRead.at < 1000) return triggerRead.running;
-  triggerRead = { at: Date.now(), running: await sanctionTriggerRunning(client) };
-  return triggerRead.running;
+  const params = (client as { connectionParameters?: { host?: string; port?: number; database?: string } })
+    .connectionParameters;
+  const key = `${params?.host}:${params?.port}/${params?.database}`;
+  const read = triggerReads.get(key);
+  if (read && Date.now() - read.at < 1000) return read.running;
+  const fresh = { at: Date.now(), running: await sanctionTriggerRunning(client) };
+  triggerReads.set(key, fresh);
+  return fresh.running;
 }
 
 /**

@@ -979,11 +979,12 @@ describe('rules', function () {
     expect(release.status, release.text).to.equal(201);
     const next = await report('r-h4');
     expect(next.body.status).to.equal('held');
-    await call(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
+    const warned = await call(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
       spec: '/v1/player/{serviceId}/sanctions',
       headers: studio.headers,
       json: { type: 'warning', reason: 'Calm down' },
     });
+    expect(warned.status, warned.text).to.equal(201);
     await eventually('the hold released', async () => (await held()) === null);
     const after = await report('r-h5');
     expect(after.body.status).to.equal('applied');
