@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { createPool, type Pool } from '../../common/data/db.js';
-import { recordReports } from '../../common/data/repos/offenses.js';
+import { recordReports, type ReportToRecord } from '../../common/data/repos/offenses.js';
 import { createTenant, type Tenant } from '../helpers/app.js';
 import { reportItem } from '../helpers/reports.js';
 import { ownDatabase } from '../helpers/services.js';
@@ -40,6 +40,22 @@ describe('pt_file_reports: plans that read by key, whatever the statistics', fun
     await db.drop();
   });
 
+  /** Files a batch on `client` and returns, beside its outcomes, the plan of every statement it ran. */
+  const explained = async (client: pg.Client, items: ReportToRecord[]) => {
+    const plans: string[] = [];
+    const collect = (n: { message?: string }) => plans.push(n.message ?? '');
+    client.on('notice', collect);
+    await client.query("LOAD 'auto_explain'");
+    await client.query(
+      `SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
+       SET auto_explain.log_analyze = on; SET client_min_messages = log`,
+    );
+    const outcomes = await recordReports(client, items);
+    await client.query('RESET client_min_messages');
+    client.off('notice', collect);
+    return { outcomes, plans };
+  };
+
   const batch = (ids: number[]) =>
     ids.map((i) =>
       reportItem(tenant, `plan-${i}`, 'anticheat', {
@@ -61,15 +77,7 @@ describe('pt_file_reports: plans that read by key, whatever the statistics', fun
          SELECT id, $1, now(), 1 FROM players WHERE service_id LIKE 'plan-%' AND service_id <> ALL($2)`,
         [tenant.studioId, ['plan-1', 'plan-2', 'plan-3']],
       );
-      const plans: string[] = [];
-      client.on('notice', (n) => plans.push(n.message ?? ''));
-      await client.query("LOAD 'auto_explain'");
-      await client.query(
-        `SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-         SET auto_explain.log_analyze = on; SET client_min_messages = log`,
-      );
-      const outcomes = await recordReports(client, batch([100, 200, 300, 400]));
-      await client.query('RESET client_min_messages');
+      const { outcomes, plans } = await explained(client, batch([100, 200, 300, 400]));
       expect(outcomes.map((o) => o.status)).to.deep.equal(Array(4).fill('created'));
 
       const read = plans.find((p) => p.includes('WITH it AS'));
@@ -113,15 +121,7 @@ describe('pt_file_reports: plans that read by key, whatever the statistics', fun
          SELECT $1, 'other-' || i, now(), 1 FROM generate_series(1, 5000) AS i`,
         [tenant.studioId],
       );
-      const plans: string[] = [];
-      client.on('notice', (n) => plans.push(n.message ?? ''));
-      await client.query("LOAD 'auto_explain'");
-      await client.query(
-        `SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;
-         SET auto_explain.log_analyze = on; SET client_min_messages = log`,
-      );
-      const outcomes = await recordReports(client, toxic([10, 20, 30]));
-      await client.query('RESET client_min_messages');
+      const { outcomes, plans } = await explained(client, toxic([10, 20, 30]));
       expect(outcomes.map((o) => o.status)).to.deep.equal(Array(3).fill('created'));
       const quota = plans.filter((p) => /reporter_quota/.test(p) && !p.includes('WITH it AS'));
       expect(quota.length, 'the statements that create, lock and count the quotas').to.be.at.least(3);
