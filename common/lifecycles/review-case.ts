@@ -80,7 +80,8 @@ export async function reopenForNotice(
   const { rows } = await db.query<{ id: string }>(
     `UPDATE review_cases c SET status = 'open', outcome = NULL, resolved_by = NULL, resolved_at = NULL,
             points_restored = 0, reopened_at = now(), reopen_count = c.reopen_count + 1,
-            held_points = c.held_points + $2, flagged_by_trusted = c.flagged_by_trusted OR $3,
+            -- The dismissal dropped every offense of the case: the notice's, held again, is all it holds.
+            held_points = $2, flagged_by_trusted = c.flagged_by_trusted OR $3,
             due_at = LEAST(now() + make_interval(hours => ($4::int[])[array_position(${SEVERITY_ORDER_SQL}, c.highest_severity)]),
                            CASE WHEN c.flagged_by_trusted OR $3 THEN now() + make_interval(hours => $5::int) END),
             ${DROPS_LEASE}, assigned_to = NULL, updated_at = now()

@@ -259,17 +259,31 @@ async function lockSubjectOf(client: PoolClient, appeal: AppealRecord): Promise<
 const leaseOfAppeal = (a: AppealRecord): Lease | null =>
   a.claim && { holderId: a.claim.moderatorId, expiresAt: a.claim.expiresAt };
 
-const ownDecision = () =>
-  new AppError(
-    403,
-    'own_decision',
-    'This appeal is against your own decision: another moderator (or an admin) must decide it.',
-  );
+/**
+ * 403 own_decision when the actor took the decision contested. An admin may decide a player's appeal
+ * against their own decision; a notifier's complaint (DSA Art. 20) goes to someone else, admins
+ * included, as the notifier's page promises.
+ */
+function refuseOwnDecision(subject: Subject, actor: Actor): void {
+  if (subject.deciderId !== actor.id) return;
+  if (subject.kind === 'notice')
+    throw new AppError(
+      403,
+      'own_decision',
+      'This complaint is about your own decision: another moderator must decide it.',
+    );
+  if (actor.role !== 'admin')
+    throw new AppError(
+      403,
+      'own_decision',
+      'This appeal is against your own decision: another moderator (or an admin) must decide it.',
+    );
+}
 
 /**
  * Claims an appeal for `leaseSeconds`, like a case (again: renews). A moderator may not claim an
  * appeal against their own decision (403 own_decision, so it never sits claimed by someone who cannot
- * decide it); an admin may. A live claim of another moderator: 409 appeal_claimed, except for an
+ * decide it); an admin may, except for a notifier's complaint. A live claim of another moderator: 409 appeal_claimed, except for an
  * admin, who takes it over (audited with the previous holder).
  */
 export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSeconds: number) {
@@ -281,7 +295,7 @@ export async function claimAppeal(pool: Pool, actor: Actor, id: string, leaseSec
         claimExpiresAt: claim.holder.expiresAt.toISOString(),
       });
     const subject = await lockSubjectOf(client, appeal);
-    if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
+    refuseOwnDecision(subject, actor);
     await grantLease(client, 'appeal', id, actor.id, leaseSeconds);
     await insertAudit(client, {
       moderatorId: actor.id,
@@ -362,7 +376,7 @@ export async function decideAppeal(
       throw conflict('appeal_claimed', 'Another moderator holds a claim on this appeal.');
     await lockPlayerRow(client, appeal.playerRowId);
     const subject = await lockSubjectOf(client, appeal);
-    if (subject.deciderId === actor.id && actor.role !== 'admin') throw ownDecision();
+    refuseOwnDecision(subject, actor);
     if (subject.kind === 'notice') {
       if (keep.length)
         throw validationError([

@@ -185,7 +185,9 @@ export async function fileNotice(
       gameId: input.gameId,
       category: input.category,
       source,
-      trustedFlaggerId: sender.kind === 'flagger' ? sender.flagger.id : null,
+      // Outside its areas a flagger's notice is a person's notice (README "Trusted flaggers"): it is
+      // not counted as the flagger's, and the row says so (notices_check ties the id to the source).
+      trustedFlaggerId: trusted ? sender.flagger.id : null,
       notifierName: sender.kind === 'flagger' ? null : (input.name ?? null),
       notifierEmail: sender.kind === 'flagger' ? null : (input.email ?? null),
       senderKey,
@@ -226,6 +228,9 @@ function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: 
 const COMPLAINT_WORDS = {
   open: 'Your complaint was received and is with a moderator other than the one who decided.',
   granted: 'Your complaint was upheld: the notice is being reviewed again.',
+  /** Granted, and the notice decided again since: the new decision is the one above. */
+  regranted:
+    'Your complaint was upheld: the notice was reviewed again, and the decision above is the new one.',
   denied: 'Your complaint was reviewed by another moderator, who kept the decision.',
 } as const;
 
@@ -260,7 +265,13 @@ export function presentStanding(
           status: r.complaint_status,
           filedAt: r.complaint_at!.toISOString(),
           decidedAt: r.complaint_decided_at?.toISOString() ?? null,
-          words: COMPLAINT_WORDS[r.complaint_status],
+          words:
+            r.complaint_status === 'granted' &&
+            decidedAt &&
+            r.complaint_decided_at &&
+            decidedAt > r.complaint_decided_at
+              ? COMPLAINT_WORDS.regranted
+              : COMPLAINT_WORDS[r.complaint_status],
         }
       : null,
     /** Whether the notifier may contest the decision now (DSA Art. 20), until when, or why not. */

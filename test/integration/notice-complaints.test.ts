@@ -249,6 +249,13 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
       reopen_count: number;
     }>('SELECT status, outcome, reopen_count FROM review_cases WHERE id = $1', [caseId]);
     expect(c[0]).to.deep.equal({ status: 'open', outcome: null, reopen_count: 1 });
+    // The reopened case holds the notice's points once (it read twice as many before).
+    const { rows: figures } = await api.pool.query<{ held_points: number; penalty_held: number }>(
+      `SELECT c.held_points, o.penalty_held FROM review_cases c, offenses o WHERE c.id = $1 AND o.id = $2`,
+      [caseId, await offenseOf(sent.body.noticeId)],
+    );
+    expect(figures[0]!.penalty_held).to.be.greaterThan(0);
+    expect(figures[0]!.held_points).to.equal(figures[0]!.penalty_held);
     const reopened = await standing(sent.body.noticeId, sent.body.secret);
     expect(reopened.body.status).to.equal('received');
     expect(reopened.body.complaint).to.include({ status: 'granted' });
@@ -266,6 +273,10 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(actionTaken.body.status).to.equal('action_taken');
     expect(actionTaken.body.contest.possible).to.equal(false);
     expect(actionTaken.text).to.not.include(other.username);
+    // Decided again: the complaint's words no longer say the notice is being reviewed.
+    expect(actionTaken.body.complaint).to.include({ status: 'granted' });
+    expect(actionTaken.body.complaint!.words).to.not.include('being reviewed');
+    expect(actionTaken.body.complaint!.words).to.include('the decision above is the new one');
 
     // The audit log names the complaint's decision in words.
     const audit = await call<{ items: { summary: string; details: { appealId?: string } }[] }>(
@@ -384,6 +395,26 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(reversed.body.contest.why).to.match(/player's appeal/);
     const refused = await complain(upheld.body.noticeId, upheld.body.secret);
     expect([refused.status, refused.body.code]).to.deep.equal([409, 'not_contestable']);
+  });
+
+  it('an admin who dismissed a notice may neither claim nor decide the complaint about it; another moderator does', async () => {
+    const p = await newPlayer();
+    const sent = await notice(p.serviceId, `c-admin-${p.serviceId}@example.org`);
+    await resolve(await caseOf(sent.body.noticeId), admin, 'dismissed');
+    expect((await complain(sent.body.noticeId, sent.body.secret)).status).to.equal(201);
+    const appealId = await complaintOf(sent.body.noticeId);
+    for (const decision of ['granted', 'denied']) {
+      const own = await decide(appealId, admin, { decision, note: 'my own dismissal' });
+      expect([own.status, (own.body as { code?: string }).code]).to.deep.equal([403, 'own_decision']);
+    }
+    const { rows } = await api.pool.query<{ status: string }>('SELECT status FROM appeals WHERE id = $1', [
+      appealId,
+    ]);
+    expect(rows[0]!.status).to.equal('open');
+    const denied = await decide(appealId, mod, { decision: 'denied', note: 'the dismissal stands' });
+    expect(denied.status, denied.text).to.equal(200);
+    const read = await standing(sent.body.noticeId, sent.body.secret);
+    expect(read.body.complaint).to.include({ status: 'denied' });
   });
 
   it('complaints close six months after the decision, and not for action taken', async () => {

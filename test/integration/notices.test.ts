@@ -289,6 +289,28 @@ describe('notices (DSA Art. 16, 22)', function () {
     expect(of(cb).due).to.equal(12);
     expect(of(ca).due).to.be.greaterThan(12);
 
+    // Outside its areas, a flagger's notice is taken as a person's notice (it was a 500 before):
+    // no priority, the ordinary deadline, and not counted among the flagger's notices.
+    const outside = await newPlayer();
+    const c = await notice(
+      {
+        ...body(outside.serviceId),
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        name: undefined,
+        email: undefined,
+      },
+      { authorization: `Bearer ${reg.body.apiKey}` },
+    );
+    expect(c.status, c.text).to.equal(201);
+    expect((await standing(c.body.noticeId, c.body.secret)).body.trustedFlagger).to.equal(false);
+    const outsideCase = await caseOf(c.body.noticeId);
+    const { rows: cc } = await api.pool.query<{ source: string; flagger: string | null; flagged: boolean }>(
+      `SELECT n.source, n.trusted_flagger_id AS flagger, rc.flagged_by_trusted AS flagged
+         FROM notices n, review_cases rc WHERE n.id = $1 AND rc.id = $2`,
+      [c.body.noticeId, outsideCase],
+    );
+    expect(cc[0]).to.deep.equal({ source: 'notice', flagger: null, flagged: false });
+
     const bad = await notice(body(plain.serviceId), { authorization: 'Bearer ptf_nope' });
     expect([bad.status, bad.body.code]).to.deep.equal([401, 'invalid_flagger_key']);
     const suspended = await call(api.url, 'POST', `/v1/admin/trusted-flaggers/${reg.body.id}/suspend`, {
