@@ -110,7 +110,7 @@ export const paths = {
       tags: ['appeals'],
       summary: 'Claim an appeal (CASE_LEASE_SECONDS; again renews)',
       description:
-        "A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal, and takes over another moderator's live claim (audited with the previous holder).",
+        "A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal but a notifier's complaint about their own dismissal, and takes over another moderator's live claim (audited with the previous holder).",
       security: moderator,
       parameters: [appealId],
       responses: {
@@ -143,7 +143,7 @@ export const paths = {
       tags: ['appeals'],
       summary: 'Grant or deny an appeal you hold a claim on',
       description:
-        "Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may.",
+        "Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may, except a notifier's complaint about their own dismissal.",
       security: moderator,
       parameters: [appealId],
       requestBody: joiBody(appealDecisionSchema),
