@@ -25,8 +25,9 @@ import { send, type OutboxRow } from './outbox.js';
  * Re-adding is idempotent: BullMQ ignores a job id it still holds (waiting, delayed, active or kept
  * completed), and every processor leaves done work alone, so a job re-added after it ran changes
  * nothing twice. A job it holds as failed (a worker of an earlier release that did not know the job
- * failed it for good during a rollback, or a fault outlasted its attempts) would never run again
- * under its id: a not-done row's failed job is retried instead, its attempts counted afresh.
+ * failed it for good during a rollback, or a fault outlasted its attempts) or as completed while its
+ * work is not done would never run again under its id: a not-done row's finished job is retried
+ * instead, its attempts counted afresh.
  *
  * It runs when Redis is seen to have restarted or failed over (its run id differs from the one
  * recorded in Redis at the last reconcile: a restart, a promoted replica or an emptied server all
@@ -106,7 +107,7 @@ export async function reconcileOutbox(
       ]);
       if (rows.length === 0) break;
       await send(queues, rows);
-      await retryFailed(queues, rows);
+      await retryFinished(queues, rows);
       readded += rows.length;
       after = rows[rows.length - 1]!.id;
       if (rows.length < BATCH) break;
@@ -121,14 +122,20 @@ export async function reconcileOutbox(
   }
 }
 
-/** Moves the failed jobs among `rows` back to wait: their work is not done, and their id is taken. */
-async function retryFailed(queues: ShardedQueues, rows: OutboxRow[]): Promise<void> {
+/**
+ * Moves the finished jobs among `rows` back to wait: their work is not done, and their id is taken.
+ * A failed one, and a completed one too: a job that completed while its work was still claimed by a
+ * worker that then died (or of an earlier release that completed too early) would otherwise keep its
+ * id, and every re-add of it would be a no-op.
+ */
+async function retryFinished(queues: ShardedQueues, rows: OutboxRow[]): Promise<void> {
   await Promise.all(
     rows.map(async (row) => {
       const queue = queues.shards[queues.shardFor(row)]![row.queue];
-      if ((await queue.getJobState(row.job_id)) !== 'failed') return;
+      const state = await queue.getJobState(row.job_id);
+      if (state !== 'failed' && state !== 'completed') return;
       const job = await queue.getJob(row.job_id);
-      await job?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      await job?.retry(state, { resetAttemptsMade: true, resetAttemptsStarted: true });
     }),
   );
 }

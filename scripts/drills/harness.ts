@@ -154,8 +154,9 @@ export class DrillRig {
       WORKER_STALLED_INTERVAL_MS: '1000',
       PG_POOL_SIZE: '10',
       // A statement whose submitting worker was killed mid-call is claimed for twice the call's
-      // timeout: seconds here, not the production minute.
-      TDB_TIMEOUT_MS: '2000',
+      // timeout: a minute, as in production, longer than the killed worker's
+      // stalled job takes to run again, so the transparency drill meets a claim that outlives it.
+      TDB_TIMEOUT_MS: '30000',
       TDB_RETRY_BASE_MS: '200',
       ...opts.env,
     };

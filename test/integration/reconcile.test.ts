@@ -221,6 +221,62 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     }
   });
 
+  it('a job Redis holds as completed while its work is not done is run again, not left under its id', async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      await saveAccount(api.pool, {
+        platform: 'operator',
+        mode: 'dry-run',
+        baseUrl: null,
+        tokenSealed: null,
+      });
+      const mod = await createTestModerator(api);
+      const player = await createTestPlayer(api.pool);
+      const placed = await call<{ id: string }>(
+        api.url,
+        'POST',
+        `/v1/admin/players/${player.serviceId}/sanctions`,
+        {
+          spec: '/v1/admin/players/{serviceId}/sanctions',
+          headers: mod.headers,
+          json: { type: 'permanent_ban', reason: 'x' },
+        },
+      );
+      expect(placed.status, placed.text).to.equal(201);
+      const state = async () =>
+        (
+          await api.pool.query<{ state: string }>(
+            'SELECT state FROM transparency_statements WHERE sanction_id = $1',
+            [placed.body.id],
+          )
+        ).rows[0]?.state;
+      workers.push(await startTestWorker(api.config, 'webhooks'));
+      await eventually('the statement sent', async () => (await state()) === 'sent');
+      const { rows } = await api.pool.query<{ job_id: string }>(
+        `SELECT o.job_id FROM outbox o JOIN transparency_statements t ON o.job_id = 'tdb-' || t.id
+          WHERE t.sanction_id = $1`,
+        [placed.body.id],
+      );
+      const job = () => queues.shards[0]![QUEUES.webhooks].getJob(rows[0]!.job_id);
+      await eventually('the job completed', async () => (await (await job())?.getState()) === 'completed');
+      // Its work is found not done (a job of an earlier release completed too early, or a claim of a
+      // worker that died): re-adding under the completed id alone would be a no-op for ever.
+      await api.pool.query(
+        `UPDATE transparency_statements SET state = 'pending', sent_at = NULL WHERE sanction_id = $1`,
+        [placed.body.id],
+      );
+      // (The earlier statements job of this platform counts too: any pending statement is its work.)
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.be.at.least(1);
+      await eventually('the statement sent again', async () => (await state()) === 'sent');
+    } finally {
+      await api.pool.query(`DELETE FROM transparency_accounts WHERE platform = 'operator'`);
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
   it('a Redis that restarted (its run id is not the one reconciled against) is reconciled at once', async () => {
     const log = createLogger('silent', 'r');
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);

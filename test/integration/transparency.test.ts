@@ -353,6 +353,30 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(tdb.stored.filter((s) => s.statement.puid === `sanction-${next}`)).to.have.length(1);
   });
 
+  it('a quiet crash: statements a dead worker left claimed are sent once its claim ends, with nothing new placed', async () => {
+    // As after a SIGKILL mid-call: the statements are claimed, and their job runs again (stalled)
+    // while the claim still holds. Before, that run completed the job and nothing sent them until
+    // another restriction of the platform was placed.
+    await workers[1]!.stop();
+    const player = await createTestPlayer(api.pool);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        await byModerator(player.serviceId, { type: 'chat_restriction', reason: 'x', durationSeconds: 600 }),
+      );
+    await api.pool.query(
+      `UPDATE transparency_statements SET claimed_until = now() + interval '3 seconds', attempts = attempts + 1
+        WHERE sanction_id = ANY($1)`,
+      [ids],
+    );
+    const before = tdb.calls.length;
+    workers[1] = await startTestWorker(api.config, 'webhooks');
+    for (const id of ids) await settled(id);
+    const puids = new Set(ids.map((id) => `sanction-${id}`));
+    expect(tdb.stored.filter((s) => puids.has(s.statement.puid as string))).to.have.length(ids.length);
+    expect(tdb.calls.length).to.be.greaterThan(before);
+  });
+
   it('a moderator may choose the category instead of the kind’s; a bad one, or one on a warning, is refused', async () => {
     const player = await createTestPlayer(api.pool);
     const res = await call<{ id: string; dsaCategory: string | null; code?: string }>(

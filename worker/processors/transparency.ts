@@ -5,6 +5,7 @@ import { findAccount, restrictionFacts } from '../../common/data/repos/transpare
 import { TDB_LIMITS, transparencyStatement } from '../../common/domain/transparency-statement.js';
 import {
   claimDue,
+  nextDue,
   recordAttemptFailed,
   recordRefused,
   recordSent,
@@ -160,5 +161,12 @@ export const statementsProcessor = (deps: ProcessorDeps) => async (job: Job, tok
   }
   // A backlog longer than one job's rounds: this job runs again at once for the rest.
   if (round === ROUNDS) return putBack(job, token, Date.now());
+  // Nothing due now, but statements still pending: claimed by a submission that may have died with
+  // its worker (the claim runs out at twice the call's timeout), or waiting for their next attempt.
+  // This job comes back for them then instead of completing: a completed job's id makes every later
+  // add of it (the reconciler's, the stalled job's rerun) a no-op, so nothing else would send them
+  // while the service is quiet. A second after the claim ends, spread so the jobs do not meet.
+  const due = await nextDue(deps.pool, platform);
+  if (due) return putBack(job, token, Math.max(Date.now(), due.getTime()) + 1000 + Math.random() * 1000);
   return { platform, ...done };
 };
