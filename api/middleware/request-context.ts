@@ -21,7 +21,9 @@ export function requestContext(root: Logger) {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Path only: query strings can carry OAuth state or codes.
+      // The route's template, never the path: a path names a player (/v1/player/<serviceId>), and a
+      // query can carry OAuth state or codes (README "Data map": what logs hold).
+      const route = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
       const state = ctx.state as {
         client?: { clientId: string };
         bearer?: { client: { clientId: string } };
@@ -32,7 +34,7 @@ export function requestContext(root: Logger) {
       log[probe ? 'debug' : 'info'](
         {
           method: ctx.method,
-          path: ctx.path,
+          path: typeof route === 'string' ? route : '(no route)',
           status: ctx.status,
           ms: Math.round(ms * 10) / 10,
           // Who called, and what went wrong: enough to follow one studio's errors in the logs.

@@ -10,7 +10,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { markTracingActive } from './spans.js';
-import { serviceNameOf } from './settings.js';
+import { outgoingUrlForSpan, serviceNameOf } from './settings.js';
 
 /** Probes and scrapes: no trace of their own (they would drown the reports' traces). */
 const UNTRACED_PATHS = /^\/(?:metrics|healthz|readyz|console\/assets)(?:[/?]|$)/;
@@ -23,7 +23,7 @@ const UNTRACED_PATHS = /^\/(?:metrics|healthz|readyz|console\/assets)(?:[/?]|$)/
  *
  * What the spans hold is chosen for a moderation service: no SQL parameters (a statement's text
  * only; its values are players' data and attacker-written report text), a Redis command's name
- * only, and no request or response bodies.
+ * only, no request or response bodies, and an outgoing call's URL as its origin only.
  */
 export async function startTracing(): Promise<void> {
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
@@ -43,6 +43,8 @@ export async function startTracing(): Promise<void> {
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.test(req.url ?? ''),
+        // An outgoing call's span keeps its origin only (evidence links, webhook paths).
+        startOutgoingSpanHook: (req) => ({ 'url.full': outgoingUrlForSpan(req) }),
       }),
       // Router layers only: a span for each of the dozen middleware on every request is noise.
       new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),

@@ -16,3 +16,23 @@ export function serviceNameOf(entry: string | undefined, env: NodeJS.ProcessEnv)
   if (file === 'server') return 'player-trust-api';
   return `player-trust-${file}`;
 }
+
+/**
+ * What an outgoing request's span records as its `url.full`: the origin only. Outgoing calls fetch
+ * evidence a report named (its path and query may hold a signed link's token or a player's data) and
+ * deliver webhooks and statements; none of that belongs with the tracing backend (README "Tracing").
+ */
+export function outgoingUrlForSpan(req: {
+  protocol?: string | null;
+  hostname?: string | null;
+  host?: string | null;
+  port?: number | string | null;
+}): string {
+  const protocol = req.protocol || 'http:';
+  const host = req.hostname || (req.host ?? '').replace(/:\d+$/, '') || 'localhost';
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const defaultPort = protocol === 'https:' ? '443' : '80';
+  const port =
+    req.port != null && String(req.port) !== '' && String(req.port) !== defaultPort ? `:${req.port}` : '';
+  return `${protocol}//${bracketed}${port}/[redacted]`;
+}

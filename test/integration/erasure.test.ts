@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,7 @@ describe('erasure (GDPR Art. 17)', function () {
   this.timeout(120_000);
   let api: TestApi;
   let review: RunningWorker;
+  let enrichment: RunningWorker;
   let a: Tenant;
   let b: Tenant;
   let admin: TestModerator;
@@ -58,6 +60,8 @@ describe('erasure (GDPR Art. 17)', function () {
     ledger = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pt-ledger-')), 'erasure-ledger.jsonl');
     api = await startTestApi({ ERASURE_LEDGER: ledger });
     review = await startTestWorker(api.config, 'review');
+    // The evidence link does not resolve: its job fails and is retried, its reason kept in Redis.
+    enrichment = await startTestWorker(api.config, 'enrichment');
     [a, b] = [await createTenant(api.pool, 'EraseA'), await createTenant(api.pool, 'EraseB')];
     [admin, mod] = [await createTestModerator(api, 'admin'), await createTestModerator(api)];
     await provisionPlayer(api.pool, {
@@ -139,6 +143,10 @@ describe('erasure (GDPR Art. 17)', function () {
       caseId = rows[0]?.case_id ?? '';
       return rows.length === 2;
     });
+    // The enrichment job has met the link it cannot reach (its reason is what Redis keeps).
+    await eventually('the evidence job tried and retried', async () =>
+      (await redisValues()).some((v) => v.includes('evidence not reachable yet')),
+    );
     // Nothing would prove anything if the markers were not there to begin with.
     expect(await markersFound(), 'planted').to.include.members([
       'players.full_name',
@@ -149,9 +157,33 @@ describe('erasure (GDPR Art. 17)', function () {
     ]);
   });
   after(async () => {
+    await enrichment?.stop();
     await review?.stop();
     await api?.close();
   });
+
+  /** Every value Redis holds under this API's queue prefix (job data, reasons, stacks, events). */
+  async function redisValues(): Promise<string[]> {
+    const redis = new Redis(api.config.redisUrl!);
+    try {
+      const keys = await redis.keys(`${api.config.queuePrefix}*`);
+      const values: string[] = [];
+      for (const key of keys) {
+        const type = await redis.type(key);
+        if (type === 'hash') values.push(...Object.values(await redis.hgetall(key)));
+        else if (type === 'string') values.push((await redis.get(key)) ?? '');
+        else if (type === 'list') values.push(...(await redis.lrange(key, 0, -1)));
+        else if (type === 'zset' || type === 'set')
+          values.push(...(type === 'set' ? await redis.smembers(key) : await redis.zrange(key, 0, -1)));
+        else if (type === 'stream')
+          values.push(...(await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields));
+        values.push(key);
+      }
+      return values;
+    } finally {
+      redis.disconnect();
+    }
+  }
 
   /** Every table.column of the public schema holding text (text, varchar, json, jsonb, arrays) where a marker is. */
   async function markersFound(): Promise<string[]> {
@@ -248,6 +280,12 @@ describe('erasure (GDPR Art. 17)', function () {
     // reporter_quota counts the reporter's reports of the day, keyed by the studio's id for the
     // reporter: the reporter's record, not the player's, gone within 24 hours (README "Personal data").
     expect((await markersFound()).filter((c) => c !== 'reporter_quota.reporter_id')).to.deep.equal([]);
+  });
+
+  it('no marker is left in Redis either: jobs, their failed reasons and stacks hold ids only', async () => {
+    const values = await redisValues();
+    expect(values.length, 'the queues hold something to look at').to.be.greaterThan(0);
+    expect(values.filter((v) => v.includes(m))).to.deep.equal([]);
   });
 
   it('no answer about the player or their case holds a marker; the player cannot sign in; lookups answer 404', async () => {

@@ -123,6 +123,9 @@ describe('HTTP surface: errors, health, request ids and logs', () => {
       spec: '/v1/player/{serviceId}',
     });
     const line = api.logs.lines.find((l) => l.reqId === 'trace-client-404' && l.msg === 'request');
+    // The route's template: the service id in the path is a player's, and stays out of the logs.
+    expect(line).to.include({ path: '/v1/player/:serviceId' });
+    expect(JSON.stringify(line)).to.not.include('nobody-here');
     expect(line).to.include({ status: 404, clientId: tenant.game.clientId, code: 'not_found' });
   });
 

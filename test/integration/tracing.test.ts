@@ -414,4 +414,32 @@ describe('tracing: a report is one trace from the request to the studio’s webh
       async () => spansNamed(t, `process ${QUEUES.enrichment}`).length > 0,
     );
   });
+
+  it('an outgoing call’s span holds its origin only: no evidence path or signed token reaches the backend', async () => {
+    await allWorkers();
+    studio.handler = (_req, res) => res.writeHead(200, { 'content-type': 'video/mp4' }).end('clip');
+    const player = await createTestPlayer(pool);
+    const link = studio.url('/clips/PLAYERPATHMARK.mp4?sig=SIGNEDTOKENMARK');
+    const res = await fetch(`${url}/v1/anticheat/submitReport/${player.serviceId}`, {
+      method: 'POST',
+      headers: { ...tenant.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        report: { isCheatDetected: true, type: 'aimbot', evidence: [{ type: 'video', url: link }] },
+      }),
+    });
+    expect(res.status).to.equal(201);
+    await eventually(
+      'the evidence fetched',
+      async () => studio.requestsTo('/clips/PLAYERPATHMARK.mp4?sig=SIGNEDTOKENMARK').length > 0 || undefined,
+    );
+    const origin = new URL(studio.url('/')).origin;
+    const outgoing = await eventually('the fetch’s client span', async () => {
+      const spans = otlp.spans.filter((s) => s.kind === KIND.client && s.attrs['url.full'] !== undefined);
+      return spans.length ? spans : undefined;
+    });
+    for (const s of outgoing) expect(s.attrs['url.full']).to.equal(`${origin}/[redacted]`);
+    const everything = JSON.stringify(otlp.spans.map((s) => s.attrs));
+    expect(everything).to.not.include('SIGNEDTOKENMARK');
+    expect(everything).to.not.include('PLAYERPATHMARK');
+  });
 });

@@ -84,7 +84,7 @@ async function fetchEvidence(
       maxRedirects: MAX_REDIRECTS,
     });
     const transient = res.status >= 500 || res.status === 429 || res.status === 408;
-    if (transient && !lastAttempt) return { retry: `HTTP ${res.status}` };
+    if (transient && !lastAttempt) return { retry: `http_${res.status}` };
     const ok = res.status >= 200 && res.status < 300;
     return {
       final: {
@@ -102,7 +102,8 @@ async function fetchEvidence(
   } catch (err) {
     const failure =
       err instanceof OutboundError ? err : new OutboundError('connection_failed', String(err), true);
-    if (failure.transient && !lastAttempt) return { retry: failure.message };
+    // The code only: a message may name the host, and the job's error is kept in Redis.
+    if (failure.transient && !lastAttempt) return { retry: failure.code };
     return {
       final: {
         ...base,
@@ -147,7 +148,7 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
     if (!read) return undefined;
     const retries: string[] = [];
     const results = await Promise.all(
-      read.map(async (item): Promise<EnrichedItem | undefined> => {
+      read.map(async (item, index): Promise<EnrichedItem | undefined> => {
         if (item.enrichment) return undefined;
         if (item.type === 'text' && item.content !== undefined) {
           const { content, enrichment } = normaliseText(item.content, now);
@@ -156,7 +157,9 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
         if (item.url === undefined) return undefined;
         const outcome = await fetchEvidence(item.url, deps, policy, attempt, lastAttempt);
         if ('retry' in outcome) {
-          retries.push(`${item.url}: ${outcome.retry}`);
+          // Ids only, never the link: a failed job's reason and stack stay in Redis for days, beyond
+          // an erasure's reach (README "Data map").
+          retries.push(`offense ${offenseId} evidence ${index}: ${outcome.retry}`);
           return undefined;
         }
         return { ...item, enrichment: outcome.final };

@@ -164,7 +164,10 @@ export function standingRoutes(deps: ApiDeps): Router {
       ctx.status = 401;
       ctx.body = signInPage({
         csrf: csrfToken(ctx),
-        error: 'The gamer tag or password is not right.',
+        // An erased account's gamer tag is not kept (README "Erasure"), so it reads as unknown: said
+        // here for everyone, which tells nobody whether a given tag was erased.
+        error:
+          'The gamer tag or password is not right. An account that was erased is gone with its gamer tag and cannot be signed in to.',
         gamerTag,
       });
       return;

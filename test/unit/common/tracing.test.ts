@@ -1,7 +1,7 @@
 import { context, propagation, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { expect } from 'chai';
-import { serviceNameOf, tracingWanted } from '../../../common/tracing/settings.js';
+import { outgoingUrlForSpan, serviceNameOf, tracingWanted } from '../../../common/tracing/settings.js';
 import {
   activeTraceparent,
   inBatchSpan,
@@ -177,5 +177,22 @@ describe('Tracing: on, spans continue the trace a job carries', () => {
     expect(batch!.spanContext().traceId).to.equal(A.split('-')[1]);
     expect(batch!.links.map((l) => l.context.traceId)).to.deep.equal([B.split('-')[1]]);
     expect(batch!.attributes['player_trust.reports']).to.equal(4);
+  });
+});
+
+describe('outgoingUrlForSpan: an outgoing call’s span keeps its origin only', () => {
+  it('drops the path and the query (a signed link’s token, a player’s id in a path)', () => {
+    expect(outgoingUrlForSpan({ protocol: 'https:', hostname: 'cdn.example.com', port: 443 })).to.equal(
+      'https://cdn.example.com/[redacted]',
+    );
+    expect(outgoingUrlForSpan({ protocol: 'http:', hostname: '127.0.0.1', port: 8080 })).to.equal(
+      'http://127.0.0.1:8080/[redacted]',
+    );
+    expect(outgoingUrlForSpan({ protocol: 'http:', host: 'hooks.example:9000' })).to.equal(
+      'http://hooks.example/[redacted]',
+    );
+    expect(outgoingUrlForSpan({ protocol: 'https:', hostname: '::1', port: 8443 })).to.equal(
+      'https://[::1]:8443/[redacted]',
+    );
   });
 });
