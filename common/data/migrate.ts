@@ -90,26 +90,88 @@ async function storedFunctions(client: pg.Client) {
   return new Map(rows.map((r) => [r.name, { version: r.version, sha256: r.sha256 }]));
 }
 
+/** How long a migration's statement waits for a table lock the running service holds, at most. */
+export const MIGRATION_LOCK_TIMEOUT_MS = 5000;
+/** How many times migrate runs again after a lock wait ran out or a deadlock, before it gives up. */
+export const MIGRATION_LOCK_ATTEMPTS = 10;
+
+/** A lock wait that ran out (55P03) or a deadlock (40P01): the running service held the lock; worth again. */
+export const isLockConflict = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '55P03';
+};
+
+/**
+ * Runs `attempt` again after a lock conflict, waiting a little longer each time (with jitter), up to
+ * `attempts` times; any other error, or the last conflict, is thrown.
+ */
+export async function retryOnLockConflict<T>(
+  attempt: () => Promise<T>,
+  opts: {
+    attempts: number;
+    baseMs: number;
+    log?: (msg: string) => void;
+    sleep?: (ms: number) => Promise<void>;
+  },
+): Promise<T> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isLockConflict(err) || n >= opts.attempts) throw err;
+      const wait = Math.round(opts.baseMs * Math.min(8, 2 ** (n - 1)) * (0.5 + Math.random()));
+      opts.log?.(
+        `> ${(err as Error).message}: the running service holds a lock the migration needs; again in ${wait} ms (attempt ${n + 1} of ${opts.attempts})`,
+      );
+      await sleep(wait);
+    }
+  }
+}
+
+/** The database URL with a session lock_timeout: a statement waiting on the service's locks gives up. */
+function withLockTimeout(url: string, ms: number): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c lock_timeout=${ms}`);
+  return u.toString();
+}
+
 /**
  * Applies every pending numbered migration; node-pg-migrate holds an advisory lock meanwhile. Every
  * process migrates at start-up, and several start at once (npm start's children, a scaled worker
  * kind), so a second one waits for the lock and then finds nothing to do, instead of failing.
+ *
+ * The README's upgrade runs it while the previous release serves (issue 50), so it must not
+ * deadlock with the service: each migration commits on its own (a run that stops leaves the applied
+ * ones recorded, and the next run goes on from there), takes its locks with a lock_timeout
+ * (MIGRATION_LOCK_TIMEOUT_MS) instead of queueing behind the service's transactions while holding
+ * others, and a lock wait that ran out or a deadlock runs the pending ones again, up to
+ * MIGRATION_LOCK_ATTEMPTS times.
  */
 export async function migrate(databaseUrl: string, log: (msg: string) => void = () => undefined) {
-  const url = await writableUrl(databaseUrl);
-  const applied = await runner({
-    databaseUrl: url,
-    dir: MIGRATIONS_DIR,
-    direction: 'up',
-    migrationsTable: 'pgmigrations',
-    checkOrder: true,
-    advisoryLockMode: 'wait',
-    log,
-    logger: { debug: () => undefined, info: log, warn: log, error: log },
-  });
-  const functions = await applySourceFunctions(url);
-  for (const name of functions) log(`> Applied source function ${name}`);
-  return [...applied.map((m) => m.name), ...functions.map((name) => `function ${name}`)];
+  const url = withLockTimeout(await writableUrl(databaseUrl), MIGRATION_LOCK_TIMEOUT_MS);
+  const names: string[] = [];
+  await retryOnLockConflict(
+    async () => {
+      const applied = await runner({
+        databaseUrl: url,
+        dir: MIGRATIONS_DIR,
+        direction: 'up',
+        migrationsTable: 'pgmigrations',
+        checkOrder: true,
+        advisoryLockMode: 'wait',
+        singleTransaction: false,
+        log,
+        logger: { debug: () => undefined, info: log, warn: log, error: log },
+      });
+      names.push(...applied.map((m) => m.name));
+      const functions = await applySourceFunctions(url);
+      for (const name of functions) log(`> Applied source function ${name}`);
+      names.push(...functions.map((name) => `function ${name}`));
+    },
+    { attempts: MIGRATION_LOCK_ATTEMPTS, baseMs: 500, log },
+  );
+  return names;
 }
 
 /**
