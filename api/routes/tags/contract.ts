@@ -32,6 +32,7 @@ const ops = (of: 'case' | 'player', parameter: object) => {
         responses: {
           200: json(tags, 'The tags after.'),
           400: problem('Not a tag: 1 to 32 letters, digits, _ or -.'),
+          403: problem(protectedTag),
           404: problem(`No such ${of}.`),
           415: problem('Body is not JSON.'),
           ...moderatorErrors,
@@ -47,6 +48,7 @@ const ops = (of: 'case' | 'player', parameter: object) => {
         parameters: [parameter, tagParam],
         responses: {
           200: json(tags, 'The tags after.'),
+          403: problem(protectedTag),
           404: problem(`No such ${of}, or it has no such tag.`),
           ...moderatorErrors,
         },
@@ -54,6 +56,8 @@ const ops = (of: 'case' | 'player', parameter: object) => {
     },
   };
 };
+
+const protectedTag = 'protected_tag: only admins set or remove a protected tag (PROTECTED_TAGS).';
 
 const onCase = ops('case', caseIdParam);
 const onPlayer = ops('player', serviceIdParam);

@@ -1108,7 +1108,7 @@ export interface paths {
         put?: never;
         /**
          * Claim an appeal (CASE_LEASE_SECONDS; again renews)
-         * @description A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal, and takes over another moderator's live claim (audited with the previous holder).
+         * @description A moderator cannot claim an appeal against their own decision (403 own_decision), so an appeal never sits claimed by someone who may not decide it. An admin may claim any appeal but a notifier's complaint about their own dismissal, and takes over another moderator's live claim (audited with the previous holder).
          */
         post: operations["claimAppeal"];
         delete?: never;
@@ -1145,7 +1145,7 @@ export interface paths {
         put?: never;
         /**
          * Grant or deny an appeal you hold a claim on
-         * @description Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may.
+         * @description Granted: the sanction is revoked and/or the offense's points are given back (never above 100; trust history reason appeal), and the strike of the case behind it removed, in one transaction; audited; appeal.decided is sent. A moderator may not decide an appeal against their own decision (403 own_decision); an admin may, except a notifier's complaint about their own dismissal.
          */
         post: operations["decideAppeal"];
         delete?: never;
@@ -10401,7 +10401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description protected_tag: only admins set or remove a protected tag (PROTECTED_TAGS). csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10484,7 +10484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description protected_tag: only admins set or remove a protected tag (PROTECTED_TAGS). csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10635,7 +10635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description protected_tag: only admins set or remove a protected tag (PROTECTED_TAGS). csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10719,7 +10719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            /** @description protected_tag: only admins set or remove a protected tag (PROTECTED_TAGS). csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
             403: {
                 headers: {
                     [name: string]: unknown;
