@@ -125,3 +125,67 @@ export async function waitForRedis(url: string, waitMs: number): Promise<void> {
     );
   }
 }
+
+/**
+ * Waiting for processes that start at their own pace (a busy machine, tracing on, the first run of
+ * tsx): keep waiting while they make progress, give up after `quietMs` without any, and after
+ * `maxMs` in any case. Progress is any change of what `observe` is given (the processes' CPU time,
+ * what the probe answered).
+ */
+export class ProgressWatch {
+  private lastSample: string | undefined;
+  private lastProgress: number;
+
+  constructor(
+    private readonly quietMs: number,
+    private readonly maxMs: number,
+    private readonly started: number,
+  ) {
+    this.lastProgress = started;
+  }
+
+  /** Records what was seen at `now`; whether to keep waiting. */
+  observe(now: number, sample: string): boolean {
+    if (sample !== this.lastSample) {
+      this.lastSample = sample;
+      this.lastProgress = now;
+    }
+    return !this.quiet(now) && now - this.started < this.maxMs;
+  }
+
+  /** Whether nothing changed for `quietMs` (the reason to give up, else `maxMs` ran out). */
+  quiet(now: number): boolean {
+    return now - this.lastProgress >= this.quietMs;
+  }
+}
+
+/**
+ * CPU time (clock ticks) a process and its children have used, from /proc; undefined where there is
+ * no /proc (or the process is gone): the caller then sees no progress from it.
+ */
+export function cpuTicks(pid: number): number | undefined {
+  const read = (p: number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      // Fields after the command (which may hold spaces), from the 3rd: utime is 14th, stime 15th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = read(pid);
+  if (own === undefined) return undefined;
+  let children: number[] = [];
+  try {
+    children = fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // no list of children here: the process's own time only
+  }
+  return children.reduce((sum, c) => sum + (read(c) ?? 0), own);
+}

@@ -9,7 +9,7 @@ import { createPool } from '../common/data/db.js';
 import { resolvePepper } from '../common/dev-secrets.js';
 import { createLogger } from '../common/logger.js';
 import { provideBackends, type Backends } from '../common/runtime.js';
-import { ensureWritableDir, StartupError } from '../common/startup.js';
+import { cpuTicks, ensureWritableDir, ProgressWatch, StartupError } from '../common/startup.js';
 import { isAlive } from '../common/services/process-guard.js';
 import { embeddedServer } from '../common/services/postgres.js';
 import { startStandby, type Standby } from '../common/services/standby.js';
@@ -206,11 +206,19 @@ function watchEmbedded(b: Backends) {
   timer.unref();
 }
 
-/** Polls /readyz until it answers 200: true, or what its last answer said was not ready. */
+/**
+ * Polls /readyz until it answers 200: true, or why it gave up. It waits while the API makes
+ * progress (its processes use CPU, or /readyz answers something new): STARTUP_WAIT_SECONDS without
+ * any, or ten times that in all, and it gives up. A busy machine (or tracing on) can take minutes to
+ * start the API; a fixed wait gave up on one that was still starting (issue 50).
+ */
 async function waitForApi(apiUrl: string): Promise<true | string> {
   let last = 'the API did not answer';
-  const until = Date.now() + config.startupWaitMs;
-  while (!stopRequested && Date.now() < until) {
+  const quietMs = Math.max(config.startupWaitMs, 1000);
+  const watch = new ProgressWatch(quietMs, 10 * quietMs, Date.now());
+  const api = () => children.find((c) => c.name === 'api')?.child.pid;
+  for (;;) {
+    if (stopRequested) return last;
     try {
       const res = await fetch(`${apiUrl}/readyz`);
       if (res.ok) return true;
@@ -219,9 +227,13 @@ async function waitForApi(apiUrl: string): Promise<true | string> {
     } catch {
       // not listening yet
     }
+    const pid = api();
+    if (!watch.observe(Date.now(), `${pid}:${pid ? cpuTicks(pid) : ''}:${last}`))
+      return watch.quiet(Date.now())
+        ? `no progress for ${quietMs / 1000} s (STARTUP_WAIT_SECONDS): ${last}`
+        : `still not ready after ${(10 * quietMs) / 1000} s (ten times STARTUP_WAIT_SECONDS): ${last}`;
     await new Promise((r) => setTimeout(r, 200));
   }
-  return last;
 }
 
 try {
@@ -323,10 +335,7 @@ try {
     process.stdout.write(lines.join('\n'));
   } else if (!stopRequested) {
     // Half up helps nobody: stop everything and say what was not ready.
-    await shutdown(
-      1,
-      `the API did not become ready within ${config.startupWaitMs / 1000} s (STARTUP_WAIT_SECONDS): ${ready}`,
-    );
+    await shutdown(1, `the API did not become ready: ${ready}`);
   }
   await checkpoint();
 } catch (err) {
