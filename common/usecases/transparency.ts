@@ -7,9 +7,11 @@ import {
   findStatementsOfSanctions,
   listAccounts,
   playersOfSanctions,
+  restrictionsOwedNowhere,
   saveAccount,
   stateOfStatement,
   statementCounts,
+  studioNames,
   type StatementRow,
   type TransparencyAccount,
 } from '../data/repos/transparency.js';
@@ -20,9 +22,14 @@ import type { OutboxRow } from '../queues/outbox.js';
 import { sealWebhookSecret } from '../security/webhook-secrets.js';
 import { check } from '../validation.js';
 
+/** A platform in words: the operator's global decisions, or a studio by its name (its id when gone). */
+export const platformName = (platform: string, names: ReadonlyMap<string, string>) =>
+  platform === 'operator' ? 'The operator (global decisions)' : (names.get(platform) ?? `Studio ${platform}`);
+
 /** An account as admins see it: never its token, only whether one is set. */
-export const presentAccount = (a: TransparencyAccount) => ({
+export const presentAccount = (a: TransparencyAccount, names: ReadonlyMap<string, string> = new Map()) => ({
   platform: a.platform,
+  platformName: platformName(a.platform, names),
   mode: a.mode,
   baseUrl: a.baseUrl,
   tokenSet: a.tokenSealed !== null,
@@ -73,28 +80,58 @@ export async function putAccount(pool: Pool, pepper: string, platform: string, b
     baseUrl: v.baseUrl ?? null,
     tokenSealed: v.token ? sealWebhookSecret(v.token, pepper) : null,
   });
-  return { created: saved.created, account: presentAccount(saved.account) };
+  return {
+    created: saved.created,
+    account: presentAccount(saved.account, await studioNames(pool, [key])),
+  };
 }
 
 export async function removeAccount(pool: Pool, platform: string) {
   if (!(await deleteAccount(pool, platform))) throw notFound(`Account of ${platform}`);
 }
 
-export const accounts = async (pool: Pool) => (await listAccounts(pool)).map(presentAccount);
+/**
+ * The accounts, and the restrictions owed nowhere: placed while their platform had no account, so no
+ * statement was made for them (README "The Transparency Database"), by platform, for the admin to
+ * see what connecting later will not send.
+ */
+export async function accounts(pool: Pool) {
+  const [list, owed] = await Promise.all([listAccounts(pool), restrictionsOwedNowhere(pool)]);
+  const names = await studioNames(pool, [...list.map((a) => a.platform), ...owed.map((o) => o.platform)]);
+  return {
+    items: list.map((a) => presentAccount(a, names)),
+    owedNowhere: owed.map((o) => ({
+      platform: o.platform,
+      platformName: platformName(o.platform, names),
+      connected: list.some((a) => a.platform === o.platform),
+      restrictions: o.restrictions,
+      firstPlacedAt: o.first.toISOString(),
+      lastPlacedAt: o.last.toISOString(),
+    })),
+  };
+}
 
 export const statementListSchema = Joi.object({
   state: Joi.string()
     .valid(...STATEMENT_STATES)
     .description('Default: refused and pending (what needs attention).'),
   platform: Joi.string().max(64),
+  dryRun: Joi.boolean().description(
+    'true: the statements written in a dry run, newest first, each with what it says (state is sent).',
+  ),
   limit: Joi.number().integer().min(1).max(200).default(50),
 });
 
-const presentStatement = (r: StatementRow, playerServiceId: string | null = null) => ({
+const presentStatement = (
+  r: StatementRow,
+  playerServiceId: string | null = null,
+  names: ReadonlyMap<string, string> = new Map(),
+) => ({
   id: r.id,
   sanctionId: r.sanction_id,
   playerServiceId,
   platform: r.platform,
+  platformName: platformName(r.platform, names),
   puid: r.puid,
   state: r.state,
   uuid: r.tdb_uuid,
@@ -115,23 +152,32 @@ const presentStatement = (r: StatementRow, playerServiceId: string | null = null
  * with the database's words; with `state`, that state only. And the counts that need attention.
  */
 export async function listStatements(pool: Pool, query: unknown) {
-  const q = check<{ state?: StatementState; platform?: string; limit: number }>(
+  const q = check<{ state?: StatementState; platform?: string; dryRun?: boolean; limit: number }>(
     statementListSchema,
     query,
     'query',
   );
-  const states: StatementState[] = q.state ? [q.state] : ['refused', 'pending'];
+  if (q.dryRun !== undefined && q.state !== undefined && q.state !== 'sent')
+    throw validationError([{ field: 'dryRun', message: 'goes with state sent (or no state)' }]);
+  const states: StatementState[] =
+    q.dryRun !== undefined ? ['sent'] : q.state ? [q.state] : ['refused', 'pending'];
   const [rows, c] = await Promise.all([
-    findStatements(pool, { states, platform: q.platform ?? null, limit: q.limit }),
+    findStatements(pool, { states, platform: q.platform ?? null, limit: q.limit, dryRun: q.dryRun ?? null }),
     statementCounts(pool),
   ]);
   // Whom each is about, for the admin's link to the player (never sent to the database).
-  const playerOf = await playersOfSanctions(
-    pool,
-    rows.map((r) => r.sanction_id),
-  );
+  const [playerOf, names] = await Promise.all([
+    playersOfSanctions(
+      pool,
+      rows.map((r) => r.sanction_id),
+    ),
+    studioNames(
+      pool,
+      rows.map((r) => r.platform),
+    ),
+  ]);
   return {
-    items: rows.slice(0, q.limit).map((r) => presentStatement(r, playerOf.get(r.sanction_id) ?? null)),
+    items: rows.slice(0, q.limit).map((r) => presentStatement(r, playerOf.get(r.sanction_id) ?? null, names)),
     pending: c.pending,
     refused: c.refused,
     oldestPendingAt: c.oldestPending?.toISOString() ?? null,

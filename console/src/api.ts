@@ -241,12 +241,13 @@ export const listStudios = () => api<{ items: StudioWithGames[] }>('GET', '/v1/a
 export type TransparencyStatement = Schemas['TransparencyStatement'];
 export type TransparencyAccount = Schemas['TransparencyAccount'];
 export type TransparencyPage = Res<'/v1/admin/transparency/statements', 'get', 200>;
-export const listTransparencyStatements = (params: { state?: string; limit?: number }) =>
+export const listTransparencyStatements = (params: { state?: string; dryRun?: boolean; limit?: number }) =>
   api<TransparencyPage>('GET', `/v1/admin/transparency/statements?${q(params)}`);
 export const retryTransparencyStatement = (id: string) =>
   api<{ state: string }>('POST', `/v1/admin/transparency/statements/${enc(id)}/retry`);
+export type TransparencyAccounts = Res<'/v1/admin/transparency/accounts', 'get', 200>;
 export const listTransparencyAccounts = () =>
-  api<{ items: TransparencyAccount[] }>('GET', '/v1/admin/transparency/accounts');
+  api<TransparencyAccounts>('GET', '/v1/admin/transparency/accounts');
 export const putTransparencyAccount = (
   platform: string,
   body: Req<'/v1/admin/transparency/accounts/{platform}', 'put'>,

@@ -760,6 +760,16 @@ describe('moderator console in headless Chromium', function () {
     const tdb = await new TransparencyDatabaseStandIn().start();
     const outbound = await startTestWorker(api.config, 'webhooks');
     try {
+      // A restriction placed before the studio connected its account: owed nowhere, and shown so.
+      const early = await fetch(`${api.url}/v1/player/${await player()}/sanctions`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'chat_restriction', reason: 'before the account', durationSeconds: 60 }),
+      });
+      expect(early.status).to.equal(201);
+      const studioName = (
+        await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [tenant.studioId])
+      ).rows[0]!.name;
       // The database refuses every statement, in words that carry markup.
       tdb.extraRule = () => ({ category: [`${XSS} is not a category`] });
       const setUp = await fetch(`${api.url}/v1/admin/transparency/accounts/${tenant.studioId}`, {
@@ -793,6 +803,13 @@ describe('moderator console in headless Chromium', function () {
         .filter({ hasText: serviceId });
       await row.getByText(`${XSS} is not a category`, { exact: false }).waitFor();
       expect(await page.evaluate('window.__xss')).to.equal(undefined);
+      // Platforms by name, not by id; the restrictions owed nowhere said, with their platform's name.
+      await row.getByRole('cell', { name: studioName, exact: true }).waitFor();
+      await page
+        .getByRole('table', { name: 'Restrictions that sent no statement' })
+        .getByRole('row')
+        .filter({ hasText: studioName })
+        .waitFor();
       await checkScreen(page, 'transparency');
       tdb.extraRule = undefined;
       await row.getByRole('button', { name: 'Send again' }).click();

@@ -172,9 +172,11 @@ describe('erasure (GDPR Art. 17)', function () {
         const type = await redis.type(key);
         if (type === 'hash') values.push(...Object.values(await redis.hgetall(key)));
         else if (type === 'string') values.push((await redis.get(key)) ?? '');
-        else if (type === 'list') values.push(...(await redis.lrange(key, 0, -1)));
+        else if (type === 'list') values.push(...(await redis.lrange(key, '0', '-1')));
         else if (type === 'zset' || type === 'set')
-          values.push(...(type === 'set' ? await redis.smembers(key) : await redis.zrange(key, 0, -1)));
+          values.push(
+            ...(type === 'set' ? await redis.smembers(key) : (await redis.zrange(key, '0', '-1')).map(String)),
+          );
         else if (type === 'stream')
           values.push(...(await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields));
         values.push(key);

@@ -481,6 +481,72 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(tdb.stored.some((s) => s.statement.puid === `sanction-${id}`)).to.equal(false);
   });
 
+  it('admins read the dry run’s statements, platforms by name, and the restrictions owed nowhere (no account when placed)', async () => {
+    // A dry-run statement of studio B, readable where the admin works (not only in a file on the server).
+    const player = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: studioB.game.clientId });
+    const id = await byStudio(studioB, player.serviceId, {
+      type: 'chat_restriction',
+      reason: 'x',
+      durationSeconds: 600,
+    });
+    await settled(id);
+    const { rows: names } = await api.pool.query<{ id: string; name: string }>(
+      'SELECT id::text, name FROM studios WHERE id = ANY($1::uuid[])',
+      [[studioB.studioId]],
+    );
+    const dry = await call<{
+      items: { puid: string; dryRun: boolean; platformName: string; statement: Record<string, unknown> }[];
+    }>(api.url, 'GET', '/v1/admin/transparency/statements?dryRun=true', {
+      spec: '/v1/admin/transparency/statements',
+      headers: admin.headers,
+    });
+    expect(dry.status, dry.text).to.equal(200);
+    const mine = dry.body.items.find((i) => i.puid === `sanction-${id}`)!;
+    expect(mine).to.include({ dryRun: true, platformName: names[0]!.name });
+    expect(mine.statement).to.include({ puid: `sanction-${id}` });
+    expect(dry.body.items.every((i) => i.dryRun)).to.equal(true);
+    const mixed = await call<{ code: string }>(
+      api.url,
+      'GET',
+      '/v1/admin/transparency/statements?dryRun=true&state=pending',
+      { spec: '/v1/admin/transparency/statements', headers: admin.headers },
+    );
+    expect([mixed.status, mixed.body.code]).to.deep.equal([400, 'validation_failed']);
+
+    // A studio with no account restricts a player: owed nowhere, and counted as such, by name.
+    const studioC = await createTenant(api.pool, 'NoAccount');
+    const other = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: other.serviceId, clientId: studioC.game.clientId });
+    const before = await call<{ owedNowhere: { platform: string; restrictions: number }[] }>(
+      api.url,
+      'GET',
+      '/v1/admin/transparency/accounts',
+      { spec: '/v1/admin/transparency/accounts', headers: admin.headers },
+    );
+    expect(before.body.owedNowhere.find((o) => o.platform === studioC.studioId)).to.equal(undefined);
+    for (let i = 0; i < 2; i++)
+      await byStudio(studioC, other.serviceId, {
+        type: 'chat_restriction',
+        reason: 'x',
+        durationSeconds: 60,
+      });
+    await byStudio(studioC, other.serviceId, { type: 'warning', reason: 'restricts nothing' });
+    const after = await call<{
+      items: { platform: string; platformName: string }[];
+      owedNowhere: { platform: string; platformName: string; restrictions: number; connected: boolean }[];
+    }>(api.url, 'GET', '/v1/admin/transparency/accounts', {
+      spec: '/v1/admin/transparency/accounts',
+      headers: admin.headers,
+    });
+    const c = after.body.owedNowhere.find((o) => o.platform === studioC.studioId)!;
+    expect(c).to.include({ restrictions: 2, connected: false });
+    expect(c.platformName).to.match(/^NoAccount /);
+    expect(after.body.items.find((a) => a.platform === 'operator')!.platformName).to.equal(
+      'The operator (global decisions)',
+    );
+  });
+
   it('accounts: admins only, the token never shown, bad input refused', async () => {
     const list = await call<{ items: { platform: string; tokenSet: boolean; mode: string }[] }>(
       api.url,

@@ -19,7 +19,25 @@ export const paths = {
       summary: "Each platform's account at the DSA Transparency Database (admins); tokens are never shown",
       security: moderatorSecurity,
       responses: {
-        200: json(closed({ items: { type: 'array', items: ref('TransparencyAccount') } }), 'The accounts.'),
+        200: json(
+          closed({
+            items: { type: 'array', items: ref('TransparencyAccount') },
+            owedNowhere: {
+              type: 'array',
+              description:
+                'Restrictions that owe no statement because their platform had no account when they were placed, by platform (connecting later sends nothing for them).',
+              items: closed({
+                platform: { type: 'string' },
+                platformName: { type: 'string' },
+                connected: { type: 'boolean', description: 'Whether the platform has an account now.' },
+                restrictions: { type: 'integer' },
+                firstPlacedAt: dateTime,
+                lastPlacedAt: dateTime,
+              }),
+            },
+          }),
+          'The accounts, and the restrictions owed nowhere.',
+        ),
         ...adminOnly,
       },
     },
@@ -134,6 +152,7 @@ export const schemas = {
   }),
   TransparencyAccount: closed({
     platform: { type: 'string' },
+    platformName: { type: 'string', description: "The studio's name, or the operator's global decisions." },
     mode: { enum: ['submit', 'dry-run'] },
     baseUrl: { type: ['string', 'null'] },
     tokenSet: { type: 'boolean' },
@@ -149,6 +168,7 @@ export const schemas = {
         'Whom the sanction is about, in the admin list (never sent to the database); null elsewhere.',
     },
     platform: { type: 'string' },
+    platformName: { type: 'string', description: "The studio's name, or the operator's global decisions." },
     puid: { type: 'string', description: "The decision's own id: sanction-<sanction id>." },
     state: { enum: [...STATEMENT_STATES] },
     uuid: { type: ['string', 'null'], description: "The database's id of it, once sent." },

@@ -26,11 +26,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
   const admin = moderatorAuth(deps, { role: 'admin' });
 
   router.get('/transparency/accounts', admin, async (ctx) => {
-    ctx.body = { items: await accounts(deps.pool) } satisfies Answer<
-      Paths,
-      '/v1/admin/transparency/accounts',
-      'get'
-    >;
+    ctx.body = (await accounts(deps.pool)) satisfies Answer<Paths, '/v1/admin/transparency/accounts', 'get'>;
   });
   router.put('/transparency/accounts/:platform', admin, requireJsonBody(), async (ctx) => {
     const platform = param(ctx, 'platform');

@@ -174,7 +174,7 @@ export interface StatementRow {
  */
 export async function findStatements(
   db: Queryable,
-  q: { states: readonly string[]; platform: string | null; limit: number },
+  q: { states: readonly string[]; platform: string | null; limit: number; dryRun?: boolean | null },
 ): Promise<StatementRow[]> {
   const { rows } = await db.query<StatementRow>(
     `(SELECT * FROM transparency_statements WHERE state = 'refused' AND 'refused' = ANY($1)
@@ -184,8 +184,9 @@ export async function findStatements(
         AND ($2::text IS NULL OR platform = $2) ORDER BY created_at LIMIT $3)
      UNION ALL
      (SELECT * FROM transparency_statements WHERE state = 'sent' AND 'sent' = ANY($1)
-        AND ($2::text IS NULL OR platform = $2) ORDER BY sent_at DESC LIMIT $3)`,
-    [q.states, q.platform, q.limit],
+        AND ($2::text IS NULL OR platform = $2) AND ($4::boolean IS NULL OR dry_run = $4)
+      ORDER BY sent_at DESC LIMIT $3)`,
+    [q.states, q.platform, q.limit, q.dryRun ?? null],
   );
   return rows;
 }
@@ -234,4 +235,35 @@ export async function stateOfStatement(db: Queryable, id: string): Promise<strin
     [id],
   );
   return rows[0]?.state;
+}
+
+/**
+ * Restrictions that owe no statement because their platform had no account when they were placed
+ * (the operator's for global ones, the studio's for one scoped to its games), by platform: how many,
+ * and the first and last placed. Read when an admin opens the accounts (not on every poll): a scan of
+ * the restrictions, answered by the statements' unique sanction index.
+ */
+export async function restrictionsOwedNowhere(
+  db: Queryable,
+): Promise<{ platform: string; restrictions: number; first: Date; last: Date }[]> {
+  const { rows } = await db.query<{ platform: string; restrictions: number; first: Date; last: Date }>(
+    `SELECT coalesce(s.scope_studio_id::text, 'operator') AS platform, count(*)::int AS restrictions,
+            min(s.created_at) AS first, max(s.created_at) AS last
+       FROM sanctions s
+      WHERE s.type <> 'warning'
+        AND NOT EXISTS (SELECT 1 FROM transparency_statements t WHERE t.sanction_id = s.id)
+      GROUP BY 1 ORDER BY 1`,
+  );
+  return rows;
+}
+
+/** The names of the studios among these platforms (`operator` is no studio). */
+export async function studioNames(db: Queryable, platforms: readonly string[]): Promise<Map<string, string>> {
+  const ids = platforms.filter((p) => /^[0-9a-f-]{36}$/i.test(p));
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: string; name: string }>(
+    'SELECT id::text, name FROM studios WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -3336,6 +3336,8 @@ export interface components {
         };
         TransparencyAccount: {
             platform: string;
+            /** @description The studio's name, or the operator's global decisions. */
+            platformName: string;
             /** @enum {unknown} */
             mode: "submit" | "dry-run";
             baseUrl: string | null;
@@ -3351,6 +3353,8 @@ export interface components {
             /** @description Whom the sanction is about, in the admin list (never sent to the database); null elsewhere. */
             playerServiceId: string | null;
             platform: string;
+            /** @description The studio's name, or the operator's global decisions. */
+            platformName: string;
             /** @description The decision's own id: sanction-<sanction id>. */
             puid: string;
             /** @enum {unknown} */
@@ -11539,7 +11543,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The accounts. */
+            /** @description The accounts, and the restrictions owed nowhere. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11547,6 +11551,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["TransparencyAccount"][];
+                        /** @description Restrictions that owe no statement because their platform had no account when they were placed, by platform (connecting later sends nothing for them). */
+                        owedNowhere: {
+                            platform: string;
+                            platformName: string;
+                            /** @description Whether the platform has an account now. */
+                            connected: boolean;
+                            restrictions: number;
+                            /** Format: date-time */
+                            firstPlacedAt: string;
+                            /** Format: date-time */
+                            lastPlacedAt: string;
+                        }[];
                     };
                 };
             };
@@ -11781,6 +11797,8 @@ export interface operations {
                 /** @description Default: refused and pending (what needs attention). */
                 state?: "pending" | "sent" | "refused";
                 platform?: string;
+                /** @description true: the statements written in a dry run, newest first, each with what it says (state is sent). */
+                dryRun?: boolean;
                 limit?: number;
             };
             header?: never;

@@ -56,8 +56,9 @@ export function StatementState({
 export function TransparencyScreen() {
   const page = useLoad(() => listTransparencyStatements({ limit: 100 }), [], 15_000);
   const accounts = useLoad(listTransparencyAccounts, []);
+  const dryRun = useLoad(() => listTransparencyStatements({ dryRun: true, limit: 20 }), []);
   const reload = async () => {
-    await Promise.all([page.reload(), accounts.reload()]);
+    await Promise.all([page.reload(), accounts.reload(), dryRun.reload()]);
   };
   const { busy, notice, run } = useAction(reload);
   const [mode, setMode] = useState<'submit' | 'dry-run'>('dry-run');
@@ -79,6 +80,7 @@ export function TransparencyScreen() {
   }
 
   const items = page.data?.items ?? [];
+  const owed = accounts.data?.owedNowhere ?? [];
   const refused = items.filter((s) => s.state === 'refused');
   const pending = items.filter((s) => s.state === 'pending');
   return (
@@ -89,12 +91,52 @@ export function TransparencyScreen() {
         Commission&rsquo;s DSA Transparency Database (README &ldquo;Regulation (EU DSA)&rdquo;).
       </p>
       <NoticeLine notice={notice} />
-      <ErrorLine error={page.error ?? accounts.error} />
+      <ErrorLine error={page.error ?? accounts.error ?? dryRun.error} />
       {page.data && (
         <p role="status">
           {page.data.refused} refused, {page.data.pending} pending
-          {page.data.oldestPendingAt ? `, the oldest since ${when(page.data.oldestPendingAt)}` : ''}.
+          {page.data.oldestPendingAt ? `, the oldest since ${when(page.data.oldestPendingAt)}` : ''}
+          {owed.length
+            ? `; ${owed.reduce((n, o) => n + o.restrictions, 0)} restriction(s) owed nowhere (no account when placed)`
+            : ''}
+          .
         </p>
+      )}
+      {owed.length > 0 && (
+        <div className="warning" role="alert" aria-labelledby="owed-title">
+          <h2 id="owed-title">Restrictions that sent no statement</h2>
+          <p>
+            These restrictions were placed while their platform had no account here, so no statement of
+            reasons went to the database for them, and connecting the platform now sends none for them either.
+            A platform that moderates players in the EU owes one for each.
+          </p>
+          <table aria-labelledby="owed-title">
+            <thead>
+              <tr>
+                <th scope="col">Platform</th>
+                <th scope="col">Restrictions</th>
+                <th scope="col">Placed</th>
+                <th scope="col">Account now</th>
+              </tr>
+            </thead>
+            <tbody>
+              {owed.map((o) => (
+                <tr key={o.platform}>
+                  <td>{o.platformName}</td>
+                  <td>{o.restrictions}</td>
+                  <td>
+                    {when(o.firstPlacedAt)} to {when(o.lastPlacedAt)}
+                  </td>
+                  <td>
+                    {o.connected
+                      ? 'connected (after these were placed)'
+                      : 'none: connect it below (a dry run first)'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       <h2 id="refused-title">Refused by the database</h2>
@@ -124,6 +166,26 @@ export function TransparencyScreen() {
       <h2>Oldest pending</h2>
       {pending.length === 0 ? <p>None.</p> : <StatementTable label="Pending statements" items={pending} />}
 
+      <h2 id="dry-run-title">Written in the dry run</h2>
+      {(dryRun.data?.items ?? []).length === 0 ? (
+        <p>None: no platform in dry run has placed a restriction yet.</p>
+      ) : (
+        <>
+          <p>
+            What each statement would say to the database, newest first, for review before the platform
+            submits for real. Nothing here was sent.
+          </p>
+          {dryRun.data!.items.map((s) => (
+            <details key={s.id}>
+              <summary>
+                <code>{s.puid}</code> for {s.platformName}, written {when(s.sentAt ?? s.createdAt)}
+              </summary>
+              <pre className="report-text">{JSON.stringify(s.statement, null, 2)}</pre>
+            </details>
+          ))}
+        </>
+      )}
+
       <ReportPanel />
 
       <h2 id="accounts-title">Accounts</h2>
@@ -145,9 +207,7 @@ export function TransparencyScreen() {
           <tbody>
             {accounts.data!.items.map((a) => (
               <tr key={a.platform}>
-                <td>
-                  {a.platform === 'operator' ? 'the operator (global decisions)' : `studio ${a.platform}`}
-                </td>
+                <td>{a.platformName}</td>
                 <td>{a.mode === 'dry-run' ? 'dry run (written for review, not sent)' : 'submit'}</td>
                 <td>{a.baseUrl ?? '—'}</td>
                 <td>{a.tokenSet ? 'set' : '—'}</td>
@@ -158,7 +218,7 @@ export function TransparencyScreen() {
                     onClick={() =>
                       void run(
                         () => deleteTransparencyAccount(a.platform),
-                        `Account of ${a.platform} removed.`,
+                        `Account of ${a.platformName} removed.`,
                       )
                     }
                   >
@@ -258,7 +318,7 @@ function StatementTable({
             <td>
               <code>{s.puid}</code>
             </td>
-            <td>{s.platform === 'operator' ? 'operator' : `studio ${s.platform}`}</td>
+            <td>{s.platformName}</td>
             <td>{when(s.refusedAt ?? s.createdAt)}</td>
             <td>{s.attempts}</td>
             <td className="report-text">

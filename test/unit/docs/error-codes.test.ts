@@ -96,7 +96,7 @@ describe("each feature's OpenAPI operations", () => {
         checked++;
         const described = templates.some((t) =>
           Object.values(
-            openApiDocument.paths[t] as Record<
+            (openApiDocument.paths as Record<string, unknown>)[t] as Record<
               string,
               { responses?: Record<string, { description?: string }> }
             >,
