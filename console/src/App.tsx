@@ -180,22 +180,21 @@ function Layout({
       </a>
       <header className="top">
         <span className="brand">player-trust moderation</span>
-        <nav aria-label="Main">
-          <NavLink to="/" end>
-            Queue
-          </NavLink>
-          <NavLink to="/appeals">Appeals</NavLink>
-          <NavLink to="/notices">Notices</NavLink>
-          <NavLink to="/queues">Queues</NavLink>
-          <NavLink to="/waves">Waves</NavLink>
-          <NavLink to="/rules">Rules</NavLink>
-          {isAdmin && <NavLink to="/approvals">Approvals</NavLink>}
-          <NavLink to="/stats">Stats</NavLink>
-          {isAdmin && <NavLink to="/audit">Audit log</NavLink>}
-          {isAdmin && <NavLink to="/templates">Templates</NavLink>}
-          {isAdmin && <NavLink to="/transparency">EU database</NavLink>}
-          {isAdmin && <NavLink to="/erasures">Data requests</NavLink>}
-          {isAdmin && <NavLink to="/flaggers">Trusted flaggers</NavLink>}
+        <nav aria-label="Main" className="main-nav">
+          {navGroups(isAdmin).map((g) => (
+            <div key={g.title} className="nav-group" role="group" aria-labelledby={`nav-${g.key}`}>
+              <span id={`nav-${g.key}`} className="nav-group-title">
+                {g.title}
+              </span>
+              <span className="nav-links">
+                {g.links.map((l) => (
+                  <NavLink key={l.to} to={l.to} end={l.to === '/'}>
+                    {l.label}
+                  </NavLink>
+                ))}
+              </span>
+            </div>
+          ))}
         </nav>
         <span className="who">
           {session.moderator.displayName} ({session.moderator.role})
@@ -218,6 +217,56 @@ function Layout({
       {help && <ShortcutHelp onClose={() => setHelp(false)} />}
     </>
   );
+}
+
+/**
+ * The console's screens grouped by what people do there (issue 50: fourteen links in a row wrapped
+ * at 1280 px): the daily work, the policy that shapes it, the duties toward regulators and people,
+ * and administration. A moderator sees the groups' screens open to moderators only.
+ */
+function navGroups(isAdmin: boolean) {
+  const groups: { key: string; title: string; links: { to: string; label: string; admin?: true }[] }[] = [
+    {
+      key: 'work',
+      title: 'Work',
+      links: [
+        { to: '/', label: 'Queue' },
+        { to: '/appeals', label: 'Appeals' },
+        { to: '/notices', label: 'Notices' },
+      ],
+    },
+    {
+      key: 'policy',
+      title: 'Policy',
+      links: [
+        { to: '/queues', label: 'Queues' },
+        { to: '/rules', label: 'Rules' },
+        { to: '/waves', label: 'Waves' },
+        { to: '/templates', label: 'Templates', admin: true },
+        { to: '/approvals', label: 'Approvals', admin: true },
+      ],
+    },
+    {
+      key: 'compliance',
+      title: 'Compliance',
+      links: [
+        { to: '/transparency', label: 'EU database', admin: true },
+        { to: '/erasures', label: 'Data requests', admin: true },
+        { to: '/flaggers', label: 'Trusted flaggers', admin: true },
+      ],
+    },
+    {
+      key: 'admin',
+      title: 'Administration',
+      links: [
+        { to: '/stats', label: 'Stats' },
+        { to: '/audit', label: 'Audit log', admin: true },
+      ],
+    },
+  ];
+  return groups
+    .map((g) => ({ ...g, links: g.links.filter((l) => isAdmin || !l.admin) }))
+    .filter((g) => g.links.length > 0);
 }
 
 function ShortcutHelp({ onClose }: { onClose: () => void }) {

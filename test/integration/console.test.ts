@@ -796,7 +796,15 @@ describe('moderator console in headless Chromium', function () {
       await eventually('refused', async () => (await state()) === 'refused');
 
       const { context, page } = await signedIn(admin);
-      await page.getByRole('link', { name: 'EU database' }).click();
+      // The navigation is grouped by what people do; the EU database is a compliance duty.
+      const groups = page.getByRole('navigation', { name: 'Main' }).getByRole('group');
+      expect(
+        await groups.evaluateAll((gs) => gs.map((g) => g.getAttribute('aria-labelledby'))),
+      ).to.deep.equal(['nav-work', 'nav-policy', 'nav-compliance', 'nav-admin']);
+      await page
+        .getByRole('group', { name: 'Compliance' })
+        .getByRole('link', { name: 'EU database' })
+        .click();
       const row = page
         .getByRole('table', { name: 'Refused statements' })
         .getByRole('row')
