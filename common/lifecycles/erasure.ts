@@ -27,6 +27,37 @@ export type ErasureState = (typeof ERASURE_STATES)[number];
 /** What an erasure removed, by part of the record: its receipt. */
 export type ErasureReceipt = Record<string, number>;
 
+/** Each part of a receipt in words, for the people who read it (an admin, a studio, the player). */
+const RECEIPT_WORDS: Record<string, (n: number) => string> = {
+  player: () => "the player's name, gamer tag, password and KYC flag removed; their service id replaced",
+  offenses: (n) => `${n} report(s) emptied of their words, evidence, details, reporter and match`,
+  duplicateReportKeys: (n) => `${n} duplicate-report key(s) deleted`,
+  caseReporters: (n) => `${n} reporter id(s) removed from the player's cases`,
+  caseNotes: (n) => `${n} case decision note(s) removed`,
+  sanctionReasons: (n) => `${n} sanction reason(s) removed`,
+  appeals: (n) => `${n} appeal statement(s) and decision note(s) removed`,
+  notes: (n) => `${n} moderator note(s) deleted`,
+  tags: (n) => `${n} tag(s) on the player or their cases deleted`,
+  auditDetails: (n) => `${n} audit log entr(ies) emptied of notes and details`,
+  games: (n) => `${n} link(s) to a game deleted`,
+  studioBudget: (n) => `${n} studio penalty budget(s) deleted`,
+  accessTokens: (n) => `${n} access token(s) revoked and deleted`,
+  tokenFamilies: (n) => `${n} sign-in session(s) and their refresh tokens deleted`,
+  authorizationCodes: (n) => `${n} authorization code(s) deleted`,
+  signInFailures: (n) => `${n} failed sign-in counter(s) deleted`,
+  replayedAnswers: (n) => `${n} stored answer(s) for repeated requests deleted`,
+  webhookPayloads: (n) => `${n} webhook event(s) emptied (kept as an id and a type; unsent ones cancelled)`,
+};
+
+/** A receipt in words, one line a part that removed something, in the order the erasure ran. */
+export function receiptWords(receipt: ErasureReceipt | null): string[] | null {
+  if (!receipt) return null;
+  const order = ['player', ...ERASE_PARTS];
+  return order
+    .filter((part) => (receipt[part] ?? 0) > 0)
+    .map((part) => RECEIPT_WORDS[part]?.(receipt[part]!) ?? `${part}: ${receipt[part]}`);
+}
+
 export interface ErasureRow {
   id: string;
   player_id: string;
@@ -143,7 +174,13 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
     'notes',
     'DELETE FROM notes WHERE player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',
   ],
-  ['tags', `DELETE FROM tags WHERE subject_kind = 'player' AND subject_id = $1`],
+  // A moderator's tag on the player's case ('cheater-ring', 'watch') is a word about the player too:
+  // it goes with the player's own tags (README "Data map"; the case's skeleton keeps no tag).
+  [
+    'tags',
+    `DELETE FROM tags WHERE (subject_kind = 'player' AND subject_id = $1)
+        OR (subject_kind = 'case' AND subject_id IN (SELECT id FROM review_cases WHERE player_id = $1))`,
+  ],
   [
     'auditDetails',
     `UPDATE moderation_audit SET note = NULL, details = '{}'::jsonb
@@ -174,6 +211,9 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
     'serviceId',
   ],
 ];
+
+/** The parts of the record an erasure goes through, in order (a receipt's keys, with `player`). */
+const ERASE_PARTS = ERASE.map(([part]) => part);
 
 /**
  * Applies the erasure of the player (`playerId`, internal) in one transaction the caller holds: every

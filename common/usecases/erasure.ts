@@ -8,6 +8,7 @@ import {
   applyErasure,
   ERASURE_STATES,
   recordDecision,
+  receiptWords,
   recordRequest,
   type ErasureRow,
   type ErasureState,
@@ -52,6 +53,7 @@ export const presentErasure = (r: ErasureRow) => ({
   completedAt: r.completed_at?.toISOString() ?? null,
   cancelledAt: r.cancelled_at?.toISOString() ?? null,
   receipt: r.receipt,
+  receiptWords: receiptWords(r.receipt),
 });
 export type ErasureView = ReturnType<typeof presentErasure>;
 

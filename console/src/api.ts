@@ -140,6 +140,7 @@ export const revokeSanction = (serviceId: string, id: string, reason: string) =>
   api<Sanction>('POST', `/v1/admin/players/${enc(serviceId)}/sanctions/${enc(id)}/revoke`, { reason });
 export const erasePlayer = (serviceId: string) =>
   api<Erasure>('POST', `/v1/admin/players/${enc(serviceId)}/erasure`);
+export const getErasure = (id: string) => api<Erasure>('GET', `/v1/admin/erasures/${enc(id)}`);
 export const decideErasure = (id: string, decision: 'confirm' | 'cancel') =>
   api<Erasure>('POST', `/v1/admin/erasures/${enc(id)}/${decision}`);
 export const listErasures = (state?: string) =>

@@ -902,12 +902,18 @@ describe('moderator console in headless Chromium', function () {
     expect(await submit.isDisabled()).to.equal(true);
     await checkScreen(page, 'erase-confirmation');
     await page.getByLabel("Type the player's id to confirm").fill(serviceId);
+    const gamerTag = (await page.getByRole('heading', { level: 1 }).textContent())!.replace('Player ', '');
     await submit.click();
-    await page.getByText(/this player's personal data is being removed/).waitFor();
-    await eventually('the player erased', async () => {
-      const r = await fetch(`${api.url}/v1/player/${serviceId}`, { headers: tenant.headers });
-      return r.status === 404;
-    });
+    // The screen follows the erasure to its end and then shows nothing of the player, only what went,
+    // in words (it kept showing the erased data until reloaded, and the receipt in code words).
+    await page.getByRole('heading', { name: "This player's personal data was erased" }).waitFor();
+    const removed = page.getByRole('list', { name: 'What was removed' });
+    await removed.getByText(/report\(s\) emptied of their words, evidence/).waitFor();
+    expect(await page.locator('main').textContent()).to.not.include(gamerTag);
+    expect(await page.locator('main').textContent()).to.not.include('auditDetails');
+    await checkScreen(page, 'erased');
+    const r = await fetch(`${api.url}/v1/player/${serviceId}`, { headers: tenant.headers });
+    expect(r.status).to.equal(404);
     await context.close();
   });
 

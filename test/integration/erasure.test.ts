@@ -30,6 +30,7 @@ interface ErasureView {
   playerRecordId: string;
   requestedBy: string;
   receipt: Record<string, number> | null;
+  receiptWords: string[] | null;
 }
 
 /**
@@ -143,6 +144,13 @@ describe('erasure (GDPR Art. 17)', function () {
       caseId = rows[0]?.case_id ?? '';
       return rows.length === 2;
     });
+    // A moderator's tag on the player's case: a word about the player too.
+    const caseTag = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/tags`, {
+      spec: '/v1/admin/cases/{caseId}/tags',
+      headers: mod.headers,
+      json: { tag: 'cheater-ring' },
+    });
+    expect(caseTag.status, caseTag.text).to.equal(200);
     // The enrichment job has met the link it cannot reach (its reason is what Redis keeps).
     await eventually('the evidence job tried and retried', async () =>
       (await redisValues()).some((v) => v.includes('evidence not reachable yet')),
@@ -175,7 +183,9 @@ describe('erasure (GDPR Art. 17)', function () {
         else if (type === 'list') values.push(...(await redis.lrange(key, '0', '-1')));
         else if (type === 'zset' || type === 'set')
           values.push(
-            ...(type === 'set' ? await redis.smembers(key) : (await redis.zrange(key, '0', '-1')).map(String)),
+            ...(type === 'set'
+              ? await redis.smembers(key)
+              : (await redis.zrange(key, '0', '-1')).map(String)),
           );
         else if (type === 'stream')
           values.push(...(await redis.xrange(key, '-', '+')).flatMap(([, fields]) => fields));
@@ -274,7 +284,7 @@ describe('erasure (GDPR Art. 17)', function () {
       return r.body.state === 'done';
     });
     expect(erasure.requestedBy).to.equal('studio');
-    expect(erasure.receipt).to.include({ player: 1, offenses: 2, appeals: 1, notes: 1, tags: 1, games: 2 });
+    expect(erasure.receipt).to.include({ player: 1, offenses: 2, appeals: 1, notes: 1, tags: 2, games: 2 });
     expect(erasure.receipt!.replayedAnswers).to.equal(1);
   });
 
@@ -282,6 +292,18 @@ describe('erasure (GDPR Art. 17)', function () {
     // reporter_quota counts the reporter's reports of the day, keyed by the studio's id for the
     // reporter: the reporter's record, not the player's, gone within 24 hours (README "Personal data").
     expect((await markersFound()).filter((c) => c !== 'reporter_quota.reporter_id')).to.deep.equal([]);
+  });
+
+  it('no tag is left on the player or on their cases (the skeleton keeps none); the receipt says so in words', async () => {
+    const { rows } = await api.pool.query(
+      `SELECT 1 FROM tags WHERE subject_id = $1 OR subject_id IN (
+         SELECT c.id FROM review_cases c WHERE c.player_id = $1)`,
+      [erasure.playerRecordId],
+    );
+    expect(rows).to.deep.equal([]);
+    expect(erasure.receipt!.tags).to.equal(2);
+    expect(erasure.receiptWords).to.include('2 tag(s) on the player or their cases deleted');
+    expect(erasure.receiptWords![0]).to.match(/^the player's name, gamer tag, password and KYC flag removed/);
   });
 
   it('no marker is left in Redis either: jobs, their failed reasons and stacks hold ids only', async () => {

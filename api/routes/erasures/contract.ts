@@ -168,5 +168,11 @@ export const schemas = {
       description:
         'Once done: the rows each part of the record lost or had replaced (offenses, appeals, notes, ...).',
     },
+    receiptWords: {
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      description:
+        'Once done: the receipt in words, one line a part that removed something (for the people who read it).',
+    },
   }),
 } as const;

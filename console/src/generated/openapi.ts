@@ -3411,6 +3411,8 @@ export interface components {
             receipt: {
                 [key: string]: number;
             } | null;
+            /** @description Once done: the receipt in words, one line a part that removed something (for the people who read it). */
+            receiptWords: string[] | null;
         };
         RetentionKindDue: {
             /** @enum {unknown} */

@@ -24,15 +24,6 @@ const RUN_BY_WORDS: Record<RetentionRun['requestedBy'], string> = {
   admin: 'an admin',
 };
 
-/** What a done erasure removed, part by part, in words. */
-function receiptWords(receipt: Erasure['receipt']): string {
-  if (!receipt) return '';
-  return Object.entries(receipt)
-    .filter(([, n]) => n > 0)
-    .map(([part, n]) => `${part} ${n}`)
-    .join(', ');
-}
-
 /**
  * Data requests (admins; README "Personal data"): studios' requests to erase a player who also plays
  * another studio's games wait here for an admin to confirm or cancel; below, the latest erasures with
@@ -116,7 +107,15 @@ export function ErasuresScreen() {
                   <td>{when(e.requestedAt)}</td>
                   <td>{e.requestedBy}</td>
                   <td>{STATE_WORDS[e.state]}</td>
-                  <td>{receiptWords(e.receipt)}</td>
+                  <td>
+                    {e.receiptWords && (
+                      <ul className="plain">
+                        {e.receiptWords.map((w) => (
+                          <li key={w}>{w}</li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { erasePlayer, getPlayer, placeSanction, revokeSanction, type SanctionRequest } from '../api';
+import {
+  erasePlayer,
+  getErasure,
+  getPlayer,
+  placeSanction,
+  revokeSanction,
+  type Erasure,
+  type SanctionRequest,
+} from '../api';
 import { OffenseCard } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
 import { TrustChart } from '../components/TrustChart';
@@ -25,22 +33,57 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
   // Erasure asks for the player's id typed back (on the page, not a browser prompt): it cannot be undone.
   const [erasing, setErasing] = useState(false);
   const [typedId, setTypedId] = useState('');
+  // An erasure asked for on this screen, followed until it is done: then the screen stops showing
+  // what was erased (it showed it beside "not found" until reloaded).
+  const [erasure, setErasure] = useState<Erasure | null>(null);
 
   async function erase(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     if (typedId !== serviceId) return;
     try {
-      const erasure = await erasePlayer(serviceId);
+      let asked = await erasePlayer(serviceId);
       setErasing(false);
       setTypedId('');
-      setMessage({
-        kind: 'ok',
-        text: `Erasure ${erasure.id} is ${erasure.state.replace('_', ' ')}: this player's personal data is being removed.`,
-      });
+      setErasure(asked);
+      // Applied by a worker within moments: followed for up to a minute, then the Data requests screen has it.
+      for (let i = 0; i < 60 && asked.state === 'pending'; i++) {
+        await new Promise((r) => setTimeout(r, 1000));
+        asked = await getErasure(asked.id);
+        setErasure(asked);
+      }
     } catch (err) {
       report(err);
     }
   }
+
+  if (erasure && erasure.state !== 'awaiting_confirmation')
+    return (
+      <article aria-labelledby="erased-title">
+        <h1 id="erased-title">
+          {erasure.state === 'done' ? "This player's personal data was erased" : 'Erasing this player…'}
+        </h1>
+        <p role="status">
+          {erasure.state === 'done'
+            ? `Erasure ${erasure.id}, done ${when(erasure.completedAt!)}. The counts and the decisions stay, under the player's record id ${erasure.playerRecordId}; nothing here names the player any more.`
+            : erasure.state === 'cancelled'
+              ? `Erasure ${erasure.id} was cancelled.`
+              : `Erasure ${erasure.id} is being applied; this screen shows nothing of the player meanwhile.`}
+        </p>
+        {erasure.receiptWords && (
+          <>
+            <h2>What was removed</h2>
+            <ul aria-label="What was removed">
+              {erasure.receiptWords.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          </>
+        )}
+        <p>
+          <Link to="/erasures">All data requests</Link>
+        </p>
+      </article>
+    );
 
   async function place(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
