@@ -517,6 +517,12 @@ const schemas = {
         version: { const: 1 },
         generatedAt: dateTime,
         serviceId: { type: 'string' },
+        kind: {
+          enum: ['internal', 'player copy', 'studio'],
+          description:
+            "What the export is: the internal one (other people's data in it: not for the player), the player's copy (the answer to their data-access request), or a studio's.",
+        },
+        title: { type: 'string', description: 'The same in a sentence, for whoever opens the file.' },
         viewer: { type: 'string' },
         parts: {
           type: 'object',
@@ -557,6 +563,11 @@ const schemas = {
         }),
       },
       tags: { type: 'array', items: { type: 'string' } },
+      accusedWords: {
+        type: 'array',
+        description: "The player's copy only: the chat lines the player is reported to have written.",
+        items: closed({ offenseId: { type: 'string' }, reportedAt: dateTime, words: { type: 'string' } }),
+      },
       reportsFiled: { type: 'array', maxItems: 0, description: 'Always empty: see the manifest.' },
     },
   },

@@ -1,8 +1,10 @@
+import Joi from 'joi';
 import type { Pool } from '../data/db.js';
 import { decodeCursor } from '../cursor.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
 import { renderOffenseItems } from '../data/repos/offenses.js';
 import {
+  accusedWordsOfPlayer,
   findPlayerFor,
   gamesOfPlayer,
   notesAboutPlayer,
@@ -15,6 +17,15 @@ import { SERVICE_ID } from '../domain/players.js';
 import { notFound } from '../errors.js';
 import { presentAppeal, presentSanction, presentTrustChange } from '../views.js';
 import { playerDecisions, type DecisionsPolicy } from './decisions.js';
+
+/** An admin's export: the internal one by default, or the player's copy to hand to the player. */
+export const exportQuery = Joi.object({
+  copy: Joi.string()
+    .valid('player')
+    .description(
+      "player: the player's copy (the answer to their data-access request), not the internal export.",
+    ),
+});
 
 /** Rows read at a time: an export of any length holds one page in memory, not the history. */
 const PAGE = 500;
@@ -30,6 +41,8 @@ const PARTS = {
   strikes: 'Every strike (counted towards the strike ladder), whether active, expired or removed.',
   appeals: "The player's appeals, in their own words, and what was decided.",
   statementsOfReasons: 'Every decision about the player, each with its statement of reasons (DSA Art. 17).',
+  accusedWords:
+    "The chat lines you are reported to have written, as the game sent them with each toxicity report (the reporter's own words and who reported you are not given: they are other people's data, GDPR Art. 15(4)).",
   notes: "Moderators' internal notes about the player and their cases.",
   tags: "Moderators' labels on the player.",
   reportsFiled:
@@ -38,9 +51,32 @@ const PARTS = {
 
 /** The parts each viewer gets: a studio what its own reads show; moderators' notes and tags to admins. */
 const PARTS_OF: Record<ExportViewer['kind'], ReadonlySet<string>> = {
-  admin: new Set(Object.keys(PARTS)),
+  // The internal export holds every offense in full (its chat lines among its evidence).
+  admin: new Set(Object.keys(PARTS).filter((k) => k !== 'accusedWords')),
   studio: new Set(['player', 'games', 'offenses', 'trustHistory', 'sanctions', 'appeals', 'reportsFiled']),
   player: new Set(Object.keys(PARTS).filter((k) => k !== 'notes' && k !== 'tags')),
+};
+
+/**
+ * What each export is, named for what it is (issue 50): the internal one holds other people's data
+ * (reporters' ids, what studios wrote, moderators' notes) and is not an answer to the player's
+ * request; the player's copy is.
+ */
+const KIND_OF: Record<ExportViewer['kind'], { kind: string; title: string }> = {
+  admin: {
+    kind: 'internal',
+    title:
+      "Internal export of everything held about the player, for moderators and the operator: it holds other people's data (reporters, studios' words, moderators' notes), so it is not the answer to the player's data-access request. The player's copy is.",
+  },
+  studio: {
+    kind: 'studio',
+    title: "What the studio's own reads show about its player.",
+  },
+  player: {
+    kind: 'player copy',
+    title:
+      "The player's copy of their data (GDPR Art. 15 and 20): their account, games, the reports about them and the words they are reported to have written, their trust history, sanctions, strikes, appeals and every decision with its reasons. Other people's data is left out (Art. 15(4)).",
+  },
 };
 
 /**
@@ -80,6 +116,7 @@ export async function openPlayerExport(
       version: 1,
       generatedAt: policy.now.toISOString(),
       serviceId: p!.service_id,
+      ...KIND_OF[viewer.kind],
       viewer:
         viewer.kind === 'admin'
           ? 'moderator (admin)'
@@ -198,6 +235,34 @@ export async function openPlayerExport(
         }
         if (!page.next) break;
         decisionsAfter = page.next;
+      }
+      yield ']';
+    }
+
+    if (wanted.has('accusedWords')) {
+      yield `${part('accusedWords')}[`;
+      let wordsAfter: { at: Date; id: string } | undefined;
+      first = true;
+      for (;;) {
+        const page = await accusedWordsOfPlayer(pool, p!.id, PAGE, wordsAfter);
+        if (page.length) {
+          yield (
+            (first ? '' : ',') +
+            page
+              .map((w) =>
+                JSON.stringify({
+                  offenseId: w.offense_id,
+                  reportedAt: w.created_at.toISOString(),
+                  words: w.words,
+                }),
+              )
+              .join(',')
+          );
+          first = false;
+        }
+        if (page.length < PAGE) break;
+        const last = page[page.length - 1]!;
+        wordsAfter = { at: last.created_at, id: last.offense_id };
       }
       yield ']';
     }

@@ -834,17 +834,23 @@ describe('moderator console in headless Chromium', function () {
       expect(csv.split('\r\n')[0]).to.equal('"section","field","breakdown","value"');
       await page.goto(`${api.url}/console/players/${serviceId}`);
       await page.getByRole('link', { name: 'sent (its page in the EU database)' }).waitFor();
-      // An admin exports the player's whole record from the same screen.
-      const [file] = await Promise.all([
-        page.waitForEvent('download'),
-        page.getByRole('link', { name: 'Export everything held about this player (JSON)' }).click(),
-      ]);
-      const exported = JSON.parse(fs.readFileSync((await file.path())!, 'utf8')) as {
-        manifest: { serviceId: string; viewer: string };
-        sanctions: { id: string }[];
-      };
-      expect(exported.manifest).to.include({ serviceId, viewer: 'moderator (admin)' });
-      expect(exported.sanctions.map((x) => x.id)).to.include(sanctionId);
+      // An admin exports the player's whole record from the same screen (internal), and the player's
+      // copy to hand to them, each named for what it is.
+      for (const [name, kind] of [
+        ['Internal export of everything held (JSON)', 'internal'],
+        ['The player’s copy of their data (JSON)', 'player copy'],
+      ] as const) {
+        const [file] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('link', { name }).click(),
+        ]);
+        const exported = JSON.parse(fs.readFileSync((await file.path())!, 'utf8')) as {
+          manifest: { serviceId: string; kind: string };
+          sanctions: { id: string }[];
+        };
+        expect(exported.manifest).to.include({ serviceId, kind });
+        expect(exported.sanctions.map((x) => x.id)).to.include(sanctionId);
+      }
       await context.close();
     } finally {
       await api.pool.query('DELETE FROM transparency_accounts WHERE platform = $1', [tenant.studioId]);

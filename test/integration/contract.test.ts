@@ -21,8 +21,10 @@ const NOT_OPERATIONS = new Set([
   'POST /standing/sign-in',
   'POST /standing/appeal',
   'POST /standing/sign-out',
-  // The page's download of the player's own data (the export's JSON, README "Personal data").
+  // The page's download of the player's own data (the export's JSON, README "Personal data"), and
+  // the same as a readable page.
   'GET /standing/export',
+  'GET /standing/record',
   // The public notice form and the notifier's page (README "Notices"): pages for people.
   'GET /notice',
   'POST /notice',

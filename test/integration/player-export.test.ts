@@ -15,7 +15,7 @@ import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
 
 interface Export {
-  manifest: { serviceId: string; parts: Record<string, string>; viewer: string };
+  manifest: { serviceId: string; parts: Record<string, string>; viewer: string; kind: string; title: string };
   player: { serviceId: string; fullName: string; gamerTag: string };
   games: { title: string }[];
   offenses: { _id: string; description?: string; visibility?: string }[];
@@ -26,6 +26,7 @@ interface Export {
   statementsOfReasons?: unknown[];
   notes?: { body: string }[];
   tags?: string[];
+  accusedWords?: { offenseId: string; words: string }[];
   reportsFiled: unknown[];
 }
 
@@ -66,7 +67,18 @@ describe('player export (GDPR Art. 15, 20)', function () {
       const res = await call(api.url, 'POST', `/v1/toxicity/submitReport/${serviceId}`, {
         spec: '/v1/toxicity/submitReport/{serviceId}',
         headers: t.headers,
-        json: { report: { isToxic: true, severity: 'low', description } },
+        json: {
+          report: {
+            isToxic: true,
+            severity: 'low',
+            description,
+            // The words the player is accused of writing, the reporter who says so, the match.
+            messages: [`<b>you are trash</b> ${t === a ? 'from A' : 'from B'}`],
+            reporterId: `other-player-${t === a ? 'a' : 'b'}`,
+            matchId: `match-of-${t === a ? 'a' : 'b'}`,
+            evidence: [{ type: 'text', content: `REPORTERWORDS ${t === a ? 'A' : 'B'}` }],
+          },
+        },
       });
       expect(res.status, res.text).to.equal(201);
     }
@@ -126,10 +138,15 @@ describe('player export (GDPR Art. 15, 20)', function () {
     const res = await exportAs(`/v1/admin/players/${serviceId}/export`, admin.headers);
     expect(res.status, res.text.slice(0, 300)).to.equal(200);
     expect(res.headers.get('content-disposition')).to.equal(
-      `attachment; filename="player-${serviceId}-export.json"`,
+      `attachment; filename="player-${serviceId}-internal-export.json"`,
     );
     expect(res.headers.get('cache-control')).to.equal('no-store');
     const e = res.body;
+    // Named for what it is: internal, not the answer to the player's request.
+    expect(e.manifest.kind).to.equal('internal');
+    expect(e.manifest.title).to.match(
+      /^Internal export .* not the answer to the player's data-access request/,
+    );
     expect(Object.keys(e.manifest.parts)).to.deep.equal([
       'player',
       'games',
@@ -176,6 +193,43 @@ describe('player export (GDPR Art. 15, 20)', function () {
     const ofB = await exportAs(`/v1/player/${serviceId}/export`, b.headers);
     expect(ofB.status).to.equal(200);
     expect(ofB.body.appeals).to.deep.equal([]);
+  });
+
+  it("an admin hands the player their copy: their data and the words they are reported to have written, nobody else's data", async () => {
+    const res = await exportAs(`/v1/admin/players/${serviceId}/export?copy=player`, admin.headers);
+    expect(res.status, res.text.slice(0, 300)).to.equal(200);
+    expect(res.headers.get('content-disposition')).to.equal(
+      `attachment; filename="player-${serviceId}-player-copy.json"`,
+    );
+    const e = res.body;
+    expect(e.manifest.kind).to.equal('player copy');
+    expect(e.manifest.title).to.include('GDPR Art. 15');
+    expect(e.manifest.parts).to.have.property('accusedWords');
+    expect(e.accusedWords!.map((w) => w.words).sort()).to.deep.equal([
+      '<b>you are trash</b> from A',
+      '<b>you are trash</b> from B',
+    ]);
+    // Art. 15(4): the reporters, their words, the matches and the moderators' notes and tags are others'.
+    const text = JSON.stringify(e);
+    for (const other of [
+      'other-player-a',
+      'other-player-b',
+      'match-of-a',
+      'REPORTERWORDS',
+      'A says: rude in chat',
+      'Known to the team from the beta.',
+    ])
+      expect(text, other).to.not.include(other);
+    expect(e).to.not.have.property('notes');
+    expect(e).to.not.have.property('tags');
+    expect(e.offenses).to.have.length(LONG + 2);
+    expect(e.appeals.map((x) => x.statement)).to.deep.equal(['I only said hello.']);
+    // The internal export is what holds them, and has no part of the copy's.
+    const internal = await exportAs(`/v1/admin/players/${serviceId}/export`, admin.headers);
+    expect(JSON.stringify(internal.body)).to.include('other-player-a');
+    expect(internal.body).to.not.have.property('accusedWords');
+    const bad = await exportAs(`/v1/admin/players/${serviceId}/export?copy=everyone`, admin.headers);
+    expect([bad.status, bad.body.code]).to.deep.equal([400, 'validation_failed']);
   });
 
   it('404 for a player not of the studio’s games or unknown; admins only on the moderator side', async () => {

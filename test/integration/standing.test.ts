@@ -108,11 +108,20 @@ describe("the player's standing page in headless Chromium", function () {
     expect(await page.content()).not.to.include('studio only');
     await accessible(page, 'standing');
 
-    // The player's own data, from the page: everything about them, the reports as a summary (nothing
-    // the studio wrote), no moderators' internal notes.
+    // The player's own data, readable on a page of its own: every part, values as text.
+    await page.getByRole('link', { name: 'Read your data' }).click();
+    await page.getByRole('heading', { name: 'Your data', level: 1 }).waitFor();
+    await page.getByRole('table', { name: 'Sanctions' }).getByText(`Aimbot on replay ${XSS}`).waitFor();
+    await page.getByRole('table', { name: 'Reports about you' }).getByRole('row').nth(1).waitFor();
+    expect(await page.evaluate('window.__xss')).to.equal(undefined);
+    await accessible(page, 'standing-record');
+    await page.getByRole('link', { name: 'Back to your standing' }).click();
+    await page.getByRole('heading', { name: `Your standing, ${player.gamerTag}` }).waitFor();
+    // And the same as a file: everything about them, the reports as a summary (nothing the studio
+    // wrote), no moderators' internal notes.
     const [file] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('link', { name: 'Download everything held about you' }).click(),
+      page.getByRole('link', { name: 'Download the same as a JSON file' }).click(),
     ]);
     expect(file.suggestedFilename()).to.match(/^player-.*-export\.json$/);
     const download = { text: fs.readFileSync((await file.path())!, 'utf8') };
@@ -130,8 +139,10 @@ describe("the player's standing page in headless Chromium", function () {
     expect(mine.sanctions).to.have.length(1);
     expect(mine.statementsOfReasons.length).to.be.at.least(2);
     expect(download.text).not.to.include('studio only');
-    const signedOut = await fetch(`${api.url}/standing/export`, { redirect: 'manual' });
-    expect([signedOut.status, signedOut.headers.get('location')]).to.deep.equal([302, '/standing']);
+    for (const path of ['/standing/export', '/standing/record']) {
+      const signedOut = await fetch(`${api.url}${path}`, { redirect: 'manual' });
+      expect([signedOut.status, signedOut.headers.get('location')]).to.deep.equal([302, '/standing']);
+    }
 
     // Appeal the ban from the page.
     await decision.getByText(/^Appeal this decision/).click();

@@ -22,6 +22,7 @@ import {
 } from './schema.js';
 import { MODERATOR_ROLES } from '../../../common/data/repos/moderation.js';
 import { muteSchema, resolutionSchema } from '../../../common/usecases/moderation.js';
+import { exportQuery } from '../../../common/usecases/player-export.js';
 import { STATEMENT_STATES } from '../../../common/lifecycles/transparency-statement.js';
 
 /** The OpenAPI operations of the admin routes (routes.ts beside it); api/openapi.ts assembles them. */
@@ -258,13 +259,14 @@ export const paths = {
     get: {
       operationId: 'exportPlayer',
       tags: ['moderation'],
-      summary: 'The whole record of a player (GDPR Art. 15, 20), for an admin answering a request',
+      summary: "A player's record (admins): the internal export, or the player's copy (GDPR Art. 15, 20)",
       description:
-        'One JSON document, streamed as a download, read page by page (bounded memory whatever the history): a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators\' notes and tags. README "Personal data".',
+        "One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. README \"Personal data\".",
       security: bearer,
-      parameters: [serviceIdParam],
+      parameters: [serviceIdParam, ...joiQuery(exportQuery)],
       responses: {
         200: json(ref('PlayerExport'), 'The export.'),
+        400: problem('validation_failed: copy is not player.'),
         403: problem('forbidden: admins only.'),
         404: problem('Unknown player.'),
         ...moderatorErrors,

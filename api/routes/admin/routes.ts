@@ -33,7 +33,7 @@ import { queueStats, visibleQueue } from '../../../common/usecases/review-queues
 import { visibilitiesSeenBy } from '../../../common/data/repos/review-queues.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
-import { openPlayerExport } from '../../../common/usecases/player-export.js';
+import { exportQuery, openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
@@ -221,16 +221,18 @@ export function adminRoutes(deps: ApiDeps): Router {
     >;
   });
 
-  // The whole record of a player (GDPR Art. 15, 20), for an admin answering a request.
+  // A player's record for an admin: the internal export, or the player's copy (GDPR Art. 15, 20) to
+  // hand to the player answering their request.
   router.get('/players/:serviceId/export', moderatorAuth(deps, { role: 'admin' }), async (ctx) => {
     const serviceId = param(ctx, 'serviceId');
+    const { copy } = check<{ copy?: 'player' }>(exportQuery, ctx.query, 'query');
     const chunks = await openPlayerExport(
       deps.pool,
       serviceId,
-      { kind: 'admin' },
+      copy === 'player' ? { kind: 'player' } : { kind: 'admin' },
       { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
     );
-    sendExport(ctx, serviceId, chunks);
+    sendExport(ctx, serviceId, chunks, copy === 'player' ? 'player-copy' : 'internal-export');
   });
 
   router.get('/stats', auth, async (ctx) => {

@@ -6,9 +6,15 @@ import type { Context } from 'koa';
  * download. A fault after the first chunk can only cut the connection (the status is sent), so the
  * document then ends unfinished and no JSON parser takes it for whole.
  */
-export function sendExport(ctx: Context, serviceId: string, chunks: AsyncGenerator<string>): void {
+export function sendExport(
+  ctx: Context,
+  serviceId: string,
+  chunks: AsyncGenerator<string>,
+  /** What the file is, in its name: `export` (a studio's), `internal-export` or `player-copy`. */
+  what = 'export',
+): void {
   ctx.type = 'application/json; charset=utf-8';
-  ctx.set('Content-Disposition', `attachment; filename="player-${serviceId}-export.json"`);
+  ctx.set('Content-Disposition', `attachment; filename="player-${serviceId}-${what}.json"`);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = Readable.from(chunks);
 }

@@ -169,13 +169,125 @@ ${v.decisions.length ? v.decisions.map((d, i) => decisionArticle(d, v.csrf, i)).
 </section>
 <section aria-labelledby="data-heading">
 <h2 id="data-heading">Your data</h2>
-<p><a href="/standing/export" download>Download everything held about you</a> (one JSON file: your
-account, your games, the reports about you as a summary, your trust history, sanctions, strikes, appeals
-and every decision with its reasons).</p>
+<p><a href="/standing/record">Read your data</a>: your account, your games, the reports about you and the
+words you are reported to have written, your trust history, sanctions, strikes, appeals and every decision
+with its reasons. <a href="/standing/export" download>Download the same as a JSON file</a> (to keep, or to
+take to another service).</p>
 </section>
 <form method="post" action="/standing/sign-out" aria-label="Sign out">
 <input type="hidden" name="csrf" value="${e(v.csrf)}">
 <button type="submit" class="secondary">Sign out</button>
 </form>`,
+  );
+}
+
+/** The player's copy of their data as the export holds it (the parts this page shows). */
+export interface PlayerCopy {
+  manifest: { generatedAt: string; title: string; parts: Record<string, string> };
+  player: {
+    serviceId: string;
+    fullName: string;
+    gamerTag: string;
+    trustScore: number;
+    isKycVerified: boolean;
+    createdAt: string;
+  };
+  games: { title: string; linkedAt: string }[];
+  offenses: { type: string; severity: string; penaltyPoints: number; status: string; createdAt: string }[];
+  accusedWords?: { reportedAt: string; words: string }[];
+  trustHistory: { points: number; scoreAfter: number; reason: string; createdAt: string }[];
+  sanctions: {
+    type: string;
+    scope: string;
+    reason: string;
+    startsAt: string;
+    expiresAt: string | null;
+    revokedAt: string | null;
+  }[];
+  strikes?: { createdAt: string; expiresAt: string; removedAt: string | null }[];
+  appeals: { reason: string; statement: string; status: string; createdAt: string }[];
+  statementsOfReasons?: StatementOfReasons[];
+}
+
+const table = (caption: string, head: string[], rows: (string | number | null)[][]) =>
+  rows.length === 0
+    ? `<p>None.</p>`
+    : `<table aria-label="${e(caption)}"><thead><tr>${head.map((h) => `<th scope="col">${e(h)}</th>`).join('')}</tr></thead>
+<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${e(c)}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`;
+
+/**
+ * The player's copy of their data, readable (issue 50): the same document as the JSON download
+ * beside it, section by section, every value escaped. Nothing here that the download does not hold.
+ */
+export function recordPage(d: PlayerCopy): string {
+  const p = d.player;
+  const words = d.accusedWords ?? [];
+  return layout(
+    'Your data',
+    `<h1>Your data</h1>
+<p>${e(d.manifest.title)}</p>
+<p>Made ${e(when(d.manifest.generatedAt))}. <a href="/standing/export" download>Download the same as a JSON file</a> (machine-readable, to take elsewhere: GDPR Art. 20). <a href="/standing">Back to your standing</a>.</p>
+<section aria-labelledby="account-heading"><h2 id="account-heading">Your account</h2>
+<dl><dt>Service id</dt><dd>${e(p.serviceId)}</dd><dt>Name</dt><dd>${e(p.fullName)}</dd><dt>Gamer tag</dt><dd>${e(p.gamerTag)}</dd>
+<dt>Trust score</dt><dd>${e(p.trustScore)}</dd><dt>Identity verified (KYC)</dt><dd>${p.isKycVerified ? 'yes' : 'no'}</dd><dt>Since</dt><dd>${e(when(p.createdAt))}</dd></dl></section>
+<section aria-labelledby="games-heading"><h2 id="games-heading">Your games</h2>
+${table(
+  'Your games',
+  ['Game', 'Linked'],
+  d.games.map((g) => [g.title, when(g.linkedAt)]),
+)}</section>
+<section aria-labelledby="reports-heading"><h2 id="reports-heading">Reports about you</h2>
+<p>${e(d.manifest.parts.offenses ?? '')}</p>
+${table(
+  'Reports about you',
+  ['When', 'Kind', 'Severity', 'Points', 'Where it stands'],
+  d.offenses.map((o) => [when(o.createdAt), o.type, o.severity, o.penaltyPoints, o.status]),
+)}</section>
+<section aria-labelledby="words-heading"><h2 id="words-heading">Words you are reported to have written</h2>
+<p>${e(d.manifest.parts.accusedWords ?? '')}</p>
+${words.length ? words.map((w) => `<h3>${e(when(w.reportedAt))}</h3><dl><dt>Chat</dt><dd>${e(w.words)}</dd></dl>`).join('\n') : '<p>None.</p>'}</section>
+<section aria-labelledby="trust-heading"><h2 id="trust-heading">Your trust score over time</h2>
+${table(
+  'Your trust score over time',
+  ['When', 'Change', 'Score after', 'Why'],
+  d.trustHistory.map((h) => [
+    when(h.createdAt),
+    h.points > 0 ? `+${h.points}` : h.points,
+    h.scoreAfter,
+    h.reason,
+  ]),
+)}</section>
+<section aria-labelledby="sanctions-heading"><h2 id="sanctions-heading">Sanctions</h2>
+${table(
+  'Sanctions',
+  ['Kind', 'Where', 'From', 'Until', 'Revoked', 'Reason'],
+  d.sanctions.map((s) => [
+    s.type,
+    s.scope === 'global' ? 'every game' : 'one studio’s games',
+    when(s.startsAt),
+    s.expiresAt ? when(s.expiresAt) : 'no end',
+    s.revokedAt ? when(s.revokedAt) : '—',
+    s.reason,
+  ]),
+)}</section>
+<section aria-labelledby="strikes-heading"><h2 id="strikes-heading">Strikes</h2>
+${table(
+  'Strikes',
+  ['Given', 'Counts until', 'Removed'],
+  (d.strikes ?? []).map((s) => [when(s.createdAt), when(s.expiresAt), s.removedAt ? when(s.removedAt) : '—']),
+)}</section>
+<section aria-labelledby="appeals-heading"><h2 id="appeals-heading">Your appeals</h2>
+${table(
+  'Your appeals',
+  ['Filed', 'Reason', 'Your words', 'Outcome'],
+  d.appeals.map((a) => [when(a.createdAt), a.reason, a.statement, a.status]),
+)}</section>
+<section aria-labelledby="decisions-heading"><h2 id="decisions-heading">Decisions about you</h2>
+<p>Each with its full statement of reasons is on <a href="/standing">your standing page</a>; the download holds them too.</p>
+${table(
+  'Decisions about you',
+  ['Decided', 'Decision'],
+  (d.statementsOfReasons ?? []).map((s) => [when(s.decidedAt), s.decision]),
+)}</section>`,
   );
 }

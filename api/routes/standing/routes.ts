@@ -8,7 +8,7 @@ import { signIn } from '../../../common/usecases/sign-in.js';
 import { openPlayerExport } from '../../../common/usecases/player-export.js';
 import { sendExport } from '../players/export.js';
 import type { ApiDeps } from '../../deps.js';
-import { signInPage, standingPage } from './page.js';
+import { recordPage, signInPage, standingPage, type PlayerCopy } from './page.js';
 import { formPages } from './form-pages.js';
 
 const SESSION_COOKIE = 'pt_standing';
@@ -137,6 +137,25 @@ export function standingRoutes(deps: ApiDeps): Router {
         { now, appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
       ),
     );
+  });
+
+  // The same copy, readable: one page made from the same document as the download.
+  router.get('/record', async (ctx) => {
+    const player = await signedIn(ctx);
+    if (!player) {
+      ctx.redirect('/standing');
+      return;
+    }
+    headers(ctx);
+    const chunks = await openPlayerExport(
+      deps.pool,
+      player.service_id,
+      { kind: 'player' },
+      { now: deps.clock(), appealWindowDays: deps.config.appealWindowDays, caps: deps.config.penaltyCaps },
+    );
+    let text = '';
+    for await (const chunk of chunks) text += chunk;
+    ctx.body = recordPage(JSON.parse(text) as PlayerCopy);
   });
 
   router.post('/sign-in', async (ctx) => {

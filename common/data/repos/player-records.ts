@@ -67,3 +67,28 @@ export async function tagsOfPlayer(db: Queryable, playerId: string): Promise<str
   );
   return rows.map((r) => r.tag);
 }
+
+/**
+ * The chat lines a player is reported to have written (a toxicity report's `messages`, kept as the
+ * report's last text evidence), newest first, a page at a time: what the player's copy of their
+ * data gives them (GDPR Art. 15), without the reporter's own words or anyone else's data.
+ */
+export async function accusedWordsOfPlayer(
+  db: Queryable,
+  playerId: string,
+  limit: number,
+  after?: { at: Date; id: string },
+): Promise<{ offense_id: string; created_at: Date; words: string }[]> {
+  const { rows } = await db.query<{ offense_id: string; created_at: Date; words: string }>(
+    `SELECT o.id AS offense_id, o.created_at, w.words
+       FROM offenses o
+       CROSS JOIN LATERAL (SELECT e->>'content' AS words
+                             FROM jsonb_array_elements(o.evidence) WITH ORDINALITY x(e, i)
+                            WHERE e->>'type' = 'text' ORDER BY i DESC LIMIT 1) w
+      WHERE o.player_id = $1 AND o.type = 'toxicity' AND (o.details->>'messageCount') IS NOT NULL
+        AND ($3::timestamptz IS NULL OR (o.created_at, o.id) < ($3::timestamptz, $4::uuid))
+      ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
+    [playerId, limit, after?.at ?? null, after?.id ?? null],
+  );
+  return rows;
+}

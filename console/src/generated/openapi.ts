@@ -659,8 +659,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The whole record of a player (GDPR Art. 15, 20), for an admin answering a request
-         * @description One JSON document, streamed as a download, read page by page (bounded memory whatever the history): a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags. README "Personal data".
+         * A player's record (admins): the internal export, or the player's copy (GDPR Art. 15, 20)
+         * @description One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. README "Personal data".
          */
         get: operations["exportPlayer"];
         put?: never;
@@ -2910,6 +2910,13 @@ export interface components {
                 /** Format: date-time */
                 generatedAt: string;
                 serviceId: string;
+                /**
+                 * @description What the export is: the internal one (other people's data in it: not for the player), the player's copy (the answer to their data-access request), or a studio's.
+                 * @enum {unknown}
+                 */
+                kind: "internal" | "player copy" | "studio";
+                /** @description The same in a sentence, for whoever opens the file. */
+                title: string;
                 viewer: string;
                 /** @description Each part present, and what it is. */
                 parts: {
@@ -2952,6 +2959,13 @@ export interface components {
                 createdAt: string;
             }[];
             tags?: string[];
+            /** @description The player's copy only: the chat lines the player is reported to have written. */
+            accusedWords?: {
+                offenseId: string;
+                /** Format: date-time */
+                reportedAt: string;
+                words: string;
+            }[];
             /** @description Always empty: see the manifest. */
             reportsFiled: unknown[];
         };
@@ -6904,7 +6918,10 @@ export interface operations {
     };
     exportPlayer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description player: the player's copy (the answer to their data-access request), not the internal export. */
+                copy?: "player";
+            };
             header?: never;
             path: {
                 /** @description The player's service id. */
@@ -6921,6 +6938,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerExport"];
+                };
+            };
+            /** @description validation_failed: copy is not player. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */

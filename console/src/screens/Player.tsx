@@ -133,12 +133,24 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
       <h1 id="player-title">Player {v.player.gamerTag}</h1>
       <PlayerHeader view={v} link={false} />
       {isAdmin && (
-        <p>
-          <a href={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/export`} download>
-            Export everything held about this player (JSON)
-          </a>{' '}
-          (a data-access request: GDPR Art. 15, 20)
-        </p>
+        <ul className="plain" aria-label="Exports">
+          <li>
+            <a
+              href={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/export?copy=player`}
+              download
+            >
+              The player&rsquo;s copy of their data (JSON)
+            </a>{' '}
+            : the answer to their data-access request (GDPR Art. 15, 20), with nobody else&rsquo;s data
+          </li>
+          <li>
+            <a href={`/v1/admin/players/${encodeURIComponent(v.player.serviceId)}/export`} download>
+              Internal export of everything held (JSON)
+            </a>{' '}
+            : for moderators and the operator; it holds reporters&rsquo;, studios&rsquo; and moderators&rsquo;
+            data, so it is not for the player
+          </li>
+        </ul>
       )}
       {isAdmin && !erasing && (
         <p>

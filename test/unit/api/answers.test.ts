@@ -33,7 +33,7 @@ const NOT_TYPED: Record<string, { bodies: RegExp[]; why: string }> = {
     why: 'profiles and offense pages PostgreSQL renders to JSON text; test/integration/rendered-views.test.ts holds them equal to the typed views',
   },
   'api/routes/standing/routes.ts': {
-    bodies: [/^standingPage\(/, /^signInPage\(/],
+    bodies: [/^standingPage\(/, /^signInPage\(/, /^recordPage\(/],
     why: "the player's standing pages: HTML",
   },
   'api/routes/transparency/routes.ts': { bodies: [/^reportCsv\(/], why: 'the transparency report as CSV' },
