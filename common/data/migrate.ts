@@ -90,10 +90,15 @@ async function storedFunctions(client: pg.Client) {
   return new Map(rows.map((r) => [r.name, { version: r.version, sha256: r.sha256 }]));
 }
 
-/** How long a migration's statement waits for a table lock the running service holds, at most. */
-export const MIGRATION_LOCK_TIMEOUT_MS = 5000;
+/**
+ * How long a migration's statement waits for a table lock the running service holds, at most. Short,
+ * and under PostgreSQL's deadlock_timeout (1 s by default): in a lock cycle with the service the
+ * migration gives up first, so the service's transaction is not the one aborted; and while it waits
+ * for a table's lock, the service's statements on that table queue behind it only this long.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 500;
 /** How many times migrate runs again after a lock wait ran out or a deadlock, before it gives up. */
-export const MIGRATION_LOCK_ATTEMPTS = 10;
+export const MIGRATION_LOCK_ATTEMPTS = 20;
 
 /** A lock wait that ran out (55P03) or a deadlock (40P01): the running service held the lock; worth again. */
 export const isLockConflict = (err: unknown) => {
@@ -169,7 +174,7 @@ export async function migrate(databaseUrl: string, log: (msg: string) => void = 
       for (const name of functions) log(`> Applied source function ${name}`);
       names.push(...functions.map((name) => `function ${name}`));
     },
-    { attempts: MIGRATION_LOCK_ATTEMPTS, baseMs: 500, log },
+    { attempts: MIGRATION_LOCK_ATTEMPTS, baseMs: 250, log },
   );
   return names;
 }
