@@ -20,7 +20,10 @@ import { send, type OutboxRow } from './outbox.js';
  * - sanction-expiry: the expiry was announced, or the sanction revoked;
  * - submit-statements: no statement of its platform is pending (sent or refused by the Transparency
  *   Database);
- * - run-wave: the wave is no longer scheduled, running or rolling back.
+ * - run-wave: the wave is no longer scheduled, running or rolling back;
+ * - erase-player: the erasure is no longer pending (done, or cancelled).
+ *
+ * (weigh-rules has no mark of its own: a lost weighing is made up by the next scheduled one.)
  *
  * Re-adding is idempotent: BullMQ ignores a job id it still holds (waiting, delayed, active or kept
  * completed), and every processor leaves done work alone, so a job re-added after it ran changes
@@ -70,6 +73,8 @@ const NOT_DONE = `
        WHEN '${JOB_NAMES.submitStatements}' THEN
          NOT EXISTS (SELECT 1 FROM transparency_statements t
                       WHERE t.platform = o.payload->>'platform' AND t.state = 'pending')
+       WHEN '${JOB_NAMES.erasePlayer}' THEN
+         NOT EXISTS (SELECT 1 FROM erasures e WHERE e.id = (o.payload->>'erasureId')::uuid AND e.state = 'pending')
        WHEN '${JOB_NAMES.runWave}' THEN
          NOT EXISTS (SELECT 1 FROM waves w WHERE w.id = (o.payload->>'waveId')::uuid
                        AND w.state IN ('scheduled', 'running', 'rolling_back'))

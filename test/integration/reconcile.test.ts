@@ -277,6 +277,50 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     }
   });
 
+  it('a lost erasure job is re-added while its erasure is pending, and the erasure is done once', async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      const admin = await createTestModerator(api, 'admin');
+      const player = await createTestPlayer(api.pool);
+      const asked = await call<{ id: string; state: string }>(
+        api.url,
+        'POST',
+        `/v1/admin/players/${player.serviceId}/erasure`,
+        { spec: '/v1/admin/players/{serviceId}/erasure', headers: admin.headers },
+      );
+      expect([asked.status, asked.body.state]).to.deep.equal([202, 'pending']);
+      const row = await eventually('the erasure job sent', async () => {
+        const { rows } = await api.pool.query<{ job_id: string }>(
+          `SELECT job_id FROM outbox WHERE payload->>'erasureId' = $1 AND sent_at IS NOT NULL`,
+          [asked.body.id],
+        );
+        return rows[0];
+      });
+      // Redis loses it before any worker ran it: before, the erasure stayed pending for ever.
+      await (await queues.shards[0]![QUEUES.review].getJob(row.job_id))!.remove();
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.be.at.least(1);
+      expect(await queues.shards[0]![QUEUES.review].getJob(row.job_id)).to.not.equal(undefined);
+      workers.push(await startTestWorker(api.config, 'review'));
+      await eventually('the erasure done', async () => {
+        const { rows } = await api.pool.query<{ state: string }>('SELECT state FROM erasures WHERE id = $1', [
+          asked.body.id,
+        ]);
+        return rows[0]?.state === 'done';
+      });
+      // Done: a second pass has nothing of it to re-add.
+      const again = await api.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM outbox WHERE payload->>'erasureId' = $1`,
+        [asked.body.id],
+      );
+      expect(again.rows[0]!.n).to.equal(1);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
   it('a Redis that restarted (its run id is not the one reconciled against) is reconciled at once', async () => {
     const log = createLogger('silent', 'r');
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, log);
