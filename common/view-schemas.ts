@@ -767,6 +767,11 @@ const StatementOfReasons = closed({
   automated: { type: 'boolean', description: 'Whether automated means took the decision.' },
   automatedMeans: { type: ['string', 'null'], description: 'Which automated means, in words.' },
   state: { type: 'string', description: 'Where it stands now, in words.' },
+  redress: {
+    type: 'string',
+    description:
+      "The player's redress beyond an appeal here (DSA Art. 17(3)(f)): out-of-court dispute settlement (Art. 21) and the courts.",
+  },
   appeal: closed({
     possible: { type: 'boolean', description: 'Whether an appeal can be filed now.' },
     deadline: { type: ['string', 'null'], format: 'date-time' },

@@ -1,6 +1,13 @@
 import type { AppealStatus } from '../lifecycles/appeal.js';
 import type { OffenseStatus } from '../lifecycles/offense.js';
 import type { OffenseType, Severity } from './reports.js';
+import {
+  deciderWords,
+  detectedAutomatically,
+  detectionWords,
+  REDRESS,
+  type SanctionDecision,
+} from './decision-record.js';
 import type { AppealReason } from './appeals.js';
 import type { SanctionType } from './sanctions.js';
 
@@ -32,6 +39,8 @@ export interface StatementOfReasons {
   automatedMeans: string | null;
   /** Where it stands now, in words (given back, revoked, expired, in force). */
   state: string;
+  /** The redress beyond an appeal here (DSA Art. 17(3)(f)), the same for every decision. */
+  redress: string;
   appeal: {
     possible: boolean;
     /** Until when an appeal is taken (null when none is possible). */
@@ -69,6 +78,8 @@ const SOURCE_WORDS: Record<string, string> = {
   anticheat_system: "the game's anti-cheat system",
   game_server: "the game's server",
   player: 'another player',
+  notice: 'a member of the public, in a notice (DSA Art. 16)',
+  trusted_flagger: 'a trusted flagger, in a notice (DSA Art. 22)',
 };
 const SANCTION_WORDS: Record<SanctionType, string> = {
   warning: 'A warning',
@@ -228,6 +239,7 @@ export function offenseStatement(
               : 'The points were taken automatically when the report was filed, by the penalty rule.'
         }${byPerson[o.status] ?? ''}`,
     state: state[o.status],
+    redress: REDRESS,
     appeal: appealOf(
       o.status === 'applied' || o.status === 'released' || o.status === 'held',
       o.status === 'restored' || o.status === 'dropped'
@@ -241,23 +253,16 @@ export function offenseStatement(
   };
 }
 
+/**
+ * A sanction's statement is its decision record (common/domain/decision-record.ts) and what came of
+ * it since: the reason the player was given (theirs to read, never the regulator's), a revocation,
+ * and a granted appeal that left it in force.
+ */
 export interface SanctionFacts {
-  id: string;
-  type: SanctionType;
-  scopeName: string | null;
+  decision: SanctionDecision;
   reason: string;
-  startsAt: Date;
-  expiresAt: Date | null;
-  createdAt: Date;
   revokedAt: Date | null;
   revokeReason: string | null;
-  issuedBy: 'moderator' | 'studio';
-  /** Placed by the strike ladder, automatically, when an upheld case added a strike. */
-  byStrikeLadder: boolean;
-  /** Placed by a rule on its own (README "Rules"): its name and version. */
-  byRule: { name: string; version: number } | null;
-  /** The upheld case it was placed with or on (its kind, highest severity, first report). */
-  caseFacts: { type: OffenseType; severity: Severity; openedAt: Date } | null;
   /** Left in force by a granted appeal of its decision, with the moderator's ground. */
   keptOnAppeal: string | null;
 }
@@ -267,47 +272,46 @@ export function sanctionStatement(
   s: SanctionFacts,
   opts: { windowDays: number; now: Date; appeal: AppealFiled | null },
 ): StatementOfReasons {
+  const d = s.decision;
   const now = opts.now.getTime();
   const state = s.revokedAt
     ? `Revoked on ${utcWords(s.revokedAt)}${s.revokeReason ? `: ${s.revokeReason}` : ''}.`
-    : s.startsAt.getTime() > now
-      ? `Starts on ${utcWords(s.startsAt)}.`
-      : s.expiresAt && s.expiresAt.getTime() <= now
-        ? `Ended on ${utcWords(s.expiresAt)}.`
+    : d.startsAt.getTime() > now
+      ? `Starts on ${utcWords(d.startsAt)}.`
+      : d.expiresAt && d.expiresAt.getTime() <= now
+        ? `Ended on ${utcWords(d.expiresAt)}.`
         : s.keptOnAppeal
           ? `In force: kept when your appeal was granted, because ${s.keptOnAppeal}`
           : 'In force.';
-  const behaviour = s.caseFacts
-    ? `reports of ${KIND_WORDS[s.caseFacts.type]} (${s.caseFacts.severity} severity) made against you from ${utcWords(s.caseFacts.openedAt)}`
-    : null;
+  const what = d.case
+    ? `${KIND_WORDS[d.case.type]} (${d.case.severity} severity) made against you from ${utcWords(d.case.firstReportAt)}`
+    : 'a breach of the terms of service';
+  const scopeName = d.scope === 'studio' ? (d.scopeName ?? 'one studio') : null;
+  const detected = detectionWords(d);
   return {
-    id: s.id,
+    id: d.sanctionId,
     kind: 'sanction',
-    decidedAt: s.createdAt.toISOString(),
-    decision: sanctionWords(s.type, s.scopeName, s.expiresAt),
-    scope: s.scopeName ? { kind: 'studio', name: s.scopeName } : { kind: 'global' },
-    period: { startsAt: s.startsAt.toISOString(), endsAt: s.expiresAt?.toISOString() ?? null },
-    facts: s.byRule
-      ? `An automated rule of the service matched ${behaviour ?? 'reports against you'} and placed it; no moderator had reviewed them when it was placed.`
-      : s.byStrikeLadder
-        ? `A moderator reviewed ${behaviour ?? 'a report against you'} and upheld it, which added a strike; your active strikes reached a rung of the strike ladder.`
-        : s.issuedBy === 'moderator'
-          ? behaviour
-            ? `A moderator reviewed ${behaviour} and upheld them.`
-            : 'A moderator reviewed your account and decided it.'
-          : "The game's studio decided it for its games.",
+    decidedAt: d.createdAt.toISOString(),
+    decision: sanctionWords(d.type, scopeName, d.expiresAt),
+    scope: scopeName ? { kind: 'studio', name: scopeName } : { kind: 'global' },
+    period: { startsAt: d.startsAt.toISOString(), endsAt: d.expiresAt?.toISOString() ?? null },
+    facts: `${deciderWords(d, what)}${detected ? ` ${detected}` : ''}`,
     ground: s.reason,
-    automated: s.byStrikeLadder || s.byRule !== null,
-    automatedMeans: s.byRule
-      ? `Placed automatically by the rule “${s.byRule.name}” (version ${s.byRule.version}), which an administrator wrote and a second administrator approved; a moderator reviews the reports it acted on, and you can appeal.`
-      : s.byStrikeLadder
-        ? 'Placed automatically by the strike ladder when your active strikes reached its rung; the strike came from a moderator’s decision.'
-        : null,
+    automated: d.decidedBy === 'strike_ladder' || d.decidedBy === 'rule',
+    automatedMeans:
+      d.decidedBy === 'rule'
+        ? `Placed automatically by the rule “${d.rule?.name ?? 'a rule'}” (version ${d.rule?.version ?? 1}), which an administrator wrote and a second administrator approved; a moderator reviews the reports it acted on, and you can appeal.`
+        : d.decidedBy === 'strike_ladder'
+          ? 'Placed automatically by the strike ladder when your active strikes reached its rung; the strike came from a moderator’s decision.'
+          : detectedAutomatically(d)
+            ? 'A person decided it; the behaviour was first detected by automated means (see the facts).'
+            : null,
     state,
+    redress: REDRESS,
     appeal: appealOf(
       !s.revokedAt,
       'Nothing to appeal: it was revoked.',
-      s.createdAt,
+      d.createdAt,
       opts.windowDays,
       opts.now,
       opts.appeal,

@@ -1,7 +1,16 @@
 import type { SanctionType } from './sanctions.js';
-import type { OffenseType, Severity } from './reports.js';
+import type { OffenseType } from './reports.js';
 import { KIND_WORDS } from './statement-of-reasons.js';
 import { TDB } from './transparency-vocabulary.js';
+import {
+  chosenCategory,
+  deciderWords,
+  decisionSource,
+  detectedAutomatically,
+  detectionWords,
+  type SanctionDecision,
+  type TdbCategory,
+} from './decision-record.js';
 
 /**
  * The one mapping from a restriction of ours to a DSA Transparency Database statement (issue 35,
@@ -13,7 +22,7 @@ export { TDB };
 export const TDB_LIMITS = { facts: 5000, ground: 500, explanation: 2000, puid: 500, batch: 100 } as const;
 export const PUID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
-export type TdbCategory = (typeof TDB.category)[number];
+export type { TdbCategory };
 
 /**
  * The category of each kind of offense (README "Regulation (EU DSA)"): cheating, leaving a match and
@@ -43,33 +52,7 @@ const GROUND_OF_KIND: Record<OffenseType, string> = {
   griefing: "The game's terms of service: no deliberately spoiling the game for other players.",
 };
 
-/** Where what led to a decision came from: the platform's own systems, a player, a notice. */
-export type DecisionSource = 'own_initiative' | 'player_report' | 'notice' | 'trusted_flagger';
-
-/** The facts of one restriction, read from the records (no names, no text anyone wrote). */
-export interface RestrictionFacts {
-  sanctionId: string;
-  type: SanctionType;
-  scope: 'global' | 'studio';
-  startsAt: Date;
-  expiresAt: Date | null;
-  /** Who decided: a moderator, a studio through the API, the strike ladder or a rule (automatically). */
-  decidedBy: 'moderator' | 'studio' | 'strike_ladder' | 'rule';
-  /** The case the decision was on, when there is one. */
-  case: {
-    type: OffenseType;
-    severity: Severity;
-    /** The first report of the case (the content's date). */
-    firstReportAt: Date;
-    /** Where its reports came from. */
-    source: DecisionSource;
-    /** Some report came from an automated system (an anti-cheat system, a game server's detection). */
-    automatedDetection: boolean;
-  } | null;
-  createdAt: Date;
-  /** The category whoever placed it chose instead of the kind's (null or absent: the kind's). */
-  category?: TdbCategory | null;
-}
+export type { DecisionSource, RestrictionFacts, SanctionDecision } from './decision-record.js';
 
 export interface TransparencyOptions {
   /** TDB_TERRITORIAL_SCOPE: where the decision applies (EU/EEA codes). */
@@ -89,7 +72,7 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * nothing personal: the puid is the decision's own id; no player, reporter, studio text, note,
  * moderator's words or evidence.
  */
-export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOptions): TransparencyStatement {
+export function transparencyStatement(f: SanctionDecision, opts: TransparencyOptions): TransparencyStatement {
   const kind = f.case?.type;
   const end = f.expiresAt ? { date: day(f.expiresAt) } : null;
   const restriction: TransparencyStatement = (() => {
@@ -118,8 +101,10 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
   const byKind = kind
     ? CATEGORY_OF_KIND[kind]
     : { category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC' as const, keywords: [] };
-  const category = f.category ? { category: f.category, keywords: [] } : byKind;
-  const source = f.case?.source ?? 'own_initiative';
+  // The category chosen for the decision, else the one its notices named (a notifier's choice), else the kind's.
+  const chosen = chosenCategory(f);
+  const category = chosen ? { category: chosen, keywords: [] } : byKind;
+  const source = decisionSource(f);
   const sourceType =
     source === 'notice'
       ? 'SOURCE_ARTICLE_16'
@@ -128,31 +113,21 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
         : source === 'player_report'
           ? 'SOURCE_TYPE_OTHER_NOTIFICATION'
           : 'SOURCE_VOLUNTARY';
-  const detectedAutomatically = f.case?.automatedDetection ?? false;
+  const automatic = detectedAutomatically(f);
   const automatedDecision =
     f.decidedBy === 'strike_ladder' || f.decidedBy === 'rule'
       ? 'AUTOMATED_DECISION_FULLY'
-      : f.decidedBy === 'moderator' && detectedAutomatically
+      : f.decidedBy === 'moderator' && automatic
         ? 'AUTOMATED_DECISION_PARTIALLY'
         : 'AUTOMATED_DECISION_NOT_AUTOMATED';
   const what = kind
     ? `${KIND_WORDS[kind]} (${f.case!.severity} severity)`
     : 'a breach of the terms of service';
-  const how =
-    f.decidedBy === 'strike_ladder'
-      ? `A moderator upheld reports of ${what}, which added a strike; the account's active strikes reached a rung of the strike ladder, which placed this restriction automatically.`
-      : f.decidedBy === 'rule'
-        ? `An automated rule of the service, written and approved by two administrators, matched reports of ${what} and placed this restriction automatically.`
-        : f.decidedBy === 'moderator'
-          ? `A moderator reviewed reports of ${what} and upheld them.`
-          : `The game's studio decided on ${what}.`;
-  const detected = f.case
-    ? detectedAutomatically
-      ? ' The behaviour was detected by automated means (an anti-cheat system or a game server).'
-      : ' The behaviour was reported by players.'
-    : '';
+  // The rule's name is an administrator's words: the regulator reads that a rule decided, not which.
+  const how = deciderWords({ ...f, rule: null }, what);
+  const detected = detectionWords(f);
   const scope = f.scope === 'global' ? 'in every game of the service' : "in the studio's games";
-  const facts = `${how}${detected} The restriction applies ${scope}${f.expiresAt ? ` until ${day(f.expiresAt)}` : ''}.`;
+  const facts = `${how}${detected ? ` ${detected}` : ''} The restriction applies ${scope}${f.expiresAt ? ` until ${day(f.expiresAt)}` : ''}.`;
   return {
     ...restriction,
     decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
@@ -168,7 +143,7 @@ export function transparencyStatement(f: RestrictionFacts, opts: TransparencyOpt
     application_date: day(f.startsAt),
     decision_facts: facts.slice(0, TDB_LIMITS.facts),
     source_type: sourceType,
-    automated_detection: detectedAutomatically ? 'Yes' : 'No',
+    automated_detection: automatic ? 'Yes' : 'No',
     automated_decision: automatedDecision,
     puid: `sanction-${f.sanctionId}`,
   };

@@ -1,5 +1,6 @@
 import { playerRowId } from '../data/repos/trust.js';
 import { decisionRows } from '../data/repos/decisions.js';
+import { sanctionDecisions } from '../data/repos/transparency.js';
 import type { Queryable } from '../data/db.js';
 import type { PenaltyCaps } from '../domain/penalty.js';
 import {
@@ -46,6 +47,12 @@ export async function playerDecisions(
       },
     ]),
   );
+  // Each sanction's decision record: one read for the page's sanctions.
+  const decisionOf = await sanctionDecisions(
+    db,
+    sanctions.map((s) => s.id),
+    STRIKE_LADDER_REASON,
+  );
   // A sanction a granted appeal kept in force says so in its own statement, with the ground.
   const keptReason = new Map(appeals.flatMap((a) => a.kept.map((k) => [k.sanctionId, k.reason] as const)));
   const opts = (id: string) => ({
@@ -82,22 +89,10 @@ export async function playerDecisions(
       id: s.id,
       statement: sanctionStatement(
         {
-          id: s.id,
-          type: s.type,
-          scopeName: s.scope_name,
+          decision: decisionOf.get(s.id)!,
           reason: s.reason,
-          startsAt: s.starts_at,
-          expiresAt: s.expires_at,
-          createdAt: s.created_at,
           revokedAt: s.revoked_at,
           revokeReason: s.revoke_reason,
-          issuedBy: s.by_moderator ? 'moderator' : 'studio',
-          byStrikeLadder: s.by_moderator && s.case_id !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
-          byRule: s.rule_name !== null ? { name: s.rule_name, version: s.rule_version! } : null,
-          caseFacts:
-            s.case_type && s.case_severity && s.case_opened_at
-              ? { type: s.case_type, severity: s.case_severity, openedAt: s.case_opened_at }
-              : null,
           keptOnAppeal: keptReason.get(s.id) ?? null,
         },
         opts(s.id),

@@ -14,7 +14,6 @@ import {
   findSanctionForUpdate,
   lockPlayerOfStudio,
   lockSanctionExpiry,
-  statementContext,
   SANCTION_TYPES,
   type SanctionRecord,
   type SanctionType,
@@ -31,6 +30,7 @@ import { traceFields } from '../tracing/spans.js';
 import { TDB } from '../domain/transparency-vocabulary.js';
 import { recordOwed } from '../lifecycles/transparency-statement.js';
 import { findStudio } from '../data/repos/accounts.js';
+import { sanctionDecisions } from '../data/repos/transparency.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
@@ -344,27 +344,14 @@ async function emitSanctionEvent(
   return emitEvents(client, [{ type, dataByStudio: new Map(audience.map((studio) => [studio, data])) }]);
 }
 
-/** The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts). */
+/**
+ * The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts), made
+ * from its decision record, as the standing page and the Transparency Database statement are.
+ */
 async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
-  const context = await statementContext(client, s);
+  const decision = (await sanctionDecisions(client, [s.id], STRIKE_LADDER_REASON)).get(s.id)!;
   return sanctionStatement(
-    {
-      id: s.id,
-      type: s.type,
-      scopeName: context.scopeName,
-      reason: s.reason,
-      startsAt: s.startsAt,
-      expiresAt: s.expiresAt,
-      createdAt: s.createdAt,
-      revokedAt: s.revokedAt,
-      revokeReason: s.revokeReason,
-      issuedBy: s.issuedBy.kind,
-      byStrikeLadder:
-        s.issuedBy.kind === 'moderator' && s.caseId !== null && s.reason.startsWith(STRIKE_LADDER_REASON),
-      byRule: s.rule && context.ruleName ? { name: context.ruleName, version: s.rule.version } : null,
-      caseFacts: context.caseFacts,
-      keptOnAppeal: null,
-    },
+    { decision, reason: s.reason, revokedAt: s.revokedAt, revokeReason: s.revokeReason, keptOnAppeal: null },
     { windowDays: appealWindowDays, now: s.createdAt, appeal: null },
   );
 }

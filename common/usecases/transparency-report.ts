@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { Pool } from '../data/db.js';
 import { findStudio } from '../data/repos/accounts.js';
-import { restrictionFacts } from '../data/repos/transparency.js';
+import { sanctionDecisions } from '../data/repos/transparency.js';
 import {
   appealsIn,
   automatedReportsIn,
@@ -105,7 +105,7 @@ export async function transparencyReport(
     after = page[page.length - 1]!.id;
     const restrictions = page.filter((p) => isRestriction(p.type as never));
     warnings += page.length - restrictions.length;
-    const facts = await restrictionFacts(
+    const facts = await sanctionDecisions(
       pool,
       restrictions.map((p) => p.id),
       STRIKE_LADDER_REASON,

@@ -377,6 +377,97 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     expect(tdb.calls.length).to.be.greaterThan(before);
   });
 
+  it('every message about a decision states what happened (issue 49): own initiative, a notice and its category, anti-cheat', async () => {
+    const bodyOf = async (sanctionId: string) => {
+      await settled(sanctionId);
+      return tdb.stored.find((s) => s.statement.puid === `sanction-${sanctionId}`)!.statement as Record<
+        string,
+        string
+      >;
+    };
+    // The player's statements of reasons, as their copy of their data holds them.
+    const reasonsOf = async (serviceId: string) => {
+      const res = await call<{ statementsOfReasons: { id: string; facts: string; redress: string }[] }>(
+        api.url,
+        'GET',
+        `/v1/admin/players/${serviceId}/export?copy=player`,
+        { spec: '/v1/admin/players/{serviceId}/export', headers: admin.headers },
+      );
+      expect(res.status, res.text).to.equal(200);
+      return res.body.statementsOfReasons;
+    };
+    const statementOfReasons = async (serviceId: string, id: string) =>
+      (await reasonsOf(serviceId)).find((i) => i.id === id)!;
+
+    // A moderator's own sanction: no case, no report; nothing was "upheld".
+    const p1 = await createTestPlayer(api.pool);
+    const own = await byModerator(p1.serviceId, {
+      type: 'temporary_ban',
+      reason: 'x',
+      durationSeconds: 3600,
+    });
+    const ownStatement = await bodyOf(own);
+    expect(ownStatement.decision_facts).to.match(/^A moderator decided it on their own initiative/);
+    expect(ownStatement.decision_facts).to.not.match(/reviewed reports|upheld/);
+    expect(ownStatement.source_type).to.equal('SOURCE_VOLUNTARY');
+    const ownReasons = await statementOfReasons(p1.serviceId, own);
+    expect(ownReasons.facts).to.match(/^A moderator decided it on their own initiative/);
+    expect(ownReasons.redress).to.include('out-of-court dispute settlement body (DSA Art. 21)');
+
+    // A notice in the category the notifier chose, upheld with a restriction: the notice is the source,
+    // its category the statement's, and nobody says "players" or "the game".
+    const p2 = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: p2.serviceId, clientId: studioA.game.clientId });
+    const notice = await call<{ noticeId: string }>(api.url, 'POST', '/v1/notices', {
+      spec: '/v1/notices',
+      json: {
+        gameId: studioA.game.id,
+        player: p2.serviceId,
+        category: 'STATEMENT_CATEGORY_CYBER_VIOLENCE',
+        explanation: 'They stalk and threaten another player in every match.',
+        name: 'A. Parent',
+        email: `parent-${p2.serviceId}@example.org`,
+        goodFaith: true,
+      },
+    });
+    expect(notice.status, notice.text).to.equal(201);
+    const noticeOffense = (
+      await api.pool.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [
+        notice.body.noticeId,
+      ])
+    ).rows[0]!.offense_id;
+    const noticeCase = await caseOf(noticeOffense);
+    await uphold(noticeCase, {
+      sanction: { type: 'chat_restriction', reason: 'threats', durationSeconds: 86_400 },
+    });
+    const [placed] = await sanctionsOfCase(noticeCase);
+    const noticed = await bodyOf(placed!.id);
+    expect(noticed.source_type).to.equal('SOURCE_ARTICLE_16');
+    expect(noticed.category).to.equal('STATEMENT_CATEGORY_CYBER_VIOLENCE');
+    expect(noticed.decision_facts).to.include('A member of the public notified it (DSA Art. 16)');
+    expect(noticed.decision_facts).to.not.include('players');
+    const noticeReasons = await statementOfReasons(p2.serviceId, placed!.id);
+    expect(noticeReasons.facts).to.include('A member of the public notified it');
+    // The notice's held points, taken on the uphold: a report from a member of the public, not "the game".
+    const offenseReasons = await statementOfReasons(p2.serviceId, noticeOffense);
+    expect(offenseReasons.facts).to.include('from a member of the public, in a notice (DSA Art. 16)');
+
+    // An anti-cheat detection upheld by a moderator: the player reads that anti-cheat detected it.
+    const p3 = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: p3.serviceId, clientId: studioA.game.clientId });
+    const detected = await report(studioA, p3.serviceId, 'anticheat', {
+      isCheatDetected: true,
+      severity: 'high',
+      source: 'anticheat_system',
+    });
+    const cheatCase = await caseOf(detected);
+    await uphold(cheatCase, { sanction: { type: 'permanent_ban', reason: 'aimbot' } });
+    const [ban] = await sanctionsOfCase(cheatCase);
+    const banReasons = await statementOfReasons(p3.serviceId, ban!.id);
+    expect(banReasons.facts).to.include("The game's anti-cheat system detected it.");
+    expect((await bodyOf(ban!.id)).decision_facts).to.include("The game's anti-cheat system detected it.");
+  });
+
   it('a moderator may choose the category instead of the kind’s; a bad one, or one on a warning, is refused', async () => {
     const player = await createTestPlayer(api.pool);
     const res = await call<{ id: string; dsaCategory: string | null; code?: string }>(

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { findAccount, restrictionFacts } from '../../common/data/repos/transparency.js';
+import { findAccount, sanctionDecisions } from '../../common/data/repos/transparency.js';
 import { TDB_LIMITS, transparencyStatement } from '../../common/domain/transparency-statement.js';
 import {
   claimDue,
@@ -50,7 +50,7 @@ export const statementsProcessor = (deps: ProcessorDeps) => async (job: Job, tok
       Math.ceil((2 * deps.config.tdbTimeoutMs) / 1000),
     );
     if (claimed.length === 0) break;
-    const facts = await restrictionFacts(
+    const facts = await sanctionDecisions(
       deps.pool,
       claimed.map((c) => c.sanctionId),
       STRIKE_LADDER_REASON,

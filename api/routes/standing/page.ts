@@ -125,6 +125,7 @@ ${d.period ? `<dt>Period</dt><dd>${e(when(d.period.startsAt))} to ${d.period.end
 <dt>Automated</dt><dd>${d.automated ? `Yes. ${e(d.automatedMeans)}` : 'No: a person decided it.'}</dd>
 <dt>Now</dt><dd>${e(d.state)}</dd>
 <dt>Appeal</dt><dd>${e(appeal.how)}</dd>
+<dt>Beyond an appeal</dt><dd>${e(d.redress)}</dd>
 </dl>
 ${filed}${form}
 </article>`;

@@ -47,32 +47,16 @@ export async function decisionRows(
         ORDER BY o.created_at DESC, o.id DESC LIMIT $2`,
       page,
     ),
+    // What came of each sanction since (its reason, a revocation); its decision record is read apart.
     db.query<{
       id: string;
-      type: SanctionType;
-      scope_name: string | null;
       reason: string;
-      starts_at: Date;
-      expires_at: Date | null;
-      created_at: Date;
       revoked_at: Date | null;
       revoke_reason: string | null;
-      by_moderator: boolean;
-      case_id: string | null;
-      case_type: OffenseType | null;
-      case_severity: Severity | null;
-      case_opened_at: Date | null;
-      rule_name: string | null;
-      rule_version: number | null;
       ts: string;
     }>(
-      `SELECT s.id, s.type, sc.name AS scope_name, s.reason, s.starts_at, s.expires_at, s.created_at, s.revoked_at,
-              s.revoke_reason, s.issued_by_moderator IS NOT NULL AS by_moderator, s.case_id,
-              c.type AS case_type, c.highest_severity AS case_severity, c.opened_at AS case_opened_at,
-              r.name AS rule_name, s.rule_version, to_json(s.created_at)#>>'{}' AS ts
-         FROM sanctions s LEFT JOIN studios sc ON sc.id = s.scope_studio_id
-         LEFT JOIN rules r ON r.id = s.rule_id
-         LEFT JOIN review_cases c ON c.id = s.case_id
+      `SELECT s.id, s.reason, s.revoked_at, s.revoke_reason, to_json(s.created_at)#>>'{}' AS ts
+         FROM sanctions s
         WHERE s.player_id = $1 AND ${keyset('s')}
         ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
       page,

@@ -1,8 +1,6 @@
 import type { TdbCategory } from '../../domain/transparency-statement.js';
 import type { Queryable } from '../db.js';
-
 import type { SanctionType } from '../../domain/sanctions.js';
-import type { OffenseType, Severity } from '../../domain/reports.js';
 
 export { SANCTION_TYPES, type SanctionType } from '../../domain/sanctions.js';
 
@@ -122,43 +120,6 @@ export interface NewSanction {
   waveId?: string | null;
   /** The rule and version that placed it (common/usecases/rules.ts). */
   rule?: { id: string; version: number } | null;
-}
-
-/**
- * What a sanction's statement of reasons names besides the sanction, in one round trip: the studio it
- * is limited to, the case it was placed with (its kind, highest severity, opening) and the rule that
- * placed it (its name).
- */
-export async function statementContext(
-  db: Queryable,
-  s: { scopeStudioId: string | null; caseId: string | null; rule: { id: string } | null },
-): Promise<{
-  scopeName: string | null;
-  caseFacts: { type: OffenseType; severity: Severity; openedAt: Date } | null;
-  ruleName: string | null;
-}> {
-  const { rows } = await db.query<{
-    scope_name: string | null;
-    type: OffenseType | null;
-    severity: Severity | null;
-    opened_at: Date | null;
-    rule_name: string | null;
-  }>(
-    `SELECT (SELECT name FROM studios WHERE id = $1::uuid) AS scope_name,
-            c.type, c.highest_severity AS severity, c.opened_at,
-            (SELECT name FROM rules WHERE id = $3::uuid) AS rule_name
-       FROM (SELECT 1) x LEFT JOIN review_cases c ON c.id = $2::uuid`,
-    [s.scopeStudioId, s.caseId, s.rule?.id ?? null],
-  );
-  const r = rows[0]!;
-  return {
-    scopeName: r.scope_name,
-    caseFacts:
-      r.type && r.severity && r.opened_at
-        ? { type: r.type, severity: r.severity, openedAt: r.opened_at }
-        : null,
-    ruleName: r.rule_name,
-  };
 }
 
 /** The sanctions in force that rules placed with a case, locked for the caller's transaction. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { DecisionSource, RestrictionFacts, TdbCategory } from '../../domain/transparency-statement.js';
+import type { ReportOrigin, SanctionDecision, TdbCategory } from '../../domain/decision-record.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 
@@ -63,84 +63,89 @@ export async function deleteAccount(db: Queryable, platform: string): Promise<bo
 }
 
 /**
- * The facts of restrictions (by sanction id) their statements are written from: the sanction, who
- * decided it, and its case's kind, severity, first report, and where its reports came from. Nothing
- * anyone wrote is read.
+ * The decision records of sanctions (by sanction id; common/domain/decision-record.ts): the
+ * sanction, who decided it (a moderator, a studio, the strike ladder, a rule, in a wave approved or
+ * not), the scope's studio name, and its case's kind, severity, first report, where its reports came
+ * from and the categories its notices named. Nothing anyone wrote is read.
  */
-export async function restrictionFacts(
+export async function sanctionDecisions(
   db: Queryable,
   sanctionIds: readonly string[],
   strikeLadderReason: string,
-): Promise<Map<string, RestrictionFacts>> {
+): Promise<Map<string, SanctionDecision>> {
   const { rows } = await db.query<{
     id: string;
     type: SanctionType;
     scope_studio_id: string | null;
+    scope_name: string | null;
     starts_at: Date;
     expires_at: Date | null;
     created_at: Date;
     by_moderator: boolean;
     by_ladder: boolean;
-    by_rule: boolean;
+    rule_name: string | null;
+    rule_version: number | null;
+    wave_size: number | null;
+    wave_approved: boolean | null;
     case_type: OffenseType | null;
     case_severity: Severity | null;
     first_report_at: Date | null;
-    automated: boolean | null;
-    player_reports: boolean | null;
-    noticed: boolean | null;
-    flagged: boolean | null;
+    origins: ReportOrigin[] | null;
+    categories: string[] | null;
     dsa_category: string | null;
   }>(
-    `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.created_at, s.dsa_category,
-            s.issued_by_moderator IS NOT NULL AS by_moderator,
+    `SELECT s.id, s.type, s.scope_studio_id, st.name AS scope_name, s.starts_at, s.expires_at, s.created_at,
+            s.dsa_category, s.issued_by_moderator IS NOT NULL AS by_moderator,
             (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
-            s.rule_id IS NOT NULL AS by_rule,
-            c.type AS case_type, c.highest_severity AS case_severity, o.first_report_at, o.automated,
-            o.player_reports, o.noticed, o.flagged
+            r.name AS rule_name, s.rule_version,
+            w.size AS wave_size, w.approved_by_moderator IS NOT NULL AS wave_approved,
+            c.type AS case_type, c.highest_severity AS case_severity, c.categories, o.first_report_at, o.origins
        FROM unnest($1::uuid[]) AS k(id)
        JOIN sanctions s ON s.id = k.id
+       LEFT JOIN studios st ON st.id = s.scope_studio_id
+       LEFT JOIN rules r ON r.id = s.rule_id
+       LEFT JOIN waves w ON w.id = s.wave_id
        LEFT JOIN review_cases c ON c.id = s.case_id
        LEFT JOIN LATERAL (
          SELECT min(x.created_at) AS first_report_at,
-                bool_or(x.context->>'source' IN ('anticheat_system', 'game_server')) AS automated,
-                bool_or(x.context->>'source' = 'player'
-                        OR (x.context->>'source' IS NULL AND x.reporter_id IS NOT NULL)) AS player_reports,
-                bool_or(x.context->>'source' = 'notice') AS noticed,
-                bool_or(x.context->>'source' = 'trusted_flagger') AS flagged
+                array_agg(DISTINCT CASE
+                  WHEN x.context->>'source' IN ('anticheat_system', 'game_server', 'player', 'notice', 'trusted_flagger')
+                    THEN x.context->>'source'
+                  WHEN x.reporter_id IS NOT NULL THEN 'player'
+                  ELSE 'game' END) AS origins
            FROM case_offenses co JOIN offenses x ON x.id = co.offense_id
           WHERE co.case_id = s.case_id) o ON s.case_id IS NOT NULL`,
     [sanctionIds, strikeLadderReason],
   );
-  const out = new Map<string, RestrictionFacts>();
+  const out = new Map<string, SanctionDecision>();
   for (const r of rows) {
-    const automated = r.automated ?? false;
-    // A notice the decision answers is its source (Art. 16, 22), before the game's own detection.
-    const source: DecisionSource = r.flagged
-      ? 'trusted_flagger'
-      : r.noticed
-        ? 'notice'
-        : automated
-          ? 'own_initiative'
-          : r.player_reports
-            ? 'player_report'
-            : 'own_initiative';
     out.set(r.id, {
       sanctionId: r.id,
       type: r.type,
       scope: r.scope_studio_id ? 'studio' : 'global',
+      scopeName: r.scope_name,
       startsAt: r.starts_at,
       expiresAt: r.expires_at,
       createdAt: r.created_at,
       category: (r.dsa_category as TdbCategory | null) ?? null,
-      decidedBy: r.by_rule ? 'rule' : r.by_ladder ? 'strike_ladder' : r.by_moderator ? 'moderator' : 'studio',
+      decidedBy:
+        r.rule_version !== null
+          ? 'rule'
+          : r.by_ladder
+            ? 'strike_ladder'
+            : r.by_moderator
+              ? 'moderator'
+              : 'studio',
+      rule: r.rule_version !== null ? { name: r.rule_name ?? 'a rule', version: r.rule_version } : null,
+      wave: r.wave_size !== null ? { size: r.wave_size, approved: r.wave_approved ?? false } : null,
       case:
         r.case_type && r.case_severity
           ? {
               type: r.case_type,
               severity: r.case_severity,
               firstReportAt: r.first_report_at ?? r.created_at,
-              source,
-              automatedDetection: automated,
+              origins: r.origins ?? [],
+              categories: (r.categories ?? []) as TdbCategory[],
             }
           : null,
     });

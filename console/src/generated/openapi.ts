@@ -3178,6 +3178,8 @@ export interface components {
             automatedMeans: string | null;
             /** @description Where it stands now, in words. */
             state: string;
+            /** @description The player's redress beyond an appeal here (DSA Art. 17(3)(f)): out-of-court dispute settlement (Art. 21) and the courts. */
+            redress: string;
             appeal: {
                 /** @description Whether an appeal can be filed now. */
                 possible: boolean;

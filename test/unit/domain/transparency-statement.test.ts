@@ -19,8 +19,8 @@ const base: RestrictionFacts = {
     type: 'cheating',
     severity: 'high',
     firstReportAt: new Date('2026-11-25T08:00:00Z'),
-    source: 'own_initiative',
-    automatedDetection: true,
+    origins: ['anticheat_system'],
+    categories: [],
   },
   createdAt: new Date('2026-11-26T10:00:00Z'),
 };
@@ -101,7 +101,7 @@ describe('Transparency Database statements: one mapping from a restriction (issu
     expect(byRule.automated_decision).to.equal('AUTOMATED_DECISION_FULLY');
     expect(byRule.decision_facts).to.match(/automated rule/);
     // A moderator on players' reports: a notification, not automated.
-    expect(s({}, { source: 'player_report', automatedDetection: false })).to.include({
+    expect(s({}, { origins: ['player'] })).to.include({
       source_type: 'SOURCE_TYPE_OTHER_NOTIFICATION',
       automated_detection: 'No',
       automated_decision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
@@ -109,10 +109,61 @@ describe('Transparency Database statements: one mapping from a restriction (issu
     // A studio's own decision: not automated as far as the service knows.
     expect(s({ decidedBy: 'studio' }).automated_decision).to.equal('AUTOMATED_DECISION_NOT_AUTOMATED');
     // Notices (issue 37) and trusted flaggers.
-    expect(s({}, { source: 'notice' }).source_type).to.equal('SOURCE_ARTICLE_16');
-    expect(s({}, { source: 'trusted_flagger' }).source_type).to.equal('SOURCE_TRUSTED_FLAGGER');
+    expect(s({}, { origins: ['notice'] }).source_type).to.equal('SOURCE_ARTICLE_16');
+    expect(s({}, { origins: ['trusted_flagger', 'player'] }).source_type).to.equal('SOURCE_TRUSTED_FLAGGER');
     // No source_identity is ever sent: it would name a person.
-    expect(s({}, { source: 'player_report' })).to.not.have.property('source_identity');
+    expect(s({}, { origins: ['player'] })).to.not.have.property('source_identity');
+  });
+
+  it('the facts say what happened, and nothing that did not (issue 49)', () => {
+    const facts = (f: Partial<RestrictionFacts>) =>
+      transparencyStatement({ ...base, ...f }, opts).decision_facts!;
+    // A moderator's own sanction: no case, no report, so none was upheld.
+    const own = facts({ case: null });
+    expect(own).to.match(/^A moderator decided it on their own initiative, with no report before them\./);
+    expect(own).to.not.match(/reviewed reports|upheld/);
+    // A ban wave and a ban approved by four eyes: placed by a moderator on no report, approved.
+    expect(facts({ case: null, wave: { size: 40, approved: true } })).to.match(
+      /own initiative, with no report before them, as part of a ban wave of 40 accounts, which a second moderator approved before it ran\./,
+    );
+    expect(facts({ case: null, wave: { size: 1, approved: true } })).to.match(
+      /own initiative, with no report before them; a second moderator approved it before it took effect\./,
+    );
+    // A notice: a member of the public notified it, in the category the notifier chose; never "players".
+    const noticed = transparencyStatement(
+      {
+        ...base,
+        case: {
+          ...base.case!,
+          type: 'toxicity',
+          origins: ['notice'],
+          categories: ['STATEMENT_CATEGORY_CYBER_VIOLENCE'],
+        },
+      },
+      opts,
+    );
+    expect(noticed.source_type).to.equal('SOURCE_ARTICLE_16');
+    expect(noticed.category).to.equal('STATEMENT_CATEGORY_CYBER_VIOLENCE');
+    expect(noticed.decision_facts).to.include('A member of the public notified it (DSA Art. 16)');
+    expect(noticed.decision_facts).to.not.include('players');
+    expect(validateStatement(noticed)).to.deep.equal({});
+    // The moderator's chosen category still wins over the notice's.
+    expect(
+      transparencyStatement(
+        {
+          ...base,
+          category: 'STATEMENT_CATEGORY_VIOLENCE',
+          case: { ...base.case!, categories: ['STATEMENT_CATEGORY_CYBER_VIOLENCE'] },
+        },
+        opts,
+      ).category,
+    ).to.equal('STATEMENT_CATEGORY_VIOLENCE');
+    // Anti-cheat: said as such.
+    expect(facts({})).to.include("The game's anti-cheat system detected it.");
+    // A rule: said, without its name (an administrator's words).
+    expect(facts({ decidedBy: 'rule', rule: { name: 'SECRETRULENAME', version: 3 } })).to.not.include(
+      'SECRETRULENAME',
+    );
   });
 
   it('dates, scope and the puid: the decision’s own id', () => {
