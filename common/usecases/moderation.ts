@@ -327,7 +327,13 @@ export async function resolveCase(
 }
 
 interface OutcomeEffects {
-  offenses: { id: string; studio_id: string; reporter_id: string | null; match_id: string | null }[];
+  offenses: {
+    id: string;
+    studio_id: string;
+    reporter_id: string | null;
+    match_id: string | null;
+    noticed: boolean;
+  }[];
   before: number;
   after: number;
   /** Points the case's offenses had taken off the score. */
@@ -410,7 +416,10 @@ async function emitResolutionEvents(
   effects: OutcomeEffects,
   sanctions: SanctionRecord[],
 ): Promise<OutboxRow[]> {
-  const { offenses, before, after } = effects;
+  const { before, after } = effects;
+  // What the studios filed: a notice's offense carries its game's studio, but the studio filed
+  // nothing (issue 49); its notifier hears of the decision on the notice's status page.
+  const offenses = effects.offenses.filter((o) => !o.noticed);
   const playerId = c.player.serviceId;
   const filers = new Map<string, string[]>();
   for (const o of offenses) filers.set(o.studio_id, [...(filers.get(o.studio_id) ?? []), o.id]);
@@ -447,7 +456,7 @@ async function emitResolutionEvents(
       ...(reportsByStudio.get(o.studio_id) ?? []),
       { offenseId: o.id, reporterId: o.reporter_id, matchId: o.match_id },
     ]);
-  events.push({
+  if (reportsByStudio.size) events.push({
     type: 'report.outcome',
     dataByStudio: new Map(
       [...reportsByStudio].map(([studio, reports]) => [

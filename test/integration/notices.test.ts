@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
@@ -132,6 +133,13 @@ describe('notices (DSA Art. 16, 22)', function () {
     const again = await notice(body(p.serviceId, { matchId: 'm-1', email }));
     expect([again.status, again.body.code]).to.deep.equal([409, 'duplicate_notice']);
 
+    // The studio listens for what became of the reports it filed: it filed none of this case.
+    await insertWebhook(api.pool, {
+      studioId: studio.studioId,
+      url: 'https://hooks.example/notices',
+      events: ['report.outcome', 'case.resolved'],
+      sealedSecret: Buffer.from('sealed'),
+    });
     // A moderator upholds: the held points are taken by the penalty rule, the notifier is told.
     const claim = await call(api.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
       spec: '/v1/admin/cases/{caseId}/claim',
@@ -146,6 +154,13 @@ describe('notices (DSA Art. 16, 22)', function () {
     });
     expect(resolved.status, resolved.text).to.equal(200);
     expect(await trustScore(api.pool, p.serviceId)).to.be.below(before);
+    // Issue 49: no report.outcome about "its own" report, nor case.resolved naming it, goes to the studio.
+    const { rows: told } = await api.pool.query(
+      `SELECT d.event_type FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        WHERE w.studio_id = $1 AND d.payload->'data'->>'caseId' = $2`,
+      [studio.studioId, caseId],
+    );
+    expect(told).to.deep.equal([]);
     const decided = await standing(sent.body.noticeId, sent.body.secret);
     expect(decided.body.status).to.equal('action_taken');
     expect(decided.body.decidedAt).to.be.a('string');
