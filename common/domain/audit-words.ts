@@ -31,11 +31,14 @@ function sanctionWords(e: AuditFacts): string {
   const type = str(e.details.type) as SanctionType | null;
   const what = (type && SANCTION[type]) ?? 'a sanction';
   const scope = e.details.scope;
+  // Where it applies only when the entry says (an entry that does not say is not "every game").
   const where =
-    scope === 'global' || scope === undefined
-      ? 'in every game'
-      : `in the games of ${e.scopeName ?? 'one studio'}`;
-  return `${what} ${where}`;
+    scope === 'global'
+      ? ' in every game'
+      : typeof scope === 'string'
+        ? ` in the games of ${e.scopeName ?? 'one studio'}`
+        : '';
+  return `${what}${where}`;
 }
 
 /** A misuse entry's sender (usecases/misuse.ts presentSender), in words: never an e-mail or address. */
@@ -66,7 +69,12 @@ export function auditInWords(e: AuditFacts): string {
     case 'unmute_reporter':
       return `Unmuted reporter ${str(d.reporterId) ?? ''}`.trim();
     case 'place_sanction':
-      return `Placed ${sanctionWords(e)}`;
+      // The ladder and a rule decide on their own: the entry names them, not the moderator beside it.
+      return d.strikeLadder === true
+        ? `The strike ladder placed ${sanctionWords(e)} (the upheld case added a strike)`
+        : d.ruleId !== undefined
+          ? `A rule placed ${sanctionWords(e)}`
+          : `Placed ${sanctionWords(e)}`;
     case 'revoke_sanction':
       return `Revoked ${sanctionWords(e)}`;
     case 'claim_appeal':

@@ -150,6 +150,27 @@ export async function recordDecision(
 }
 
 /**
+ * The keys of an audit entry's details an erasure keeps: what the decision was, by kind and id, never
+ * whom or whose words (README "Data map").
+ */
+const AUDIT_KEYS_KEPT = `{${[
+  'sanctionId',
+  'type',
+  'scope',
+  'waveId',
+  'ruleId',
+  'ruleVersion',
+  'automated',
+  'strikeLadder',
+  'appealId',
+  'decision',
+  'complaint',
+  'reopenedCaseId',
+  'pointsRefunded',
+  'sanctionsRevoked',
+].join(',')}}`;
+
+/**
  * Every statement of an erasure, in order, each removing or irreversibly replacing what names the
  * player (`$1`: the internal id, or the gamer tag or service id it names) in one part of the record; the receipt counts the rows each touched.
  * What stays, and why, is the README's data map: the counts and the decisions' skeleton.
@@ -181,11 +202,16 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
     `DELETE FROM tags WHERE (subject_kind = 'player' AND subject_id = $1)
         OR (subject_kind = 'case' AND subject_id IN (SELECT id FROM review_cases WHERE player_id = $1))`,
   ],
+  // The audit log keeps what a decision was (its kind, scope, ids, outcome) so its words stay true
+  // ("Placed a chat restriction in the games of X", not "in every game"); the notes and every other
+  // detail (the player's id, reporters, names, words) go.
   [
     'auditDetails',
-    `UPDATE moderation_audit SET note = NULL, details = '{}'::jsonb
+    `UPDATE moderation_audit SET note = NULL,
+            details = (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(details) e(k, v)
+                        WHERE k = ANY('${AUDIT_KEYS_KEPT}'::text[]))
       WHERE (player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1))
-        AND (note IS NOT NULL OR details <> '{}'::jsonb)`,
+        AND (note IS NOT NULL OR (details - '${AUDIT_KEYS_KEPT}'::text[]) <> '{}'::jsonb)`,
   ],
   ['games', 'DELETE FROM player_games WHERE player_id = $1'],
   ['studioBudget', 'DELETE FROM studio_player_budget WHERE player_id = $1'],

@@ -456,21 +456,22 @@ async function emitResolutionEvents(
       ...(reportsByStudio.get(o.studio_id) ?? []),
       { offenseId: o.id, reporterId: o.reporter_id, matchId: o.match_id },
     ]);
-  if (reportsByStudio.size) events.push({
-    type: 'report.outcome',
-    dataByStudio: new Map(
-      [...reportsByStudio].map(([studio, reports]) => [
-        studio,
-        {
-          caseId: c.id,
-          playerId,
-          outcome: c.resolution!.outcome,
-          sanctionTypes: sanctions.map((s) => s.type),
-          reports,
-        },
-      ]),
-    ),
-  });
+  if (reportsByStudio.size)
+    events.push({
+      type: 'report.outcome',
+      dataByStudio: new Map(
+        [...reportsByStudio].map(([studio, reports]) => [
+          studio,
+          {
+            caseId: c.id,
+            playerId,
+            outcome: c.resolution!.outcome,
+            sanctionTypes: sanctions.map((s) => s.type),
+            reports,
+          },
+        ]),
+      ),
+    });
   if (after !== before) {
     const change = {
       playerId,

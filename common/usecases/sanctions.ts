@@ -183,6 +183,8 @@ export async function applySanction(
     waveId?: string;
     /** The rule placing it on its own (common/usecases/rules.ts): its statement names it. */
     rule?: { id: string; version: number; name: string };
+    /** Placed by the strike ladder (an upheld case's strike reached a rung): its audit entry says so. */
+    byStrikeLadder?: true;
   },
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const v = input.sanction;
@@ -212,6 +214,7 @@ export async function applySanction(
   await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction, {
     ...(input.waveId ? { waveId: input.waveId } : {}),
     ...(input.rule ? { ruleId: input.rule.id, ruleVersion: input.rule.version, automated: true } : {}),
+    ...(input.byStrikeLadder ? { strikeLadder: true, automated: true } : {}),
   });
   const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
   if (sanction.expiresAt) {
@@ -466,6 +469,7 @@ export async function addStrike(
       caseId: input.caseId,
       now: input.now,
       appealWindowDays: input.policy.appealWindowDays,
+      byStrikeLadder: true,
     });
     sanctions.push(placed.sanction);
     outbox.push(...placed.outbox);

@@ -388,6 +388,21 @@ describe('erasure (GDPR Art. 17)', function () {
       [erasure.playerRecordId],
     );
     expect(rows[0]).to.deep.equal({ offenses: 2, sanctions: 1, appeals: 1, kyc: false });
+    // The audit log still says what the decision was and where it applies (it said "every game" for
+    // a studio's sanction once the details were erased), and nothing of whom or why.
+    const audit = await call<{ items: { summary: string; action: string; details: object }[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/audit?player=erased-${erasure.playerRecordId}`,
+      { spec: '/v1/admin/audit', headers: admin.headers },
+    );
+    expect(audit.status, audit.text).to.equal(200);
+    const placed = audit.body.items.find((i) => i.action === 'place_sanction')!;
+    const studioA = (
+      await api.pool.query<{ name: string }>('SELECT name FROM studios WHERE id = $1', [a.studioId])
+    ).rows[0]!.name;
+    expect(placed.summary).to.equal(`Placed a chat restriction in the games of ${studioA}`);
+    expect(JSON.stringify(audit.body)).to.not.include(m);
     const o = await call<{ items: { description: string }[] }>(
       api.url,
       'GET',

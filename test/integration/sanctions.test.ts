@@ -581,6 +581,17 @@ describe('sanctions', function () {
         'Strike ladder: 3 active strikes.',
         'Strike ladder: 4 active strikes.',
       ]);
+      // The audit log says the ladder placed them (issue 49: they read as the moderator's own).
+      const audit = await call<{ items: { action: string; summary: string }[] }>(
+        laddered.url,
+        'GET',
+        `/v1/admin/audit?player=${player.serviceId}`,
+        { spec: '/v1/admin/audit', headers: (await createTestModerator(laddered, 'admin')).headers },
+      );
+      expect(audit.status, audit.text).to.equal(200);
+      const placements = audit.body.items.filter((i) => i.action === 'place_sanction').map((i) => i.summary);
+      expect(placements).to.have.length(3);
+      for (const said of placements) expect(said).to.match(/^The strike ladder placed a /);
     } finally {
       await worker.stop();
       await laddered.close();

@@ -33,6 +33,20 @@ describe('an audit entry in words (the audit log and the timeline say the same)'
     expect(words('escalate', { to: 'senior' })).to.equal('Escalated the case to the senior role');
   });
 
+  it('names who decided a sanction the moderator did not place, and says no scope it does not know (issue 49)', () => {
+    expect(
+      words('place_sanction', { type: 'matchmaking_restriction', scope: 'global', strikeLadder: true }),
+    ).to.equal(
+      'The strike ladder placed a matchmaking restriction in every game (the upheld case added a strike)',
+    );
+    expect(words('place_sanction', { type: 'temporary_ban', scope: 'global', ruleId: 'r1' })).to.equal(
+      'A rule placed a temporary ban in every game',
+    );
+    // An entry without its scope (an older one) is not "every game".
+    expect(words('place_sanction', { type: 'temporary_ban' })).to.equal('Placed a temporary ban');
+    expect(words('place_sanction', {})).to.equal('Placed a sanction');
+  });
+
   it('says what an appeal decision did', () => {
     expect(
       words('decide_appeal', {
