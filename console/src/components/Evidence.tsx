@@ -53,6 +53,17 @@ interface EvidenceItem {
 export const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
+ * Who filed an offense, in words: a notice is a person's (or a trusted flagger's), sent about a game of
+ * the studio, never the studio's own report (issue 49: it read "filed by" the studio).
+ */
+export function filedBy(source: unknown, studioName: string | undefined): string {
+  const game = studioName ? ` about a game of ${studioName}` : '';
+  if (source === 'notice') return ` · a notice from a member of the public (DSA Art. 16)${game}`;
+  if (source === 'trusted_flagger') return ` · a notice from a trusted flagger (DSA Art. 22)${game}`;
+  return studioName ? ` · filed by ${studioName}` : '';
+}
+
+/**
  * One offense in full. Every string in it came from a studio's report (attacker-controlled): it is
  * rendered as text only, URLs become links only when they are http(s) (never loaded or embedded),
  * anything else is shown as text.
@@ -74,7 +85,7 @@ export function OffenseCard({ offense, studioName }: { offense: Offense; studioN
         </span>{' '}
         <span className="muted">
           {o.status} · {when(o.createdAt)}
-          {studioName ? ` · filed by ${studioName}` : ''}
+          {filedBy(o.context?.source, studioName)}
         </span>
       </header>
       <OffenseOutcome offense={o} />

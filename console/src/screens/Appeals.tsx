@@ -357,10 +357,7 @@ function AppealedSubject({ appeal: a }: { appeal: AppealDetail }) {
       </h2>
       {offense && (
         <>
-          <p>
-            Filed by <strong>{offense.studioName}</strong>.
-          </p>
-          <OffenseCard offense={offense.record} />
+          <OffenseCard offense={offense.record} studioName={offense.studioName} />
           <h3>The decision</h3>
           <DecisionBehind decision={offense.case} />
         </>
