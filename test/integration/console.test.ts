@@ -262,6 +262,13 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('Tab'); // its days
     await page.keyboard.press('Tab'); // where it applies: every game, or a studio's games by name
     await page.keyboard.press('ArrowDown'); // the games of the studio that filed the report
+    await page.keyboard.press('Tab'); // the category of its EU database statement: the kind's, unless chosen
+    expect(
+      await page
+        .getByLabel('Category of its EU database statement')
+        .evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]!.textContent),
+    ).to.equal("the kind's (cheating)");
+    await page.keyboard.press('ArrowDown'); // one chosen instead: the first of the list
     await page.keyboard.press('Tab'); // the reason the player reads, apart from the note
     await page.keyboard.type('Cheating: a wallhack, seen on the replay.');
     // Enter is a new line in the reason (several lines show): it submits nothing.
@@ -272,9 +279,14 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('Control+Enter'); // submit and next, as in the note
     await page.waitForURL((url) => !url.pathname.endsWith(caseId));
     expect(await caseRow(caseId)).to.deep.equal({ status: 'resolved', outcome: 'upheld' });
-    const { rows } = await api.pool.query<{ type: string; reason: string; scope: string | null }>(
-      `SELECT s.type, s.reason, s.scope_studio_id AS scope FROM sanctions s JOIN players p ON p.id = s.player_id
-        WHERE p.service_id = $1`,
+    const { rows } = await api.pool.query<{
+      type: string;
+      reason: string;
+      scope: string | null;
+      category: string | null;
+    }>(
+      `SELECT s.type, s.reason, s.scope_studio_id AS scope, s.dsa_category AS category
+         FROM sanctions s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1`,
       [serviceId],
     );
     expect(rows).to.deep.equal([
@@ -282,6 +294,7 @@ describe('moderator console in headless Chromium', function () {
         type: 'chat_restriction',
         reason: 'Cheating: a wallhack, seen on the replay.',
         scope: tenant.studioId,
+        category: 'STATEMENT_CATEGORY_ANIMAL_WELFARE',
       },
     ]);
     await context.close();

@@ -24,9 +24,12 @@ import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
-import { LIMITS, NEEDS_PERIOD, SANCTION_TYPES } from '../generated/contract';
+import { LIMITS, NEEDS_PERIOD, NOTICE_CATEGORIES, SANCTION_TYPES } from '../generated/contract';
 
 /** The sanction choices: none, then every type the API takes (the generated contract), in words. */
+/** A category of the EU database in the words the notice form uses. */
+const categoryWords = (value: string) => NOTICE_CATEGORIES.find(([v]) => v === value)?.[1] ?? value;
+
 export const SANCTION_CHOICES: readonly (readonly [string, string])[] = [
   ['', 'no sanction'],
   ...SANCTION_TYPES.map((t) => [t, SANCTION_WORDS[t].toLowerCase()] as const),
@@ -50,6 +53,9 @@ export function CaseScreen({ session }: { session: Session }) {
   // What the player reads (the statement of reasons), kept apart from the note moderators read.
   const [sanctionReason, setSanctionReason] = useState('');
   const [scope, setScope] = useState('global');
+  // The EU database category of the sanction's statement: '' is the notice's (when the case has one)
+  // or the kind's; a moderator may choose another (issue 49: the uphold panel could not).
+  const [category, setCategory] = useState('');
   // The reporter being muted or unmuted, and the note for the audit log.
   const [muting, setMuting] = useState<{ studioId: string; reporterId: string; mute: boolean } | null>(null);
   const [muteNote, setMuteNote] = useState('');
@@ -73,6 +79,10 @@ export function CaseScreen({ session }: { session: Session }) {
     noteRef.current?.focus();
   };
   const c = kase.data;
+  // The category the case's notice named (a notifier's or a trusted flagger's choice), if any.
+  const noticeCategory = (c?.offenses ?? [])
+    .map((o) => (o as { details?: { dsaCategory?: unknown } }).details?.dsaCategory)
+    .find((x): x is string => typeof x === 'string');
   const otherQueues = (queues.data?.items ?? []).filter((q) => q.key !== c?.queue.key);
   // An escalated case cannot go to the senior role again: the first other queue is the choice then.
   const destination = escalateTo || (c?.escalation ? (otherQueues[0]?.key ?? '') : '');
@@ -103,6 +113,9 @@ export function CaseScreen({ session }: { session: Session }) {
         reason: sanctionReason.trim(),
         scope,
         ...(needsPeriod(sanctionType) ? { durationSeconds: Math.round(Number(days) * 86400) } : {}),
+        ...(category && sanctionType !== 'warning'
+          ? { dsaCategory: category as NonNullable<NonNullable<Resolution['sanction']>['dsaCategory']> }
+          : {}),
       };
     }
     setBusy(true);
@@ -114,6 +127,7 @@ export function CaseScreen({ session }: { session: Session }) {
       setSanctionType('');
       setSanctionReason('');
       setScope('global');
+      setCategory('');
       setTemplate(null);
       if (next) {
         const page = await listCases({ status: 'open', claimed: 'unclaimed', limit: 5 });
@@ -419,6 +433,23 @@ export function CaseScreen({ session }: { session: Session }) {
                       ))}
                     </select>
                   </label>
+                  {sanctionType !== 'warning' && (
+                    <label>
+                      Category of its EU database statement
+                      <select value={category} onChange={(e) => setCategory(e.target.value)}>
+                        <option value="">
+                          {noticeCategory
+                            ? `the notice's: ${categoryWords(noticeCategory)}`
+                            : `the kind's (${c.type})`}
+                        </option>
+                        {NOTICE_CATEGORIES.map(([value, words]) => (
+                          <option key={value} value={value}>
+                            {words}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                  )}
                   <label>
                     Reason the player reads (required)
                     {/* Several lines, all of them visible: a reason runs long, and Enter is a new line;
