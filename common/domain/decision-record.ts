@@ -107,6 +107,13 @@ export function detectionWords(d: Pick<SanctionDecision, 'case'>): string | null
 /** Who decided, in words (no names): a person, a studio, the ladder, a rule, a wave, four eyes. */
 export function deciderWords(d: SanctionDecision, what: string): string {
   const case_ = d.case;
+  const wave = d.wave
+    ? d.wave.size > 1
+      ? `, as part of a ban wave of ${d.wave.size} accounts${d.wave.approved ? ', which a second moderator approved before it ran' : ''}`
+      : d.wave.approved
+        ? '; a second moderator approved it before it took effect'
+        : ''
+    : '';
   switch (d.decidedBy) {
     case 'strike_ladder':
       return `A moderator upheld reports of ${what}, which added a strike; the account's active strikes reached a rung of the strike ladder, which placed this restriction automatically.`;
@@ -114,20 +121,12 @@ export function deciderWords(d: SanctionDecision, what: string): string {
       return `An automated rule of the service${d.rule ? ` (“${d.rule.name}”, version ${d.rule.version})` : ''}, written and approved by two administrators, matched reports of ${what} and placed this restriction automatically; no moderator had reviewed them when it was placed.`;
     case 'studio':
       return case_
-        ? `The game's studio decided it, on reports of ${what}.`
-        : "The game's studio decided it for its games.";
-    case 'moderator': {
-      const wave = d.wave
-        ? d.wave.size > 1
-          ? `, as part of a ban wave of ${d.wave.size} accounts${d.wave.approved ? ', which a second moderator approved before it ran' : ''}`
-          : d.wave.approved
-            ? '; a second moderator approved it before it took effect'
-            : ''
-        : '';
+        ? `The game's studio decided it, on reports of ${what}${wave}.`
+        : `The game's studio decided it for its games${wave}.`;
+    case 'moderator':
       return case_
         ? `A moderator reviewed reports of ${what} and upheld them${wave}.`
         : `A moderator decided it on their own initiative, with no report before them${wave}.`;
-    }
   }
 }
 

@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import {
+  REPORT_ORIGINS,
+  REDRESS,
+  chosenCategory,
+  type SanctionDecision,
+} from '../../../common/domain/decision-record.js';
+import { SANCTION_TYPES } from '../../../common/domain/sanctions.js';
+import { sanctionStatement } from '../../../common/domain/statement-of-reasons.js';
+import {
+  CATEGORY_OF_KIND,
+  TDB,
+  isRestriction,
+  transparencyStatement,
+} from '../../../common/domain/transparency-statement.js';
+import { validateStatement } from '../../../scripts/lib/transparency-database.js';
+
+const KINDS = ['cheating', 'toxicity', 'afk', 'griefing'] as const;
+const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+const day = 86_400_000;
+const at = new Date('2026-11-20T10:00:00Z').getTime();
+
+/** Every way a sanction is decided: who, on what case (its origins and notices' categories), where, how long. */
+const decisionArb: fc.Arbitrary<SanctionDecision> = fc
+  .record({
+    type: fc.constantFrom(...SANCTION_TYPES.filter(isRestriction)),
+    scope: fc.constantFrom<'global' | 'studio'>('global', 'studio'),
+    decidedBy: fc.constantFrom<SanctionDecision['decidedBy']>('moderator', 'studio', 'strike_ladder', 'rule'),
+    wave: fc.option(fc.record({ size: fc.integer({ min: 1, max: 5000 }), approved: fc.boolean() }), {
+      nil: null,
+    }),
+    hasCase: fc.boolean(),
+    kind: fc.constantFrom(...KINDS),
+    severity: fc.constantFrom(...SEVERITIES),
+    origins: fc.uniqueArray(fc.constantFrom(...REPORT_ORIGINS), { minLength: 1, maxLength: 4 }),
+    categories: fc.uniqueArray(fc.constantFrom(...TDB.category), { maxLength: 2 }),
+    category: fc.option(fc.constantFrom(...TDB.category), { nil: null }),
+    days: fc.integer({ min: 1, max: 365 }),
+  })
+  .map((g) => ({
+    sanctionId: '7d2f6b1e-3c4a-4d5e-8f90-a1b2c3d4e5f6',
+    type: g.type,
+    // A studio decides for its own games only.
+    scope: g.decidedBy === 'studio' ? 'studio' : g.scope,
+    scopeName: g.decidedBy === 'studio' || g.scope === 'studio' ? 'Acme Games' : null,
+    startsAt: new Date(at),
+    expiresAt: g.type === 'permanent_ban' ? null : new Date(at + g.days * day),
+    createdAt: new Date(at),
+    // The ladder and a rule decide on a case; a wave is a moderator's (or a studio's) decision.
+    decidedBy: g.decidedBy,
+    rule: g.decidedBy === 'rule' ? { name: 'Rule name', version: 2 } : null,
+    wave: g.decidedBy === 'moderator' || g.decidedBy === 'studio' ? g.wave : null,
+    case:
+      g.hasCase || g.decidedBy === 'strike_ladder' || g.decidedBy === 'rule'
+        ? {
+            type: g.kind,
+            severity: g.severity,
+            firstReportAt: new Date(at - day),
+            origins: g.origins,
+            // Only notices name a category.
+            categories: g.origins.some((o) => o === 'notice' || o === 'trusted_flagger') ? g.categories : [],
+          }
+        : null,
+    category: g.category,
+  }));
+
+const reasons = (d: SanctionDecision) =>
+  sanctionStatement(
+    { decision: d, reason: 'the reason given', revokedAt: null, revokeReason: null, keptOnAppeal: null },
+    { windowDays: 30, now: new Date(at), appeal: null },
+  );
+const opts = { territorialScope: [...TDB.countries] };
+
+/**
+ * Issue 49: the player's statement of reasons and the regulator's statement are both made from one
+ * decision record; over every way a sanction is decided they state the same source, scope, period,
+ * automation and category as the record, and nothing it does not hold.
+ */
+describe('a sanction decision record, told to the player and to the regulator (property)', () => {
+  it('both messages state the record’s facts and nothing more, whatever the decision', () => {
+    fc.assert(
+      fc.property(decisionArb, (d) => {
+        const tdb = transparencyStatement(d, opts);
+        const sor = reasons(d);
+        // Valid by the database's rules, always.
+        expect(validateStatement(tdb)).to.deep.equal({});
+        // Scope and period: the same in both.
+        expect(sor.scope.kind).to.equal(d.scope);
+        expect(tdb.decision_facts).to.include(
+          d.scope === 'global' ? 'in every game' : "in the studio's games",
+        );
+        expect(sor.period).to.deep.equal({
+          startsAt: d.startsAt.toISOString(),
+          endsAt: d.expiresAt?.toISOString() ?? null,
+        });
+        expect(tdb.application_date).to.equal(d.startsAt.toISOString().slice(0, 10));
+        // Source: a notice only when one led to it; players only when they reported.
+        const origins = d.case?.origins ?? [];
+        const noticed = origins.includes('notice') || origins.includes('trusted_flagger');
+        expect(
+          tdb.source_type === 'SOURCE_ARTICLE_16' || tdb.source_type === 'SOURCE_TRUSTED_FLAGGER',
+        ).to.equal(noticed);
+        for (const text of [String(tdb.decision_facts), sor.facts]) {
+          expect(/notified it/i.test(text), text).to.equal(noticed);
+          expect(/players reported it/i.test(text), text).to.equal(origins.includes('player'));
+          expect(/anti-cheat system detected it/.test(text), text).to.equal(
+            origins.includes('anticheat_system'),
+          );
+          // No case, no report: nothing was "upheld" or "reviewed".
+          if (!d.case) expect(text, text).to.not.match(/upheld|reviewed reports|reported it|notified it/);
+          // A wave or four eyes only when there was one.
+          expect(/ban wave/.test(text), text).to.equal((d.wave?.size ?? 0) > 1);
+          expect(/second moderator approved/.test(text), text).to.equal(d.wave?.approved === true);
+          // Never a rule's name to the regulator; never the reason a person wrote.
+          expect(tdb.decision_facts).to.not.include('Rule name');
+          expect(text).to.not.include('the reason given');
+        }
+        // Automation: the same in both.
+        const automatedDetection = origins.includes('anticheat_system') || origins.includes('game_server');
+        expect(tdb.automated_detection).to.equal(automatedDetection ? 'Yes' : 'No');
+        const fully = d.decidedBy === 'strike_ladder' || d.decidedBy === 'rule';
+        expect(sor.automated).to.equal(fully);
+        expect(tdb.automated_decision === 'AUTOMATED_DECISION_FULLY').to.equal(fully);
+        // Category: the one chosen, else the notice's, else the kind's.
+        expect(tdb.category).to.equal(
+          chosenCategory(d) ??
+            (d.case ? CATEGORY_OF_KIND[d.case.type].category : 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC'),
+        );
+        // Redress beyond the appeal, for every decision.
+        expect(sor.redress).to.equal(REDRESS);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
