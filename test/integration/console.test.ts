@@ -263,11 +263,8 @@ describe('moderator console in headless Chromium', function () {
     await page.keyboard.press('Tab'); // where it applies: every game, or a studio's games by name
     await page.keyboard.press('ArrowDown'); // the games of the studio that filed the report
     await page.keyboard.press('Tab'); // the category of its EU database statement: the kind's, unless chosen
-    expect(
-      await page
-        .getByLabel('Category of its EU database statement')
-        .evaluate((el) => (el as HTMLSelectElement).selectedOptions[0]!.textContent),
-    ).to.equal("the kind's (cheating)");
+    const category = page.getByLabel('Category of its EU database statement');
+    expect(await category.locator('option:checked').textContent()).to.equal("the kind's (cheating)");
     await page.keyboard.press('ArrowDown'); // one chosen instead: the first of the list
     await page.keyboard.press('Tab'); // the reason the player reads, apart from the note
     await page.keyboard.type('Cheating: a wallhack, seen on the replay.');
