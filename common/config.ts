@@ -123,6 +123,8 @@ export interface Config {
   noticeQuotaPerEmail: number;
   /** Days after a notice's decision within which its notifier may contest it (DSA Art. 20: six months). */
   noticeComplaintDays: number;
+  /** The notice pages' privacy notice: the controller and how to reach them (GDPR Art. 13). */
+  noticePrivacy: { controller: string; contact: string };
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
   /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */
@@ -390,6 +392,14 @@ const schema = Joi.object({
   NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
+  // The privacy notice of the notice form and status page (GDPR Art. 13): who the controller is and
+  // how to reach them; the studio sets both (README "Notices").
+  NOTICE_PRIVACY_CONTROLLER: Joi.string()
+    .max(500)
+    .default('The studio that runs the game you report about, which uses this service to handle notices'),
+  NOTICE_PRIVACY_CONTACT: Joi.string()
+    .max(500)
+    .default('the contact for personal data the game names in its own privacy policy'),
   PROTECTED_TAGS: Joi.string()
     .pattern(/^[a-z0-9][a-z0-9_-]{0,31}(,[a-z0-9][a-z0-9_-]{0,31})*$/)
     .allow('')
@@ -559,6 +569,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
+    noticePrivacy: { controller: v.NOTICE_PRIVACY_CONTROLLER, contact: v.NOTICE_PRIVACY_CONTACT },
     protectedTags: Object.freeze(String(v.PROTECTED_TAGS).split(',').filter(Boolean)),
     waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
     fourEyesPermanentBans: v.FOUR_EYES_PERMANENT_BANS,

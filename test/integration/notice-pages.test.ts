@@ -38,7 +38,11 @@ describe('the public notice pages in headless Chromium', function () {
   before(async function () {
     chromiumOrSkip(this);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    api = await startTestApi();
+    api = await startTestApi({
+      NOTICE_PRIVACY_CONTROLLER: `Notice Studio GmbH ${XSS}`,
+      NOTICE_PRIVACY_CONTACT: 'privacy@notice.example',
+      RETENTION_NOTIFIER_DAYS: '90',
+    });
     review = await startTestWorker(api.config, 'review');
     game = await createTenant(api.pool, 'Notice Studio');
     await api.pool.query('UPDATE games SET title = $2 WHERE id = $1', [game.game.id, `Notice Game ${XSS}`]);
@@ -85,6 +89,12 @@ describe('the public notice pages in headless Chromium', function () {
       /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self'; frame-ancestors 'none'/,
     );
     await page.getByRole('heading', { name: 'Report illegal content or behaviour' }).waitFor();
+    // The privacy notice (GDPR Art. 13), from the studio's settings, as text.
+    const privacy = page.getByRole('region', { name: 'Your personal data' });
+    await privacy.getByText(`Notice Studio GmbH ${XSS}`).waitFor();
+    await privacy.getByText('privacy@notice.example').waitFor();
+    await privacy.getByText(/deleted 90 days after your notice/).waitFor();
+    await privacy.getByText(/We do not send e-mails/).waitFor();
     await accessible(page, 'form');
 
     // Sent empty first: every field to correct is named, linked to its field, nothing stored.
@@ -151,6 +161,10 @@ describe('the public notice pages in headless Chromium', function () {
     await page.getByLabel('Secret').press('Enter');
     await page.getByText('action was taken against their account').waitFor();
     await page.getByText('No: a moderator decided it; no automated means were used.').waitFor();
+    await page
+      .getByRole('region', { name: 'Your personal data' })
+      .getByText('privacy@notice.example')
+      .waitFor();
     await accessible(page, 'status');
     const html = await page.content();
     expect(html).to.not.include('confirmed').and.not.include(mod.username);

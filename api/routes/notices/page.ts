@@ -53,8 +53,32 @@ function errorsBlock(
   }</div>`;
 }
 
+/** What the notice pages say of the notifier's data (GDPR Art. 13), from the studio's settings. */
+export interface NoticePrivacy {
+  controller: string;
+  contact: string;
+  /** RETENTION_NOTIFIER_DAYS: how long a name and e-mail are kept. */
+  retentionDays: number;
+}
+
+/** The privacy notice, the same on the form and the status page. */
+export function privacySection(p: NoticePrivacy): string {
+  return `<section aria-labelledby="privacy-heading">
+<h2 id="privacy-heading">Your personal data</h2>
+<dl>
+<dt>Who is responsible for it</dt><dd>${e(p.controller)}</dd>
+<dt>How to reach them</dt><dd>${e(p.contact)}</dd>
+<dt>What is kept, and why</dt><dd>Your name and e-mail, to handle your notice and to answer questions about it (EU Digital Services Act, Art. 16), and a keyed hash of your address and e-mail to limit how many notices one sender may send and to act on manifestly unfounded ones (Art. 23). The player you report is never told who you are.</dd>
+<dt>For how long</dt><dd>Your name and e-mail are deleted ${e(p.retentionDays)} days after your notice; the notice itself, its category and its outcome are kept without them.</dd>
+<dt>E-mail</dt><dd>We do not send e-mails: keep your receipt (the notice id and its secret) to see where your notice stands.</dd>
+<dt>Your rights</dt><dd>You may ask the contact above for access to, correction or erasure of your data, and complain to your data protection authority (GDPR Art. 15 to 17, 77).</dd>
+</dl>
+</section>`;
+}
+
 export function noticeFormPage(input: {
   csrf: string;
+  privacy: NoticePrivacy;
   games: { id: string; title: string }[];
   values?: NoticeFormValues;
   errors?: FieldError[];
@@ -101,7 +125,8 @@ ${NOTICE_CATEGORIES.map((c) => option(c, CATEGORY_WORDS[c] ?? c, c === v.categor
 <button type="submit">Send the notice</button>
 </form>
 <p><a href="/notice/status">Already sent one? See where it stands.</a></p>
-<p>Categories you may send without your name: ${e(ANONYMOUS_CATEGORIES.map((c) => CATEGORY_WORDS[c] ?? c).join(', '))}.</p>`,
+<p>Categories you may send without your name: ${e(ANONYMOUS_CATEGORIES.map((c) => CATEGORY_WORDS[c] ?? c).join(', '))}.</p>
+${privacySection(input.privacy)}`,
   );
 }
 
@@ -145,6 +170,7 @@ ${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
  */
 export function statusPage(
   v: NoticeStandingView,
+  privacy: NoticePrivacy,
   form?: { csrf: string; secret: string; error?: FieldError[] | string; statement?: string },
 ) {
   const errors = typeof form?.error === 'string' ? undefined : form?.error;
@@ -184,6 +210,7 @@ ${v.complaint ? `<dt>Your complaint</dt><dd>${e(v.complaint.words)}</dd>` : ''}
 </dl>
 ${complaintForm}
 ${v.redress ? `<h2>If you disagree</h2><p>${e(v.redress)}</p>` : ''}
-<p><a href="/notice/status">Look up another notice</a></p>`,
+<p><a href="/notice/status">Look up another notice</a></p>
+${privacySection(privacy)}`,
   );
 }

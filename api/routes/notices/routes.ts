@@ -48,6 +48,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  */
 export function noticeRoutes(deps: ApiDeps): Router {
   const router = new Router();
+  const privacy = {
+    ...deps.config.noticePrivacy,
+    retentionDays: deps.config.retentionDays.notifierContacts,
+  };
   const noticeDeps: NoticeDeps = {
     pool: deps.pool,
     pepper: deps.pepper,
@@ -88,7 +92,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
   // The form.
   router.get('/notice', async (ctx) => {
     pageHeaders(ctx);
-    ctx.body = noticeFormPage({ csrf: csrfToken(ctx), games: await noticeGames(deps.pool) });
+    ctx.body = noticeFormPage({ csrf: csrfToken(ctx), privacy, games: await noticeGames(deps.pool) });
   });
   router.post('/notice', async (ctx) => {
     pageHeaders(ctx);
@@ -96,6 +100,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
     const problem = formProblem(ctx);
     if (problem) {
       ctx.body = noticeFormPage({
+        privacy,
         csrf: csrfToken(ctx),
         games: await noticeGames(deps.pool),
         message: problem,
@@ -147,6 +152,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
       ctx.status = err.status;
       if (err.headers) for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       ctx.body = noticeFormPage({
+        privacy,
         csrf: csrfToken(ctx),
         games: await noticeGames(deps.pool),
         values,
@@ -189,7 +195,7 @@ export function noticeRoutes(deps: ApiDeps): Router {
     if (!form) return;
     const { id, secret } = form;
     try {
-      ctx.body = statusPage(await noticeStanding(noticeDeps, id, secret, deps.clock()), {
+      ctx.body = statusPage(await noticeStanding(noticeDeps, id, secret, deps.clock()), privacy, {
         csrf: csrfToken(ctx),
         secret,
       });
@@ -208,14 +214,14 @@ export function noticeRoutes(deps: ApiDeps): Router {
     try {
       const standing = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
       ctx.status = 201;
-      ctx.body = statusPage(standing, { csrf: csrfToken(ctx), secret });
+      ctx.body = statusPage(standing, privacy, { csrf: csrfToken(ctx), secret });
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       if (err.status === 404) return noSuchReceipt(ctx, id);
       ctx.status = err.status;
       const standing = await noticeStanding(noticeDeps, id, secret, deps.clock());
       // A refusal that is not about the statement (already contested, suspended) shows as a message.
-      ctx.body = statusPage(standing, {
+      ctx.body = statusPage(standing, privacy, {
         csrf: csrfToken(ctx),
         secret,
         error: err.fields?.length ? err.fields : err.detail,

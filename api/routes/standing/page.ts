@@ -238,7 +238,7 @@ ${table(
   d.games.map((g) => [g.title, when(g.linkedAt)]),
 )}</section>
 <section aria-labelledby="reports-heading"><h2 id="reports-heading">Reports about you</h2>
-<p>${e(d.manifest.parts.offenses ?? '')}</p>
+<p>Every report about you, newest first, as a summary: who reported you and what they wrote are other people's data (GDPR Art. 15(4)).</p>
 ${table(
   'Reports about you',
   ['When', 'Kind', 'Severity', 'Points', 'Where it stands'],
@@ -263,7 +263,7 @@ ${table(
   'Sanctions',
   ['Kind', 'Where', 'From', 'Until', 'Revoked', 'Reason'],
   d.sanctions.map((s) => [
-    s.type,
+    s.type.replace(/_/g, ' '),
     s.scope === 'global' ? 'every game' : 'one studio’s games',
     when(s.startsAt),
     s.expiresAt ? when(s.expiresAt) : 'no end',
