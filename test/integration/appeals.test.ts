@@ -444,9 +444,10 @@ describe('appeals', function () {
       );
       const banStatement = items.find((d) => d.id === ban)!;
       expect(banStatement.state).to.match(/^Revoked on \d{4}-\d\d-\d\d \d\d:\d\d UTC: Appeal granted/);
-      // A moderator's ban names the behaviour it rests on, and times are written as the page writes them.
-      expect(banStatement.facts).to.match(
-        /^A moderator reviewed reports of toxic behaviour \(high severity\) made against you from \d{4}-\d\d-\d\d \d\d:\d\d UTC and upheld them\.$/,
+      // A moderator's ban names the behaviour it rests on and how it came to light (the studio's report,
+      // with no source named), and times are written as the page writes them.
+      expect(banStatement.facts, banStatement.facts).to.match(
+        /^A moderator reviewed reports of toxic behaviour \(high severity\) made against you from \d{4}-\d\d-\d\d \d\d:\d\d UTC and upheld them\. The game's studio reported it\.$/,
       );
       expect(banStatement.decision).to.match(/until \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
       for (const d of items)
