@@ -305,6 +305,7 @@ try {
       '',
       `player-trust is running at ${apiUrl}`,
       `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs   health: ${apiUrl}/readyz`,
+      `  players' standing page: ${apiUrl}/standing   public notice form: ${apiUrl}/notice (where a notice stands: ${apiUrl}/notice/status)`,
       `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
     ];
     if (standbys.length)

@@ -128,6 +128,8 @@ describe('moderator console in headless Chromium', function () {
       console: '/console',
       openapi: '/v1/openapi.json',
       standing: '/standing',
+      notice: '/notice',
+      noticeStatus: '/notice/status',
     });
     const page = await fetch(`${api.url}/console/cases/anything`);
     expect(page.status).to.equal(200);

@@ -89,6 +89,9 @@ describe('npm start as a process manager runs it', function () {
     const first = npmStart(dataDir, port);
     try {
       await until('the service is running', () => first.output().includes('is running at'), 90_000);
+      // The banner names every page a person opens.
+      for (const page of ['/console', '/docs', '/standing', '/notice'])
+        expect(first.output(), page).to.match(new RegExp(`http://[^ ]+${page}\\b`));
       // The demo data comes with decision templates: a new moderator's key 1 works on a fresh install.
       const [, username, password] = /demo moderator \(admin\): (\S+) \/ (\S+)/.exec(first.output())!;
       const session = await fetch(`http://127.0.0.1:${port}/v1/admin/session`, {

@@ -90,7 +90,8 @@ export const paths = {
     get: {
       operationId: 'landing',
       tags: ['operations'],
-      summary: 'Where to go: the API reference, the console and this document',
+      summary:
+        'Where to go: every page a person opens (the console, the API reference, the standing page, the notice form) and this document',
       responses: {
         200: {
           description: 'A small page for a browser (Accept: text/html), JSON otherwise.',
@@ -102,6 +103,12 @@ export const paths = {
                 console: { type: 'string' },
                 openapi: { type: 'string' },
                 standing: { type: 'string', description: "Players' standing page." },
+                notice: {
+                  type: 'string',
+                  description:
+                    'The public notice form (EU DSA Art. 16): anyone reports illegal content or behaviour.',
+                },
+                noticeStatus: { type: 'string', description: 'Where a notice stands, with its receipt.' },
               }),
             },
             'text/html': { schema: { type: 'string' } },

@@ -237,6 +237,8 @@ export function docsPages(): Router {
       console: '/console',
       openapi: '/v1/openapi.json',
       standing: '/standing',
+      notice: '/notice',
+      noticeStatus: '/notice/status',
     } satisfies Answer<Paths, '/', 'get'>;
   });
   router.get('/favicon.ico', (ctx) => {

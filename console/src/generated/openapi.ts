@@ -805,7 +805,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where to go: the API reference, the console and this document */
+        /** Where to go: every page a person opens (the console, the API reference, the standing page, the notice form) and this document */
         get: operations["landing"];
         put?: never;
         post?: never;
@@ -7531,6 +7531,10 @@ export interface operations {
                         openapi: string;
                         /** @description Players' standing page. */
                         standing: string;
+                        /** @description The public notice form (EU DSA Art. 16): anyone reports illegal content or behaviour. */
+                        notice: string;
+                        /** @description Where a notice stands, with its receipt. */
+                        noticeStatus: string;
                     };
                     "text/html": string;
                 };

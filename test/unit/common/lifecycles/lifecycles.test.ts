@@ -45,8 +45,7 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
       .filter((file) => !modules.some((m) => file === path.join('common', 'lifecycles', m)))
       .filter((file) => pattern.test(fs.readFileSync(file, 'utf8')));
   // Writing is inserting, updating and deleting (issue 49: DELETE was not looked at).
-  const writes = (table: string) =>
-    new RegExp(`(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+${table}\\b`, 'i');
+  const writes = (table: string) => new RegExp(`(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+${table}\\b`, 'i');
   const movesStatus = (table: string) =>
     new RegExp(`UPDATE\\s+${table}(?:\\s+\\w+)?\\s+SET[^;\`]*?\\bstatus\\s*=`, 'i');
 
