@@ -70,8 +70,9 @@ const hours = (seconds: number | '') => (seconds === '' ? '' : Math.round((secon
 export async function transparencyReport(
   pool: Pool,
   query: unknown,
-  opts: { territorialScope: readonly string[] },
+  opts: { territorialScope: readonly string[]; now?: Date },
 ) {
+  const now = opts.now ?? new Date();
   const q = check<{
     from: Date;
     to: Date;
@@ -245,20 +246,19 @@ export async function transparencyReport(
     add('recipients', 'average_monthly_active_recipients', 'source', 'supplied by the studio');
   } else {
     const months = await playersSeenByMonth(pool, period);
-    const monthsInPeriod = Math.max(
-      1,
-      (q.to.getUTCFullYear() - q.from.getUTCFullYear()) * 12 +
-        q.to.getUTCMonth() -
-        q.from.getUTCMonth() +
-        (q.to.getUTCDate() > 1 || q.to.getUTCHours() > 0 ? 1 : 0),
-    );
+    // Averaged over the months the service saw: from the period's first month with any report to
+    // its last month that has begun. Months before the service ran, or still to come (a year asked
+    // for in November), are no months of zero recipients (issue 51: 2026 read 0 while November read 1).
+    const monthIndex = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+    const lastBegun = Math.min(monthIndex(new Date(q.to.getTime() - 1)), monthIndex(now));
+    const counted = months.length ? Math.max(1, lastBegun - monthIndex(months[0]!.month) + 1) : 1;
     const sum = months.reduce((s, m) => s + m.n, 0);
-    add('recipients', 'average_monthly_active_recipients', 'total', Math.round(sum / monthsInPeriod));
+    add('recipients', 'average_monthly_active_recipients', 'total', Math.round((sum / counted) * 10) / 10);
     add(
       'recipients',
       'average_monthly_active_recipients',
       'source',
-      'distinct players reported each month (a floor: players never reported are not seen)',
+      `distinct players reported each month, averaged over the ${counted} month(s) from the period's first month with a report to its last month begun (a floor: players never reported are not seen)`,
     );
   }
 

@@ -492,6 +492,10 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(
       await reported('operator', 'misuse', 'suspensions_of_notices_article_23', 'notifiers suspended'),
     ).to.be.at.least(1);
+    // And in the report of the studio whose game the notices were about (it read 0 there: issue 51).
+    expect(
+      await reported(studio.studioId, 'misuse', 'suspensions_of_notices_article_23', 'notifiers suspended'),
+    ).to.be.at.least(1);
 
     const listed = await call<{ items: Measure[] }>(
       api.url,
@@ -605,7 +609,19 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
         'in-game reporters suspended',
       ),
     ).to.equal(1);
-    expect(await reported(studio.studioId, 'misuse', 'warnings_article_23', 'total')).to.equal(1);
+    // Its warnings: the reporter's one, and those of the notifiers warned for notices about its games.
+    const { rows: notifierWarnings } = await api.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT m.id)::int AS n FROM misuse_measures m
+         JOIN misuse_marks mk ON mk.sender_key = m.sender_key
+         JOIN notices n ON n.offense_id = mk.offense_id OR n.id = (SELECT a.notice_id FROM appeals a WHERE a.id = mk.appeal_id)
+         JOIN games g ON g.id = n.game_id
+        WHERE m.kind = 'warning' AND g.studio_id = $1 AND m.sender_key NOT LIKE 'reporter:%'`,
+      [studio.studioId],
+    );
+    expect(notifierWarnings[0]!.n, 'the earlier test warned a notifier about this game').to.be.greaterThan(0);
+    expect(await reported(studio.studioId, 'misuse', 'warnings_article_23', 'total')).to.equal(
+      1 + notifierWarnings[0]!.n,
+    );
     expect(
       await reported(studio.studioId, 'misuse', 'suspensions_of_notices_article_23', 'reporters muted'),
     ).to.equal(0);

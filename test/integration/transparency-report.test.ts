@@ -255,6 +255,25 @@ describe('the transparency report: each figure equals the hand count', function 
     expect(String(v('recipients', 'average_monthly_active_recipients', 'source'))).to.match(
       /distinct players/,
     );
+    // Asked for the whole year (issue 51: it read 0 while the month read 2): averaged over the months
+    // the service saw, from the first with a report to the last begun, not over months to come.
+    const year = new Date().getUTCFullYear();
+    const whole = await call<{ rows: Row[] }>(
+      api.url,
+      'GET',
+      `/v1/admin/transparency-report?from=${year}-01-01T00:00:00Z&to=${year + 1}-01-01T00:00:00Z`,
+      { spec: '/v1/admin/transparency-report', headers: admin.headers },
+    );
+    expect(whole.status, whole.text).to.equal(200);
+    const ofYear = (breakdown: string) =>
+      whole.body.rows.find(
+        (r) =>
+          r.section === 'recipients' &&
+          r.field === 'average_monthly_active_recipients' &&
+          r.breakdown === breakdown,
+      )?.value;
+    expect(ofYear('total')).to.equal(2);
+    expect(String(ofYear('source'))).to.include('over the 1 month(s)');
     const supplied = await report('all', '&activeRecipients=125000');
     expect(supplied('recipients', 'average_monthly_active_recipients')).to.equal(125_000);
     expect(supplied('recipients', 'average_monthly_active_recipients', 'source')).to.equal(

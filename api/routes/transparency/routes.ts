@@ -65,7 +65,7 @@ export function transparencyRoutes(deps: ApiDeps): Router {
     const { format, report } = await transparencyReport(
       deps.pool,
       { ...ctx.query, ...(wantsCsv ? { format: 'csv' } : {}) },
-      { territorialScope: deps.config.tdbTerritorialScope },
+      { territorialScope: deps.config.tdbTerritorialScope, now: deps.clock() },
     );
     if (format === 'csv') {
       const name = `transparency-report-${report.platform}-${report.period.from.slice(0, 10)}-${report.period.to.slice(0, 10)}.csv`;

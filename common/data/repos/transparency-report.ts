@@ -166,7 +166,18 @@ export async function misuseIn(db: Queryable, q: ReportPeriod) {
             count(*)::int AS n
        FROM misuse_measures m
       WHERE m.created_at >= $1 AND m.created_at < $2
-        AND ${!ofStudio(q) ? 'true' : `m.sender_key LIKE 'reporter:' || $3::text || ':%'`}
+        AND ${
+          !ofStudio(q)
+            ? 'true'
+            : // A studio's: its in-game reporters, and the notifiers and flaggers marked for notices
+              // about its games (a notifier's suspension was counted for no studio: issue 51).
+              `(m.sender_key LIKE 'reporter:' || $3::text || ':%'
+                OR EXISTS (SELECT 1 FROM misuse_marks mk
+                             JOIN notices n ON n.offense_id = mk.offense_id
+                                            OR n.id = (SELECT a.notice_id FROM appeals a WHERE a.id = mk.appeal_id)
+                             JOIN games g ON g.id = n.game_id
+                            WHERE mk.sender_key = m.sender_key AND g.studio_id = $3::uuid))`
+        }
       GROUP BY 1, 2`,
     argsOf(q),
   );
@@ -188,10 +199,10 @@ export async function misuseIn(db: Queryable, q: ReportPeriod) {
  * fewer than it had.
  */
 export async function playersSeenByMonth(db: Queryable, q: ReportPeriod) {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(DISTINCT o.player_id)::int AS n FROM offenses o
+  const { rows } = await db.query<{ month: Date; n: number }>(
+    `SELECT date_trunc('month', o.created_at) AS month, count(DISTINCT o.player_id)::int AS n FROM offenses o
       WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scopeOf(q.platform).offense}
-      GROUP BY date_trunc('month', o.created_at)`,
+      GROUP BY 1 ORDER BY 1`,
     argsOf(q),
   );
   return rows;
