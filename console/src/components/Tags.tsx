@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { api } from '../api';
 import { useAction } from '../hooks';
 import { NoticeLine } from './NoticeLine';
+import { LIMITS } from '../generated/contract';
 
 /** A case's or a player's tags: each one removable, a new one added by name (moderators only). */
 export function Tags({
@@ -57,7 +58,7 @@ export function Tags({
           New tag
           <input
             value={tag}
-            maxLength={32}
+            maxLength={LIMITS.tag}
             pattern="[A-Za-z0-9][A-Za-z0-9_\-]*"
             onChange={(e) => setTag(e.target.value)}
           />

@@ -6,6 +6,7 @@ import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
 import { OffenseCard } from '../components/Evidence';
+import { LIMITS } from '../generated/contract';
 
 /** The open appeals, oldest first (also the queue's Appeals tab). */
 export function AppealList() {
@@ -311,7 +312,7 @@ function IfGranted({
                     <textarea
                       id={`keep-${s.record.id}`}
                       rows={3}
-                      maxLength={2000}
+                      maxLength={LIMITS.keptReason}
                       value={keep[s.record.id]}
                       disabled={disabled}
                       onChange={(e) => setKeep({ ...keep, [s.record.id]: e.target.value })}

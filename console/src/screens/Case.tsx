@@ -345,7 +345,7 @@ export function CaseScreen({ session }: { session: Session }) {
                 <input
                   autoFocus
                   required
-                  maxLength={2000}
+                  maxLength={LIMITS.escalationNote}
                   value={escalationNote}
                   onChange={(e) => setEscalationNote(e.target.value)}
                 />
@@ -457,7 +457,7 @@ export function CaseScreen({ session }: { session: Session }) {
                     <textarea
                       rows={3}
                       value={sanctionReason}
-                      maxLength={2000}
+                      maxLength={LIMITS.sanctionReason}
                       onChange={(e) => setSanctionReason(e.target.value)}
                       onKeyDown={onNoteKey}
                     />
@@ -566,7 +566,7 @@ export function CaseScreen({ session }: { session: Session }) {
               <input
                 autoFocus
                 required
-                maxLength={2000}
+                maxLength={LIMITS.muteNote}
                 value={muteNote}
                 onChange={(e) => setMuteNote(e.target.value)}
               />

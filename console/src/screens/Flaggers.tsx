@@ -7,7 +7,7 @@ import {
   type TrustedFlagger,
 } from '../api';
 import { ErrorLine } from '../components/ErrorLine';
-import { NOTICE_CATEGORIES } from '../generated/contract';
+import { LIMITS, NOTICE_CATEGORIES } from '../generated/contract';
 import { NoticeLine } from '../components/NoticeLine';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -123,7 +123,12 @@ export function FlaggersScreen() {
           <h2 id="suspend-title">Suspend {suspending.name}</h2>
           <label>
             Why (kept and audited)
-            <textarea value={reason} onChange={(e) => setReason(e.target.value)} required maxLength={2000} />
+            <textarea
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              required
+              maxLength={LIMITS.flaggerSuspendReason}
+            />
           </label>
           <button type="submit" disabled={busy || !reason.trim()}>
             Suspend
@@ -136,10 +141,11 @@ export function FlaggersScreen() {
       <form onSubmit={register} aria-labelledby="register-title">
         <h2 id="register-title">Register an organisation</h2>
         <label>
-          Name <input name="name" required maxLength={200} autoComplete="off" />
+          Name <input name="name" required maxLength={LIMITS.flaggerName} autoComplete="off" />
         </label>
         <label>
-          Awarding coordinator <input name="coordinator" required maxLength={200} autoComplete="off" />
+          Awarding coordinator{' '}
+          <input name="coordinator" required maxLength={LIMITS.flaggerCoordinator} autoComplete="off" />
         </label>
         <fieldset>
           <legend>Trusted for</legend>

@@ -9,6 +9,7 @@ import {
   type NoticePage,
 } from '../api';
 import { ErrorLine } from '../components/ErrorLine';
+import { LIMITS } from '../generated/contract';
 import { NoticeLine } from '../components/NoticeLine';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -153,6 +154,7 @@ export function NoticesScreen({ isAdmin }: { isAdmin: boolean }) {
           id="mark-title"
           title={`Mark ${marking.player.gamerTag}'s notice manifestly unfounded`}
           label="Why (audited; never shown to the notifier)"
+          maxLength={LIMITS.unfoundedNote}
           submit="Mark"
           note={note}
           setNote={setNote}
@@ -220,6 +222,7 @@ export function NoticesScreen({ isAdmin }: { isAdmin: boolean }) {
             id="lift-title"
             title={`Lift the suspension of ${senderWords(lifting.sender)}`}
             label="Why (audited)"
+            maxLength={LIMITS.liftNote}
             submit="Lift"
             note={note}
             setNote={setNote}
@@ -238,6 +241,8 @@ function NoteForm(props: {
   id: string;
   title: string;
   label: string;
+  /** The note's limit, as the contract states it for the route it goes to. */
+  maxLength: number;
   submit: string;
   note: string;
   setNote: (note: string) => void;
@@ -254,7 +259,7 @@ function NoteForm(props: {
           value={props.note}
           onChange={(e) => props.setNote(e.target.value)}
           required
-          maxLength={2000}
+          maxLength={props.maxLength}
         />
       </label>
       <button type="submit" disabled={props.busy || !props.note.trim()}>

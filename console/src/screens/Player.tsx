@@ -20,6 +20,7 @@ import { needsPeriod, SANCTION_CHOICES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
+import { LIMITS } from '../generated/contract';
 import { PlayerTimeline } from '../components/Timeline';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
@@ -303,7 +304,7 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
               <input
                 autoFocus
                 required
-                maxLength={2000}
+                maxLength={LIMITS.revokeReason}
                 value={revokeReason}
                 onChange={(e) => setRevokeReason(e.target.value)}
               />
@@ -333,7 +334,7 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
           </label>
           <label>
             Reason
-            <input name="reason" required maxLength={2000} />
+            <input name="reason" required maxLength={LIMITS.sanctionReason} />
           </label>
           <button type="submit">Place sanction</button>
         </form>

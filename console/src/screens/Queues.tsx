@@ -19,6 +19,12 @@ import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SEVERITIES, TYPES } from './Queue';
 
+/**
+ * The contract's pattern as an HTML pattern attribute: anchored by the browser, and read with the `v`
+ * flag, where a hyphen ending a class must be escaped.
+ */
+const htmlPattern = (p: string) => p.replace(/^\^|\$$/g, '').replace(/-\]/g, '\\-]');
+
 const SOURCE_WORDS: Record<NonNullable<RoutingRule['sources']>[number], string> = {
   game: "a game's report",
   notice: 'a notice',
@@ -165,7 +171,12 @@ export function QueuesScreen({ session }: { session: Session }) {
           <h2 id="add-queue">Add a queue</h2>
           <label>
             Key (lower-case letters, digits and -)
-            <input name="key" required maxLength={40} pattern="[a-z0-9][a-z0-9\-]{0,39}" />
+            <input
+              name="key"
+              required
+              maxLength={LIMITS.queueKey}
+              pattern={htmlPattern(LIMITS.queueKeyPattern)}
+            />
           </label>
           <label>
             Name

@@ -12,7 +12,7 @@ import {
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SANCTION_WORDS, when } from '../format';
-import { CASE_SOURCES, OFFENSE_TYPES, SEVERITIES } from '../generated/contract';
+import { CASE_SOURCES, LIMITS, OFFENSE_TYPES, SEVERITIES } from '../generated/contract';
 import { useAction, useLoad } from '../hooks';
 
 const MODE_WORDS: Record<Rule['mode'], string> = {
@@ -261,7 +261,14 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
         <form onSubmit={submit} aria-labelledby="rule-form-title" key={e?.id ?? 'new'}>
           <h2 id="rule-form-title">{e ? `Edit ${e.name}` : 'Write a rule'}</h2>
           <label>
-            Name <input name="name" required maxLength={200} defaultValue={e?.name} autoComplete="off" />
+            Name{' '}
+            <input
+              name="name"
+              required
+              maxLength={LIMITS.ruleName}
+              defaultValue={e?.name}
+              autoComplete="off"
+            />
           </label>
           <label>
             Mode

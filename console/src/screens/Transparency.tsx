@@ -12,6 +12,7 @@ import {
   type TransparencyStatement,
 } from '../api';
 import { ErrorLine } from '../components/ErrorLine';
+import { LIMITS } from '../generated/contract';
 import { NoticeLine } from '../components/NoticeLine';
 import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -234,7 +235,7 @@ export function TransparencyScreen() {
       <form className="row" onSubmit={(e) => void configure(e)} aria-labelledby="connect-title">
         <label>
           Platform (operator for global decisions, or a studio&rsquo;s id for the decisions on its games)
-          <input name="platform" defaultValue="operator" maxLength={64} required size={40} />
+          <input name="platform" defaultValue="operator" maxLength={LIMITS.platform} required size={40} />
         </label>
         <fieldset>
           <legend>Mode</legend>
@@ -256,7 +257,7 @@ export function TransparencyScreen() {
           <>
             <label>
               The database&rsquo;s address
-              <input name="baseUrl" type="url" maxLength={500} required />
+              <input name="baseUrl" type="url" maxLength={LIMITS.tdbBaseUrl} required />
             </label>
             <label>
               The platform&rsquo;s API token (kept sealed, never shown again)
@@ -265,7 +266,7 @@ export function TransparencyScreen() {
                 type="password"
                 autoComplete="off"
                 minLength={8}
-                maxLength={4000}
+                maxLength={LIMITS.tdbToken}
                 required
               />
             </label>
@@ -368,7 +369,7 @@ function ReportPanel() {
         </label>
         <label>
           Platform (all, operator or a studio&rsquo;s id)
-          <input name="platform" defaultValue={params.platform} maxLength={64} />
+          <input name="platform" defaultValue={params.platform} maxLength={LIMITS.platform} />
         </label>
         <button type="submit">Show the report</button>
         <a href={transparencyReportPath({ ...params, format: 'csv' })} download>

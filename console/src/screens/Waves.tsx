@@ -12,7 +12,7 @@ import {
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SANCTION_WORDS, when } from '../format';
-import { NEEDS_PERIOD, SANCTION_TYPES } from '../generated/contract';
+import { LIMITS, NEEDS_PERIOD, SANCTION_TYPES } from '../generated/contract';
 import { useAction, useLoad } from '../hooks';
 
 /** Where a wave stands, in words. */
@@ -177,7 +177,12 @@ export function WavesScreen({ session }: { session: Session }) {
           <label>
             Why (kept and audited
             {asking.what === 'rollback' ? '; each player reads it as the revocation’s reason' : ''})
-            <textarea value={reason} onChange={(e) => setReason(e.target.value)} required maxLength={2000} />
+            <textarea
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              required
+              maxLength={asking.what === 'cancel' ? LIMITS.waveCancelReason : LIMITS.waveRollbackReason}
+            />
           </label>
           <button type="submit" disabled={busy || !reason.trim()}>
             {asking.what === 'cancel' ? 'Cancel the wave' : 'Roll back the wave'}
@@ -190,7 +195,7 @@ export function WavesScreen({ session }: { session: Session }) {
       <form onSubmit={make} aria-labelledby="make-title">
         <h2 id="make-title">Make a wave</h2>
         <label>
-          Name <input name="name" required maxLength={200} autoComplete="off" />
+          Name <input name="name" required maxLength={LIMITS.waveName} autoComplete="off" />
         </label>
         <label>
           Sanction
@@ -210,7 +215,7 @@ export function WavesScreen({ session }: { session: Session }) {
         )}
         <label>
           Reason (each player reads it)
-          <textarea name="reason" required maxLength={2000} />
+          <textarea name="reason" required maxLength={LIMITS.waveReason} />
         </label>
         <label>
           Runs at (your time; empty: now)

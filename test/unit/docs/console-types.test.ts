@@ -38,4 +38,13 @@ describe("the console's API types", function () {
     );
     expect(copies).to.deep.equal([]);
   });
+
+  it('no field limit typed in by hand: every maxLength comes from the generated contract (issue 49)', () => {
+    const typed = consoleSources().flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/maxLength=\{\s*\d+\s*\}|maxlength="\d+"/g)].map(
+        (m) => `${file}: ${m[0]}`,
+      ),
+    );
+    expect(typed).to.deep.equal([]);
+  });
 });
