@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fieldErrors } from './errors.js';
 import { isAddressOrCidr } from './net/addresses.js';
 import type { Limits } from './domain/limits.js';
-import type { RetentionDays } from './data/retention.js';
+import type { RetentionDays } from './data/shapes/retention.js';
 import { TDB } from './domain/transparency-vocabulary.js';
 import { SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
 
@@ -112,7 +112,7 @@ export interface Config {
    * outside the database so a restore of an older backup erases again (README "Personal data").
    */
   erasureLedger: string;
-  /** Retention windows, in days, by kind (common/data/retention.ts; README "Personal data"). */
+  /** Retention windows, in days, by kind (common/lifecycles/retention.ts; README "Personal data"). */
   retentionDays: RetentionDays;
   /** How often the retention job runs (BullMQ job scheduler on the review queue). */
   retentionIntervalMs: number;

@@ -366,7 +366,7 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Rows the retention job removed or reduced, by kind (common/data/retention.ts). */
+  /** Rows the retention job removed or reduced, by kind (common/lifecycles/retention.ts). */
   readonly retentionPurged = new Counter({
     name: 'player_trust_retention_purged_total',
     help: 'Rows the retention job removed or reduced past their window, by kind of personal data.',

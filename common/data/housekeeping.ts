@@ -4,7 +4,7 @@ import type { Queryable } from './db.js';
 /**
  * Deletes rows whose purpose is over, so these tables stay the size of their working set:
  * - idempotency keys past their expiry (kept IDEMPOTENCY_TTL_HOURS, at least 24 h);
- * - (authorization codes, which record sign-ins, are retention's: common/data/retention.ts);
+ * - (authorization codes, which record sign-ins, are retention's: common/lifecycles/retention.ts);
  * - access-token rows past expiry (an expired token fails verification before the revocation lookup);
  * - sign-in failure counters whose window and lock are both over;
  * - outbox rows sent more than 7 days ago (BullMQ keeps completed jobs as long, for duplicate ids);

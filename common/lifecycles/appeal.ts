@@ -3,6 +3,7 @@ import type { KeptSanction } from '../data/repos/appeals.js';
 import type { AppealReason } from '../domain/appeals.js';
 import { ENDS_LEASE } from './lease.js';
 import { ERASED_WORDS_SQL } from '../domain/players.js';
+import { type AppealStatus } from '../data/shapes/appeal.js';
 
 /**
  * An appeal's life, in one table (issue 33): filed `open`, then decided once, `granted` or
@@ -16,8 +17,7 @@ import { ERASED_WORDS_SQL } from '../domain/players.js';
  *   open --grant--> granted
  *   open --deny-->  denied
  */
-export const APPEAL_STATUSES = ['open', 'granted', 'denied'] as const;
-export type AppealStatus = (typeof APPEAL_STATUSES)[number];
+
 export type AppealEvent = 'grant' | 'deny';
 
 const TRANSITIONS: Readonly<Record<AppealStatus, Partial<Record<AppealEvent, AppealStatus>>>> = {
@@ -111,3 +111,5 @@ export async function recordAppealDecision(
  */
 export const ERASE_APPEAL_WORDS = `UPDATE appeals SET statement = ${ERASED_WORDS_SQL}, decision_note = NULL
   WHERE player_id = $1 AND statement <> ${ERASED_WORDS_SQL}`;
+
+export { APPEAL_STATUSES, type AppealStatus } from '../data/shapes/appeal.js';

@@ -1,11 +1,12 @@
 import type { Queryable } from '../data/db.js';
-import { KEEP_SOURCE } from '../data/retention.js';
+import { KEEP_SOURCE } from '../data/shapes/offense.js';
 import { playerAccountKey } from '../domain/players.js';
 import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
+import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js';
 
 /**
  * A player's erasure (GDPR Art. 17; issue 36), the only code that writes `erasures` and
@@ -21,11 +22,6 @@ import { writeJob, type OutboxRow } from '../queues/outbox.js';
  * and applied by one transaction (applyErasure), which is idempotent, so a retried job, two workers
  * or a start after a restore erase the same way and leave the same receipt.
  */
-export const ERASURE_STATES = ['awaiting_confirmation', 'pending', 'done', 'cancelled'] as const;
-export type ErasureState = (typeof ERASURE_STATES)[number];
-
-/** What an erasure removed, by part of the record: its receipt. */
-export type ErasureReceipt = Record<string, number>;
 
 /** Each part of a receipt in words, for the people who read it (an admin, a studio, the player). */
 const RECEIPT_WORDS: Record<string, (n: number) => string> = {
@@ -56,21 +52,6 @@ export function receiptWords(receipt: ErasureReceipt | null): string[] | null {
   return order
     .filter((part) => (receipt[part] ?? 0) > 0)
     .map((part) => RECEIPT_WORDS[part]?.(receipt[part]!) ?? `${part}: ${receipt[part]}`);
-}
-
-export interface ErasureRow {
-  id: string;
-  player_id: string;
-  state: ErasureState;
-  requested_by_studio: string | null;
-  requested_by_moderator: string | null;
-  requested_by_operator: boolean;
-  decided_by_moderator: string | null;
-  receipt: ErasureReceipt | null;
-  requested_at: Date;
-  confirmed_at: Date | null;
-  completed_at: Date | null;
-  cancelled_at: Date | null;
 }
 
 const RETURNING = `id, player_id, state, requested_by_studio, requested_by_moderator, requested_by_operator,
@@ -292,3 +273,10 @@ export async function applyErasure(
   );
   return { erasure: rows[0]!, applied: receipt !== null };
 }
+
+export {
+  ERASURE_STATES,
+  type ErasureState,
+  type ErasureReceipt,
+  type ErasureRow,
+} from '../data/shapes/erasure.js';

@@ -1,4 +1,5 @@
 import type { Queryable } from '../data/db.js';
+import { type MeasureRow } from '../data/shapes/misuse.js';
 
 /**
  * Measures against misuse (DSA Art. 23; issue 37; README "Notices"), and the only code that writes
@@ -42,16 +43,6 @@ export function senderOfKey(key: string): Sender {
     return { kind: 'reporter', key, studioId: rest.slice(0, at), reporterId: rest.slice(at + 1) };
   }
   return { kind: key.startsWith('notice:tf-') ? 'trusted_flagger' : 'notifier', key };
-}
-
-export interface MeasureRow {
-  id: string;
-  sender_key: string;
-  kind: 'warning' | 'suspension';
-  marks: number;
-  created_at: Date;
-  ends_at: Date | null;
-  lifted_at: Date | null;
 }
 
 const MEASURE_COLUMNS = 'id, sender_key, kind, marks, created_at, ends_at, lifted_at';
@@ -202,7 +193,7 @@ export async function recordLift(
 }
 
 /**
- * Retention (common/data/retention.ts, with the audit log's window): at most $1 marks made, and $1
+ * Retention (common/lifecycles/retention.ts, with the audit log's window): at most $1 marks made, and $1
  * measures over (a warning's time, a suspension's end), before $2 are deleted; `n` how many.
  */
 export const DROP_OLD_MISUSE_RECORDS = `WITH m AS (DELETE FROM misuse_marks WHERE ctid = ANY (ARRAY(
@@ -210,3 +201,5 @@ export const DROP_OLD_MISUSE_RECORDS = `WITH m AS (DELETE FROM misuse_marks WHER
    x AS (DELETE FROM misuse_measures WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM misuse_measures WHERE coalesce(ends_at, created_at) < $2 ORDER BY created_at LIMIT $1)) RETURNING 1)
   SELECT ((SELECT count(*) FROM m) + (SELECT count(*) FROM x))::int AS n`;
+
+export { type MeasureRow } from '../data/shapes/misuse.js';

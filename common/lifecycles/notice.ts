@@ -2,7 +2,7 @@ import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
 import type { NoticeStanding } from '../domain/notices.js';
 import type { NoticeSource } from '../domain/reports.js';
-import type { OffenseStatus } from './offense.js';
+import { type StandingFacts } from '../data/shapes/notice.js';
 
 /**
  * A notice's life (DSA Art. 16; issue 37; README "Notices"), the only code that writes `notices` and
@@ -90,24 +90,6 @@ export async function takeQuota(
 }
 
 /**
- * What decides where a notice (or a game's report) stands: its offense and its case, as the columns
- * STANDING_COLUMNS reads (with STANDING_JOINS on the offense `o`).
- */
-export interface StandingFacts {
-  offense_status: OffenseStatus;
-  restored_by: 'dismissal' | 'appeal' | null;
-  restored_at: Date | null;
-  case_status: 'open' | 'resolved' | null;
-  case_outcome: string | null;
-  resolved_at: Date | null;
-  claimed: boolean;
-}
-export const STANDING_COLUMNS = `o.status AS offense_status, o.restored_by, o.restored_at, c.status AS case_status,
-  c.outcome AS case_outcome, c.resolved_at, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claimed`;
-export const STANDING_JOINS = `LEFT JOIN case_offenses co ON co.offense_id = o.id
-  LEFT JOIN review_cases c ON c.id = co.case_id`;
-
-/**
  * Where it stands, for the person who flagged it; `reversed` when action was taken and then undone
  * by the player's granted appeal; `decidedAt` once decided (when its points were given back or
  * dropped, else when its case was resolved).
@@ -138,7 +120,7 @@ export function standingOf(f: StandingFacts): {
 }
 
 /**
- * Retention (common/data/retention.ts): at most $1 notices filed before $2 lose their notifier's name
+ * Retention (common/lifecycles/retention.ts): at most $1 notices filed before $2 lose their notifier's name
  * and e-mail (the notice, its category and its outcome stay); `n` how many.
  */
 export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_name = NULL, notifier_email = NULL
@@ -177,3 +159,5 @@ export function canContest(
           : null;
   return { possible: why === null, until, why };
 }
+
+export { type StandingFacts, STANDING_COLUMNS, STANDING_JOINS } from '../data/shapes/notice.js';

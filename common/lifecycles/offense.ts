@@ -1,5 +1,6 @@
 import type { Queryable } from '../data/db.js';
 import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
+import { type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';
 
 /**
  * An offense's life, in one table: what became of its points. Filing leaves it `applied` (its points
@@ -23,8 +24,7 @@ import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
  * points come back at most once, whatever the path. moveOffenses (below) is the only code that
  * writes a status after filing, and it does so under the offense's row lock.
  */
-export const OFFENSE_STATUSES = ['applied', 'held', 'released', 'dropped', 'recorded', 'restored'] as const;
-export type OffenseStatus = (typeof OFFENSE_STATUSES)[number];
+
 /** The statuses a report is filed in (the others are where decisions take it). */
 export const FILED_STATUSES = ['applied', 'held', 'recorded'] as const satisfies readonly OffenseStatus[];
 export type FiledStatus = (typeof FILED_STATUSES)[number];
@@ -38,7 +38,6 @@ export function filedStatus(status: OffenseStatus): FiledStatus {
 export type OffenseEvent = 'uphold' | 'dismiss' | 'appeal';
 
 /** What gave an offense's points back (or dropped its held ones). */
-export type RestoredBy = 'dismissal' | 'appeal';
 
 const TRANSITIONS: Readonly<Record<OffenseStatus, Partial<Record<OffenseEvent, OffenseStatus>>>> = {
   applied: { dismiss: 'restored', appeal: 'restored' },
@@ -228,3 +227,5 @@ export async function reopenDropped(db: Queryable, offenseId: string): Promise<b
   );
   return rowCount === 1;
 }
+
+export { OFFENSE_STATUSES, type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';

@@ -402,7 +402,7 @@ export const ERASE_CASE_NOTES = `UPDATE review_cases SET resolution_note = NULL,
   WHERE player_id = $1 AND (resolution_note IS NOT NULL OR escalation_note IS NOT NULL)`;
 
 /**
- * Retention (common/data/retention.ts): at most $1 cases resolved before $2 reduced to their skeleton
+ * Retention (common/lifecycles/retention.ts): at most $1 cases resolved before $2 reduced to their skeleton
  * (their notes, the moderators' notes on them, their reporters' ids); `n` how many.
  */
 export const REDUCE_RESOLVED_CASES = `WITH c AS (

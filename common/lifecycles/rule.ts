@@ -6,6 +6,7 @@ import {
   type RuleMode,
   type RuleTrigger,
 } from '../domain/rules.js';
+import { type RuleRow } from '../data/shapes/rule.js';
 
 /**
  * A rule's life (issue 38; README "Rules"), the only code that writes `rules`, `rule_versions` and
@@ -18,28 +19,6 @@ import {
  * A match is recorded once a rule in background or live mode matched a case and its actions would
  * change something, at most once a player within the rule's cooldown.
  */
-export interface RuleRow {
-  id: string;
-  name: string;
-  version: number;
-  mode: RuleMode;
-  trigger: RuleTrigger;
-  conditions: RuleConditions;
-  actions: RuleActions;
-  cooldown_seconds: number;
-  cap_count: number;
-  cap_window_seconds: number;
-  stopped_at: Date | null;
-  stop_reason: string | null;
-  /** A live rule that sanctions, saved and not yet approved by a second admin: it acts as background. */
-  awaiting_approval: boolean;
-  approved_by: string | null;
-  approved_at: Date | null;
-  created_by: string;
-  updated_by: string;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface RuleInput {
   name: string;
@@ -136,3 +115,5 @@ export async function recordMatch(
     [m.rule.id, m.rule.version, m.rule.mode, m.caseId, m.playerId, m.actions],
   );
 }
+
+export { type RuleRow } from '../data/shapes/rule.js';

@@ -161,7 +161,7 @@ export async function recordRetry(db: Queryable, id: string): Promise<OutboxRow[
 }
 
 /**
- * Retention (common/data/retention.ts): at most $1 payloads of statements the database took before
+ * Retention (common/lifecycles/retention.ts): at most $1 payloads of statements the database took before
  * $2, dropped (their id at the database and permalink stay); `n` how many.
  */
 export const DROP_SENT_PAYLOADS = `WITH d AS (UPDATE transparency_statements SET body = NULL, updated_at = now() WHERE ctid = ANY (ARRAY(

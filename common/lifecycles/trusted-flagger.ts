@@ -1,5 +1,6 @@
 import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
+import { type FlaggerRow } from '../data/shapes/trusted-flagger.js';
 
 /**
  * A trusted flagger (DSA Art. 22; issue 37; README "Notices"), the only code that writes
@@ -10,15 +11,6 @@ import type { Queryable } from '../data/db.js';
  * Each step is audited in the same transaction by its caller. Its API key is made once, shown once,
  * and kept as a hash; a suspended flagger's notices are refused (403) until it is reinstated.
  */
-export interface FlaggerRow {
-  id: string;
-  name: string;
-  areas: TdbCategory[];
-  coordinator: string;
-  created_at: Date;
-  suspended_at: Date | null;
-  suspend_reason: string | null;
-}
 
 const COLUMNS = 'id, name, areas, coordinator, created_at, suspended_at, suspend_reason';
 
@@ -53,3 +45,5 @@ export async function recordStatus(
       );
   return rows[0];
 }
+
+export { type FlaggerRow } from '../data/shapes/trusted-flagger.js';

@@ -2,6 +2,7 @@ import type { Queryable } from '../data/db.js';
 import type { SanctionType } from '../domain/sanctions.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
+import { WAVE_STATES, type WaveState, type WaveRow } from '../data/shapes/wave.js';
 
 /**
  * A ban wave (issue 38; README "Waves"), the only code that writes `waves` and `wave_members` (a test
@@ -19,16 +20,7 @@ import { writeJob, type OutboxRow } from '../queues/outbox.js';
  * sanction, on a row the runner locked (FOR UPDATE SKIP LOCKED): a member is placed once however many
  * workers run the wave, and a worker killed mid-batch leaves its members pending for the next.
  */
-export const WAVE_STATES = [
-  'awaiting_approval',
-  'scheduled',
-  'running',
-  'done',
-  'cancelled',
-  'rolling_back',
-  'rolled_back',
-] as const;
-export type WaveState = (typeof WAVE_STATES)[number];
+
 export type WaveEvent = 'approve' | 'cancel' | 'start' | 'finish' | 'roll_back';
 
 const TRANSITIONS: Readonly<Record<WaveState, Partial<Record<WaveEvent, WaveState>>>> = {
@@ -47,40 +39,6 @@ export const nextWaveState = (state: WaveState, event: WaveEvent): WaveState | u
 /** The states an event may leave from. */
 export const statesFor = (event: WaveEvent): WaveState[] =>
   WAVE_STATES.filter((s) => nextWaveState(s, event) !== undefined);
-
-export const MEMBER_STATES = ['pending', 'placed', 'skipped', 'revoked'] as const;
-export type MemberState = (typeof MEMBER_STATES)[number];
-
-export interface WaveRow {
-  id: string;
-  name: string;
-  state: WaveState;
-  run_at: Date;
-  sanction_type: SanctionType;
-  scope_studio_id: string | null;
-  reason: string;
-  duration_seconds: number | null;
-  dsa_category: string | null;
-  created_by_moderator: string | null;
-  created_by_studio: string | null;
-  approved_by_moderator: string | null;
-  approved_at: Date | null;
-  cancelled_by_moderator: string | null;
-  cancelled_by_studio: string | null;
-  cancelled_at: Date | null;
-  cancel_reason: string | null;
-  rolled_back_by_moderator: string | null;
-  rolled_back_by_studio: string | null;
-  rollback_requested_at: Date | null;
-  rollback_reason: string | null;
-  started_at: Date | null;
-  finished_at: Date | null;
-  size: number;
-  placed: number;
-  skipped: number;
-  revoked: number;
-  created_at: Date;
-}
 
 export type WaveActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
 
@@ -274,3 +232,11 @@ export async function recordMembers(
     ],
   );
 }
+
+export {
+  WAVE_STATES,
+  MEMBER_STATES,
+  type WaveState,
+  type MemberState,
+  type WaveRow,
+} from '../data/shapes/wave.js';

@@ -23,7 +23,7 @@ export const JOB_NAMES = {
   sanctionExpiry: 'sanction-expiry',
   /** On the review queue: applies a confirmed erasure of a player (common/lifecycles/erasure.ts). */
   erasePlayer: 'erase-player',
-  /** Scheduled on the review queue: removes what is past its retention window (common/data/retention.ts). */
+  /** Scheduled on the review queue: removes what is past its retention window (common/lifecycles/retention.ts). */
   retention: 'retention',
   /** Delayed on the review queue until a ban wave's time: places its sanctions, or revokes them on a roll back. */
   runWave: 'run-wave',

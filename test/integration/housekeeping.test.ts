@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { createPool, type Pool } from '../../common/data/db.js';
 import { PURGES, purgeExpired, purgeStatement } from '../../common/data/housekeeping.js';
-import { runRetention } from '../../common/data/retention.js';
+import { runRetention } from '../../common/lifecycles/retention.js';
 import { parseConfig } from '../../common/config.js';
 
 const RETENTION_DEFAULTS = parseConfig({}).retentionDays;

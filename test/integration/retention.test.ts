@@ -7,7 +7,7 @@ import {
   runRetention,
   runRetentionOnce,
   type KindResult,
-} from '../../common/data/retention.js';
+} from '../../common/lifecycles/retention.js';
 import { createLogger } from '../../common/logger.js';
 import { WorkerMetrics } from '../../common/metrics.js';
 import { JOB_NAMES } from '../../common/queues/index.js';

@@ -1,7 +1,7 @@
 import { joiBody } from '../../contract.js';
 import { closed, dateTime, json, moderatorErrors, problem, ref } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
-import { RETENTION_KINDS } from '../../../common/data/retention.js';
+import { RETENTION_KINDS } from '../../../common/lifecycles/retention.js';
 import { runSchema } from '../../../common/usecases/retention.js';
 
 /** The OpenAPI operations of retention (routes.ts beside it; README "Personal data"). */

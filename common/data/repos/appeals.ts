@@ -1,8 +1,8 @@
-import type { OffenseStatus } from '../../lifecycles/offense.js';
+import type { OffenseStatus } from '../shapes/offense.js';
 import type { Queryable } from '../db.js';
 
 import type { AppealReason } from '../../domain/appeals.js';
-import type { AppealStatus } from '../../lifecycles/appeal.js';
+import type { AppealStatus } from '../shapes/appeal.js';
 
 export { APPEAL_REASONS, type AppealReason } from '../../domain/appeals.js';
 

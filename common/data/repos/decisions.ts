@@ -1,7 +1,7 @@
 import type { Queryable } from '../db.js';
-import type { AppealStatus } from '../../lifecycles/appeal.js';
+import type { AppealStatus } from '../shapes/appeal.js';
 import type { AppealReason } from '../../domain/appeals.js';
-import type { OffenseStatus } from '../../lifecycles/offense.js';
+import type { OffenseStatus } from '../shapes/offense.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 

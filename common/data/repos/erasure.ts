@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { ErasureRow, ErasureState } from '../../lifecycles/erasure.js';
+import type { ErasureRow, ErasureState } from '../shapes/erasure.js';
 
 /**
  * Reads for erasure (README "Personal data"); common/lifecycles/erasure.ts is the only code that

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { MeasureRow } from '../../lifecycles/misuse.js';
+import type { MeasureRow } from '../shapes/misuse.js';
 
 /**
  * Reads of the misuse records (README "Notices"); common/lifecycles/misuse.ts is the only code that

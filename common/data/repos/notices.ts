@@ -2,9 +2,9 @@ import type { Queryable } from '../db.js';
 import type { LimitOverrides } from '../../domain/limits.js';
 import type { NoticeSource } from '../../domain/reports.js';
 import type { TdbCategory } from '../../domain/transparency-statement.js';
-import { STANDING_COLUMNS, STANDING_JOINS, type StandingFacts } from '../../lifecycles/notice.js';
-import type { FlaggerRow } from '../../lifecycles/trusted-flagger.js';
-import type { AppealStatus } from '../../lifecycles/appeal.js';
+import { STANDING_COLUMNS, STANDING_JOINS, type StandingFacts } from '../shapes/notice.js';
+import type { FlaggerRow } from '../shapes/trusted-flagger.js';
+import type { AppealStatus } from '../shapes/appeal.js';
 
 /** The offense a notice was filed as; undefined when there is no such notice. */
 export async function offenseOfNotice(db: Queryable, noticeId: string): Promise<string | undefined> {

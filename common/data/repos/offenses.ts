@@ -1,4 +1,4 @@
-import type { OffenseStatus, RestoredBy } from '../../lifecycles/offense.js';
+import type { OffenseStatus, RestoredBy } from '../shapes/offense.js';
 import type {
   EvidenceItem,
   NormalisedReport,

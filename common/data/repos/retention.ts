@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { KindResult } from '../retention.js';
+import type { KindResult } from '../shapes/retention.js';
 
 /** Who asked for a retention run: its schedule, the admin tool, or an admin (API or console). */
 export type RetentionRequester = 'schedule' | 'operator' | 'admin';

@@ -8,7 +8,7 @@ import {
   type RuleMode,
 } from '../../domain/rules.js';
 import { SEVERITY_ORDER_SQL } from '../render.js';
-import type { RuleRow } from '../../lifecycles/rule.js';
+import type { RuleRow } from '../shapes/rule.js';
 import { ACTIVE } from './sanctions.js';
 
 /** Reads of rules and their matches (the writes are common/lifecycles/rule.ts). */

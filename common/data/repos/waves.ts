@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { MemberState, WaveRow, WaveState } from '../../lifecycles/wave.js';
+import type { MemberState, WaveRow, WaveState } from '../shapes/wave.js';
 
 /** Reads of ban waves (the writes are common/lifecycles/wave.ts). */
 

@@ -79,6 +79,13 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['rule.ts'], writes('(rules|rule_versions|rule_matches)'))).to.deep.equal([]);
   });
 
+  it('no repository or data module imports a life cycle: states, rows and shared SQL live below both (issue 49)', () => {
+    const upward = sources('common/data').filter((file) =>
+      /from '(\.\.\/)+lifecycles\//.test(fs.readFileSync(file, 'utf8')),
+    );
+    expect(upward).to.deep.equal([]);
+  });
+
   it('is the only code that writes a lease: no other source file assigns claimed_by or claim_expires_at', () => {
     expect(writersBesides(['lease.ts'], /(?<![.\w])(claimed_by|claim_expires_at)\s*=(?!=)/)).to.deep.equal(
       [],

@@ -1,8 +1,10 @@
-import type { Queryable } from './db.js';
-import { REDUCE_RESOLVED_CASES } from '../lifecycles/review-case.js';
-import { DROP_SENT_PAYLOADS } from '../lifecycles/transparency-statement.js';
-import { DROP_NOTIFIER_CONTACTS } from '../lifecycles/notice.js';
-import { DROP_OLD_MISUSE_RECORDS } from '../lifecycles/misuse.js';
+import type { Queryable } from '../data/db.js';
+import { KEEP_SOURCE } from '../data/shapes/offense.js';
+import type { KindResult, RetentionDays, RetentionKind } from '../data/shapes/retention.js';
+import { REDUCE_RESOLVED_CASES } from './review-case.js';
+import { DROP_SENT_PAYLOADS } from './transparency-statement.js';
+import { DROP_NOTIFIER_CONTACTS } from './notice.js';
+import { DROP_OLD_MISUSE_RECORDS } from './misuse.js';
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
@@ -14,17 +16,6 @@ import { DROP_OLD_MISUSE_RECORDS } from '../lifecycles/misuse.js';
  * is due, not the size of the table. What a decision still stands on is kept whatever its age: the
  * evidence and words of a report in a case still open, or under an appeal still pending.
  */
-export type RetentionKind =
-  | 'evidence'
-  | 'reportText'
-  | 'resolvedCases'
-  | 'trustHistory'
-  | 'audit'
-  | 'signIns'
-  | 'transparencyPayloads'
-  | 'notifierContacts'
-  | 'misuseRecords';
-export type RetentionDays = Readonly<Record<RetentionKind, number>>;
 
 /**
  * A report still needed: in a case still open, or contested by an appeal still pending (the player's,
@@ -35,10 +26,6 @@ const STILL_NEEDED = `(EXISTS (SELECT 1 FROM case_offenses co JOIN review_cases 
     OR EXISTS (SELECT 1 FROM appeals a WHERE a.offense_id = o.id AND a.status = 'open')
     OR EXISTS (SELECT 1 FROM notices n JOIN appeals a ON a.notice_id = n.id
                 WHERE n.offense_id = o.id AND a.status = 'open'))`;
-
-/** Whether a report was a person's (a player's report) or a system's, kept for the transparency report. */
-export const KEEP_SOURCE = `jsonb_strip_nulls(jsonb_build_object('source', coalesce(o.context->>'source',
-    CASE WHEN o.reporter_id IS NOT NULL THEN 'player' END)))`;
 
 const EVIDENCE_HELD = `(o.evidence <> '[]'::jsonb OR o.details <> '{}'::jsonb OR (o.context - 'source') <> '{}'::jsonb
     OR o.match_id IS NOT NULL)`;
@@ -144,18 +131,6 @@ export const RETENTION: Record<RetentionKind, KindSql> = {
 
 export const RETENTION_KINDS = Object.keys(RETENTION) as RetentionKind[];
 
-export interface KindResult {
-  kind: RetentionKind;
-  windowDays: number;
-  cutoff: string;
-  /** Rows removed or reduced (a dry run: rows a run would remove now, at most one run's worth). */
-  rows: number;
-  /** More are due than one run removes (the rest goes with the next runs). */
-  more: boolean;
-  /** The oldest row still holding the kind after the run, or null when none does. */
-  oldest: string | null;
-}
-
 const cutoffOf = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000);
 
 /**
@@ -240,3 +215,6 @@ export async function runRetentionOnce(
     client.release();
   }
 }
+
+export { KEEP_SOURCE } from '../data/shapes/offense.js';
+export type { KindResult, RetentionDays, RetentionKind } from '../data/shapes/retention.js';
