@@ -647,3 +647,59 @@ export interface StandaloneArgs extends DrillOptions {
 export type DrillCase =
   | { kind: 'rig'; run: Drill }
   | { kind: 'standalone'; optIn?: boolean; run: (args: StandaloneArgs) => Promise<DrillResult> };
+
+/**
+ * `npm start` (scripts/start.ts) of a tree (this one, or a release checked out beside it) on the
+ * DATA_DIR and port its `env` names, for the drills that run the embedded set-up whole (restore,
+ * upgrade). Its output is kept, to read its banner and its processes' log lines.
+ */
+export class NpmStart {
+  private child: ChildProcess | undefined;
+  private output = '';
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly cwd = process.cwd(),
+    private readonly startMs = 120_000,
+  ) {}
+
+  async start(): Promise<void> {
+    this.output = '';
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      cwd: this.cwd,
+      env: this.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (c: Buffer) => (this.output += c.toString()));
+    this.child.stderr!.on('data', (c: Buffer) => (this.output += c.toString()));
+    const until = Date.now() + this.startMs;
+    while (!this.output.includes('is running at')) {
+      if (this.child.exitCode !== null || Date.now() > until)
+        throw new Error(`npm start (${this.cwd}) did not come up:\n${this.output.slice(-2000)}`);
+      await sleep(200);
+    }
+  }
+
+  /** Whether this start's output says `text`. */
+  printed(text: string): boolean {
+    return this.output.includes(text);
+  }
+
+  /** Its processes' JSON log lines that say a job failed (BullMQ's failed event, logged at warn). */
+  failedJobs(): string[] {
+    return this.output.split('\n').filter((l) => l.includes('"msg":"job failed"'));
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(60_000)]);
+    try {
+      process.kill(-child.pid!, 'SIGKILL'); // anything left of the group
+    } catch {
+      // all gone
+    }
+  }
+}

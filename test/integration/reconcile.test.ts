@@ -168,28 +168,29 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
     }
   });
 
+  /** A moderator's ban, with the operator's account in dry run: it owes a statement (its job's row). */
+  async function banOwingAStatement() {
+    await saveAccount(api.pool, { platform: 'operator', mode: 'dry-run', baseUrl: null, tokenSealed: null });
+    const mod = await createTestModerator(api);
+    const player = await createTestPlayer(api.pool);
+    const placed = await call<{ id: string }>(
+      api.url,
+      'POST',
+      `/v1/admin/players/${player.serviceId}/sanctions`,
+      {
+        spec: '/v1/admin/players/{serviceId}/sanctions',
+        headers: mod.headers,
+        json: { type: 'permanent_ban', reason: 'x' },
+      },
+    );
+    expect(placed.status, placed.text).to.equal(201);
+    return placed;
+  }
+
   it('a lost job of statements to the Transparency Database is re-added while its platform has any pending', async () => {
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
     try {
-      await saveAccount(api.pool, {
-        platform: 'operator',
-        mode: 'dry-run',
-        baseUrl: null,
-        tokenSealed: null,
-      });
-      const mod = await createTestModerator(api);
-      const player = await createTestPlayer(api.pool);
-      const placed = await call<{ id: string }>(
-        api.url,
-        'POST',
-        `/v1/admin/players/${player.serviceId}/sanctions`,
-        {
-          spec: '/v1/admin/players/{serviceId}/sanctions',
-          headers: mod.headers,
-          json: { type: 'permanent_ban', reason: 'x' },
-        },
-      );
-      expect(placed.status, placed.text).to.equal(201);
+      const placed = await banOwingAStatement();
       const row = await eventually('the statements job sent', async () => {
         const { rows } = await api.pool.query<{ job_id: string }>(
           `SELECT o.job_id FROM outbox o JOIN transparency_statements t ON o.job_id = 'tdb-' || t.id
@@ -224,25 +225,7 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
   it('a job Redis holds as completed while its work is not done is run again, not left under its id', async () => {
     const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
     try {
-      await saveAccount(api.pool, {
-        platform: 'operator',
-        mode: 'dry-run',
-        baseUrl: null,
-        tokenSealed: null,
-      });
-      const mod = await createTestModerator(api);
-      const player = await createTestPlayer(api.pool);
-      const placed = await call<{ id: string }>(
-        api.url,
-        'POST',
-        `/v1/admin/players/${player.serviceId}/sanctions`,
-        {
-          spec: '/v1/admin/players/{serviceId}/sanctions',
-          headers: mod.headers,
-          json: { type: 'permanent_ban', reason: 'x' },
-        },
-      );
-      expect(placed.status, placed.text).to.equal(201);
+      const placed = await banOwingAStatement();
       const state = async () =>
         (
           await api.pool.query<{ state: string }>(

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,51 +7,9 @@ import pg from 'pg';
 import { freePort } from '../../../common/services/ports.js';
 import { embeddedServer } from '../../../common/services/postgres.js';
 import type { DemoData } from '../../../common/usecases/seed.js';
-import { sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
+import { NpmStart, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
 
 const run = promisify(execFile);
-
-/** The embedded set-up as `npm start` runs it, on its own DATA_DIR and port. */
-class Service {
-  private child: ChildProcess | undefined;
-  private output = '';
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  async start(): Promise<void> {
-    this.output = '';
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      env: this.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.on('data', (c: Buffer) => (this.output += c.toString()));
-    this.child.stderr!.on('data', (c: Buffer) => (this.output += c.toString()));
-    const until = Date.now() + 120_000;
-    while (!this.output.includes('is running at')) {
-      if (this.child.exitCode !== null || Date.now() > until)
-        throw new Error(`npm start did not come up:\n${this.output.slice(-2000)}`);
-      await sleep(200);
-    }
-  }
-
-  /** Whether this start's output says `text`. */
-  printed(text: string): boolean {
-    return this.output.includes(text);
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(60_000)]);
-    try {
-      process.kill(-child.pid!, 'SIGKILL'); // anything left of the group
-    } catch {
-      // all gone
-    }
-  }
-}
 
 /**
  * The restore drill: the embedded set-up under report load, backed up while it runs (`admin db
@@ -85,7 +43,7 @@ export async function restoreDrill(opts: {
   delete env.REDIS_URL;
   delete env.NODE_ENV;
   const base = `http://127.0.0.1:${port}`;
-  const service = new Service(env);
+  const service = new NpmStart(env);
   const admin = (...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env, maxBuffer: 16 << 20 });
   const lines: string[] = [];

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,58 +7,12 @@ import pg from 'pg';
 import { freePort } from '../../../common/services/ports.js';
 import { embeddedServer } from '../../../common/services/postgres.js';
 import type { DemoData } from '../../../common/usecases/seed.js';
-import { sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
+import { NpmStart, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
 
 const run = promisify(execFile);
 
 /** The release the upgrade starts from (issue 50: the release of 2026-11-24); DRILL_UPGRADE_FROM overrides it. */
 const FROM = process.env.DRILL_UPGRADE_FROM ?? 'a3f2bc4';
-
-/** `npm start` of one release's tree, on a DATA_DIR and port of the drill's. */
-class Release {
-  private child: ChildProcess | undefined;
-  output = '';
-  constructor(
-    private readonly cwd: string,
-    private readonly env: NodeJS.ProcessEnv,
-  ) {}
-
-  async start(): Promise<void> {
-    this.output = '';
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      cwd: this.cwd,
-      env: this.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout!.on('data', (c: Buffer) => (this.output += c.toString()));
-    this.child.stderr!.on('data', (c: Buffer) => (this.output += c.toString()));
-    const until = Date.now() + 240_000;
-    while (!this.output.includes('is running at')) {
-      if (this.child.exitCode !== null || Date.now() > until)
-        throw new Error(`npm start (${this.cwd}) did not come up:\n${this.output.slice(-2000)}`);
-      await sleep(200);
-    }
-  }
-
-  /** The JSON log lines of its processes that say a job failed (BullMQ's failed event, logged at warn). */
-  failedJobs(): string[] {
-    return this.output.split('\n').filter((l) => l.includes('"msg":"job failed"'));
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(60_000)]);
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // all gone
-    }
-  }
-}
 
 /**
  * The upgrade drill (issue 50): the previous release (`FROM`, checked out beside this tree with git)
@@ -101,8 +55,8 @@ export async function upgradeDrill(opts: {
   delete env.REDIS_URL;
   delete env.NODE_ENV;
   const base = `http://127.0.0.1:${port}`;
-  const previous = new Release(oldTree, env);
-  const current = new Release(here, env);
+  const previous = new NpmStart(env, oldTree, 240_000);
+  const current = new NpmStart(env, here, 240_000);
   const lines: string[] = [];
   const checks: Check[] = [];
   const answered: string[] = [];
