@@ -4,6 +4,7 @@ import { playerAccountKey } from '../domain/players.js';
 import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
+import { ERASE_DELIVERY_PAYLOADS } from './webhook-delivery.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js';
@@ -208,15 +209,7 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
     'serviceId',
   ],
   // The events sent about the player keep their id and type; one not yet sent is not sent.
-  [
-    'webhookPayloads',
-    `UPDATE webhook_deliveries SET payload = jsonb_build_object('id', payload->'id', 'type', payload->'type',
-              'createdAt', payload->'createdAt', 'data', jsonb_build_object('erased', true)),
-            status = CASE WHEN status = 'pending' THEN 'cancelled' ELSE status END,
-            next_attempt_at = CASE WHEN status = 'pending' THEN NULL ELSE next_attempt_at END
-      WHERE payload::text LIKE '%"' || $1::text || '"%'`,
-    'serviceId',
-  ],
+  ['webhookPayloads', ERASE_DELIVERY_PAYLOADS, 'serviceId'],
 ];
 
 /** The parts of the record an erasure goes through, in order (a receipt's keys, with `player`). */

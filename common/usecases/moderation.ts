@@ -24,7 +24,8 @@ import {
   type ModeratorRole,
   type Outcome,
 } from '../data/repos/moderation.js';
-import { emitEvents, studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
+import { studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { moveOffenses } from '../lifecycles/offense.js';
 import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
 import { isUuid } from '../domain/ids.js';

@@ -49,7 +49,7 @@ import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
 import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
-import { emitEvents } from '../data/repos/webhooks.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { applySanction, forgetSanctionTrigger } from './sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 

@@ -18,7 +18,8 @@ import {
   type SanctionRecord,
   type SanctionType,
 } from '../data/repos/sanctions.js';
-import { emitEvents, studiosOfPlayer } from '../data/repos/webhooks.js';
+import { studiosOfPlayer } from '../data/repos/webhooks.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { sanctionTriggerRunning } from '../data/repos/rules.js';
 import { notFound, validationError } from '../errors.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';

@@ -1,6 +1,6 @@
 import { withTransaction, type Pool } from '../data/db.js';
 import { recoverBatch } from '../data/repos/trust.js';
-import { emitEvents } from '../data/repos/webhooks.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
 const BATCH = 1000;

@@ -6,7 +6,6 @@ import {
   EVENT_TYPES,
   findDelivery,
   findWebhook,
-  insertDelivery,
   insertWebhook,
   rotateWebhookSecret,
   updateWebhook,
@@ -15,6 +14,7 @@ import {
   type WebhookRecord,
 } from '../data/repos/webhooks.js';
 import type { OutboxRow } from '../queues/outbox.js';
+import { insertDelivery, resetBreaker } from '../lifecycles/webhook-delivery.js';
 import { isUuid } from '../domain/ids.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { check } from '../validation.js';
@@ -141,6 +141,7 @@ export async function changeWebhook(
   }
   return withTransaction(pool, async (client) => {
     const hook = await ownWebhook(client, studioId, id, true);
+    if (v.enabled === true) await resetBreaker(client, hook.id);
     return updateWebhook(client, hook.id, v);
   });
 }

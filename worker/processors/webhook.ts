@@ -1,7 +1,13 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { withTransaction } from '../../common/data/db.js';
 import { isUuid } from '../../common/domain/ids.js';
-import { emitEvents } from '../../common/data/repos/webhooks.js';
+import {
+  emitEvents,
+  recordAttempt,
+  recordBreaker,
+  recordCancelled,
+  recordDeliveryFailed,
+} from '../../common/lifecycles/webhook-delivery.js';
 import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
 import { webhookRetryDelay, webhookRetryOf, type WebhookJobData } from '../../common/queues/index.js';
@@ -44,7 +50,6 @@ export class EndpointLanes {
 }
 
 /** How much longer each parking lasts than the one before (2^parks, up to 32 times the first). */
-const MAX_PARK_DOUBLINGS = 5;
 
 interface DeliveryTarget {
   status: string;
@@ -103,11 +108,7 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
     if (!delivery) throw new UnrecoverableError(`delivery ${deliveryId} does not exist`);
     if (delivery.status !== 'pending') return { deliveryId, status: delivery.status };
     if (!delivery.active) {
-      await deps.pool.query(
-        `UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL
-          WHERE id = $1 AND status = 'pending'`,
-        [deliveryId],
-      );
+      await recordCancelled(deps.pool, deliveryId);
       return { deliveryId, status: 'cancelled' };
     }
     if (delivery.parked_until)
@@ -160,68 +161,30 @@ export const webhookProcessor = (deps: ProcessorDeps) => {
       status === 'pending' ? new Date(Date.now() + webhookRetryDelay(retry, job.attemptsMade + 1)) : null;
     let recorded = false;
     const outbox = await withTransaction(deps.pool, async (client) => {
-      const updated = await client.query(
-        `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, last_status_code = $3,
-                last_error = $4, last_attempt_at = now(), next_attempt_at = $5,
-                delivered_at = CASE WHEN $2 = 'delivered' THEN now() END
-          WHERE id = $1 AND status = 'pending'`,
-        [deliveryId, status, statusCode, error, nextAttemptAt],
-      );
-      if (!updated.rowCount) return [];
+      if (!(await recordAttempt(client, deliveryId, { status, statusCode, error, nextAttemptAt }))) return [];
       recorded = true;
-      // The breaker counts attempts, whichever delivery made them: an answer resets it; a failure
-      // counts, and the one that reaches the threshold parks the endpoint (not again while parked).
-      // A delivery resets both counters in one statement (consecutive_failures counts deliveries
-      // failed for good; attempt_failures, the breaker's, attempts).
-      await client.query(
-        ok
-          ? `UPDATE webhooks SET attempt_failures = 0, parks = 0, parked_until = NULL, consecutive_failures = 0
-              WHERE id = $1 AND (attempt_failures > 0 OR parked_until IS NOT NULL OR consecutive_failures > 0)`
-          : `UPDATE webhooks SET attempt_failures = attempt_failures + 1,
-                    parked_until = CASE WHEN attempt_failures + 1 >= $2 AND (parked_until IS NULL OR parked_until <= now())
-                                        THEN now() + make_interval(secs => $3 * 2 ^ least(parks, $4) / 1000.0)
-                                        ELSE parked_until END,
-                    parks = CASE WHEN attempt_failures + 1 >= $2 AND (parked_until IS NULL OR parked_until <= now())
-                                 THEN parks + 1 ELSE parks END
-              WHERE id = $1`,
-        ok
-          ? [delivery.webhook_id]
-          : [
-              delivery.webhook_id,
-              deps.config.webhookBreakerFailures,
-              deps.config.webhookBreakerCooldownMs,
-              MAX_PARK_DOUBLINGS,
-            ],
-      );
+      await recordBreaker(client, delivery.webhook_id, ok, {
+        failures: deps.config.webhookBreakerFailures,
+        cooldownMs: deps.config.webhookBreakerCooldownMs,
+      });
       if (status === 'pending') return [];
       if (status === 'delivered') return [];
-      const { rows: counted } = await client.query<{
-        consecutive_failures: number;
-        disabled_at: Date;
-        just_disabled: boolean;
-      }>(
-        `UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
-                enabled = enabled AND consecutive_failures + 1 < $2,
-                disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= $2 THEN now() ELSE disabled_at END,
-                disabled_reason = CASE WHEN enabled AND consecutive_failures + 1 >= $2 THEN 'failing'
-                                       ELSE disabled_reason END
-          WHERE id = $1
-          RETURNING consecutive_failures, disabled_at,
-                    (disabled_reason = 'failing' AND disabled_at = now()) AS just_disabled`,
-        [delivery.webhook_id, deps.config.webhookDisableAfterFailures],
+      const row = await recordDeliveryFailed(
+        client,
+        delivery.webhook_id,
+        deps.config.webhookDisableAfterFailures,
       );
-      const row = counted[0];
-      if (!row?.just_disabled) return [];
+      if (!row?.justDisabled) return [];
       deps.log.warn(
-        { webhookId: delivery.webhook_id, consecutiveFailures: row.consecutive_failures },
+        { webhookId: delivery.webhook_id, consecutiveFailures: row.consecutiveFailures },
         'webhook disabled: its deliveries kept failing',
       );
       const data = {
         webhookId: delivery.webhook_id,
         url: delivery.url,
         reason: 'failing',
-        consecutiveFailures: row.consecutive_failures,
-        disabledAt: row.disabled_at.toISOString(),
+        consecutiveFailures: row.consecutiveFailures,
+        disabledAt: row.disabledAt!.toISOString(),
       };
       return emitEvents(client, [
         { type: 'webhook.disabled', dataByStudio: new Map([[delivery.studio_id, data]]) },

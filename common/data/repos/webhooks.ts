@@ -1,8 +1,4 @@
-import crypto from 'node:crypto';
-import { JOB_NAMES, QUEUES } from '../../queues/index.js';
-import type { OutboxRow } from '../../queues/outbox.js';
 import type { Queryable } from '../db.js';
-import { traceFields } from '../../tracing/spans.js';
 
 export const EVENT_TYPES = [
   'offense.created',
@@ -131,6 +127,7 @@ export async function findWebhook(db: Queryable, studioId: string, id: string, f
 }
 
 /** A studio's change to a webhook: only the fields given change. */
+/** A studio's change of its webhook; enabling it again resets its breaker first (common/lifecycles/webhook-delivery.ts). */
 export async function updateWebhook(
   db: Queryable,
   id: string,
@@ -143,10 +140,6 @@ export async function updateWebhook(
                                ELSE coalesce(disabled_at, now()) END,
             disabled_reason = CASE WHEN $4 IS NULL THEN disabled_reason WHEN $4 THEN NULL
                                    WHEN enabled THEN 'studio' ELSE disabled_reason END,
-            consecutive_failures = CASE WHEN $4 THEN 0 ELSE consecutive_failures END,
-            attempt_failures = CASE WHEN $4 THEN 0 ELSE attempt_failures END,
-            parked_until = CASE WHEN $4 THEN NULL ELSE parked_until END,
-            parks = CASE WHEN $4 THEN 0 ELSE parks END,
             updated_at = now()
       WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
     [id, change.url ?? null, change.events ?? null, change.enabled ?? null],
@@ -183,7 +176,7 @@ export async function deleteWebhook(db: Queryable, studioId: string, id: string)
   return (res.rowCount ?? 0) > 0;
 }
 
-interface DeliveryRow {
+export interface DeliveryRow {
   id: string;
   webhook_id: string;
   event_id: string;
@@ -200,7 +193,7 @@ interface DeliveryRow {
   cursor_ts: string;
 }
 
-const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
+export const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
   id: r.id,
   webhookId: r.webhook_id,
   eventId: r.event_id,
@@ -221,7 +214,7 @@ const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
  * of a parked endpoint is next tried when the parking ends, whatever its own retry time said: the
  * log shows the later of the two.
  */
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, d.event_type, d.status, d.attempts, d.last_status_code,
+export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, d.event_type, d.status, d.attempts, d.last_status_code,
   d.last_error, d.created_at, d.last_attempt_at,
   CASE WHEN d.status = 'pending' AND w.parked_until > now() THEN greatest(d.next_attempt_at, w.parked_until)
        ELSE d.next_attempt_at END AS next_attempt_at,
@@ -234,46 +227,6 @@ export async function findDelivery(db: Queryable, webhookId: string, id: string)
     [id, webhookId],
   );
   return rows[0] ? deliveryFromRow(rows[0]) : undefined;
-}
-
-/**
- * A delivery outside the studio's subscriptions, with its outbox row, in the caller's transaction: a
- * test event (a new event id and payload), or a redelivery of an earlier delivery (its event id and
- * payload, so a receiver that de-duplicates on webhook-id sees it once).
- */
-export async function insertDelivery(
-  db: Queryable,
-  input:
-    { webhookId: string; test: { data: unknown; now: Date } } | { webhookId: string; redeliveryOf: string },
-): Promise<{ delivery: DeliveryRecord; outbox: OutboxRow }> {
-  const { rows } = await db.query<DeliveryRow & { outbox: OutboxRow }>(
-    `WITH d AS (
-       INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, redelivery_of)
-       SELECT $1, e.event_id, e.event_type, e.payload, $2::uuid FROM (
-         SELECT event_id, event_type, payload FROM webhook_deliveries WHERE $2::uuid IS NOT NULL AND id = $2
-         UNION ALL
-         SELECT x.id, '${TEST_EVENT}', jsonb_build_object('id', x.id, 'type', '${TEST_EVENT}', 'createdAt', $3::text, 'data', $4::jsonb)
-           FROM (SELECT gen_random_uuid() AS id) x WHERE $2::uuid IS NULL) e
-       RETURNING *
-     ), o AS (
-       INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-       SELECT $5, $6, $5 || '-' || d.id,
-              jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id) || $7::jsonb, d.webhook_id FROM d
-       RETURNING id::text, queue, job_name, job_id, payload, shard_key
-     )
-     SELECT ${DELIVERY_COLUMNS}, to_jsonb(o) AS outbox FROM d JOIN webhooks w ON w.id = d.webhook_id, o`,
-    [
-      input.webhookId,
-      'redeliveryOf' in input ? input.redeliveryOf : null,
-      'test' in input ? input.test.now.toISOString() : null,
-      'test' in input ? JSON.stringify(input.test.data) : null,
-      QUEUES.webhooks,
-      JOB_NAMES.deliverWebhook,
-      JSON.stringify(traceFields()),
-    ],
-  );
-  const row = rows[0]!;
-  return { delivery: deliveryFromRow(row), outbox: row.outbox };
 }
 
 /** The delivery log of one webhook, newest first, keyset-paginated on (created_at, id). */
@@ -306,49 +259,4 @@ export async function studiosOfPlayer(db: Queryable, serviceId: string): Promise
     [serviceId],
   );
   return rows.map((r) => r.studio_id);
-}
-
-/**
- * Records events, each for the studios in its `dataByStudio` (each may see different data) and each
- * with its own id: a delivery per active webhook of theirs that subscribes to the event, and an
- * outbox row per delivery, all in one statement inside the caller's transaction, so an event exists
- * exactly when what caused it committed. Returns the outbox rows for the caller to dispatch after
- * the commit.
- */
-export async function emitEvents(
-  db: Queryable,
-  events: { type: EventType; dataByStudio: Map<string, unknown> }[],
-  now: Date = new Date(),
-): Promise<OutboxRow[]> {
-  const input = events.flatMap(({ type, dataByStudio }) => {
-    const event_id = crypto.randomUUID();
-    return [...dataByStudio].map(([studio_id, data]) => ({ event_id, type, studio_id, data }));
-  });
-  if (input.length === 0) return [];
-  const { rows } = await db.query<OutboxRow>(
-    `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(event_id uuid, type text, studio_id uuid, data jsonb)),
-     d AS (
-       INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload)
-       SELECT w.id, i.event_id, i.type,
-              jsonb_build_object('id', i.event_id, 'type', i.type, 'createdAt', $2::text, 'data', i.data)
-         FROM webhooks w JOIN input i ON i.studio_id = w.studio_id
-        WHERE w.deleted_at IS NULL AND w.enabled AND i.type = ANY (w.events)
-       RETURNING id, webhook_id
-     )
-     -- Sharded by the webhook (migration 019).
-     INSERT INTO outbox (queue, job_name, job_id, payload, shard_key)
-     SELECT $3, $4, $3 || '-' || d.id,
-            jsonb_build_object('deliveryId', d.id, 'webhookId', d.webhook_id) || $5::jsonb, d.webhook_id FROM d
-     RETURNING id::text, queue, job_name, job_id, payload, shard_key`,
-    // The trace the event happened in (tracing on): its deliveries continue it, to the studio's door.
-    [
-      JSON.stringify(input),
-      now.toISOString(),
-      QUEUES.webhooks,
-      JOB_NAMES.deliverWebhook,
-      JSON.stringify(traceFields()),
-    ],
-  );
-  return rows;
 }

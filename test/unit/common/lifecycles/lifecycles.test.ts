@@ -79,6 +79,16 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['rule.ts'], writes('(rules|rule_versions|rule_matches)'))).to.deep.equal([]);
   });
 
+  it('one module writes a webhook delivery and its endpoint’s breaker (issue 49: the processor, a repository and the erasure did)', () => {
+    expect(writersBesides(['webhook-delivery.ts'], writes('webhook_deliveries'))).to.deep.equal([]);
+    expect(
+      writersBesides(
+        ['webhook-delivery.ts'],
+        /UPDATE\s+webhooks\s+SET[^;`]*?\b(attempt_failures|parked_until|parks|consecutive_failures)\s*=/i,
+      ),
+    ).to.deep.equal([]);
+  });
+
   it('no repository or data module imports a life cycle: states, rows and shared SQL live below both (issue 49)', () => {
     const upward = sources('common/data').filter((file) =>
       /from '(\.\.\/)+lifecycles\//.test(fs.readFileSync(file, 'utf8')),
