@@ -1,5 +1,6 @@
 import type { Queryable } from '../data/db.js';
 import { type MeasureRow } from '../data/shapes/misuse.js';
+import { reporterFromRow, type ReporterRecord, type ReporterRow } from '../data/repos/reporters.js';
 
 /**
  * Measures against misuse (DSA Art. 23; issue 37; README "Notices"), and the only code that writes
@@ -203,3 +204,26 @@ export const DROP_OLD_MISUSE_RECORDS = `WITH m AS (DELETE FROM misuse_marks WHER
   SELECT ((SELECT count(*) FROM m) + (SELECT count(*) FROM x))::int AS n`;
 
 export { type MeasureRow } from '../data/shapes/misuse.js';
+
+/**
+ * A moderator mutes or unmutes a studio's reporter by hand (creating its row); undefined when the studio
+ * does not exist. A mute by hand has no end and replaces an Art. 23 suspension's; unmuting ends both.
+ */
+export async function setReporterMuted(
+  db: Queryable,
+  input: { studioId: string; reporterId: string; muted: boolean; moderatorId: string; note: string | null },
+): Promise<ReporterRecord | undefined> {
+  const { rows } = await db.query<ReporterRow>(
+    `INSERT INTO reporters (studio_id, reporter_id, muted_at, muted_by, mute_note)
+     SELECT s.id, $2, CASE WHEN $3 THEN now() END, CASE WHEN $3 THEN $4::uuid END, CASE WHEN $3 THEN $5 END
+       FROM studios s WHERE s.id = $1
+     ON CONFLICT (studio_id, reporter_id) DO UPDATE SET
+       muted_at = CASE WHEN $3 THEN coalesce(reporters.muted_at, now()) END,
+       muted_by = CASE WHEN $3 THEN $4::uuid END, mute_note = CASE WHEN $3 THEN $5 END, updated_at = now(),
+       -- A mute by hand has no end: it replaces an Art. 23 suspension's (and unmuting ends that too).
+       muted_until = NULL
+     RETURNING studio_id, reporter_id, upheld, dismissed, muted_at, mute_note, muted_until`,
+    [input.studioId, input.reporterId, input.muted, input.moderatorId, input.note],
+  );
+  return rows[0] && reporterFromRow(rows[0]);
+}

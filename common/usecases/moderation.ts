@@ -27,7 +27,8 @@ import {
 import { studiosOfPlayer, type EventType } from '../data/repos/webhooks.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { moveOffenses } from '../lifecycles/offense.js';
-import { setReporterMuted, type ReporterRecord } from '../data/repos/reporters.js';
+import type { ReporterRecord } from '../data/repos/reporters.js';
+import { setReporterMuted } from '../lifecycles/misuse.js';
 import { isUuid } from '../domain/ids.js';
 import { findQueue, seesQueue } from '../data/repos/review-queues.js';
 import { ruleSanctionsOfCase, type SanctionRecord } from '../data/repos/sanctions.js';

@@ -13,7 +13,7 @@ export interface ReporterRecord {
   muteNote: string | null;
 }
 
-interface ReporterRow {
+export interface ReporterRow {
   studio_id: string;
   reporter_id: string;
   upheld: number;
@@ -24,7 +24,7 @@ interface ReporterRow {
   muted_until?: Date | null;
 }
 
-const fromRow = (r: ReporterRow): ReporterRecord => ({
+export const reporterFromRow = (r: ReporterRow): ReporterRecord => ({
   studioId: r.studio_id,
   reporterId: r.reporter_id,
   upheld: r.upheld,
@@ -46,27 +46,7 @@ export async function findCaseReporters(db: Queryable, caseId: string): Promise<
       ORDER BY o.studio_id, o.reporter_id`,
     [caseId],
   );
-  return rows.map(fromRow);
-}
-
-/** Mutes or unmutes a studio's reporter (creating its row); undefined when the studio does not exist. */
-export async function setReporterMuted(
-  db: Queryable,
-  input: { studioId: string; reporterId: string; muted: boolean; moderatorId: string; note: string | null },
-): Promise<ReporterRecord | undefined> {
-  const { rows } = await db.query<ReporterRow>(
-    `INSERT INTO reporters (studio_id, reporter_id, muted_at, muted_by, mute_note)
-     SELECT s.id, $2, CASE WHEN $3 THEN now() END, CASE WHEN $3 THEN $4::uuid END, CASE WHEN $3 THEN $5 END
-       FROM studios s WHERE s.id = $1
-     ON CONFLICT (studio_id, reporter_id) DO UPDATE SET
-       muted_at = CASE WHEN $3 THEN coalesce(reporters.muted_at, now()) END,
-       muted_by = CASE WHEN $3 THEN $4::uuid END, mute_note = CASE WHEN $3 THEN $5 END, updated_at = now(),
-       -- A mute by hand has no end: it replaces an Art. 23 suspension's (and unmuting ends that too).
-       muted_until = NULL
-     RETURNING studio_id, reporter_id, upheld, dismissed, muted_at, mute_note, muted_until`,
-    [input.studioId, input.reporterId, input.muted, input.moderatorId, input.note],
-  );
-  return rows[0] && fromRow(rows[0]);
+  return rows.map(reporterFromRow);
 }
 
 /**

@@ -89,6 +89,16 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     ).to.deep.equal([]);
   });
 
+  it("one module writes a reporter's mute, by hand or by Art. 23 (issue 49: a repository did too)", () => {
+    expect(writersBesides(['misuse.ts'], /INSERT\s+INTO\s+reporters\s*\([^)]*\bmuted_/i)).to.deep.equal([]);
+    expect(
+      writersBesides(
+        ['misuse.ts'],
+        /UPDATE\s+reporters\s+SET[^;`]*?\b(muted_at|muted_by|mute_note|muted_until)\s*=/i,
+      ),
+    ).to.deep.equal([]);
+  });
+
   it('no repository or data module imports a life cycle: states, rows and shared SQL live below both (issue 49)', () => {
     const upward = sources('common/data').filter((file) =>
       /from '(\.\.\/)+lifecycles\//.test(fs.readFileSync(file, 'utf8')),
