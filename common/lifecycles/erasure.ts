@@ -1,5 +1,5 @@
 import type { Queryable } from '../data/db.js';
-import { KEEP_SOURCE } from '../data/shapes/offense.js';
+import { ERASE_OFFENSES } from './offense.js';
 import { playerAccountKey } from '../domain/players.js';
 import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
@@ -158,13 +158,7 @@ const AUDIT_KEYS_KEPT = `{${[
  * What stays, and why, is the README's data map: the counts and the decisions' skeleton.
  */
 const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
-  [
-    'offenses',
-    `UPDATE offenses o SET description = '', evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE},
-            reporter_id = NULL, match_id = NULL, updated_at = now()
-      WHERE o.player_id = $1 AND (o.description <> '' OR o.evidence <> '[]'::jsonb OR o.details <> '{}'::jsonb
-            OR (o.context - 'source') <> '{}'::jsonb OR o.reporter_id IS NOT NULL OR o.match_id IS NOT NULL)`,
-  ],
+  ['offenses', ERASE_OFFENSES],
   ['duplicateReportKeys', 'DELETE FROM report_dedup WHERE player_id = $1'],
   [
     'caseReporters',

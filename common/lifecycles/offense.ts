@@ -1,6 +1,6 @@
 import type { Queryable } from '../data/db.js';
 import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
-import { type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';
+import { KEEP_SOURCE, type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';
 
 /**
  * An offense's life, in one table: what became of its points. Filing leaves it `applied` (its points
@@ -229,3 +229,59 @@ export async function reopenDropped(db: Queryable, offenseId: string): Promise<b
 }
 
 export { OFFENSE_STATUSES, type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';
+
+/**
+ * Retention (common/lifecycles/retention.ts): at most $1 offenses matching `where` (on `o`, with the
+ * cutoff $2) reduced, oldest first, by a partial index: `evidence` loses its evidence, details, match
+ * and all of its context but its source; `text` its description and the reporter the studio named.
+ * `n` how many.
+ */
+export const reduceOffenses = (part: 'evidence' | 'text', where: string) => `WITH d AS (
+      UPDATE offenses o SET ${
+        part === 'evidence'
+          ? `evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE}, match_id = NULL`
+          : `description = '', reporter_id = NULL, context = (o.context - 'reporterId') || ${KEEP_SOURCE}`
+      }, updated_at = now()
+       WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${where} ORDER BY o.created_at LIMIT $1))
+       RETURNING 1) SELECT count(*)::int AS n FROM d`;
+
+/**
+ * Erasure (common/lifecycles/erasure.ts): every report about the player (`$1`) emptied of what names
+ * anyone (its words, evidence, details, reporter, match); its source, kind, points and status stay.
+ */
+export const ERASE_OFFENSES = `UPDATE offenses o SET description = '', evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE},
+            reporter_id = NULL, match_id = NULL, updated_at = now()
+      WHERE o.player_id = $1 AND (o.description <> '' OR o.evidence <> '[]'::jsonb OR o.details <> '{}'::jsonb
+            OR (o.context - 'source') <> '{}'::jsonb OR o.reporter_id IS NOT NULL OR o.match_id IS NOT NULL)`;
+
+/**
+ * The evidence enrichment's write (worker/processors/enrichment.ts), compare-and-set: each offense's
+ * evidence becomes `next` only while it is still `expected`; the ids written.
+ */
+export const WRITE_EVIDENCE = `UPDATE offenses o SET evidence = u.next, updated_at = now()
+                   FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[]) AS u(id, next, expected)
+                  WHERE o.id = u.id AND o.evidence = u.expected
+                 RETURNING o.id`;
+
+/**
+ * Marks the offenses of a resolved case reviewed and resolved (their points move through the offense
+ * life cycle, not here); answers each with what the resolution's effects need.
+ */
+export async function markCaseOffensesReviewed(db: Queryable, caseId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    studio_id: string;
+    penalty_points: number;
+    reporter_id: string | null;
+    match_id: string | null;
+    /** A notice's (a person's or a trusted flagger's): the studio did not file it. */
+    noticed: boolean;
+  }>(
+    `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
+       FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
+     RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id,
+               coalesce(o.context->>'source' IN ('notice', 'trusted_flagger'), false) AS noticed`,
+    [caseId],
+  );
+  return rows;
+}

@@ -1,5 +1,5 @@
 import type { Queryable } from '../data/db.js';
-import { KEEP_SOURCE } from '../data/shapes/offense.js';
+import { reduceOffenses } from './offense.js';
 import type { KindResult, RetentionDays, RetentionKind } from '../data/shapes/retention.js';
 import { REDUCE_RESOLVED_CASES } from './review-case.js';
 import { DROP_SENT_PAYLOADS } from './transparency-statement.js';
@@ -68,23 +68,13 @@ function appendOnly(table: string, what: string): KindSql {
 export const RETENTION: Record<RetentionKind, KindSql> = {
   evidence: {
     what: 'evidence content and links of reports (evidence, details, context, match id)',
-    purge: `WITH d AS (
-      UPDATE offenses o SET evidence = '[]'::jsonb, details = '{}'::jsonb, context = ${KEEP_SOURCE}, match_id = NULL,
-             updated_at = now()
-       WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $2
-                                    AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
-       RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    purge: reduceOffenses('evidence', `${EVIDENCE_HELD} AND o.created_at < $2 AND NOT ${STILL_NEEDED}`),
     due: `SELECT 1 FROM offenses o WHERE ${EVIDENCE_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
     oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${EVIDENCE_HELD}`,
   },
   reportText: {
     what: "reports' free text and the reporter the studio named",
-    purge: `WITH d AS (
-      UPDATE offenses o SET description = '', reporter_id = NULL,
-             context = (o.context - 'reporterId') || ${KEEP_SOURCE}, updated_at = now()
-       WHERE o.ctid = ANY (ARRAY(SELECT o.ctid FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $2
-                                    AND NOT ${STILL_NEEDED} ORDER BY o.created_at LIMIT $1))
-       RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    purge: reduceOffenses('text', `${TEXT_HELD} AND o.created_at < $2 AND NOT ${STILL_NEEDED}`),
     due: `SELECT 1 FROM offenses o WHERE ${TEXT_HELD} AND o.created_at < $1 AND NOT ${STILL_NEEDED}`,
     oldest: `SELECT min(o.created_at) AS at FROM offenses o WHERE ${TEXT_HELD}`,
   },
@@ -216,5 +206,4 @@ export async function runRetentionOnce(
   }
 }
 
-export { KEEP_SOURCE } from '../data/shapes/offense.js';
 export type { KindResult, RetentionDays, RetentionKind } from '../data/shapes/retention.js';

@@ -46,7 +46,7 @@ import type { OutboxRow } from '../queues/outbox.js';
 import { hashPassword } from '../security/secrets.js';
 import { passwordSignIn, type SignInResult } from './lockout.js';
 import { endConsoleSessionsOf } from '../data/repos/console-sessions.js';
-import { markCaseOffensesReviewed } from '../data/repos/offenses.js';
+import { markCaseOffensesReviewed } from '../lifecycles/offense.js';
 import { countReporterDecisions } from '../data/repos/reporters.js';
 
 export const USERNAME = /^[a-z0-9_.-]{3,64}$/;

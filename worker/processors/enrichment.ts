@@ -8,6 +8,7 @@ import { AddressPolicy } from '../../common/net/addresses.js';
 import { OutboundError, safeFetch } from '../../common/net/safe-fetch.js';
 import type { ProcessorDeps } from '../run.js';
 import { parseOffenseJob } from './offense-job.js';
+import { WRITE_EVIDENCE } from '../../common/lifecycles/offense.js';
 
 /** Longest text kept after normalisation (the longest input, anti-cheat logs, is 20,000). */
 export const TEXT_MAX_CHARS = 20_000;
@@ -259,10 +260,7 @@ class EvidenceStore {
       const { rows } = await withRetries(() =>
         pool.query<{ id: string }>({
           name: 'evidence-write',
-          text: `UPDATE offenses o SET evidence = u.next, updated_at = now()
-                   FROM unnest($1::uuid[], $2::jsonb[], $3::jsonb[]) AS u(id, next, expected)
-                  WHERE o.id = u.id AND o.evidence = u.expected
-                 RETURNING o.id`,
+          text: WRITE_EVIDENCE,
           values: [batch.map((b) => b.id), batch.map((b) => b.next), batch.map((b) => b.expected)],
         }),
       );

@@ -421,26 +421,3 @@ export async function findOffenseForModerator(
   const r = rows[0];
   return r && { offense: offenseFromRow(r), studioName: r.studio_name, caseId: r.case_id };
 }
-
-/**
- * Marks the offenses of a resolved case reviewed and resolved (their points move through the offense
- * life cycle, not here); answers each with what the resolution's effects need.
- */
-export async function markCaseOffensesReviewed(db: Queryable, caseId: string) {
-  const { rows } = await db.query<{
-    id: string;
-    studio_id: string;
-    penalty_points: number;
-    reporter_id: string | null;
-    match_id: string | null;
-    /** A notice's (a person's or a trusted flagger's): the studio did not file it. */
-    noticed: boolean;
-  }>(
-    `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
-       FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
-     RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id,
-               coalesce(o.context->>'source' IN ('notice', 'trusted_flagger'), false) AS noticed`,
-    [caseId],
-  );
-  return rows;
-}

@@ -89,6 +89,15 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     ).to.deep.equal([]);
   });
 
+  it('one module writes an offense, whatever the column (issue 49): the filing function creates them, nothing else but offense.ts writes them', () => {
+    expect(
+      writersBesides(['offense.ts'], writes('offenses')).filter(
+        // The report statement (a database function) is where offenses are made.
+        (file) => file !== path.join('common', 'data', 'functions', 'pt_file_reports.sql'),
+      ),
+    ).to.deep.equal([]);
+  });
+
   it("one module writes a reporter's mute, by hand or by Art. 23 (issue 49: a repository did too)", () => {
     expect(writersBesides(['misuse.ts'], /INSERT\s+INTO\s+reporters\s*\([^)]*\bmuted_/i)).to.deep.equal([]);
     expect(
