@@ -51,6 +51,7 @@ import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { applySanction, forgetSanctionTrigger } from './sanctions.js';
+import { ruleSanctionedCase } from '../data/repos/sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
 /**
@@ -329,6 +330,8 @@ export async function weighRules(
             wave.size >= (opts.waveMaxPlayers ?? 10_000))
         )
           delete actions.wave;
+        if (actions.sanction !== undefined && (await ruleSanctionedCase(client, rule.id, now.caseId)))
+          delete actions.sanction;
         if (Object.keys(actions).length === 0) return undefined;
         if (await inCooldown(client, rule, now.playerId)) return undefined;
         if (mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {

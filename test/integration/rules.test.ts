@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { caseFacts, conditionsSql } from '../../common/data/repos/rules.js';
 import { ruleMatches, type RuleConditions } from '../../common/domain/rules.js';
 import { linkPlayer } from '../../common/usecases/provisioning.js';
+import { weighRules } from '../../common/usecases/rules.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
   caseOfOffense,
@@ -573,6 +574,15 @@ describe('rules', function () {
       return rows[0]!.n === 3;
     });
     expect(await sanctionsOf(caseId)).to.have.length(1);
+    // A weighing whose transaction began before the rule's sanction was placed (it waited for the
+    // rule's lock) sees that sanction's start after its now(): as if so, the start moved ahead. The
+    // rule sanctions the case once all the same (two were placed under load before).
+    await api.pool.query(`UPDATE sanctions SET starts_at = now() + interval '1 minute' WHERE id = $1`, [
+      placed[0]!.id,
+    ]);
+    await weighRules(api.pool, [caseId]);
+    expect(await sanctionsOf(caseId)).to.have.length(1);
+    await api.pool.query(`UPDATE sanctions SET starts_at = created_at WHERE id = $1`, [placed[0]!.id]);
 
     // The player reads it as automated, naming the rule, and may appeal it.
     const headers = await playerBearer(api.url, studio.game, p);

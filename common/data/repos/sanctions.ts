@@ -138,6 +138,20 @@ export async function ruleSanctionsOfCase(
   return rows.map(fromRow);
 }
 
+/**
+ * Whether this rule already sanctioned this case (not revoked): a rule sanctions a case once. Read by
+ * the rule and the case, never by the clock: a weighing that waited for the rule's lock began before
+ * the other placed its sanction, so that sanction's start is after its `now()`, and "active" would
+ * miss it (two were placed under load).
+ */
+export async function ruleSanctionedCase(db: Queryable, ruleId: string, caseId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    'SELECT 1 FROM sanctions WHERE case_id = $1 AND rule_id = $2 AND revoked_at IS NULL LIMIT 1',
+    [caseId, ruleId],
+  );
+  return rows.length > 0;
+}
+
 /** A player's sanction by id, locked for the caller's transaction. */
 export async function findSanctionForUpdate(
   db: Queryable,
