@@ -1,4 +1,5 @@
 import type { Appeal, Sanction } from './api';
+import { NOTICE_CATEGORIES } from './generated/contract';
 
 /**
  * A time as every screen writes it: UTC, with the zone said, as the player reads it on the standing
@@ -50,3 +51,6 @@ export function safeHttpUrl(value: unknown): string | undefined {
     return undefined;
   }
 }
+
+/** A category of the EU Transparency Database in the words the public notice form uses. */
+export const categoryWords = (value: string) => NOTICE_CATEGORIES.find(([v]) => v === value)?.[1] ?? value;

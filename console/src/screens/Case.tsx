@@ -18,7 +18,7 @@ import {
 } from '../api';
 import { OffenseCard, asText } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
-import { SANCTION_WORDS, when } from '../format';
+import { categoryWords, SANCTION_WORDS, when } from '../format';
 import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
 import { ErrorLine } from '../components/ErrorLine';
@@ -27,8 +27,6 @@ import { Tags } from '../components/Tags';
 import { LIMITS, NEEDS_PERIOD, NOTICE_CATEGORIES, SANCTION_TYPES } from '../generated/contract';
 
 /** The sanction choices: none, then every type the API takes (the generated contract), in words. */
-/** A category of the EU database in the words the notice form uses. */
-const categoryWords = (value: string) => NOTICE_CATEGORIES.find(([v]) => v === value)?.[1] ?? value;
 
 export const SANCTION_CHOICES: readonly (readonly [string, string])[] = [
   ['', 'no sanction'],

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { CASE_SOURCES, LIMITS, NOTICE_CATEGORIES } from '../generated/contract';
+import { CASE_SOURCES, LIMITS } from '../generated/contract';
 import { Link } from 'react-router';
 import {
   archiveQueue,
@@ -15,6 +15,7 @@ import {
   type StudioWithGames,
 } from '../api';
 import { useAction, useLoad } from '../hooks';
+import { categoryWords } from '../format';
 import { ErrorLine } from '../components/ErrorLine';
 import { NoticeLine } from '../components/NoticeLine';
 import { SEVERITIES, TYPES } from './Queue';
@@ -30,7 +31,6 @@ const SOURCE_WORDS: Record<NonNullable<RoutingRule['sources']>[number], string> 
   notice: 'a notice',
   trusted_flagger: "a trusted flagger's notice",
 };
-const categoryWords = (c: string) => NOTICE_CATEGORIES.find(([k]) => k === c)?.[1] ?? c;
 
 /** A rule in words: "cheating or toxicity, high or worse, from Acme's Skyfall → Senior review". */
 export function ruleInWords(rule: RoutingRule, studios: StudioWithGames[]): string {
