@@ -63,9 +63,6 @@ export interface SanctionDecision {
   category?: TdbCategory | null;
 }
 
-/** @deprecated the earlier name of the record, as the Transparency Database module first had it. */
-export type RestrictionFacts = SanctionDecision;
-
 /** Whether some report of the case came from an automated system (an anti-cheat system, a game server). */
 export const detectedAutomatically = (d: Pick<SanctionDecision, 'case'>): boolean =>
   (d.case?.origins ?? []).some((o) => o === 'anticheat_system' || o === 'game_server');
@@ -126,7 +123,7 @@ export function deciderWords(d: SanctionDecision, what: string): string {
     case 'moderator':
       return case_
         ? `A moderator reviewed reports of ${what} and upheld them${wave}.`
-        : `A moderator decided it on their own initiative, with no report before them${wave}.`;
+        : `A moderator decided it on their own initiative, not as the decision on a case of reports${wave}.`;
   }
 }
 

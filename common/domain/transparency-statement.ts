@@ -52,7 +52,7 @@ const GROUND_OF_KIND: Record<OffenseType, string> = {
   griefing: "The game's terms of service: no deliberately spoiling the game for other players.",
 };
 
-export type { DecisionSource, RestrictionFacts, SanctionDecision } from './decision-record.js';
+export type { DecisionSource, SanctionDecision } from './decision-record.js';
 
 export interface TransparencyOptions {
   /** TDB_TERRITORIAL_SCOPE: where the decision applies (EU/EEA codes). */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { isUuid } from '../../domain/ids.js';
 import type { ReportOrigin, SanctionDecision, TdbCategory } from '../../domain/decision-record.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 import type { OffenseType, Severity } from '../../domain/reports.js';
@@ -264,7 +265,7 @@ export async function restrictionsOwedNowhere(
 
 /** The names of the studios among these platforms (`operator` is no studio). */
 export async function studioNames(db: Queryable, platforms: readonly string[]): Promise<Map<string, string>> {
-  const ids = platforms.filter((p) => /^[0-9a-f-]{36}$/i.test(p));
+  const ids = platforms.filter(isUuid);
   if (ids.length === 0) return new Map();
   const { rows } = await db.query<{ id: string; name: string }>(
     'SELECT id::text, name FROM studios WHERE id = ANY($1::uuid[])',

@@ -4,11 +4,11 @@ import {
   isRestriction,
   TDB,
   transparencyStatement,
-  type RestrictionFacts,
+  type SanctionDecision,
 } from '../../../common/domain/transparency-statement.js';
 import { validateStatement } from '../../../scripts/lib/transparency-database.js';
 
-const base: RestrictionFacts = {
+const base: SanctionDecision = {
   sanctionId: '7d2f6b1e-3c4a-4d5e-8f90-a1b2c3d4e5f6',
   type: 'temporary_ban',
   scope: 'global',
@@ -86,7 +86,7 @@ describe('Transparency Database statements: one mapping from a restriction (issu
   });
 
   it('source and automation from how it was detected and decided', () => {
-    const s = (f: Partial<RestrictionFacts>, c: Partial<NonNullable<RestrictionFacts['case']>> = {}) =>
+    const s = (f: Partial<SanctionDecision>, c: Partial<NonNullable<SanctionDecision['case']>> = {}) =>
       transparencyStatement({ ...base, ...f, case: { ...base.case!, ...c } }, opts);
     // A moderator on an anti-cheat detection: the platform's own initiative, partly automated.
     expect(s({})).to.include({
@@ -116,18 +116,20 @@ describe('Transparency Database statements: one mapping from a restriction (issu
   });
 
   it('the facts say what happened, and nothing that did not (issue 49)', () => {
-    const facts = (f: Partial<RestrictionFacts>) =>
+    const facts = (f: Partial<SanctionDecision>) =>
       transparencyStatement({ ...base, ...f }, opts).decision_facts!;
     // A moderator's own sanction: no case, no report, so none was upheld.
     const own = facts({ case: null });
-    expect(own).to.match(/^A moderator decided it on their own initiative, with no report before them\./);
+    expect(own).to.match(
+      /^A moderator decided it on their own initiative, not as the decision on a case of reports\./,
+    );
     expect(own).to.not.match(/reviewed reports|upheld/);
     // A ban wave and a ban approved by four eyes: placed by a moderator on no report, approved.
     expect(facts({ case: null, wave: { size: 40, approved: true } })).to.match(
-      /own initiative, with no report before them, as part of a ban wave of 40 accounts, which a second moderator approved before it ran\./,
+      /own initiative, not as the decision on a case of reports, as part of a ban wave of 40 accounts, which a second moderator approved before it ran\./,
     );
     expect(facts({ case: null, wave: { size: 1, approved: true } })).to.match(
-      /own initiative, with no report before them; a second moderator approved it before it took effect\./,
+      /own initiative, not as the decision on a case of reports; a second moderator approved it before it took effect\./,
     );
     // A notice: a member of the public notified it, in the category the notifier chose; never "players".
     const noticed = transparencyStatement(
