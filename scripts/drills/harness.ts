@@ -703,3 +703,36 @@ export class NpmStart {
     }
   }
 }
+
+/** What `offensesDone` reads of one offense: stored, filed into a case, its evidence enriched. */
+export interface OffenseDone {
+  id: string;
+  filed: boolean;
+  enriched: boolean;
+}
+
+/**
+ * The offenses of `ids` that are stored, each with whether it is filed and enriched; with `wait`,
+ * read again every 500 ms (a minute at most) until every one stored is both.
+ */
+export async function offensesDone(
+  db: Pick<import('pg').Client, 'query'>,
+  ids: readonly string[],
+  wait = false,
+): Promise<OffenseDone[]> {
+  const read = async () =>
+    (
+      await db.query<OffenseDone>(
+        `SELECT o.id, EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = o.id) AS filed,
+                NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE NOT e ? 'enrichment') AS enriched
+           FROM offenses o WHERE o.id = ANY($1::uuid[])`,
+        [ids],
+      )
+    ).rows;
+  let rows = await read();
+  for (let i = 0; wait && i < 120 && !rows.every((r) => r.filed && r.enriched); i++) {
+    await sleep(500);
+    rows = await read();
+  }
+  return rows;
+}

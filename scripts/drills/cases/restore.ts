@@ -7,7 +7,7 @@ import pg from 'pg';
 import { freePort } from '../../../common/services/ports.js';
 import { embeddedServer } from '../../../common/services/postgres.js';
 import type { DemoData } from '../../../common/usecases/seed.js';
-import { NpmStart, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
+import { NpmStart, offensesDone, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
 
 const run = promisify(execFile);
 
@@ -129,26 +129,13 @@ export async function restoreDrill(opts: {
     const db = new pg.Client({ connectionString: embeddedServer(dataDir).url });
     await db.connect();
     try {
-      const present = async () =>
-        (
-          await db.query<{ id: string; filed: boolean; enriched: boolean }>(
-            `SELECT o.id, EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = o.id) AS filed,
-                    NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE NOT e ? 'enrichment') AS enriched
-               FROM offenses o WHERE o.id = ANY($1::uuid[])`,
-            [before],
-          )
-        ).rows;
-      const stored = await present();
+      const stored = await offensesDone(db, before);
       checks.push({
         name: 'every report answered 201 before the backup is restored',
         ok: stored.length === before.length,
         detail: `${stored.length} of ${before.length}`,
       });
-      let rows = stored;
-      for (let i = 0; i < 120 && !rows.every((r) => r.filed && r.enriched); i++) {
-        await sleep(500);
-        rows = await present();
-      }
+      const rows = await offensesDone(db, before, true);
       const filed = rows.filter((r) => r.filed && r.enriched).length;
       checks.push({
         name: 'each filed into its case and enriched (the outbox re-sent to the new Redis)',

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { freePort } from '../../../common/services/ports.js';
 import { embeddedServer } from '../../../common/services/postgres.js';
 import type { DemoData } from '../../../common/usecases/seed.js';
-import { NpmStart, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
+import { NpmStart, offensesDone, sleep, type Check, type DrillCase, type DrillResult } from '../harness.js';
 
 const run = promisify(execFile);
 
@@ -144,25 +144,13 @@ export async function upgradeDrill(opts: {
     const db = new pg.Client({ connectionString: embeddedServer(dataDir).url! });
     await db.connect();
     try {
-      const present = async () =>
-        (
-          await db.query<{ id: string; filed: boolean; enriched: boolean }>(
-            `SELECT o.id, EXISTS (SELECT 1 FROM case_offenses co WHERE co.offense_id = o.id) AS filed,
-                    NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.evidence) e WHERE NOT e ? 'enrichment') AS enriched
-               FROM offenses o WHERE o.id = ANY($1::uuid[])`,
-            [answered],
-          )
-        ).rows;
-      let rows = await present();
+      const stored = await offensesDone(db, answered);
       checks.push({
         name: 'every report answered 201 is stored, once',
-        ok: rows.length === answered.length && new Set(answered).size === answered.length,
-        detail: `${rows.length} of ${answered.length}`,
+        ok: stored.length === answered.length && new Set(answered).size === answered.length,
+        detail: `${stored.length} of ${answered.length}`,
       });
-      for (let i = 0; i < 120 && !rows.every((r) => r.filed && r.enriched); i++) {
-        await sleep(500);
-        rows = await present();
-      }
+      const rows = await offensesDone(db, answered, true);
       const done = rows.filter((r) => r.filed && r.enriched).length;
       checks.push({
         name: 'each filed into its case and enriched, by either release',
