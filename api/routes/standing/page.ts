@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { utcWords, type StatementOfReasons } from '../../../common/domain/statement-of-reasons.js';
 import { escapeHtml } from '../oauth/page.js';
+import type { View } from '../../../common/view-schemas.js';
 
 /**
  * The player's standing page, rendered on the server: no script at all, one inline style allowed by
@@ -182,33 +183,8 @@ take to another service).</p>
   );
 }
 
-/** The player's copy of their data as the export holds it (the parts this page shows). */
-export interface PlayerCopy {
-  manifest: { generatedAt: string; title: string; parts: Record<string, string> };
-  player: {
-    serviceId: string;
-    fullName: string;
-    gamerTag: string;
-    trustScore: number;
-    isKycVerified: boolean;
-    createdAt: string;
-  };
-  games: { title: string; linkedAt: string }[];
-  offenses: { type: string; severity: string; penaltyPoints: number; status: string; createdAt: string }[];
-  accusedWords?: { reportedAt: string; words: string }[];
-  trustHistory: { points: number; scoreAfter: number; reason: string; createdAt: string }[];
-  sanctions: {
-    type: string;
-    scope: string;
-    reason: string;
-    startsAt: string;
-    expiresAt: string | null;
-    revokedAt: string | null;
-  }[];
-  strikes?: { createdAt: string; expiresAt: string; removedAt: string | null }[];
-  appeals: { reason: string; statement: string; status: string; createdAt: string }[];
-  statementsOfReasons?: StatementOfReasons[];
-}
+/** The player's copy of their data, as its schema declares it (common/view-schemas.ts PlayerExport). */
+export type PlayerCopy = View<'PlayerExport'>;
 
 const table = (caption: string, head: string[], rows: (string | number | null)[][]) =>
   rows.length === 0
