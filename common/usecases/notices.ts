@@ -228,9 +228,9 @@ function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: 
 const COMPLAINT_WORDS = {
   open: 'Your complaint was received and is with a moderator other than the one who decided.',
   granted: 'Your complaint was upheld: the notice is being reviewed again.',
-  /** Granted, and the notice decided again since: the new decision is the one above. */
+  /** Granted, and the notice decided again since: its standing is that new decision. */
   regranted:
-    'Your complaint was upheld: the notice was reviewed again, and the decision above is the new one.',
+    'Your complaint was upheld: the notice was reviewed again, and where it stands now is that new decision.',
   denied: 'Your complaint was reviewed by another moderator, who kept the decision.',
 } as const;
 

@@ -276,7 +276,7 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     // Decided again: the complaint's words no longer say the notice is being reviewed.
     expect(actionTaken.body.complaint).to.include({ status: 'granted' });
     expect(actionTaken.body.complaint!.words).to.not.include('being reviewed');
-    expect(actionTaken.body.complaint!.words).to.include('the decision above is the new one');
+    expect(actionTaken.body.complaint!.words).to.include('where it stands now is that new decision');
 
     // The audit log names the complaint's decision in words.
     const audit = await call<{ items: { summary: string; details: { appealId?: string } }[] }>(
