@@ -125,6 +125,13 @@ export interface Config {
   noticeComplaintDays: number;
   /** The notice pages' privacy notice: the controller and how to reach them (GDPR Art. 13). */
   noticePrivacy: { controller: string; contact: string };
+  /**
+   * E-mail to notifiers (README "Notices": "E-mail to the notifier"): the SMTP server (smtp:// or
+   * smtps://, with its credentials; unset: mails wait, pending, for one), the sender address, how long
+   * one send may take, the first wait after a passing failure (doubling, at most an hour) and how long
+   * a mail is retried before it fails.
+   */
+  mail: { smtpUrl: string | undefined; from: string; timeoutMs: number; retryBaseMs: number; retryHours: number };
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
   /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */
@@ -400,6 +407,14 @@ const schema = Joi.object({
   NOTICE_PRIVACY_CONTACT: Joi.string()
     .max(500)
     .default('the contact for personal data the game names in its own privacy policy'),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  MAIL_FROM: Joi.string()
+    .max(300)
+    .pattern(/^[^\r\n]+$/)
+    .default('Player Trust notices <notices@player-trust.localhost>'),
+  MAIL_TIMEOUT_MS: Joi.number().integer().min(1000).max(300_000).default(20_000),
+  MAIL_RETRY_BASE_MS: Joi.number().integer().min(10).max(3_600_000).default(30_000),
+  MAIL_RETRY_HOURS: Joi.number().integer().min(1).max(720).default(72),
   PROTECTED_TAGS: Joi.string()
     .pattern(/^[a-z0-9][a-z0-9_-]{0,31}(,[a-z0-9][a-z0-9_-]{0,31})*$/)
     .allow('')
@@ -570,6 +585,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
     noticePrivacy: { controller: v.NOTICE_PRIVACY_CONTROLLER, contact: v.NOTICE_PRIVACY_CONTACT },
+    mail: {
+      smtpUrl: v.SMTP_URL,
+      from: v.MAIL_FROM,
+      timeoutMs: v.MAIL_TIMEOUT_MS,
+      retryBaseMs: v.MAIL_RETRY_BASE_MS,
+      retryHours: v.MAIL_RETRY_HOURS,
+    },
     protectedTags: Object.freeze(String(v.PROTECTED_TAGS).split(',').filter(Boolean)),
     waves: { approvalAbove: v.WAVE_APPROVAL_ABOVE, maxPlayers: v.WAVE_MAX_PLAYERS, batch: v.WAVE_BATCH },
     fourEyesPermanentBans: v.FOUR_EYES_PERMANENT_BANS,

@@ -301,6 +301,39 @@ export class ApiMetrics {
         if (read) this.set(read.age);
       },
     });
+    // Mails to notifiers (issue 51): the pending ones are a partial index (migration 046).
+    const readMails = sharedWhilePending(async () => {
+      try {
+        const { rows } = await db.query<{ pending: number; age: number }>(
+          `SELECT count(*)::int AS pending, coalesce(extract(epoch FROM now() - min(created_at))::float8, 0) AS age
+             FROM notifier_mails WHERE state = 'pending'`,
+        );
+        return rows[0]!;
+      } catch (err) {
+        onError(err as Error);
+        return undefined;
+      }
+    });
+    new Gauge({
+      name: 'player_trust_notifier_mails_pending',
+      help: 'E-mails to notifiers not yet sent (nor ended).',
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readMails();
+        if (read) this.set(read.pending);
+      },
+    });
+    new Gauge({
+      name: 'player_trust_notifier_mails_oldest_pending_seconds',
+      help: 'Age of the oldest e-mail to a notifier not yet sent (0 when none).',
+      aggregator: 'max',
+      registers: [this.registry],
+      async collect() {
+        const read = await readMails();
+        if (read) this.set(read.age);
+      },
+    });
     new Gauge({
       name: 'player_trust_outbox_unsent',
       // Every API process reads the same state: aggregated across them, the worst, never a sum.
@@ -362,6 +395,14 @@ export class WorkerMetrics {
   readonly transparencyStatements = new Counter({
     name: 'player_trust_transparency_statements_total',
     help: 'Statements submitted to the DSA Transparency Database, by outcome: sent (201), already_held (the database had its puid), refused (422), dry_run (written for review).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** Mails to notifiers, by outcome (sent, retried, rejected, failed, withdrawn). */
+  readonly notifierMails = new Counter({
+    name: 'player_trust_notifier_mails_total',
+    help: 'Sends of e-mails to notifiers, by outcome: sent (the SMTP server took it), retried (a passing failure), rejected (a 5xx bounce), failed (out of retries), withdrawn (no address left).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

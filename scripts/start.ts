@@ -2,6 +2,7 @@ import { ensureConsoleBuilt } from './console-build.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from '../common/config.js';
@@ -165,10 +166,11 @@ async function portIsFree(): Promise<boolean> {
   });
 }
 
-function launch(name: string, file: string, env: NodeJS.ProcessEnv, restarts = 0): void {
+function launch(name: string, file: string, env: NodeJS.ProcessEnv, restarts = 0, argv?: string[]): void {
   // The tracing hook first (common/tracing/register.ts): it does nothing unless OTLP is configured.
   const tracing = path.join(root, 'common/tracing/register.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', tracing, path.join(root, file)], {
+  const args = argv ?? ['--import', 'tsx', '--import', tracing, path.join(root, file)];
+  const child = spawn(process.execPath, args, {
     env,
     stdio: 'inherit',
     cwd: root,
@@ -181,9 +183,48 @@ function launch(name: string, file: string, env: NodeJS.ProcessEnv, restarts = 0
     const delay = Math.min(1000 * 2 ** restarts, 30_000);
     log.error({ process: name, code, signal, restartInMs: delay }, 'process exited; restarting');
     setTimeout(() => {
-      if (!shuttingDown && !stopRequested) launch(name, file, env, restarts + 1);
+      if (!shuttingDown && !stopRequested) launch(name, file, env, restarts + 1, argv);
     }, delay).unref();
   });
+}
+
+/** A free loopback port: `preferred` when it is free, else one the system picks. */
+async function freePort(preferred: number): Promise<number> {
+  const tryPort = (port: number) =>
+    new Promise<number | undefined>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(undefined));
+      probe.listen(port, '127.0.0.1', () => {
+        const got = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(got));
+      });
+    });
+  return (await tryPort(preferred)) ?? (await tryPort(0))!;
+}
+
+/**
+ * Without SMTP_URL, mails to notifiers go to a development mailbox (maildev, a development dependency)
+ * on loopback ports: its SMTP server takes them, its web page shows them. Undefined when maildev is
+ * not installed (npm ci --omit=dev): the mails then wait, pending, for an SMTP_URL.
+ */
+async function startMailbox(): Promise<{ smtpUrl: string; webUrl: string } | undefined> {
+  let bin: string;
+  try {
+    bin = path.join(
+      path.dirname(createRequire(import.meta.url).resolve('maildev/package.json')),
+      'bin/maildev',
+    );
+  } catch {
+    log.warn(
+      'SMTP_URL is not set and the development mailbox (maildev) is not installed: mails to notifiers wait',
+    );
+    return undefined;
+  }
+  const smtp = await freePort(1025);
+  const web = await freePort(smtp === 1025 ? 1080 : 0);
+  const argv = [bin, '--smtp', String(smtp), '--web', String(web), '--ip', '127.0.0.1', '--silent'];
+  launch('mailbox', bin, { ...process.env }, 0, argv);
+  return { smtpUrl: `smtp://127.0.0.1:${smtp}`, webUrl: `http://127.0.0.1:${web}` };
 }
 
 /** An embedded server that dies takes the service down with a clear message (rather than 503s). */
@@ -288,8 +329,10 @@ try {
     log.info({ standbys: standbys.map((s) => s.port) }, 'hot standbys started');
   }
   const replicaUrls = [...config.databaseReplicaUrls, ...standbys.map((s) => s.url)];
+  const mailbox = config.mail.smtpUrl ? undefined : await startMailbox();
   const env = {
     ...process.env,
+    ...(mailbox ? { SMTP_URL: mailbox.smtpUrl } : {}),
     ...(replicaUrls.length ? { DATABASE_REPLICA_URLS: replicaUrls.join(',') } : {}),
     DATABASE_URL: backends.databaseUrl,
     REDIS_URL: backends.redisUrl,
@@ -307,6 +350,11 @@ try {
       `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs   health: ${apiUrl}/readyz`,
       `  players' standing page: ${apiUrl}/standing   public notice form: ${apiUrl}/notice (where a notice stands: ${apiUrl}/notice/status)`,
       `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
+      mailbox
+        ? `  e-mail to notifiers: development mailbox ${mailbox.webUrl} (SMTP ${mailbox.smtpUrl}; set SMTP_URL for a real server)`
+        : config.mail.smtpUrl
+          ? `  e-mail to notifiers: through ${new URL(config.mail.smtpUrl).host} as ${config.mail.from}`
+          : '  e-mail to notifiers: none (set SMTP_URL): mails wait until a server is configured',
     ];
     if (standbys.length)
       lines.push(

@@ -137,3 +137,20 @@ export const STANDING_WORDS: Record<NoticeStanding, string> = {
   no_action:
     "A moderator did not find that the player broke the law or the game's rules as described: no action was taken.",
 };
+
+/** What a notifier reads of its complaint (DSA Art. 20), on its page and in its e-mail. */
+export const COMPLAINT_WORDS = {
+  open: 'Your complaint was received and is with a moderator other than the one who decided.',
+  granted: 'Your complaint was upheld: the notice is being reviewed again.',
+  /** Granted, and the notice decided again since: its standing is that new decision. */
+  regranted:
+    'Your complaint was upheld: the notice was reviewed again, and where it stands now is that new decision.',
+  denied: 'Your complaint was reviewed by another moderator, who kept the decision.',
+} as const;
+
+/** How a decided notice can be taken further (Art. 16(5), 20, 21). */
+export const NOTIFIER_REDRESS =
+  'If you disagree, you can bring the decision to a certified out-of-court dispute settlement body (DSA Art. 21) or to a court.';
+/** A notice acted on, then reversed on the player's appeal. */
+export const REVERSED_WORDS =
+  'Action was first taken, then reversed when the player contested it and a moderator agreed: no action stands.';

@@ -23,6 +23,8 @@ import { type StandingFacts } from '../data/shapes/notice.js';
 export interface NoticeRecord {
   id: string;
   secretHash: Buffer;
+  /** The secret sealed with the server secret, for the mails' links: only with an e-mail (notifier-mail.ts). */
+  secretSealed: Buffer | null;
   offenseId: string;
   gameId: string;
   category: TdbCategory;
@@ -38,8 +40,8 @@ export interface NoticeRecord {
 export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void> {
   await db.query(
     `INSERT INTO notices (id, secret_hash, offense_id, player_id, game_id, category, source, trusted_flagger_id,
-                          notifier_name, notifier_email, sender_key)
-     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9, $10)`,
+                          notifier_name, notifier_email, sender_key, secret_sealed)
+     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       n.id,
       n.secretHash,
@@ -51,6 +53,7 @@ export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void
       n.notifierName,
       n.notifierEmail,
       n.senderKey,
+      n.notifierEmail ? n.secretSealed : null,
     ],
   );
 }
@@ -121,9 +124,11 @@ export function standingOf(f: StandingFacts): {
 
 /**
  * Retention (common/lifecycles/retention.ts): at most $1 notices filed before $2 lose their notifier's name
- * and e-mail (the notice, its category and its outcome stay); `n` how many.
+ * and e-mail, and the sealed secret the mails' links carried (the notice, its category, its outcome and
+ * the record of the mails sent, which name nobody, stay); `n` how many. A mail still pending then ends
+ * withdrawn.
  */
-export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_name = NULL, notifier_email = NULL
+export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_name = NULL, notifier_email = NULL, secret_sealed = NULL
    WHERE ctid = ANY (ARRAY(SELECT ctid FROM notices WHERE (notifier_name IS NOT NULL OR notifier_email IS NOT NULL)
                              AND created_at < $2 ORDER BY created_at LIMIT $1)) RETURNING 1)
   SELECT count(*)::int AS n FROM d`;

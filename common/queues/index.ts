@@ -34,6 +34,8 @@ export const JOB_NAMES = {
   weighRules: 'weigh-rules',
   /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */
   submitStatements: 'submit-statements',
+  /** On the webhooks queue (outbound): one e-mail to a notifier (common/lifecycles/notifier-mail.ts). */
+  sendMail: 'send-mail',
 } as const;
 
 /**
@@ -53,7 +55,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.runWave,
     JOB_NAMES.weighRules,
   ],
-  [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements],
+  [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements, JOB_NAMES.sendMail],
 };
 
 /** How long a job of a kind a worker does not know waits before a worker looks at it again. */

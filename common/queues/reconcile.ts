@@ -21,7 +21,8 @@ import { send, type OutboxRow } from './outbox.js';
  * - submit-statements: no statement of its platform is pending (sent or refused by the Transparency
  *   Database);
  * - run-wave: the wave is no longer scheduled, running or rolling back;
- * - erase-player: the erasure is no longer pending (done, or cancelled).
+ * - erase-player: the erasure is no longer pending (done, or cancelled);
+ * - send-mail: the mail to the notifier is no longer pending (sent, rejected, failed or withdrawn).
  *
  * (weigh-rules has no mark of its own: a lost weighing is made up by the next scheduled one.)
  *
@@ -78,6 +79,8 @@ const NOT_DONE = `
        WHEN '${JOB_NAMES.runWave}' THEN
          NOT EXISTS (SELECT 1 FROM waves w WHERE w.id = (o.payload->>'waveId')::uuid
                        AND w.state IN ('scheduled', 'running', 'rolling_back'))
+       WHEN '${JOB_NAMES.sendMail}' THEN
+         NOT EXISTS (SELECT 1 FROM notifier_mails m WHERE m.id = (o.payload->>'mailId')::uuid AND m.state = 'pending')
        ELSE true END
    ORDER BY o.id LIMIT $5`;
 

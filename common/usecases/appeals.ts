@@ -5,6 +5,8 @@ import { recordAppealDecision, recordFiling } from '../lifecycles/appeal.js';
 import { removeStrikeOfCase } from '../lifecycles/sanction.js';
 import { senderOfKey, withdrawMark, type MisusePolicy } from '../lifecycles/misuse.js';
 import { reopenForNotice } from '../lifecycles/review-case.js';
+import { recordMail, tellDecisions } from '../lifecycles/notifier-mail.js';
+import { gameTitleOfNotice } from '../data/repos/notices.js';
 import { applyMark } from './misuse.js';
 import { isUniqueViolation, withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import {
@@ -450,6 +452,8 @@ export async function decideAppeal(
         });
         refunded = moved.points;
         scores = { before: moved.before, after: moved.after };
+        // A notice acted on and now reversed: its notifier is told (Art. 16(5)).
+        outbox.push(...(await tellDecisions(client, offenseIds, { complaintDays: options.complaintDays, now })));
         if (refunded > 0) {
           const change = {
             playerId: appeal.serviceId,
@@ -516,6 +520,8 @@ export interface DecideOptions {
   /** TRUSTED_FLAGGER_DUE_HOURS, for a reopened case holding a trusted flagger's notice. */
   flaggedDueHours: number;
   misuse: MisusePolicy;
+  /** NOTICE_COMPLAINT_DAYS, for the decision mail of a notice the appeal reverses. */
+  complaintDays: number;
 }
 
 /**
@@ -582,5 +588,11 @@ async function decideComplaint(
       options.misuse,
       now,
     );
-  return { appeal: (await findAppeal(client, appeal.id))!, outbox: [] };
+  // The notifier is told the complaint's outcome (Art. 20(5)), by e-mail when they gave one.
+  const outbox = await recordMail(client, {
+    noticeId: subject.id,
+    kind: 'complaint_decided',
+    facts: { status: d.decision, decidedAt: now.toISOString(), game: await gameTitleOfNotice(client, subject.id) },
+  });
+  return { appeal: (await findAppeal(client, appeal.id))!, outbox };
 }

@@ -2,6 +2,7 @@ import { lockPlayerRow } from '../data/repos/trust.js';
 import Joi from 'joi';
 import { claimVerdict, dropLease, grantLease, releaseVerdict, type Lease } from '../lifecycles/lease.js';
 import { assign, escalateToSenior, moveToQueue, recordResolution } from '../lifecycles/review-case.js';
+import { tellDecisions } from '../lifecycles/notifier-mail.js';
 import { check, text } from '../validation.js';
 import {
   isUniqueViolation,
@@ -242,6 +243,8 @@ export async function resolveCase(
   strikes?: StrikePolicy,
   /** A sanction that must wait for a second moderator is refused here (README "Four eyes"). */
   fourEyes?: FourEyes,
+  /** NOTICE_COMPLAINT_DAYS: until when a notifier told of a dismissal may contest it. */
+  complaintDays = 183,
 ): Promise<{ case: CaseRecord; outbox: OutboxRow[] }> {
   const { outcome, note, sanction } = check<{ outcome: Outcome; note: string; sanction?: SanctionInput }>(
     resolutionSchema,
@@ -324,6 +327,14 @@ export async function resolveCase(
       outbox.push(...given.outbox);
     }
     outbox.push(...(await emitResolutionEvents(client, resolved, effects, placed)));
+    // The notifiers of the case's notices are told the decision (Art. 16(5)), by e-mail when they gave one.
+    outbox.push(
+      ...(await tellDecisions(
+        client,
+        effects.offenses.map((o) => o.id),
+        { complaintDays, now },
+      )),
+    );
     return { case: resolved, outbox };
   });
 }

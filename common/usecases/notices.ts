@@ -13,6 +13,9 @@ import {
   noticeSchema,
   flaggerNoticeSchema,
   STANDING_WORDS,
+  COMPLAINT_WORDS,
+  NOTIFIER_REDRESS as REDRESS,
+  REVERSED_WORDS as REVERSED,
   type NoticeInput,
 } from '../domain/notices.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
@@ -30,6 +33,8 @@ import {
 import { CURSOR, decodeCursor, encodeCursor, invalidCursor } from '../cursor.js';
 import { presentSender } from './misuse.js';
 import { canContest, recordNotice, standingOf, takeQuota } from '../lifecycles/notice.js';
+import { recordMail } from '../lifecycles/notifier-mail.js';
+import { sealWebhookSecret } from '../security/webhook-secrets.js';
 import {
   flaggerByKeyHash,
   flaggersWithAccuracy,
@@ -178,9 +183,11 @@ export async function fileNotice(
         { headers: { 'Retry-After': String(outcome!.retryAfterSeconds) } },
       );
     if (outcome!.status !== 'created') throw notFound(`A player ${input.player} of this game`);
+    const notifierEmail = sender.kind === 'flagger' ? null : (input.email ?? null);
     await recordNotice(client, {
       id: noticeId,
       secretHash: sha256(secret),
+      secretSealed: notifierEmail ? sealWebhookSecret(secret, deps.pepper) : null,
       offenseId,
       gameId: input.gameId,
       category: input.category,
@@ -189,10 +196,16 @@ export async function fileNotice(
       // not counted as the flagger's, and the row says so (notices_check ties the id to the source).
       trustedFlaggerId: trusted ? sender.flagger.id : null,
       notifierName: sender.kind === 'flagger' ? null : (input.name ?? null),
-      notifierEmail: sender.kind === 'flagger' ? null : (input.email ?? null),
+      notifierEmail,
       senderKey,
     });
-    return outcome!.outbox;
+    // The acknowledgement of receipt (Art. 16(4)), when the notifier gave an e-mail.
+    const mail = await recordMail(client, {
+      noticeId,
+      kind: 'notice_received',
+      facts: { receivedAt: submittedAt, category: input.category, game: game.title },
+    });
+    return [...outcome!.outbox, ...mail];
   });
   return {
     receipt: {
@@ -224,21 +237,6 @@ function refuseSuspended<S extends { suspension: MeasureRow | null }>(standing: 
     });
   return standing;
 }
-
-const COMPLAINT_WORDS = {
-  open: 'Your complaint was received and is with a moderator other than the one who decided.',
-  granted: 'Your complaint was upheld: the notice is being reviewed again.',
-  /** Granted, and the notice decided again since: its standing is that new decision. */
-  regranted:
-    'Your complaint was upheld: the notice was reviewed again, and where it stands now is that new decision.',
-  denied: 'Your complaint was reviewed by another moderator, who kept the decision.',
-} as const;
-
-/** How a decided notice can be taken further (Art. 16(5), 20, 21). */
-const REDRESS =
-  'If you disagree, you can bring the decision to a certified out-of-court dispute settlement body (DSA Art. 21) or to a court.';
-const REVERSED =
-  'Action was first taken, then reversed when the player contested it and a moderator agreed: no action stands.';
 
 /** Where a notice stands, as its notifier may read it: nothing about the player beyond the outcome. */
 export function presentStanding(
@@ -360,9 +358,9 @@ export async function fileComplaint(
   secret: string,
   body: unknown,
   now: Date = new Date(),
-): Promise<NoticeStandingView> {
+): Promise<{ standing: NoticeStandingView; outbox: OutboxRow[] }> {
   const { statement } = check<{ statement: string }>(complaintSchema, body);
-  const row = await withTransaction(deps.pool, async (client) => {
+  const { row, outbox } = await withTransaction(deps.pool, async (client) => {
     const notice = await noticeOfReceipt(client, id, secret, true);
     refuseSuspended(await senderStanding(client, [notice.sender_key], deps.misuse.windowDays, now));
     const { decidedAt } = standingOf(notice);
@@ -386,9 +384,16 @@ export async function fileComplaint(
       if (!isUniqueViolation(err)) throw err;
       throw new AppError(409, 'complaint_exists', 'A complaint about this decision was already made.');
     }
-    return (await noticeStandingRow(client, id))!;
+    const row = (await noticeStandingRow(client, id))!;
+    // Its receipt by e-mail, when the notifier gave one.
+    const mail = await recordMail(client, {
+      noticeId: row.id,
+      kind: 'complaint_received',
+      facts: { filedAt: now.toISOString(), game: row.game_title },
+    });
+    return { row, outbox: mail };
   });
-  return standingFor(deps, row, now);
+  return { standing: await standingFor(deps, row, now), outbox };
 }
 
 /**

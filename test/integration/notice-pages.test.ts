@@ -94,7 +94,7 @@ describe('the public notice pages in headless Chromium', function () {
     await privacy.getByText(`Notice Studio GmbH ${XSS}`).waitFor();
     await privacy.getByText('privacy@notice.example').waitFor();
     await privacy.getByText(/deleted 90 days after your notice/).waitFor();
-    await privacy.getByText(/We do not send e-mails/).waitFor();
+    await privacy.getByText(/we write to you when we receive your notice, when it is decided/).waitFor();
     await accessible(page, 'form');
 
     // Sent empty first: every field to correct is named, linked to its field, nothing stored.

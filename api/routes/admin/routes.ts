@@ -163,6 +163,7 @@ export function adminRoutes(deps: ApiDeps): Router {
         appealWindowDays: deps.config.appealWindowDays,
       },
       { protectedTags: deps.config.protectedTags, permanentBans: deps.config.fourEyesPermanentBans },
+      deps.config.noticeComplaintDays,
     );
     deps.dispatcher.enqueue(result.outbox);
     ctx.body = presentCase(result.case) satisfies Answer<Paths, '/v1/admin/cases/{caseId}/resolve', 'post'>;

@@ -104,6 +104,7 @@ export function appealRoutes(deps: ApiDeps): Router {
         dueHours: deps.config.caseDueHours,
         flaggedDueHours: deps.config.trustedFlaggerDueHours,
         misuse: deps.config.misuse,
+        complaintDays: deps.config.noticeComplaintDays,
       },
     );
     deps.dispatcher.enqueue(outbox);

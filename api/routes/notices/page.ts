@@ -2,11 +2,12 @@ import type { FieldError } from '../../../common/errors.js';
 import { ANONYMOUS_CATEGORIES, CATEGORY_WORDS, NOTICE_CATEGORIES } from '../../../common/domain/notices.js';
 import { utcWords } from '../../../common/domain/statement-of-reasons.js';
 import type { NoticeReceipt, NoticeStandingView } from '../../../common/usecases/notices.js';
-import { e, layout } from '../standing/page.js';
+import crypto from 'node:crypto';
+import { e, layout, STANDING_CSP } from '../standing/page.js';
 
 /**
  * The public notice pages (DSA Art. 16; README "Notices"), rendered on the server like the standing
- * page: no script, the same style and Content-Security-Policy, every text escaped, labelled fields,
+ * page: no script (but the one that reads an e-mail's link, RECEIPT_SCRIPT), the same style and Content-Security-Policy, every text escaped, labelled fields,
  * errors tied to their fields, usable by keyboard and screen reader.
  */
 
@@ -68,9 +69,9 @@ export function privacySection(p: NoticePrivacy): string {
 <dl>
 <dt>Who is responsible for it</dt><dd>${e(p.controller)}</dd>
 <dt>How to reach them</dt><dd>${e(p.contact)}</dd>
-<dt>What is kept, and why</dt><dd>Your name and e-mail, to handle your notice and to answer questions about it (EU Digital Services Act, Art. 16), and a keyed hash of your address and e-mail to limit how many notices one sender may send and to act on manifestly unfounded ones (Art. 23). The player you report is never told who you are.</dd>
+<dt>What is kept, and why</dt><dd>Your name and e-mail, to handle your notice and to write to you about it (EU Digital Services Act, Art. 16), and a keyed hash of your address and e-mail to limit how many notices one sender may send and to act on manifestly unfounded ones (Art. 23). The player you report is never told who you are.</dd>
 <dt>For how long</dt><dd>Your name and e-mail are deleted ${e(p.retentionDays)} days after your notice; the notice itself, its category and its outcome are kept without them.</dd>
-<dt>E-mail</dt><dd>We do not send e-mails: keep your receipt (the notice id and its secret) to see where your notice stands.</dd>
+<dt>E-mail</dt><dd>If you give your e-mail, we write to you when we receive your notice, when it is decided, and about a complaint you make: each e-mail links to your notice's page. Without one, keep your receipt (the notice id and its secret) to see where your notice stands.</dd>
 <dt>Your rights</dt><dd>You may ask the contact above for access to, correction or erasure of your data, and complain to your data protection authority (GDPR Art. 15 to 17, 77).</dd>
 </dl>
 </section>`;
@@ -145,12 +146,34 @@ export function receiptPage(r: NoticeReceipt) {
   );
 }
 
-export function statusFormPage(input: { csrf: string; error?: string; noticeId?: string }) {
+/**
+ * The one script of the notice pages: a link from an e-mail carries the receipt in its fragment
+ * (`#id=…&secret=…`, never sent to a server nor kept in its logs); the script takes it out of the
+ * address bar and history, puts it in the form and sends the form. Without script, the form is shown
+ * and the receipt is typed (the e-mail names the notice id). Allowed by its hash alone (RECEIPT_CSP).
+ */
+export const RECEIPT_SCRIPT = `(function () {
+  var h = new URLSearchParams(location.hash.slice(1)), id = h.get('id'), secret = h.get('secret');
+  if (!id || !secret) return;
+  history.replaceState(null, '', location.pathname);
+  var f = document.getElementById('receipt');
+  f.elements.notice_id.value = id;
+  f.elements.secret.value = secret;
+  f.submit();
+})();`;
+
+/** The status form page's policy: the standing pages' own, and the receipt script by its hash. */
+export const RECEIPT_CSP = STANDING_CSP.replace(
+  "default-src 'none';",
+  `default-src 'none'; script-src 'sha256-${crypto.createHash('sha256').update(RECEIPT_SCRIPT).digest('base64')}';`,
+);
+
+export function statusFormPage(input: { csrf: string; error?: string; noticeId?: string; fromLink?: boolean }) {
   return layout(
     'Where your notice stands',
     `<h1>Where your notice stands</h1>
 ${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
-<form method="post" action="/notice/status" aria-labelledby="status-heading">
+<form method="post" action="/notice/status" aria-labelledby="status-heading" id="receipt">
 <h2 id="status-heading">Your receipt</h2>
 <input type="hidden" name="csrf" value="${e(input.csrf)}">
 <label for="notice_id">Notice id</label>
@@ -159,7 +182,8 @@ ${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
 <input type="password" id="secret" name="secret" maxlength="200" required autocomplete="off">
 <button type="submit">Show</button>
 </form>
-<p><a href="/notice">Send a notice</a></p>`,
+<p>The link in our e-mails opens this page with your receipt filled in.</p>
+<p><a href="/notice">Send a notice</a></p>${input.fromLink ? `\n<script>${RECEIPT_SCRIPT}</script>` : ''}`,
   );
 }
 

@@ -29,7 +29,14 @@ import {
 } from '../../../common/usecases/misuse.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
-import { noticeFormPage, receiptPage, statusFormPage, statusPage, type NoticeFormValues } from './page.js';
+import {
+  noticeFormPage,
+  RECEIPT_CSP,
+  receiptPage,
+  statusFormPage,
+  statusPage,
+  type NoticeFormValues,
+} from './page.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
 import { param } from '../../params.js';
@@ -165,7 +172,9 @@ export function noticeRoutes(deps: ApiDeps): Router {
   // The notifier's page.
   router.get('/notice/status', (ctx) => {
     pageHeaders(ctx);
-    ctx.body = statusFormPage({ csrf: csrfToken(ctx) });
+    // The page an e-mail's link opens: its script reads the receipt from the fragment.
+    ctx.set('Content-Security-Policy', RECEIPT_CSP);
+    ctx.body = statusFormPage({ csrf: csrfToken(ctx), fromLink: true });
   });
   /**
    * A form sent with a receipt (the status page's, the complaint's): its id, secret and fields, or
@@ -212,7 +221,8 @@ export function noticeRoutes(deps: ApiDeps): Router {
     const { id, secret } = form;
     const statement = str(form.fields.statement) ?? '';
     try {
-      const standing = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
+      const { standing, outbox } = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
+      deps.dispatcher.enqueue(outbox);
       ctx.status = 201;
       ctx.body = statusPage(standing, privacy, { csrf: csrfToken(ctx), secret });
     } catch (err) {
@@ -263,14 +273,16 @@ export function noticeRoutes(deps: ApiDeps): Router {
     )) satisfies Answer<Paths, '/v1/notices/{noticeId}', 'get'>;
   });
   router.post('/v1/notices/:noticeId/complaint', requireJsonBody(), async (ctx) => {
-    ctx.status = 201;
-    ctx.body = (await fileComplaint(
+    const { standing, outbox } = await fileComplaint(
       noticeDeps,
       param(ctx, 'noticeId'),
       ctx.get('notice-secret'),
       ctx.request.body,
       deps.clock(),
-    )) satisfies Answer<Paths, '/v1/notices/{noticeId}/complaint', 'post', 201>;
+    );
+    deps.dispatcher.enqueue(outbox);
+    ctx.status = 201;
+    ctx.body = standing satisfies Answer<Paths, '/v1/notices/{noticeId}/complaint', 'post', 201>;
   });
 
   // A game's in-game reporter: the outcome of a report it filed with a reporterId.

@@ -6,6 +6,15 @@ import { STANDING_COLUMNS, STANDING_JOINS, type StandingFacts } from '../shapes/
 import type { FlaggerRow } from '../shapes/trusted-flagger.js';
 import type { AppealStatus } from '../shapes/appeal.js';
 
+/** The title of the game a notice names (for its notifier's mails). */
+export async function gameTitleOfNotice(db: Queryable, noticeId: string): Promise<string> {
+  const { rows } = await db.query<{ title: string }>(
+    'SELECT g.title FROM notices n JOIN games g ON g.id = n.game_id WHERE n.id = $1',
+    [noticeId],
+  );
+  return rows[0]?.title ?? '';
+}
+
 /** The offense a notice was filed as; undefined when there is no such notice. */
 export async function offenseOfNotice(db: Queryable, noticeId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [
@@ -40,8 +49,8 @@ const STANDING_SELECT = `SELECT ${NOTICE_COLUMNS} FROM ${NOTICE_FROM}`;
 
 /** A game a notice names: its studio and its limits; undefined when there is none. */
 export async function gameForNotice(db: Queryable, gameId: string) {
-  const { rows } = await db.query<{ studio_id: string; limits: LimitOverrides }>(
-    'SELECT studio_id, limits FROM games WHERE id = $1',
+  const { rows } = await db.query<{ studio_id: string; title: string; limits: LimitOverrides }>(
+    'SELECT studio_id, title, limits FROM games WHERE id = $1',
     [gameId],
   );
   return rows[0];
@@ -72,6 +81,24 @@ export async function noticeStandingRow(
     [id],
   );
   return rows[0];
+}
+
+/**
+ * The notices filed as these offenses whose notifier gave an e-mail, where each stands, with the
+ * facts of the last decision its notifier was written about (null: none yet): what tells a decision
+ * owed a mail (common/lifecycles/notifier-mail.ts).
+ */
+export async function mailedNoticesOfOffenses(db: Queryable, offenseIds: readonly string[]) {
+  if (offenseIds.length === 0) return [];
+  const { rows } = await db.query<StandingRow & { told: Record<string, unknown> | null }>(
+    `SELECT ${NOTICE_COLUMNS}, t.told FROM ${NOTICE_FROM}
+       LEFT JOIN LATERAL (SELECT m.facts AS told FROM notifier_mails m
+                           WHERE m.notice_id = n.id AND m.kind = 'notice_decided'
+                           ORDER BY m.created_at DESC, m.id DESC LIMIT 1) t ON true
+      WHERE n.offense_id = ANY($1::uuid[]) AND n.notifier_email IS NOT NULL`,
+    [offenseIds],
+  );
+  return rows;
 }
 
 /** Where a studio's report that names a reporter stands; undefined for another's, or one without. */

@@ -67,6 +67,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     );
   });
 
+  it('one module writes the mails owed to notifiers (issue 51): no other source file inserts or updates one', () => {
+    expect(writersBesides(['notifier-mail.ts'], writes('notifier_mails'))).to.deep.equal([]);
+  });
+
   it('one module each writes notices, trusted flaggers, misuse marks and measures, and erasures (issues 36, 37)', () => {
     expect(writersBesides(['notice.ts'], writes('(notices|notice_quota)'))).to.deep.equal([]);
     expect(writersBesides(['trusted-flagger.ts'], writes('trusted_flaggers'))).to.deep.equal([]);
