@@ -131,7 +131,13 @@ export interface Config {
    * one send may take, the first wait after a passing failure (doubling, at most an hour) and how long
    * a mail is retried before it fails.
    */
-  mail: { smtpUrl: string | undefined; from: string; timeoutMs: number; retryBaseMs: number; retryHours: number };
+  mail: {
+    smtpUrl: string | undefined;
+    from: string;
+    timeoutMs: number;
+    retryBaseMs: number;
+    retryHours: number;
+  };
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
   /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */

@@ -453,7 +453,9 @@ export async function decideAppeal(
         refunded = moved.points;
         scores = { before: moved.before, after: moved.after };
         // A notice acted on and now reversed: its notifier is told (Art. 16(5)).
-        outbox.push(...(await tellDecisions(client, offenseIds, { complaintDays: options.complaintDays, now })));
+        outbox.push(
+          ...(await tellDecisions(client, offenseIds, { complaintDays: options.complaintDays, now })),
+        );
         if (refunded > 0) {
           const change = {
             playerId: appeal.serviceId,
@@ -592,7 +594,11 @@ async function decideComplaint(
   const outbox = await recordMail(client, {
     noticeId: subject.id,
     kind: 'complaint_decided',
-    facts: { status: d.decision, decidedAt: now.toISOString(), game: await gameTitleOfNotice(client, subject.id) },
+    facts: {
+      status: d.decision,
+      decidedAt: now.toISOString(),
+      game: await gameTitleOfNotice(client, subject.id),
+    },
   });
   return { appeal: (await findAppeal(client, appeal.id))!, outbox };
 }

@@ -168,7 +168,12 @@ export const RECEIPT_CSP = STANDING_CSP.replace(
   `default-src 'none'; script-src 'sha256-${crypto.createHash('sha256').update(RECEIPT_SCRIPT).digest('base64')}';`,
 );
 
-export function statusFormPage(input: { csrf: string; error?: string; noticeId?: string; fromLink?: boolean }) {
+export function statusFormPage(input: {
+  csrf: string;
+  error?: string;
+  noticeId?: string;
+  fromLink?: boolean;
+}) {
   return layout(
     'Where your notice stands',
     `<h1>Where your notice stands</h1>
