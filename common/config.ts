@@ -118,6 +118,8 @@ export interface Config {
   retentionIntervalMs: number;
   /** Hours at most to review a case holding a trusted flagger's notice (README "Notices"). */
   trustedFlaggerDueHours: number;
+  /** Hours at most to review a case once an urgent notice joins it (README "Notices": "Urgent notices"). */
+  urgentNoticeDueHours: number;
   /** Notices a day from one address, and from one e-mail, on the public channel (README "Notices"). */
   noticeQuotaPerAddress: number;
   noticeQuotaPerEmail: number;
@@ -402,6 +404,7 @@ const schema = Joi.object({
   RETENTION_NOTIFIER_DAYS: Joi.number().integer().min(1).max(36_500).default(365),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000),
   TRUSTED_FLAGGER_DUE_HOURS: Joi.number().integer().min(1).max(720).default(12),
+  URGENT_NOTICE_DUE_HOURS: Joi.number().integer().min(1).max(72).default(1),
   NOTICE_QUOTA_PER_ADDRESS: Joi.number().integer().min(1).max(100_000).default(20),
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
@@ -587,6 +590,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     }),
     retentionIntervalMs: v.RETENTION_INTERVAL_MS,
     trustedFlaggerDueHours: v.TRUSTED_FLAGGER_DUE_HOURS,
+    urgentNoticeDueHours: v.URGENT_NOTICE_DUE_HOURS,
     noticeQuotaPerAddress: v.NOTICE_QUOTA_PER_ADDRESS,
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,

@@ -52,7 +52,7 @@ const caseProperties = {
   priority: {
     type: 'number',
     description:
-      "The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README \"Priority\").",
+      "The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README \"Priority\").",
   },
   priorityScore: {
     type: 'number',
@@ -73,12 +73,18 @@ const caseProperties = {
           'earlier_offenses',
           'held_points',
           'trusted_flagger',
+          'urgent',
           'rule',
         ],
       },
       points: { type: 'number', description: 'Its share of priorityScore (0-100 scale).' },
       why: { type: 'string', description: 'In words, e.g. "3 distinct reporters".' },
     }),
+  },
+  urgent: {
+    type: 'boolean',
+    description:
+      'The case holds an urgent notice (a life or safety at risk, a child involved, or a child\'s protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices").',
   },
   reportsCount: { type: 'integer' },
   highestSeverity: { enum: [...SEVERITIES] },

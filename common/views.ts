@@ -56,6 +56,7 @@ export const presentCase = (c: CaseRecord): View<'ReviewCase'> => ({
   priority: c.priority,
   priorityScore: c.priorityWhy.score,
   priorityWhy: c.priorityWhy.inputs,
+  urgent: c.urgent,
   reportsCount: c.reportsCount,
   highestSeverity: c.highestSeverity,
   totalPenalty: c.totalPenalty,

@@ -96,6 +96,16 @@ export const flaggerNoticeSchema = Joi.object({
     .max(254)
     .email({ tlds: { allow: false } })
     .description('Your e-mail: required, except for the categories Art. 16(2)(c) exempts.'),
+  lifeAtRisk: Joi.boolean()
+    .default(false)
+    .description(
+      "Someone's life or safety is at risk: a threat to kill or hurt someone, or a plan to (DSA Art. 18). The notice goes to the top of the queue and the studio is alerted at once (notice.urgent).",
+    ),
+  childInvolved: Joi.boolean()
+    .default(false)
+    .description(
+      'The person harmed, or at risk, is a child (under 18). The notice goes to the top of the queue.',
+    ),
   goodFaith: Joi.boolean()
     .valid(true)
     .required()
@@ -122,7 +132,35 @@ export interface NoticeInput {
   evidence?: { type: string; url?: string; content?: string }[];
   name?: string;
   email?: string;
+  lifeAtRisk: boolean;
+  childInvolved: boolean;
   goodFaith: true;
+}
+
+/**
+ * Categories whose notices are urgent by themselves: a child's protection, and self-harm (a life at
+ * risk).
+ */
+export const URGENT_CATEGORIES: readonly string[] = [
+  'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
+  'STATEMENT_CATEGORY_SELF_HARM',
+];
+
+/**
+ * How urgent a notice is (issue 51; README "Notices": "Urgent notices"): `life` when the notifier says
+ * a life or safety is at risk (the DSA Art. 18 path: the studio is alerted at once), `child` when a
+ * child is involved, by the box or the category, `category` for self-harm, else null. An urgent notice
+ * is filed at critical severity (life) or high (the others), goes to the top of the queue
+ * (PRIORITY_WEIGHTS.urgent) and is due within URGENT_NOTICE_DUE_HOURS.
+ */
+export type Urgency = 'life' | 'child' | 'category';
+export function urgencyOf(
+  input: Pick<NoticeInput, 'category' | 'lifeAtRisk' | 'childInvolved'>,
+): Urgency | null {
+  if (input.lifeAtRisk) return 'life';
+  if (input.childInvolved || input.category === 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS') return 'child';
+  if (URGENT_CATEGORIES.includes(input.category)) return 'category';
+  return null;
 }
 
 /** Where a notice stands for its notifier, from the offense it was filed as and its case. */

@@ -29,6 +29,12 @@ export const PRIORITY_WEIGHTS = {
   heldCap: 50,
   /** A trusted flagger's notice in the case (DSA Art. 22: decided with priority). */
   trustedFlagger: 50,
+  /**
+   * An urgent notice in the case (a life or safety at risk, a child involved: README "Notices"): above
+   * every sum and every rule's floor, so it is first in its queue. Not counted in PRIORITY_MAX: it
+   * scores 100 whatever else the case holds.
+   */
+  urgent: 1000,
 } as const;
 
 const W = PRIORITY_WEIGHTS;
@@ -55,12 +61,14 @@ export function prioritySql(x: {
   earlier: string;
   held: string;
   flagged: string;
+  urgent: string;
   floor: string;
 }): string {
   return `GREATEST(${W.severityRank} * (${x.sev} - 1) + ${W.confidence} * ${x.confidence}
     + ${W.game} * LEAST(${x.games}, ${W.gamesCap}) + ${W.reporter} * LEAST(${x.reporters}, ${W.reportersCap})
     + ${W.earlierOffense} * LEAST(${x.earlier}, ${W.earlierCap}) + LEAST(${x.held}, ${W.heldCap}) * ${W.heldPoint}
-    + CASE WHEN ${x.flagged} THEN ${W.trustedFlagger} ELSE 0 END, coalesce(${x.floor}, 0))`;
+    + CASE WHEN ${x.flagged} THEN ${W.trustedFlagger} ELSE 0 END
+    + CASE WHEN ${x.urgent} THEN ${W.urgent} ELSE 0 END, coalesce(${x.floor}, 0))`;
 }
 
 export interface PriorityFacts {
@@ -71,6 +79,8 @@ export interface PriorityFacts {
   earlierOffenses: number;
   heldPoints: number;
   flaggedByTrusted: boolean;
+  /** An urgent notice in the case. */
+  urgent: boolean;
   /** A live rule's floor (stored scale), or null. */
   priorityFloor: number | null;
 }
@@ -83,6 +93,7 @@ export type PriorityInput =
   | 'earlier_offenses'
   | 'held_points'
   | 'trusted_flagger'
+  | 'urgent'
   | 'rule';
 
 export interface PriorityExplained {
@@ -134,6 +145,11 @@ export function explainPriority(f: PriorityFacts): PriorityExplained {
       raw: f.flaggedByTrusted ? W.trustedFlagger : 0,
       why: "a trusted flagger's notice (decided with priority)",
     },
+    {
+      input: 'urgent',
+      raw: f.urgent ? W.urgent : 0,
+      why: 'an urgent notice: a life or safety at risk, or a child involved (first in its queue)',
+    },
   ];
   const sum = parts.reduce((n, p) => n + p.raw, 0);
   // A floor above the most the inputs make still scores 100: its share is what it adds up to there.
@@ -149,6 +165,7 @@ export function explainPriority(f: PriorityFacts): PriorityExplained {
     inputs: parts
       .filter((p) => p.raw > 0)
       .sort((a, b) => b.raw - a.raw)
-      .map((p) => ({ input: p.input, points: on100(p.raw), why: p.why })),
+      // An urgent notice's weight is above the scale: its share is shown as the whole of it.
+      .map((p) => ({ input: p.input, points: Math.min(100, on100(p.raw)), why: p.why })),
   };
 }

@@ -1,6 +1,6 @@
 import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
-import type { NoticeStanding } from '../domain/notices.js';
+import type { NoticeStanding, Urgency } from '../domain/notices.js';
 import type { NoticeSource } from '../domain/reports.js';
 import { type StandingFacts } from '../data/shapes/notice.js';
 
@@ -34,14 +34,16 @@ export interface NoticeRecord {
   notifierEmail: string | null;
   /** Who sent it, as the misuse rules count senders (lifecycles/misuse.ts noticeSenderKey). */
   senderKey: string;
+  /** Why it is urgent (domain/notices.ts urgencyOf), or null. */
+  urgency: Urgency | null;
 }
 
 /** In the filing's transaction: the notice's row, beside the offense it was filed as. */
 export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void> {
   await db.query(
     `INSERT INTO notices (id, secret_hash, offense_id, player_id, game_id, category, source, trusted_flagger_id,
-                          notifier_name, notifier_email, sender_key, secret_sealed)
-     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9, $10, $11)`,
+                          notifier_name, notifier_email, sender_key, secret_sealed, urgency)
+     VALUES ($1, $2, $3, (SELECT player_id FROM offenses WHERE id = $3), $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       n.id,
       n.secretHash,
@@ -54,6 +56,7 @@ export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void
       n.notifierEmail,
       n.senderKey,
       n.notifierEmail ? n.secretSealed : null,
+      n.urgency,
     ],
   );
 }

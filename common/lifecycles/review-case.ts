@@ -76,6 +76,8 @@ export async function reopenForNotice(
     flagged: boolean;
     dueHours: readonly number[];
     flaggedDueHours: number;
+    /** URGENT_NOTICE_DUE_HOURS: a reopened urgent case is due within them. */
+    urgentDueHours?: number;
   },
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
@@ -84,13 +86,21 @@ export async function reopenForNotice(
             -- The dismissal dropped every offense of the case: the notice's, held again, is all it holds.
             held_points = $2, flagged_by_trusted = c.flagged_by_trusted OR $3,
             due_at = LEAST(now() + make_interval(hours => ($4::int[])[array_position(${SEVERITY_ORDER_SQL}, c.highest_severity)]),
-                           CASE WHEN c.flagged_by_trusted OR $3 THEN now() + make_interval(hours => $5::int) END),
+                           CASE WHEN c.flagged_by_trusted OR $3 THEN now() + make_interval(hours => $5::int) END,
+                           CASE WHEN c.urgent THEN now() + make_interval(hours => $6::int) END),
             ${DROPS_LEASE}, assigned_to = NULL, updated_at = now()
       WHERE c.id = $1 AND c.status = 'resolved' AND c.outcome = 'dismissed'
         AND NOT EXISTS (SELECT 1 FROM review_cases x WHERE x.player_id = c.player_id AND x.type = c.type
                           AND x.status = 'open')
       RETURNING c.id`,
-    [input.caseId, input.held, input.flagged, input.dueHours, input.flaggedDueHours],
+    [
+      input.caseId,
+      input.held,
+      input.flagged,
+      input.dueHours,
+      input.flaggedDueHours,
+      input.urgentDueHours ?? 1,
+    ],
   );
   if (rows[0]) return repriced(db, rows[0].id);
   // The player's open case of that kind takes the notice, with its figures.
@@ -111,6 +121,7 @@ export async function reopenForNotice(
             highest_severity = (${SEVERITY_ORDER_SQL})[GREATEST(array_position(${SEVERITY_ORDER_SQL}, c.highest_severity),
                                                                (SELECT array_position(${SEVERITY_ORDER_SQL}, severity) FROM o))],
             flagged_by_trusted = c.flagged_by_trusted OR $4,
+            urgent = c.urgent OR (SELECT details ? 'urgency' FROM offenses WHERE id = $2),
             sources = ARRAY(SELECT DISTINCT x FROM unnest(c.sources || ARRAY[(SELECT source FROM o)]) x ORDER BY 1),
             categories = ARRAY(SELECT DISTINCT x FROM unnest(c.categories || ARRAY[(SELECT category FROM o)]) x
                                 WHERE x IS NOT NULL ORDER BY 1),
@@ -135,6 +146,7 @@ async function repriced(db: Queryable, caseId: string): Promise<string> {
       earlier: 'c.earlier_offenses',
       held: 'c.held_points',
       flagged: 'c.flagged_by_trusted',
+      urgent: 'c.urgent',
       floor: 'c.priority_floor',
     })} WHERE c.id = $1`,
     [caseId],
@@ -212,6 +224,7 @@ interface OffenseToFile {
   confidence: string;
   /** A trusted flagger's notice (README "Notices"): the case goes ahead. */
   flagged: boolean;
+  urgent: boolean;
   case_id: string | null;
   /** Where it came from, as routing rules match it: game, notice or trusted_flagger. */
   source: string;
@@ -232,6 +245,8 @@ export async function fileOffenses(
   dueHours: readonly number[],
   /** Hours at most to review a case holding a trusted flagger's notice (TRUSTED_FLAGGER_DUE_HOURS). */
   flaggedDueHours = 12,
+  /** Hours at most to review a case once an urgent notice joins it (URGENT_NOTICE_DUE_HOURS). */
+  urgentDueHours = 1,
 ): Promise<{
   filed: Map<string, Filing>;
   outbox: OutboxRow[];
@@ -247,7 +262,8 @@ export async function fileOffenses(
          SELECT o.id, o.player_id, o.type, o.game_id, o.severity, o.penalty_points, o.penalty_held, o.status,
                 o.created_at, coalesce(o.context->>'reporterId', o.game_id::text) AS reporter,
                 coalesce((o.details->>'confidence')::numeric, 0)::text AS confidence,
-                coalesce(o.context->>'source' = 'trusted_flagger', false) AS flagged, co.case_id,
+                coalesce(o.context->>'source' = 'trusted_flagger', false) AS flagged,
+                o.details ? 'urgency' AS urgent, co.case_id,
                 CASE WHEN o.context->>'source' IN ('notice', 'trusted_flagger') THEN o.context->>'source'
                      ELSE 'game' END AS source, o.details->>'dsaCategory' AS category
            FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
@@ -287,9 +303,9 @@ export async function fileOffenses(
   await client.query(
     `WITH input AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::numeric[], $7::int[],
-                            $8::int[], $10::boolean[], $12::text[], $13::text[], $14::timestamptz[])
+                            $8::int[], $10::boolean[], $12::text[], $13::text[], $14::timestamptz[], $15::boolean[])
          AS t(case_id, offense_id, game_id, reporter, severity, confidence, penalty, held, flagged, source, category,
-              reported_at)),
+              reported_at, urgent)),
      link AS (INSERT INTO case_offenses (case_id, offense_id, reported_at)
               SELECT case_id, offense_id, reported_at FROM input),
      g AS (INSERT INTO case_games SELECT DISTINCT case_id, game_id FROM input ON CONFLICT DO NOTHING
@@ -299,7 +315,7 @@ export async function fileOffenses(
      added AS (
        SELECT case_id, count(*)::int AS reports, sum(penalty)::int AS penalty, max(confidence) AS confidence,
               sum(held)::int AS held, max(array_position(${SEVERITY_ORDER_SQL}, severity)) AS sev,
-              bool_or(flagged) AS flagged, array_agg(DISTINCT source) AS sources,
+              bool_or(flagged) AS flagged, bool_or(urgent) AS urgent, array_agg(DISTINCT source) AS sources,
               coalesce(array_agg(DISTINCT category) FILTER (WHERE category IS NOT NULL), '{}') AS categories
          FROM input GROUP BY case_id),
      n AS (
@@ -308,7 +324,7 @@ export async function fileOffenses(
               c.distinct_games + (SELECT count(*) FROM g WHERE g.case_id = c.id)::int AS games,
               c.distinct_reporters + (SELECT count(*) FROM r WHERE r.case_id = c.id)::int AS reporters,
               GREATEST(c.max_confidence, a.confidence) AS confidence, c.held_points + a.held AS held,
-              c.earlier_offenses, c.flagged_by_trusted OR a.flagged AS flagged,
+              c.earlier_offenses, c.flagged_by_trusted OR a.flagged AS flagged, c.urgent OR a.urgent AS urgent,
               ARRAY(SELECT DISTINCT x FROM unnest(c.sources || a.sources) x ORDER BY 1) AS sources,
               ARRAY(SELECT DISTINCT x FROM unnest(c.categories || a.categories) x ORDER BY 1) AS categories
          FROM review_cases c JOIN added a ON a.case_id = c.id)
@@ -316,10 +332,13 @@ export async function fileOffenses(
        reports_count = n.reports, total_penalty = n.penalty,
        highest_severity = (${SEVERITY_ORDER_SQL})[n.sev], distinct_games = n.games,
        distinct_reporters = n.reporters, max_confidence = n.confidence, held_points = n.held, updated_at = now(),
-       flagged_by_trusted = n.flagged, sources = n.sources, categories = n.categories,
-       -- LEAST skips the null of a case without a trusted flagger's notice.
+       flagged_by_trusted = n.flagged, urgent = n.urgent, sources = n.sources, categories = n.categories,
+       -- LEAST skips the null of a case without a trusted flagger's or an urgent notice. An urgent one
+       -- is due within the hours from when it joined (the earlier, once the case is urgent).
        due_at = LEAST(c.opened_at + make_interval(hours => ($9::int[])[n.sev]),
-                      CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END),
+                      CASE WHEN n.flagged THEN c.opened_at + make_interval(hours => $11::int) END,
+                      CASE WHEN n.urgent THEN LEAST(CASE WHEN c.urgent THEN c.due_at END,
+                                                    now() + make_interval(hours => $16::int)) END),
        -- A rule's floor (raisePriorityFloor) holds however the figures move.
        priority = ${prioritySql({
          sev: 'n.sev',
@@ -329,6 +348,7 @@ export async function fileOffenses(
          earlier: 'n.earlier_offenses',
          held: 'n.held',
          flagged: 'n.flagged',
+         urgent: 'n.urgent',
          floor: 'c.priority_floor',
        })},
        queue_key = CASE WHEN c.queue_pinned THEN c.queue_key ELSE ${routeSql('c.type', 'n.sev', 'c.first_game_id', 'n.sources', 'n.categories')} END
@@ -348,6 +368,8 @@ export async function fileOffenses(
       filing.map((o) => o.source),
       filing.map((o) => o.category),
       filing.map((o) => o.created_at),
+      filing.map((o) => o.urgent),
+      urgentDueHours,
     ],
   );
   for (const o of filing) filed.set(o.id, { offenseId: o.id, caseId: o.case_id, filed: true });

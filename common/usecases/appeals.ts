@@ -522,6 +522,8 @@ export interface DecideOptions {
   /** TRUSTED_FLAGGER_DUE_HOURS, for a reopened case holding a trusted flagger's notice. */
   flaggedDueHours: number;
   misuse: MisusePolicy;
+  /** URGENT_NOTICE_DUE_HOURS, for a reopened case holding an urgent notice. */
+  urgentDueHours?: number;
   /** NOTICE_COMPLAINT_DAYS, for the decision mail of a notice the appeal reverses. */
   complaintDays: number;
 }
@@ -553,6 +555,7 @@ async function decideComplaint(
       flagged: notice.flagged,
       dueHours: options.dueHours,
       flaggedDueHours: options.flaggedDueHours,
+      urgentDueHours: options.urgentDueHours,
     });
   await recordAppealDecision(client, appeal, {
     event: d.decision === 'granted' ? 'grant' : 'deny',

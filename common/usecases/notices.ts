@@ -14,6 +14,7 @@ import {
   flaggerNoticeSchema,
   STANDING_WORDS,
   COMPLAINT_WORDS,
+  urgencyOf,
   NOTIFIER_REDRESS as REDRESS,
   REVERSED_WORDS as REVERSED,
   type NoticeInput,
@@ -34,6 +35,7 @@ import { CURSOR, decodeCursor, encodeCursor, invalidCursor } from '../cursor.js'
 import { presentSender } from './misuse.js';
 import { canContest, recordNotice, standingOf, takeQuota } from '../lifecycles/notice.js';
 import { recordMail } from '../lifecycles/notifier-mail.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { sealWebhookSecret } from '../security/webhook-secrets.js';
 import {
   flaggerByKeyHash,
@@ -119,14 +121,17 @@ export async function fileNotice(
     sender.kind === 'flagger' ? `tf-${sender.flagger.id}` : email ? `n-${email}` : `n-a-${address!}`;
   const submittedAt = now.toISOString();
   const kind = kindOfCategory(input.category);
+  // An urgent notice (README "Notices": "Urgent notices") is filed at a higher severity, and its case
+  // goes to the top of the queue with a short deadline (review-case.ts reads details.urgency).
+  const urgency = urgencyOf(input);
   const report: NormalisedReport = {
     kind,
     type: kind,
     detected: true,
-    severity: 'medium',
+    severity: urgency === 'life' ? 'critical' : urgency ? 'high' : 'medium',
     description: input.explanation,
     evidence: (input.evidence ?? []).map((e) => ({ ...e, submittedAt })) as NormalisedReport['evidence'],
-    details: { dsaCategory: input.category },
+    details: { dsaCategory: input.category, ...(urgency ? { urgency } : {}) },
     context: { source, reporterId, ...(input.matchId ? { matchId: input.matchId } : {}) },
   };
   const limits = effectiveLimits(deps.defaults, game.limits);
@@ -198,14 +203,40 @@ export async function fileNotice(
       notifierName: sender.kind === 'flagger' ? null : (input.name ?? null),
       notifierEmail,
       senderKey,
+      urgency,
     });
+    // The studio hears of an urgent notice at once (notice.urgent), before any moderator: a threat to
+    // life or safety is its to take to the authorities (DSA Art. 18).
+    const alert = urgency
+      ? await emitEvents(client, [
+          {
+            type: 'notice.urgent',
+            dataByStudio: new Map([
+              [
+                game.studio_id,
+                {
+                  noticeId,
+                  offenseId,
+                  gameId: input.gameId,
+                  playerId: player.service_id,
+                  category: input.category,
+                  urgency,
+                  art18: urgency === 'life',
+                  explanation: input.explanation,
+                  receivedAt: submittedAt,
+                },
+              ],
+            ]),
+          },
+        ])
+      : [];
     // The acknowledgement of receipt (Art. 16(4)), when the notifier gave an e-mail.
     const mail = await recordMail(client, {
       noticeId,
       kind: 'notice_received',
       facts: { receivedAt: submittedAt, category: input.category, game: game.title },
     });
-    return [...outcome!.outbox, ...mail];
+    return [...outcome!.outbox, ...alert, ...mail];
   });
   return {
     receipt: {

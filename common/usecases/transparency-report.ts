@@ -11,6 +11,7 @@ import {
   sanctionsPlacedIn,
   userReportsIn,
   noticesIn,
+  urgentNoticesIn,
 } from '../data/repos/transparency-report.js';
 import { isUuid } from '../domain/ids.js';
 import { REPORT_KINDS } from '../domain/reports.js';
@@ -165,6 +166,22 @@ export async function transparencyReport(
       hours(median(of.flatMap((x) => x.seconds))),
     );
   }
+  // Urgent notices (ours, beside the template's rows): how many, why (life: DSA Art. 18), how fast.
+  const urgent = await urgentNoticesIn(pool, period);
+  add(
+    'notices',
+    'number_of_urgent_notices',
+    'total',
+    urgent.reduce((a, x) => a + x.n, 0),
+  );
+  for (const why of ['life', 'child', 'category'] as const)
+    add('notices', 'number_of_urgent_notices', why, urgent.find((x) => x.urgency === why)?.n ?? 0);
+  add(
+    'notices',
+    'urgent_notices_median_time_to_action_hours',
+    'total',
+    hours(median(urgent.flatMap((x) => x.seconds))),
+  );
   const reports = await userReportsIn(pool, period);
   const allSeconds = reports.flatMap((r) => r.seconds);
   add(

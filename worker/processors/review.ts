@@ -47,7 +47,13 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
   };
   const filings = new DataLoader<string, Filing>(async (ids) => {
     const { filed, outbox, acceptedAt } = await withTransaction(deps.pool, (client) =>
-      fileOffenses(client, ids, deps.config.caseDueHours, deps.config.trustedFlaggerDueHours),
+      fileOffenses(
+        client,
+        ids,
+        deps.config.caseDueHours,
+        deps.config.trustedFlaggerDueHours,
+        deps.config.urgentNoticeDueHours,
+      ),
     );
     deps.dispatch(outbox);
     // Rules weigh the cases this batch filed into (README "Rules"); a rule's fault never fails a filing.

@@ -103,6 +103,7 @@ export function appealRoutes(deps: ApiDeps): Router {
       {
         dueHours: deps.config.caseDueHours,
         flaggedDueHours: deps.config.trustedFlaggerDueHours,
+        urgentDueHours: deps.config.urgentNoticeDueHours,
         misuse: deps.config.misuse,
         complaintDays: deps.config.noticeComplaintDays,
       },

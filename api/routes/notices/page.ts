@@ -21,6 +21,8 @@ export interface NoticeFormValues {
   links?: string;
   name?: string;
   email?: string;
+  lifeAtRisk?: boolean;
+  childInvolved?: boolean;
 }
 
 const FIELD_OF: Record<string, string> = {
@@ -116,6 +118,13 @@ ${NOTICE_CATEGORIES.map((c) => option(c, CATEGORY_WORDS[c] ?? c, c === v.categor
 <textarea id="text_evidence" name="text_evidence" rows="4" maxlength="5000">${e(v.textEvidence)}</textarea>
 <label for="links">Links to screenshots or videos (one a line, http or https)</label>
 <textarea id="links" name="links" rows="3" maxlength="5000">${e(v.links)}</textarea>
+<fieldset>
+<legend>Is it urgent?</legend>
+<p>If someone is in immediate danger, call the emergency services (112 in the EU) first.</p>
+<p><input type="checkbox" id="life_at_risk" name="life_at_risk" value="yes"${v.lifeAtRisk ? ' checked' : ''}> <label for="life_at_risk" class="inline">Someone's life or safety is at risk: a threat to kill or hurt someone, or a plan to. The studio is alerted at once.</label></p>
+<p><input type="checkbox" id="child_involved" name="child_involved" value="yes"${v.childInvolved ? ' checked' : ''}> <label for="child_involved" class="inline">The person harmed, or at risk, is a child (under 18).</label></p>
+<p>Urgent notices are reviewed first.</p>
+</fieldset>
 <h3>About you</h3>
 <p>We need your name and e-mail to handle the notice, except for notices about the sexual abuse or exploitation of children (Art. 16(2)(c)), which you may send without them.</p>
 <label for="name">Your name</label>

@@ -125,6 +125,8 @@ export function noticeRoutes(deps: ApiDeps): Router {
       links: str(f.links),
       name: str(f.name),
       email: str(f.email),
+      lifeAtRisk: str(f.life_at_risk) === 'yes',
+      childInvolved: str(f.child_involved) === 'yes',
     };
     const links = (values.links ?? '')
       .split(/\r?\n/)
@@ -142,6 +144,8 @@ export function noticeRoutes(deps: ApiDeps): Router {
       ],
       ...(values.name?.trim() ? { name: values.name } : {}),
       ...(values.email?.trim() ? { email: values.email } : {}),
+      lifeAtRisk: values.lifeAtRisk,
+      childInvolved: values.childInvolved,
       goodFaith: str(f.good_faith) === 'yes',
     };
     try {

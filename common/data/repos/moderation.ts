@@ -99,6 +99,8 @@ export interface CaseRecord {
   heldPoints: number;
   /** Its priority on a 0-100 scale, and the inputs that make it (common/domain/priority.ts). */
   priorityWhy: PriorityExplained;
+  /** It holds an urgent notice (README "Notices": "Urgent notices"). */
+  urgent: boolean;
   /** When an open case should have been reviewed by (from its highest severity). */
   dueAt: Date | null;
   overdue: boolean;
@@ -145,6 +147,7 @@ interface CaseRow {
   max_confidence: number;
   earlier_offenses: number;
   flagged_by_trusted: boolean;
+  urgent: boolean;
   priority_floor: number | null;
   due_at: Date | null;
   overdue: boolean;
@@ -175,7 +178,7 @@ interface CaseRow {
 
 const CASE_SELECT = `c.id, c.player_id, p.service_id, p.gamer_tag, p.trust_score, c.type, c.status, c.priority::text,
   c.reports_count, c.highest_severity, c.total_penalty, c.distinct_games, c.distinct_reporters, c.held_points, c.due_at,
-  c.max_confidence::float8, c.earlier_offenses, c.flagged_by_trusted, c.priority_floor::float8,
+  c.max_confidence::float8, c.earlier_offenses, c.flagged_by_trusted, c.urgent, c.priority_floor::float8,
   (c.status = 'open' AND c.due_at < now()) AS overdue, c.opened_at, c.updated_at,
   c.claimed_by, (c.claimed_by IS NOT NULL AND c.claim_expires_at > now()) AS claim_active, c.claim_expires_at,
   cm.username AS claimer, c.outcome, c.resolution_note, c.resolved_by, rm.username AS resolver, c.resolved_at,
@@ -208,8 +211,10 @@ function caseFromRow(r: CaseRow): CaseRecord {
       earlierOffenses: r.earlier_offenses,
       heldPoints: r.held_points,
       flaggedByTrusted: r.flagged_by_trusted,
+      urgent: r.urgent,
       priorityFloor: r.priority_floor,
     }),
+    urgent: r.urgent,
     dueAt: r.due_at,
     overdue: r.overdue,
     openedAt: r.opened_at,

@@ -100,6 +100,27 @@ export async function noticesIn(db: Queryable, q: ReportPeriod) {
   return rows;
 }
 
+/**
+ * Urgent notices received in the period on the platform (README "Notices": "Urgent notices"), by why
+ * (`life`: DSA Art. 18), with the time from each to its case's decision.
+ */
+export async function urgentNoticesIn(db: Queryable, q: ReportPeriod) {
+  const scope = scopeOf(q.platform);
+  const { rows } = await db.query<{ urgency: 'life' | 'child' | 'category'; n: number; seconds: number[] }>(
+    `SELECT n.urgency, count(*)::int AS n,
+            coalesce(array_agg(extract(epoch FROM c.resolved_at - n.created_at)::float8)
+                       FILTER (WHERE c.resolved_at IS NOT NULL), '{}') AS seconds
+       FROM notices n
+       JOIN offenses o ON o.id = n.offense_id
+       LEFT JOIN case_offenses co ON co.offense_id = o.id
+       LEFT JOIN review_cases c ON c.id = co.case_id
+      WHERE n.urgency IS NOT NULL AND n.created_at >= $1 AND n.created_at < $2 AND ${scope.offense}
+      GROUP BY n.urgency ORDER BY n.urgency`,
+    argsOf(q),
+  );
+  return rows;
+}
+
 /** Appeals filed in the period on the platform's decisions and reports, with their time to decision. */
 export async function appealsIn(db: Queryable, q: ReportPeriod) {
   const scope = scopeOf(q.platform);

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'appeal.decided',
   'webhook.disabled',
   'rule.matched',
+  'notice.urgent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent only to the webhook a studio tests, whatever it subscribes to. */

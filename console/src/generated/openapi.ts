@@ -2383,6 +2383,16 @@ export interface components {
              */
             email?: string & unknown;
             /**
+             * @description Someone's life or safety is at risk: a threat to kill or hurt someone, or a plan to (DSA Art. 18). The notice goes to the top of the queue and the studio is alerted at once (notice.urgent).
+             * @default false
+             */
+            lifeAtRisk: boolean;
+            /**
+             * @description The person harmed, or at risk, is a child (under 18). The notice goes to the top of the queue.
+             * @default false
+             */
+            childInvolved: boolean;
+            /**
              * @description You confirm, in good faith, that the notice is accurate and complete (Art. 16(2)(d)).
              * @constant
              */
@@ -2546,19 +2556,21 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README "Priority"). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README "Priority"). */
             priority: number;
             /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
             priorityScore: number;
             /** @description Why it stands where it does: the inputs that make priorityScore, largest first. */
             priorityWhy: {
                 /** @enum {unknown} */
-                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "rule";
+                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "urgent" | "rule";
                 /** @description Its share of priorityScore (0-100 scale). */
                 points: number;
                 /** @description In words, e.g. "3 distinct reporters". */
                 why: string;
             }[];
+            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices"). */
+            urgent: boolean;
             reportsCount: number;
             /** @enum {unknown} */
             highestSeverity: "low" | "medium" | "high" | "critical";
@@ -2633,19 +2645,21 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice; never below a live rule's floor (README "Priority"). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README "Priority"). */
             priority: number;
             /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
             priorityScore: number;
             /** @description Why it stands where it does: the inputs that make priorityScore, largest first. */
             priorityWhy: {
                 /** @enum {unknown} */
-                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "rule";
+                input: "severity" | "confidence" | "distinct_games" | "distinct_reporters" | "earlier_offenses" | "held_points" | "trusted_flagger" | "urgent" | "rule";
                 /** @description Its share of priorityScore (0-100 scale). */
                 points: number;
                 /** @description In words, e.g. "3 distinct reporters". */
                 why: string;
             }[];
+            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices"). */
+            urgent: boolean;
             reportsCount: number;
             /** @enum {unknown} */
             highestSeverity: "low" | "medium" | "high" | "critical";
@@ -2774,7 +2788,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2803,7 +2817,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2835,7 +2849,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {unknown} */
-            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "webhook.test";
+            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "webhook.test";
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed" | "cancelled";
             attempts: number;
@@ -7635,10 +7649,11 @@ export interface operations {
                      *       "appeal.filed",
                      *       "appeal.decided",
                      *       "webhook.disabled",
-                     *       "rule.matched"
+                     *       "rule.matched",
+                     *       "notice.urgent"
                      *     ]
                      */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
                 };
             };
         };
@@ -7898,7 +7913,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string & unknown;
                     /** @description Default: every event. */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
                     enabled?: boolean;
                 } & unknown;
             };

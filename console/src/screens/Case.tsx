@@ -180,6 +180,13 @@ export function CaseScreen({ session }: { session: Session }) {
       <h1 id="case-title">
         {c.type} case, {c.status}
       </h1>
+      {c.urgent && (
+        <p className="urgent-note" role="note">
+          <strong>Urgent:</strong> it holds a notice that says a life or safety is at risk, or that a child is
+          involved. Decide it first. A threat to life or safety is the studio&apos;s to report to the
+          authorities (DSA Art. 18): it was alerted when the notice came (notice.urgent).
+        </p>
+      )}
       {player.data && <PlayerHeader view={player.data} />}
       <dl className="figures">
         <div>

@@ -351,6 +351,7 @@ export function QueueScreen({ session }: { session: Session }) {
                     </td>
                     <td>
                       <Link to={`/cases/${c.id}`}>{c.type} case</Link>
+                      {c.urgent && <span className="badge urgent">urgent</span>}
                       {c.tags.length > 0 && (
                         <span className="case-tags">
                           {c.tags.map((t) => (

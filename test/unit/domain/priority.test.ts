@@ -9,6 +9,7 @@ const quiet: PriorityFacts = {
   earlierOffenses: 0,
   heldPoints: 0,
   flaggedByTrusted: false,
+  urgent: false,
   priorityFloor: null,
 };
 
@@ -23,6 +24,7 @@ describe('a case’s priority as a score, explained (issue 38)', () => {
       earlierOffenses: 40,
       heldPoints: 80,
       flaggedByTrusted: true,
+      urgent: false,
       priorityFloor: null,
     });
     expect(PRIORITY_MAX).to.equal(220);
