@@ -115,6 +115,9 @@ describe('the public notice pages in headless Chromium', function () {
     await typeAndTab(page, `match ${XSS}`.slice(0, 120));
     await typeAndTab(page, `chat line ${XSS}`);
     await typeAndTab(page, 'https://evidence.example/shot.png');
+    await page.keyboard.press('Tab'); // past "a life or safety is at risk", unticked
+    await page.keyboard.press('Space'); // "the person harmed is a child": ticked
+    await page.keyboard.press('Tab');
     await typeAndTab(page, `A. Parent ${XSS}`);
     await typeAndTab(page, 'parent@example.org');
     await page.keyboard.press('Space'); // the good-faith box
@@ -135,6 +138,8 @@ describe('the public notice pages in headless Chromium', function () {
       { spec: '/v1/admin/cases/{caseId}', headers: mod.headers },
     );
     expect(detail.body.offenses[0]!.description).to.equal(`Hate speech in the lobby ${XSS}`);
+    // The box ticked on the form made the notice urgent.
+    expect((detail.body as unknown as { urgent: boolean }).urgent).to.equal(true);
     expect(detail.body.offenses[0]!.evidence.map((e) => e.content)).to.include(`chat line ${XSS}`);
     const { rows } = await api.pool.query('SELECT notifier_name FROM notices WHERE id = $1', [noticeId]);
     expect(rows[0]).to.deep.equal({ notifier_name: `A. Parent ${XSS}` });
