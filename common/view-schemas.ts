@@ -182,6 +182,11 @@ const schemas = {
       url: { type: 'string' },
       content: { type: 'string' },
       submittedAt: dateTime,
+      addedBy: {
+        const: 'complaint',
+        description:
+          'Brought by the notifier\'s complaint about the notice (README "Notices"); absent: the report\'s own.',
+      },
       enrichment: ref('Enrichment'),
     },
   },

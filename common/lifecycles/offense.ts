@@ -255,6 +255,23 @@ export const ERASE_OFFENSES = `UPDATE offenses o SET description = '', evidence 
             OR (o.context - 'source') <> '{}'::jsonb OR o.reporter_id IS NOT NULL OR o.match_id IS NOT NULL)`;
 
 /**
+ * A notifier's complaint brings more evidence of the notice it contests (DSA Art. 20; README
+ * "Notices"): appended to the notice's offense, each item marked `addedBy: "complaint"`, without its
+ * enrichment, which the evidence worker adds behind its guard as for any report's.
+ */
+export async function appendComplaintEvidence(
+  db: Queryable,
+  offenseId: string,
+  items: readonly Record<string, unknown>[],
+): Promise<void> {
+  if (items.length === 0) return;
+  await db.query(`UPDATE offenses SET evidence = evidence || $2::jsonb, updated_at = now() WHERE id = $1`, [
+    offenseId,
+    JSON.stringify(items.map((i) => ({ ...i, addedBy: 'complaint' }))),
+  ]);
+}
+
+/**
  * The evidence enrichment's write (worker/processors/enrichment.ts), compare-and-set: each offense's
  * evidence becomes `next` only while it is still `expected`; the ids written.
  */

@@ -45,12 +45,16 @@ import {
   gameTitles,
   noticeRows,
   noticeStandingRow,
+  offenseOfNotice,
   playerOfGame,
   reportStanding,
   type StandingRow,
 } from '../data/repos/notices.js';
 import { recordRegistration, recordStatus, type FlaggerRow } from '../lifecycles/trusted-flagger.js';
-import type { OutboxRow } from '../queues/outbox.js';
+import { writeJob, type OutboxRow } from '../queues/outbox.js';
+import { JOB_NAMES, QUEUES } from '../queues/index.js';
+import { appendComplaintEvidence } from '../lifecycles/offense.js';
+import { evidenceItem } from '../domain/reports.js';
 import { check, text } from '../validation.js';
 
 /**
@@ -369,11 +373,20 @@ async function noticeOfReceipt(
   return row;
 }
 
+/** Evidence a complaint may bring (text, or links only the evidence worker fetches). */
+export const COMPLAINT_EVIDENCE_MAX = 5;
+
 export const complaintSchema = Joi.object({
   statement: text(2000)
     .required()
     .description(
       'Why the decision is wrong, in your words (a moderator other than the one who decided reads it).',
+    ),
+  evidence: Joi.array()
+    .items(evidenceItem)
+    .max(COMPLAINT_EVIDENCE_MAX)
+    .description(
+      "More evidence of what the notice said (text, or links to screenshots or videos, fetched only by the evidence worker): added to the notice's own, marked as the complaint's.",
     ),
 });
 
@@ -390,7 +403,10 @@ export async function fileComplaint(
   body: unknown,
   now: Date = new Date(),
 ): Promise<{ standing: NoticeStandingView; outbox: OutboxRow[] }> {
-  const { statement } = check<{ statement: string }>(complaintSchema, body);
+  const { statement, evidence = [] } = check<{
+    statement: string;
+    evidence?: { type: string; url?: string; content?: string }[];
+  }>(complaintSchema, body);
   const { row, outbox } = await withTransaction(deps.pool, async (client) => {
     const notice = await noticeOfReceipt(client, id, secret, true);
     refuseSuspended(await senderStanding(client, [notice.sender_key], deps.misuse.windowDays, now));
@@ -416,13 +432,32 @@ export async function fileComplaint(
       throw new AppError(409, 'complaint_exists', 'A complaint about this decision was already made.');
     }
     const row = (await noticeStandingRow(client, id))!;
+    // Its evidence joins the notice's, and the evidence worker enriches it behind its guard.
+    const enrich: OutboxRow[] = [];
+    if (evidence.length) {
+      const offenseId = (await offenseOfNotice(client, row.id))!;
+      await appendComplaintEvidence(
+        client,
+        offenseId,
+        evidence.map((e) => ({ ...e, submittedAt: now.toISOString() })),
+      );
+      enrich.push(
+        ...(await writeJob(client, {
+          queue: QUEUES.enrichment,
+          name: JOB_NAMES.enrichOffenses,
+          id: `${QUEUES.enrichment}-complaint-${row.id}`,
+          payload: { offenseIds: [offenseId] },
+          shardKey: row.player_id,
+        })),
+      );
+    }
     // Its receipt by e-mail, when the notifier gave one.
     const mail = await recordMail(client, {
       noticeId: row.id,
       kind: 'complaint_received',
       facts: { filedAt: now.toISOString(), game: row.game_title },
     });
-    return { row, outbox: mail };
+    return { row, outbox: [...enrich, ...mail] };
   });
   return { standing: await standingFor(deps, row, now), outbox };
 }

@@ -105,11 +105,16 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
       spec: '/v1/notices/{noticeId}',
       headers: { 'Notice-Secret': secret },
     });
-  const complain = (id: string, secret: string, statement: unknown = 'The slurs are in the chat log.') =>
+  const complain = (
+    id: string,
+    secret: string,
+    statement: unknown = 'The slurs are in the chat log.',
+    evidence?: unknown[],
+  ) =>
     call<Standing>(api.url, 'POST', `/v1/notices/${id}/complaint`, {
       spec: '/v1/notices/{noticeId}/complaint',
       headers: { 'Notice-Secret': secret },
-      json: { statement },
+      json: { statement, ...(evidence ? { evidence } : {}) },
     });
   const caseOf = (noticeId: string) => noticeCase(api.pool, noticeId);
   const offenseOf = async (noticeId: string) =>
@@ -288,6 +293,62 @@ describe('notices: complaints (DSA Art. 20) and misuse (Art. 23)', function () {
     expect(audit.body.items.map((i) => i.summary)).to.include(
       "Granted a notifier's complaint (the case reopened)",
     );
+  });
+
+  it("a complaint carries evidence: added to the notice's, marked as the complaint's, enriched by the evidence worker; bad evidence changes nothing", async () => {
+    const enrichment = await startTestWorker(api.config, 'enrichment');
+    try {
+      const p = await newPlayer();
+      const sent = await notice(p.serviceId, `ev-${p.serviceId}@example.org`);
+      expect(sent.status, sent.text).to.equal(201);
+      const caseId = await caseOf(sent.body.noticeId);
+      await resolve(caseId, mod, 'dismissed');
+
+      // Refused whole: a link that is not http(s), and more items than a complaint takes.
+      const bad = await complain(sent.body.noticeId, sent.body.secret, undefined, [
+        { type: 'screenshot', url: 'ftp://files.example/shot.png' },
+      ]);
+      expect(bad.status).to.equal(400);
+      const many = await complain(
+        sent.body.noticeId,
+        sent.body.secret,
+        undefined,
+        Array.from({ length: 6 }, (_, i) => ({ type: 'text', content: `line ${i}` })),
+      );
+      expect(many.status).to.equal(400);
+      expect((await standing(sent.body.noticeId, sent.body.secret)).body.complaint).to.equal(null);
+
+      const ok = await complain(sent.body.noticeId, sent.body.secret, 'The chat log shows it.', [
+        { type: 'text', content: '<script>alert(1)</script> you are worthless' },
+        { type: 'screenshot', url: 'http://127.0.0.1:9/chat.png' },
+      ]);
+      expect(ok.status, ok.text).to.equal(201);
+      const offenseId = await offenseOf(sent.body.noticeId);
+      const evidence = await eventually('the complaint evidence enriched', async () => {
+        const { rows } = await api.pool.query<{ evidence: Record<string, unknown>[] }>(
+          'SELECT evidence FROM offenses WHERE id = $1',
+          [offenseId],
+        );
+        const items = rows[0]!.evidence.filter((e) => e.addedBy === 'complaint');
+        return items.length === 2 && items.every((e) => e.enrichment) ? items : undefined;
+      });
+      expect(evidence.map((e) => [e.type, e.content ?? e.url])).to.deep.equal([
+        ['text', '<script>alert(1)</script> you are worthless'],
+        ['screenshot', 'http://127.0.0.1:9/chat.png'],
+      ]);
+      // The moderator deciding the complaint sees it in the case, as the notice's.
+      const detail = await call<{ offenses: { _id: string; evidence: { addedBy?: string }[] }[] }>(
+        api.url,
+        'GET',
+        `/v1/admin/cases/${caseId}`,
+        { spec: '/v1/admin/cases/{caseId}', headers: mod.headers },
+      );
+      expect(detail.status, detail.text).to.equal(200);
+      const own = detail.body.offenses.find((o) => o._id === offenseId)!;
+      expect(own.evidence.filter((e) => e.addedBy === 'complaint')).to.have.length(2);
+    } finally {
+      await enrichment.stop();
+    }
   });
 
   it("a granted complaint files the notice into the player's open case of that kind when there is one; a denied one changes nothing", async () => {

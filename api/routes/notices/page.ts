@@ -209,7 +209,14 @@ ${input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : ''}
 export function statusPage(
   v: NoticeStandingView,
   privacy: NoticePrivacy,
-  form?: { csrf: string; secret: string; error?: FieldError[] | string; statement?: string },
+  form?: {
+    csrf: string;
+    secret: string;
+    error?: FieldError[] | string;
+    statement?: string;
+    textEvidence?: string;
+    links?: string;
+  },
 ) {
   const errors = typeof form?.error === 'string' ? undefined : form?.error;
   const message = typeof form?.error === 'string' ? form.error : undefined;
@@ -224,6 +231,10 @@ ${errorsBlock(errors, message, 'The complaint has fields to correct; nothing was
 <input type="hidden" name="secret" value="${e(form.secret)}">
 <label for="statement">Why the decision is wrong (1 to 2000 characters)</label>
 <textarea id="statement" name="statement" rows="6" maxlength="2000" required>${e(form.statement)}</textarea>
+<label for="text_evidence">More of what they wrote (copy it here, if it was text)</label>
+<textarea id="text_evidence" name="text_evidence" rows="4" maxlength="5000">${e(form.textEvidence)}</textarea>
+<label for="links">Links to more screenshots or videos (one a line, http or https; at most 5 in all)</label>
+<textarea id="links" name="links" rows="3" maxlength="5000">${e(form.links)}</textarea>
 <button type="submit">Send the complaint</button>
 </form>`
       : message

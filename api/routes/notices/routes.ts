@@ -53,6 +53,18 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * Authorization: Bearer); the outcome of a game's report for its in-game reporter; and the trusted
  * flaggers, for admins.
  */
+/** A form's evidence: the text copied in, and one link a line (a video by its extension, else a screenshot). */
+function evidenceOfForm(text: string, links: string) {
+  return [
+    ...(text.trim() ? [{ type: 'text', content: text }] : []),
+    ...links
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((url) => ({ type: /\.(mp4|webm|mov)(\?|$)/i.test(url) ? 'video' : 'screenshot', url })),
+  ];
+}
+
 export function noticeRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const privacy = {
@@ -128,20 +140,13 @@ export function noticeRoutes(deps: ApiDeps): Router {
       lifeAtRisk: str(f.life_at_risk) === 'yes',
       childInvolved: str(f.child_involved) === 'yes',
     };
-    const links = (values.links ?? '')
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter(Boolean);
     const body = {
       gameId: values.gameId || undefined,
       player: values.player || undefined,
       category: values.category || undefined,
       explanation: values.explanation,
       ...(values.matchId?.trim() ? { matchId: values.matchId } : {}),
-      evidence: [
-        ...(values.textEvidence?.trim() ? [{ type: 'text', content: values.textEvidence }] : []),
-        ...links.map((url) => ({ type: /\.(mp4|webm|mov)(\?|$)/i.test(url) ? 'video' : 'screenshot', url })),
-      ],
+      evidence: evidenceOfForm(values.textEvidence ?? '', values.links ?? ''),
       ...(values.name?.trim() ? { name: values.name } : {}),
       ...(values.email?.trim() ? { email: values.email } : {}),
       lifeAtRisk: values.lifeAtRisk,
@@ -224,8 +229,17 @@ export function noticeRoutes(deps: ApiDeps): Router {
     if (!form) return;
     const { id, secret } = form;
     const statement = str(form.fields.statement) ?? '';
+    const textEvidence = str(form.fields.text_evidence) ?? '';
+    const links = str(form.fields.links) ?? '';
+    const evidence = evidenceOfForm(textEvidence, links);
     try {
-      const { standing, outbox } = await fileComplaint(noticeDeps, id, secret, { statement }, deps.clock());
+      const { standing, outbox } = await fileComplaint(
+        noticeDeps,
+        id,
+        secret,
+        { statement, ...(evidence.length ? { evidence } : {}) },
+        deps.clock(),
+      );
       deps.dispatcher.enqueue(outbox);
       ctx.status = 201;
       ctx.body = statusPage(standing, privacy, { csrf: csrfToken(ctx), secret });
@@ -240,6 +254,8 @@ export function noticeRoutes(deps: ApiDeps): Router {
         secret,
         error: err.fields?.length ? err.fields : err.detail,
         statement,
+        textEvidence,
+        links,
       });
     }
   });

@@ -2405,6 +2405,11 @@ export interface components {
             content?: string;
             /** Format: date-time */
             submittedAt: string;
+            /**
+             * @description Brought by the notifier's complaint about the notice (README "Notices"); absent: the report's own.
+             * @constant
+             */
+            addedBy?: "complaint";
             enrichment?: components["schemas"]["Enrichment"];
         };
         /** @description What the enrichment worker found, on each stored evidence item once it has run. */
@@ -15014,6 +15019,8 @@ export interface operations {
                 "application/json": {
                     /** @description Why the decision is wrong, in your words (a moderator other than the one who decided reads it). */
                     statement: string & unknown;
+                    /** @description More evidence of what the notice said (text, or links to screenshots or videos, fetched only by the evidence worker): added to the notice's own, marked as the complaint's. */
+                    evidence?: components["schemas"]["EvidenceInput"][];
                 };
             };
         };
