@@ -4,6 +4,7 @@ import { tagRoutes } from './routes/tags/routes.js';
 import { noteRoutes } from './routes/notes/routes.js';
 import { templateRoutes } from './routes/templates/routes.js';
 import { transparencyRoutes } from './routes/transparency/routes.js';
+import { complianceRoutes } from './routes/compliance/routes.js';
 import { erasureRoutes } from './routes/erasures/routes.js';
 import { retentionRoutes } from './routes/retention/routes.js';
 import { WAVE_PATHS, waveRoutes } from './routes/waves/routes.js';
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Koa {
     savedFilterRoutes(routeDeps),
     queueRoutes(routeDeps),
     transparencyRoutes(routeDeps),
+    complianceRoutes(routeDeps),
     erasureRoutes(routeDeps),
     retentionRoutes(routeDeps),
     waveRoutes(routeDeps),

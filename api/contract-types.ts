@@ -9,6 +9,7 @@ import type * as notes from './routes/notes/contract.js';
 import type * as savedFilters from './routes/saved-filters/contract.js';
 import type * as queues from './routes/review-queues/contract.js';
 import type * as transparency from './routes/transparency/contract.js';
+import type * as compliance from './routes/compliance/contract.js';
 import type * as erasures from './routes/erasures/contract.js';
 import type * as retention from './routes/retention/contract.js';
 import type * as waves from './routes/waves/contract.js';
@@ -28,6 +29,7 @@ export type Components = ViewSchemas & { ErrorResponse: typeof errorResponse } &
   typeof savedFilters.schemas &
   typeof queues.schemas &
   typeof transparency.schemas &
+  typeof compliance.schemas &
   typeof erasures.schemas &
   typeof retention.schemas &
   typeof waves.schemas &

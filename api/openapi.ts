@@ -15,6 +15,7 @@ import * as sanctions from './routes/sanctions/contract.js';
 import * as appeals from './routes/appeals/contract.js';
 import * as templates from './routes/templates/contract.js';
 import * as transparency from './routes/transparency/contract.js';
+import * as compliance from './routes/compliance/contract.js';
 import * as erasures from './routes/erasures/contract.js';
 import * as retention from './routes/retention/contract.js';
 import * as waves from './routes/waves/contract.js';
@@ -73,7 +74,8 @@ const draft = {
     },
     {
       name: 'transparency',
-      description: 'Statements of reasons sent to the EU’s DSA Transparency Database, and its accounts.',
+      description:
+        'Statements of reasons sent to the EU’s DSA Transparency Database and its accounts; the transparency report, and the orders and out-of-court disputes it counts.',
     },
     { name: 'operations', description: 'Health, readiness, metrics, this document and the queue board.' },
   ],
@@ -95,6 +97,7 @@ const draft = {
     ...savedFilters.paths,
     ...queues.paths,
     ...transparency.paths,
+    ...compliance.paths,
     ...erasures.paths,
     ...retention.paths,
     ...waves.paths,
@@ -126,6 +129,7 @@ const draft = {
       ...savedFilters.schemas,
       ...queues.schemas,
       ...transparency.schemas,
+      ...compliance.schemas,
       ...erasures.schemas,
       ...retention.schemas,
       ...waves.schemas,

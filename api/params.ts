@@ -26,6 +26,8 @@ export const PATH_PARAMS = {
   templateId: { rule: uuid, what: 'Template' },
   erasureId: { rule: uuid, what: 'Erasure' },
   waveId: { rule: uuid, what: 'Wave' },
+  orderId: { rule: uuid, what: 'Order' },
+  disputeId: { rule: uuid, what: 'Dispute' },
   ruleId: { rule: uuid, what: 'Rule' },
   webhookId: { rule: uuid, what: 'Webhook' },
   deliveryId: { rule: uuid, what: 'Delivery' },

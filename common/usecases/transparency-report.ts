@@ -12,6 +12,8 @@ import {
   userReportsIn,
   noticesIn,
   urgentNoticesIn,
+  ordersIn,
+  disputesIn,
 } from '../data/repos/transparency-report.js';
 import { isUuid } from '../domain/ids.js';
 import { REPORT_KINDS } from '../domain/reports.js';
@@ -45,11 +47,13 @@ export const reportQuerySchema = Joi.object({
 
 /** The sections of the harmonised templates the report's rows fall in, in the report's order. */
 export const REPORT_SECTIONS = [
+  'orders',
   'restrictions',
   'notices',
   'complaints',
   'automated_means',
   'misuse',
+  'disputes',
   'recipients',
 ] as const;
 
@@ -66,6 +70,9 @@ const median = (xs: number[]) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
+/** How many times each value comes, in the values' order. */
+const tally = (xs: string[]) =>
+  [...xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>())].sort();
 const hours = (seconds: number | '') => (seconds === '' ? '' : Math.round((seconds / 3600) * 100) / 100);
 
 export async function transparencyReport(
@@ -93,6 +100,32 @@ export async function transparencyReport(
   const rows: ReportRow[] = [];
   const add = (section: ReportRow['section'], field: string, breakdown: string, value: number | string) =>
     rows.push({ section, field, breakdown, value });
+
+  // Section: orders from authorities (Art. 9, 10; Art. 15(1)(a)), by Member State and type of illegal
+  // content, with the median times to tell the authority of their receipt and to give them effect.
+  const orders = await ordersIn(pool, period);
+  for (const [kind, field] of [
+    ['act', 'number_of_orders_to_act'],
+    ['information', 'number_of_orders_to_provide_information'],
+  ] as const) {
+    const of = orders.filter((o) => o.kind === kind);
+    add('orders', field, 'total', of.length);
+    for (const [state, n] of tally(of.map((o) => o.member_state)))
+      add('orders', field, `member_state:${state}`, n);
+    for (const [category, n] of tally(of.map((o) => o.category))) add('orders', field, category, n);
+    add(
+      'orders',
+      `${field}_median_time_to_inform_of_receipt_hours`,
+      'total',
+      hours(median(of.flatMap((o) => (o.ack_seconds === null ? [] : [o.ack_seconds])))),
+    );
+    add(
+      'orders',
+      `${field}_median_time_to_give_effect_hours`,
+      'total',
+      hours(median(of.flatMap((o) => (o.act_seconds === null ? [] : [o.act_seconds])))),
+    );
+  }
 
   // Section: restrictions (own initiative and on notifications), from their statements, in pages of
   // sanction ids (keyset), so a year of decisions is read in bounded pieces.
@@ -256,6 +289,32 @@ export async function transparencyReport(
   );
   add('misuse', 'warnings_article_23', 'total', misuse.warnings);
   add('misuse', 'suspensions_of_recipients_article_23', 'total', 0);
+
+  // Section: out-of-court disputes (Art. 21; Art. 24(1)(a)): submitted, their outcomes, the median time
+  // to complete them, and the share of the bodies' decisions the platform implemented.
+  const disputes = await disputesIn(pool, period);
+  add('disputes', 'number_of_disputes_submitted', 'total', disputes.length);
+  for (const outcome of ['for_recipient', 'for_platform', 'settled', 'withdrawn'])
+    add('disputes', 'dispute_outcomes', outcome, disputes.filter((d) => d.outcome === outcome).length);
+  add('disputes', 'dispute_outcomes', 'open', disputes.filter((d) => d.outcome === null).length);
+  add(
+    'disputes',
+    'median_time_to_complete_days',
+    'total',
+    (() => {
+      const m = median(disputes.flatMap((d) => (d.seconds === null ? [] : [d.seconds])));
+      return m === '' ? '' : Math.round((m / 86_400) * 100) / 100;
+    })(),
+  );
+  const decided = disputes.filter((d) => d.outcome === 'for_recipient' || d.outcome === 'for_platform');
+  add(
+    'disputes',
+    'share_of_decisions_implemented',
+    'implemented / decided',
+    decided.length
+      ? Math.round((decided.filter((d) => d.implemented === true).length / decided.length) * 10_000) / 10_000
+      : '',
+  );
 
   // Section: recipients: the average monthly active recipients.
   if (q.activeRecipients !== undefined) {

@@ -228,3 +228,39 @@ export async function playersSeenByMonth(db: Queryable, q: ReportPeriod) {
   );
   return rows;
 }
+
+/** The platform condition on a compliance record's `platform` column ($3 a studio's id). */
+const platformOf = (q: ReportPeriod) =>
+  q.platform === 'all' ? 'true' : q.platform === 'operator' ? "platform = 'operator'" : 'platform = $3::text';
+
+/** Orders received in the period for the platform (Art. 15(1)(a)), with their times to acknowledge and act. */
+export async function ordersIn(db: Queryable, q: ReportPeriod) {
+  const { rows } = await db.query<{
+    kind: 'act' | 'information';
+    member_state: string;
+    category: string;
+    ack_seconds: number | null;
+    act_seconds: number | null;
+  }>(
+    `SELECT kind, member_state, category,
+            extract(epoch FROM acknowledged_at - received_at)::float8 AS ack_seconds,
+            extract(epoch FROM acted_at - received_at)::float8 AS act_seconds
+       FROM authority_orders WHERE received_at >= $1 AND received_at < $2 AND ${platformOf(q)}`,
+    argsOf(q),
+  );
+  return rows;
+}
+
+/** Disputes submitted in the period for the platform (Art. 24(1)(a)), with how and when they closed. */
+export async function disputesIn(db: Queryable, q: ReportPeriod) {
+  const { rows } = await db.query<{
+    outcome: string | null;
+    implemented: boolean | null;
+    seconds: number | null;
+  }>(
+    `SELECT outcome, implemented, extract(epoch FROM closed_at - submitted_at)::float8 AS seconds
+       FROM disputes WHERE submitted_at >= $1 AND submitted_at < $2 AND ${platformOf(q)}`,
+    argsOf(q),
+  );
+  return rows;
+}

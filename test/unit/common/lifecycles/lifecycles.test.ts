@@ -71,6 +71,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['notifier-mail.ts'], writes('notifier_mails'))).to.deep.equal([]);
   });
 
+  it("one module writes the compliance officer's orders and disputes (issue 51)", () => {
+    expect(writersBesides(['compliance-record.ts'], writes('(authority_orders|disputes)'))).to.deep.equal([]);
+  });
+
   it('one module each writes notices, trusted flaggers, misuse marks and measures, and erasures (issues 36, 37)', () => {
     expect(writersBesides(['notice.ts'], writes('(notices|notice_quota)'))).to.deep.equal([]);
     expect(writersBesides(['trusted-flagger.ts'], writes('trusted_flaggers'))).to.deep.equal([]);
