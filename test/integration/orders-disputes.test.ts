@@ -167,8 +167,8 @@ describe('orders and disputes (issue 51)', function () {
     );
     expect(later.status).to.equal(400);
     expect(later.body.errors!.map((e) => e.field).sort()).to.deep.equal([
-      'action',
       'actedAt',
+      'action',
       'platform',
       'receivedAt',
     ]);
