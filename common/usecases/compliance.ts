@@ -59,7 +59,7 @@ export const orderSchema = Joi.object({
     .description('When the authority was told of its receipt (Art. 9(1), 10(1)); null until then.'),
   actedAt: when.allow(null).description('When effect was given to it; null until then (with action).'),
   action: text(2000).min(1).allow(null).description('What was done (with actedAt).'),
-}).id('AuthorityOrderInput');
+});
 
 export const disputeSchema = Joi.object({
   platform,
@@ -83,7 +83,7 @@ export const disputeSchema = Joi.object({
   implemented: Joi.boolean()
     .allow(null)
     .description("Whether the platform implemented the body's decision (Art. 24(1)(a)); null while open."),
-}).id('DisputeInput');
+});
 
 export const complianceListSchema = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(20),

@@ -2,6 +2,7 @@ import { TemplatesScreen } from './screens/Templates';
 import { TransparencyScreen } from './screens/Transparency';
 import { ErasuresScreen } from './screens/Erasures';
 import { FlaggersScreen } from './screens/Flaggers';
+import { ComplianceScreen } from './screens/Compliance';
 import { ApprovalsScreen, WavesScreen } from './screens/Waves';
 import { RulesScreen } from './screens/Rules';
 import { NoticesScreen } from './screens/Notices';
@@ -72,6 +73,7 @@ export function App() {
         )}
         {session.moderator.role === 'admin' && <Route path="/erasures" element={<ErasuresScreen />} />}
         {session.moderator.role === 'admin' && <Route path="/flaggers" element={<FlaggersScreen />} />}
+        {session.moderator.role === 'admin' && <Route path="/compliance" element={<ComplianceScreen />} />}
         <Route path="*" element={<p>There is nothing here. Go back to the queue.</p>} />
       </Routes>
     </Layout>
@@ -253,6 +255,7 @@ function navGroups(isAdmin: boolean) {
         { to: '/transparency', label: 'EU database', admin: true },
         { to: '/erasures', label: 'Data requests', admin: true },
         { to: '/flaggers', label: 'Trusted flaggers', admin: true },
+        { to: '/compliance', label: 'Orders and disputes', admin: true },
       ],
     },
     {

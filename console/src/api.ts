@@ -77,10 +77,20 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (res.status === 204) return undefined as T;
-  const data = (await res.json().catch(() => ({}))) as { code?: string; detail?: string };
+  const data = (await res.json().catch(() => ({}))) as {
+    code?: string;
+    detail?: string;
+    errors?: { field: string; message: string }[];
+  };
   if (!res.ok) {
     if (res.status === 401 && !path.endsWith('/console-session')) signedOut();
-    throw new ApiError(res.status, data.code ?? 'error', data.detail ?? res.statusText);
+    // A refused field is named with why, so the form can be mended without guessing.
+    const fields = (data.errors ?? []).map((f) => `${f.field} ${f.message}`).join('; ');
+    throw new ApiError(
+      res.status,
+      data.code ?? 'error',
+      `${data.detail ?? res.statusText}${fields ? ` ${fields}.` : ''}`,
+    );
   }
   return data as T;
 }
@@ -168,6 +178,22 @@ export const approveActingRule = (id: string) =>
   api<ActingRule>('POST', `/v1/admin/rules/${enc(id)}/approve`);
 export const backtestRule = (conditions: ActingRuleInput['conditions'], days: number) =>
   api<Backtest>('POST', '/v1/admin/rule-backtests', { conditions, days });
+export type AuthorityOrder = Schemas['AuthorityOrder'];
+export type Dispute = Schemas['Dispute'];
+export type AuthorityOrderInput = Req<'/v1/admin/compliance/orders', 'post'>;
+export type DisputeInput = Req<'/v1/admin/compliance/disputes', 'post'>;
+export const listOrders = () =>
+  api<{ items: AuthorityOrder[]; nextCursor: string | null }>('GET', '/v1/admin/compliance/orders?limit=100');
+export const putOrder = (body: AuthorityOrderInput, id?: string) =>
+  id
+    ? api<AuthorityOrder>('PUT', `/v1/admin/compliance/orders/${enc(id)}`, body)
+    : api<AuthorityOrder>('POST', '/v1/admin/compliance/orders', body);
+export const listDisputes = () =>
+  api<{ items: Dispute[]; nextCursor: string | null }>('GET', '/v1/admin/compliance/disputes?limit=100');
+export const putDispute = (body: DisputeInput, id?: string) =>
+  id
+    ? api<Dispute>('PUT', `/v1/admin/compliance/disputes/${enc(id)}`, body)
+    : api<Dispute>('POST', '/v1/admin/compliance/disputes', body);
 export const listTrustedFlaggers = () =>
   api<{ items: TrustedFlagger[] }>('GET', '/v1/admin/trusted-flaggers');
 export const registerTrustedFlagger = (body: { name: string; areas: string[]; coordinator: string }) =>

@@ -1139,6 +1139,51 @@ describe('moderator console in headless Chromium', function () {
     await context.close();
   });
 
+  it('orders and disputes: an admin records an order, completes it when acted on, and records a dispute; texts as text', async () => {
+    const { context, page } = await signedIn(admin);
+    await page.getByRole('link', { name: 'Orders and disputes' }).click();
+    await page.getByRole('heading', { name: 'Orders and disputes', level: 1 }).waitFor();
+    const authority = `Parquet de Paris <b>${uid()}</b>`;
+    const orderForm = page.getByRole('form', { name: 'Record an order' });
+    await orderForm.getByLabel('Authority', { exact: true }).fill(authority);
+    await orderForm.getByLabel('Member State').selectOption('FR');
+    await orderForm
+      .getByLabel('Type of illegal content')
+      .selectOption('STATEMENT_CATEGORY_PROTECTION_OF_MINORS');
+    await orderForm.getByLabel('Received', { exact: true }).fill('2026-06-01T09:00');
+    await orderForm.getByRole('button', { name: 'Record the order' }).click();
+    await page.getByText('Order recorded.').waitFor();
+    await page.getByRole('button', { name: `Edit the order of ${authority}` }).click();
+    const edit = page.getByRole('form', { name: `Edit the order of ${authority}` });
+    await edit.getByLabel('Effect given').fill('2026-06-01T15:00');
+    await edit.getByLabel('What was done').fill('Account suspended; chat kept for the authority.');
+    await edit.getByRole('button', { name: 'Save the order' }).click();
+    await page.getByText('Order updated.').waitFor();
+    await page.getByRole('cell', { name: /Account suspended; chat kept for the authority\./ }).waitFor();
+    // Half a pair is refused with its field named.
+    const disputeForm = page.getByRole('form', { name: 'Record a dispute' });
+    await disputeForm.getByLabel('Certified body').fill('ADR Games <i>x</i>');
+    await disputeForm.getByLabel('Submitted').fill('2026-06-02T09:00');
+    await disputeForm.getByLabel('Closed').fill('2026-06-12T09:00');
+    await disputeForm.getByRole('button', { name: 'Record the dispute' }).click();
+    await page
+      .getByText(/outcome/)
+      .first()
+      .waitFor();
+    await disputeForm.getByLabel('Outcome').selectOption('for_recipient');
+    await disputeForm.getByLabel("The body's decision implemented").selectOption('yes');
+    await disputeForm.getByRole('button', { name: 'Record the dispute' }).click();
+    await page.getByText('Dispute recorded.').waitFor();
+    await page.getByRole('cell', { name: 'ADR Games <i>x</i> operator', exact: true }).waitFor();
+    await checkScreen(page, 'compliance');
+    const { rows } = await api.pool.query(
+      'SELECT acted_at, action FROM authority_orders WHERE authority = $1',
+      [authority],
+    );
+    expect(rows[0].action).to.equal('Account suspended; chat kept for the authority.');
+    await context.close();
+  });
+
   it('notices: a moderator marks a dismissed notice manifestly unfounded on the page, and an admin denies its notifier’s complaint as unfounded; all as text', async () => {
     const tag = `N-<img src=x onerror="window.__xss=1">${uid()}`;
     const serviceId = await player(tag);

@@ -2426,76 +2426,6 @@ export interface components {
              */
             source?: "player" | "game_server" | "anticheat_system";
         };
-        AuthorityOrderInput: {
-            /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
-            platform: string;
-            /**
-             * @description `act`: an order to act against illegal content (Art. 9); `information`: to provide information (Art. 10).
-             * @enum {string}
-             */
-            kind: "act" | "information";
-            /** @description The judicial or administrative authority that issued it. */
-            authority: string & unknown;
-            /**
-             * @description The Member State of the issuing authority (ISO 3166-1 alpha-2, EU/EEA).
-             * @enum {string}
-             */
-            memberState: "AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK";
-            /**
-             * @description The type of illegal content concerned (a category of the DSA Transparency Database).
-             * @enum {string}
-             */
-            category: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
-            /** @description The order's reference in the authority's file. */
-            reference?: string & unknown;
-            /**
-             * Format: date-time
-             * @description When the order was received.
-             */
-            receivedAt: string;
-            /**
-             * Format: date-time
-             * @description When the authority was told of its receipt (Art. 9(1), 10(1)); null until then.
-             */
-            acknowledgedAt?: string | null;
-            /**
-             * Format: date-time
-             * @description When effect was given to it; null until then (with action).
-             */
-            actedAt?: string | null;
-            /** @description What was done (with actedAt). */
-            action?: ((string & unknown) | null) & unknown;
-        };
-        DisputeInput: {
-            /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
-            platform: string;
-            /** @description The certified out-of-court dispute settlement body (Art. 21) it was brought to. */
-            body: string & unknown;
-            /**
-             * @description What it is about: a sanction, a notice's decision, a complaint's decision, or other.
-             * @enum {string}
-             */
-            subject: "sanction" | "notice" | "complaint" | "other";
-            /** @description The dispute's reference at the body. */
-            reference?: string & unknown;
-            /**
-             * Format: date-time
-             * @description When it was submitted to the body.
-             */
-            submittedAt: string;
-            /**
-             * Format: date-time
-             * @description When the body closed it; null while open (with outcome).
-             */
-            closedAt?: string | null;
-            /**
-             * @description How it ended: for the recipient, for the platform, settled, or withdrawn; null while open (with closedAt).
-             * @enum {string|null}
-             */
-            outcome?: "for_recipient" | "for_platform" | "settled" | "withdrawn" | null;
-            /** @description Whether the platform implemented the body's decision (Art. 24(1)(a)); null while open. */
-            implemented?: boolean | null;
-        };
         Notice: {
             /**
              * Format: uuid
@@ -12377,7 +12307,46 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AuthorityOrderInput"];
+                "application/json": {
+                    /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
+                    platform: string;
+                    /**
+                     * @description `act`: an order to act against illegal content (Art. 9); `information`: to provide information (Art. 10).
+                     * @enum {string}
+                     */
+                    kind: "act" | "information";
+                    /** @description The judicial or administrative authority that issued it. */
+                    authority: string & unknown;
+                    /**
+                     * @description The Member State of the issuing authority (ISO 3166-1 alpha-2, EU/EEA).
+                     * @enum {string}
+                     */
+                    memberState: "AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK";
+                    /**
+                     * @description The type of illegal content concerned (a category of the DSA Transparency Database).
+                     * @enum {string}
+                     */
+                    category: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
+                    /** @description The order's reference in the authority's file. */
+                    reference?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When the order was received.
+                     */
+                    receivedAt: string;
+                    /**
+                     * Format: date-time
+                     * @description When the authority was told of its receipt (Art. 9(1), 10(1)); null until then.
+                     */
+                    acknowledgedAt?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When effect was given to it; null until then (with action).
+                     */
+                    actedAt?: string | null;
+                    /** @description What was done (with actedAt). */
+                    action?: ((string & unknown) | null) & unknown;
+                };
             };
         };
         responses: {
@@ -12460,7 +12429,46 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AuthorityOrderInput"];
+                "application/json": {
+                    /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
+                    platform: string;
+                    /**
+                     * @description `act`: an order to act against illegal content (Art. 9); `information`: to provide information (Art. 10).
+                     * @enum {string}
+                     */
+                    kind: "act" | "information";
+                    /** @description The judicial or administrative authority that issued it. */
+                    authority: string & unknown;
+                    /**
+                     * @description The Member State of the issuing authority (ISO 3166-1 alpha-2, EU/EEA).
+                     * @enum {string}
+                     */
+                    memberState: "AT" | "BE" | "BG" | "CY" | "CZ" | "DE" | "DK" | "EE" | "ES" | "FI" | "FR" | "GR" | "HR" | "HU" | "IE" | "IS" | "IT" | "LI" | "LT" | "LU" | "LV" | "MT" | "NL" | "NO" | "PL" | "PT" | "RO" | "SE" | "SI" | "SK";
+                    /**
+                     * @description The type of illegal content concerned (a category of the DSA Transparency Database).
+                     * @enum {string}
+                     */
+                    category: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
+                    /** @description The order's reference in the authority's file. */
+                    reference?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When the order was received.
+                     */
+                    receivedAt: string;
+                    /**
+                     * Format: date-time
+                     * @description When the authority was told of its receipt (Art. 9(1), 10(1)); null until then.
+                     */
+                    acknowledgedAt?: string | null;
+                    /**
+                     * Format: date-time
+                     * @description When effect was given to it; null until then (with action).
+                     */
+                    actedAt?: string | null;
+                    /** @description What was done (with actedAt). */
+                    action?: ((string & unknown) | null) & unknown;
+                };
             };
         };
         responses: {
@@ -12624,7 +12632,36 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DisputeInput"];
+                "application/json": {
+                    /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
+                    platform: string;
+                    /** @description The certified out-of-court dispute settlement body (Art. 21) it was brought to. */
+                    body: string & unknown;
+                    /**
+                     * @description What it is about: a sanction, a notice's decision, a complaint's decision, or other.
+                     * @enum {string}
+                     */
+                    subject: "sanction" | "notice" | "complaint" | "other";
+                    /** @description The dispute's reference at the body. */
+                    reference?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When it was submitted to the body.
+                     */
+                    submittedAt: string;
+                    /**
+                     * Format: date-time
+                     * @description When the body closed it; null while open (with outcome).
+                     */
+                    closedAt?: string | null;
+                    /**
+                     * @description How it ended: for the recipient, for the platform, settled, or withdrawn; null while open (with closedAt).
+                     * @enum {string|null}
+                     */
+                    outcome?: "for_recipient" | "for_platform" | "settled" | "withdrawn" | null;
+                    /** @description Whether the platform implemented the body's decision (Art. 24(1)(a)); null while open. */
+                    implemented?: boolean | null;
+                };
             };
         };
         responses: {
@@ -12707,7 +12744,36 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["DisputeInput"];
+                "application/json": {
+                    /** @description Whose games it concerns: `operator` (global decisions) or a studio id. */
+                    platform: string;
+                    /** @description The certified out-of-court dispute settlement body (Art. 21) it was brought to. */
+                    body: string & unknown;
+                    /**
+                     * @description What it is about: a sanction, a notice's decision, a complaint's decision, or other.
+                     * @enum {string}
+                     */
+                    subject: "sanction" | "notice" | "complaint" | "other";
+                    /** @description The dispute's reference at the body. */
+                    reference?: string & unknown;
+                    /**
+                     * Format: date-time
+                     * @description When it was submitted to the body.
+                     */
+                    submittedAt: string;
+                    /**
+                     * Format: date-time
+                     * @description When the body closed it; null while open (with outcome).
+                     */
+                    closedAt?: string | null;
+                    /**
+                     * @description How it ended: for the recipient, for the platform, settled, or withdrawn; null while open (with closedAt).
+                     * @enum {string|null}
+                     */
+                    outcome?: "for_recipient" | "for_platform" | "settled" | "withdrawn" | null;
+                    /** @description Whether the platform implemented the body's decision (Art. 24(1)(a)); null while open. */
+                    implemented?: boolean | null;
+                };
             };
         };
         responses: {
