@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { Pool, Queryable } from '../data/db.js';
 import { findStudio } from '../data/repos/accounts.js';
+import { complianceRecords } from '../data/repos/compliance.js';
 import { isUuid } from '../domain/ids.js';
 import { NOTICE_CATEGORIES } from '../domain/notices.js';
 import { TDB } from '../domain/transparency-vocabulary.js';
@@ -251,13 +252,7 @@ async function listOf<R extends { id: string; created_at: Date }, T>(
   const q = check<{ limit: number; cursor?: string }>(complianceListSchema, query, 'query');
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   if (q.cursor !== undefined && !after) throw invalidCursor();
-  // The cursor holds the time as PostgreSQL writes it (microseconds), so no row is skipped or repeated.
-  const { rows } = await db.query<R & { cursor_ts: string }>(
-    `SELECT *, to_json(created_at)#>>'{}' AS cursor_ts FROM ${table}
-      WHERE ($1::timestamptz IS NULL OR (created_at, id) < ($1::timestamptz, $2::uuid))
-      ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [after?.ts ?? null, after?.id ?? null, q.limit + 1],
-  );
+  const rows = await complianceRecords<R>(db, table, after, q.limit + 1);
   const items = rows.slice(0, q.limit);
   const last = items[items.length - 1];
   return {

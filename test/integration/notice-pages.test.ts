@@ -236,11 +236,22 @@ describe('the public notice pages in headless Chromium', function () {
     expect(none).to.have.length(0);
     await page.getByLabel('Why the decision is wrong').focus();
     await page.keyboard.type(`The recording shows it ${XSS}`);
+    await page.keyboard.press('Tab'); // to "More of what they wrote"
+    await page.keyboard.type(`more chat ${XSS}`);
+    await page.keyboard.press('Tab'); // past the links, to the button
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page
       .getByText('Your complaint was received and is with a moderator other than the one who decided.')
       .waitFor();
+    // Its evidence joined the notice's, marked as the complaint's, as text.
+    const { rows: ev } = await api.pool.query<{ evidence: { addedBy?: string; content?: string }[] }>(
+      'SELECT o.evidence FROM notices n JOIN offenses o ON o.id = n.offense_id WHERE n.id = $1',
+      [sent.body.noticeId],
+    );
+    expect(ev[0]!.evidence.filter((e) => e.addedBy === 'complaint').map((e) => e.content)).to.deep.equal([
+      `more chat ${XSS}`,
+    ]);
     expect(await page.getByRole('heading', { name: 'Contest the decision' }).count(), 'once').to.equal(0);
     await accessible(page, 'status-complained');
 

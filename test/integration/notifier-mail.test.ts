@@ -208,6 +208,40 @@ describe('notifier e-mail (issue 51)', function () {
     ]);
   });
 
+  it("an upheld notice reversed on the player's appeal: the notifier is told the reversal, once, and that it cannot be contested", async () => {
+    const p = await newPlayer();
+    const to = `rev-${p.serviceId}@example.org`.toLowerCase();
+    const sent = await notice(p.serviceId, to);
+    expect(sent.status, sent.text).to.equal(201);
+    await resolve(await noticeCase(api.pool, sent.body.noticeId), mod, 'upheld');
+    expect((await mailsTo(to, 2))[1]!.text).to.include('action was taken against their account');
+    const offenseId = (
+      await api.pool.query<{ offense_id: string }>('SELECT offense_id FROM notices WHERE id = $1', [
+        sent.body.noticeId,
+      ])
+    ).rows[0]!.offense_id;
+    const appealOf = async () => {
+      const res = await call<{ id: string }>(api.url, 'POST', `/v1/player/${p.serviceId}/appeals`, {
+        spec: '/v1/player/{serviceId}/appeals',
+        headers: studio.headers,
+        json: { offenseId, reason: 'incorrect', statement: 'Not me.' },
+      });
+      expect(res.status, res.text).to.equal(201);
+      return res.body.id;
+    };
+    await decide(await appealOf(), other, 'granted');
+    const reversal = (await mailsTo(to, 3))[2]!;
+    expect(reversal.subject).to.equal(`The decision on your notice about a player of ${GAME}`);
+    expect(reversal.text)
+      .to.include('Action was first taken, then reversed')
+      .and.not.include('You may contest');
+    expect((await mailRows(sent.body.noticeId)).map((r) => r.kind)).to.deep.equal([
+      'notice_received',
+      'notice_decided',
+      'notice_decided',
+    ]);
+  });
+
   it("the link opens the notice's status in a browser, and takes the receipt out of the address bar", async function () {
     chromiumOrSkip(this);
     const p = await newPlayer();
