@@ -22,6 +22,9 @@ describe('fault drills (shortened)', function () {
       dir,
       databaseUrl: services.databaseUrl,
       redisUrl: services.redisUrl,
+      // Shortened: a dead worker's statements are claimed for 10 s (twice this), not production's
+      // minute; still longer than its stalled job takes to run again, so the quiet crash is met.
+      env: { TDB_TIMEOUT_MS: '5000' },
     });
     // Sequentially: four cold tsx starts at once on two cores take longer than one after another.
     for (const kind of ['api', 'enrichment', 'review'] as const) await rig.launch(kind);

@@ -16,7 +16,7 @@ const drill: DrillCase = {
   kind: 'rig',
   run: async (rig, opts) => {
     const tdb = await new TransparencyDatabaseStandIn().start();
-    // Under the rig's TDB_TIMEOUT_MS (2 s), long enough for a call to be in flight when the worker dies.
+    // Under the rig's TDB_TIMEOUT_MS, long enough for a call to be in flight when the worker dies.
     tdb.delayMs = 1500;
     await rig.transparencyAccount(rig.studioId, { baseUrl: tdb.url, token: tdb.platform('studio') });
     if (!rig.procs.get('webhooks') || rig.procs.get('webhooks')!.child.exitCode !== null)
