@@ -34,7 +34,11 @@ export const mailProcessor = (deps: ProcessorDeps) => {
         socketTimeout: mail.timeoutMs,
       })
     : undefined;
-  const base = deps.config.publicUrl ?? `http://localhost:${deps.config.port}`;
+  // The API's public address (PUBLIC_URL, required in production), else where the API listens, as
+  // the API itself says it (api/server.ts).
+  const host = deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host;
+  const base =
+    deps.config.publicUrl ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${deps.config.port}`;
   const domain = domainOf(mail.from);
   const metric = (outcome: string) => deps.metrics?.notifierMails.inc({ outcome });
   let toldUnset = false;
