@@ -158,6 +158,12 @@ export class DrillRig {
       // stalled job takes to run again, so the transparency drill meets a claim that outlives it.
       TDB_TIMEOUT_MS: '30000',
       TDB_RETRY_BASE_MS: '200',
+      // The notifier-mail drill files its notices from loopback, many a run: no daily quota. A mail
+      // whose sending worker was killed is claimed for twice MAIL_TIMEOUT_MS (10 s here).
+      NOTICE_QUOTA_PER_ADDRESS: '100000',
+      NOTICE_QUOTA_PER_EMAIL: '100000',
+      MAIL_TIMEOUT_MS: '5000',
+      MAIL_RETRY_BASE_MS: '200',
       ...opts.env,
     };
     const pool = createPool(pg.url, 4);

@@ -18,7 +18,7 @@ import { chromiumOrSkip, launchChromium } from '../helpers/browser.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
 import { noticeCase } from '../helpers/notices.js';
-import { TestSmtpServer, type ReceivedMail } from '../helpers/smtp.js';
+import { SmtpStandIn, type ReceivedMail } from '../../scripts/lib/smtp-stand-in.js';
 import { startTestWorker } from '../helpers/workers.js';
 
 interface Receipt {
@@ -34,7 +34,7 @@ interface Receipt {
  */
 describe('notifier e-mail (issue 51)', function () {
   this.timeout(120_000);
-  let smtp: TestSmtpServer;
+  let smtp: SmtpStandIn;
   let api: TestApi;
   let review: RunningWorker;
   let outbound: RunningWorker | undefined;
@@ -44,7 +44,7 @@ describe('notifier e-mail (issue 51)', function () {
   const GAME = '<i>Quest & "Co"</i>';
 
   before(async () => {
-    smtp = await new TestSmtpServer(2).start();
+    smtp = await new SmtpStandIn(2).start();
     api = await startTestApi({
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Notices <notices@trust.example>',

@@ -13,17 +13,23 @@ export interface ReceivedMail {
 }
 
 /**
- * A real SMTP server for the suite (nodemailer's smtp-server), on a loopback port, keeping what it
- * takes, with the faults a mail server has, by recipient: `bounce…@` is refused for good at RCPT TO
- * (550 5.1.1, as an unknown mailbox is), `later…@` is deferred (451 4.7.1, as greylisting does) the
- * first `deferrals` times. stop() closes it (a dead server: connections refused), start() opens it
- * again on the same port.
+ * A real SMTP server for the suite and the drills (nodemailer's smtp-server), on a loopback port,
+ * keeping what it takes, with the faults a mail server has, by recipient: `bounce…@` is refused for
+ * good at RCPT TO (550 5.1.1, as an unknown mailbox is), `later…@` is deferred (451 4.7.1, as
+ * greylisting does) the first `deferrals` times. `delayMs` holds the final reply to DATA back (a slow
+ * server), and a message counts as taken only when that reply reaches a client still connected: one
+ * whose client died waiting was never accepted (the sender will send it again, which is no duplicate).
+ * stop() closes it (a dead server: connections refused), start() opens it again on the same port.
  */
-export class TestSmtpServer {
+export class SmtpStandIn {
   readonly received: ReceivedMail[] = [];
   private server: SMTPServer | undefined;
   private readonly deferred = new Map<string, number>();
   port = 0;
+  delayMs = 0;
+  /** Messages whose final reply is being held back right now. */
+  inFlight = 0;
+  private readonly connected = new Set<string>();
 
   constructor(private readonly deferrals = 2) {}
 
@@ -34,6 +40,13 @@ export class TestSmtpServer {
   async start(): Promise<this> {
     const server = new SMTPServer({
       authOptional: true,
+      onConnect: (session, callback) => {
+        this.connected.add(session.id);
+        callback();
+      },
+      onClose: (session) => {
+        this.connected.delete(session.id);
+      },
       disabledCommands: ['STARTTLS'],
       logger: false,
       onRcptTo: (address: SMTPServerAddress, _session, callback) => {
@@ -58,7 +71,13 @@ export class TestSmtpServer {
       },
       onData: (stream, session, callback) => {
         simpleParser(stream)
-          .then((parsed) => {
+          .then(async (parsed) => {
+            if (this.delayMs) {
+              this.inFlight++;
+              await new Promise((r) => setTimeout(r, this.delayMs));
+              this.inFlight--;
+            }
+            if (!this.connected.has(session.id)) return callback(new Error('the client is gone'));
             for (const rcpt of session.envelope.rcptTo)
               this.received.push({
                 to: rcpt.address.toLowerCase(),
