@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps): Koa {
     sanctionRoutes(routeDeps),
     appealRoutes(routeDeps),
     docsRoutes(deprecations),
-    docsPages(),
+    docsPages(deps.config.devMailboxUrl),
     consoleSessionRoutes(routeDeps),
     standingRoutes(routeDeps),
     templateRoutes(routeDeps),

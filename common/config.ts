@@ -140,6 +140,8 @@ export interface Config {
     retryBaseMs: number;
     retryHours: number;
   };
+  /** The development mailbox's page, set by npm start when it runs one (listed by GET /). */
+  devMailboxUrl: string | undefined;
   /** Art. 23: manifestly unfounded marks before a warning and a suspension, the window they count in, the period. */
   misuse: MisusePolicy;
   /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */
@@ -417,6 +419,7 @@ const schema = Joi.object({
     .max(500)
     .default('the contact for personal data the game names in its own privacy policy'),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+  DEV_MAILBOX_URL: Joi.string().uri({ scheme: ['http'] }),
   MAIL_FROM: Joi.string()
     .max(300)
     .pattern(/^[^\r\n]+$/)
@@ -595,6 +598,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     noticeQuotaPerEmail: v.NOTICE_QUOTA_PER_EMAIL,
     noticeComplaintDays: v.NOTICE_COMPLAINT_DAYS,
     noticePrivacy: { controller: v.NOTICE_PRIVACY_CONTROLLER, contact: v.NOTICE_PRIVACY_CONTACT },
+    devMailboxUrl: v.DEV_MAILBOX_URL,
     mail: {
       smtpUrl: v.SMTP_URL,
       from: v.MAIL_FROM,

@@ -332,7 +332,7 @@ try {
   const mailbox = config.mail.smtpUrl ? undefined : await startMailbox();
   const env = {
     ...process.env,
-    ...(mailbox ? { SMTP_URL: mailbox.smtpUrl } : {}),
+    ...(mailbox ? { SMTP_URL: mailbox.smtpUrl, DEV_MAILBOX_URL: mailbox.webUrl } : {}),
     ...(replicaUrls.length ? { DATABASE_REPLICA_URLS: replicaUrls.join(',') } : {}),
     DATABASE_URL: backends.databaseUrl,
     REDIS_URL: backends.redisUrl,

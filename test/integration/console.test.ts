@@ -130,6 +130,7 @@ describe('moderator console in headless Chromium', function () {
       standing: '/standing',
       notice: '/notice',
       noticeStatus: '/notice/status',
+      mailbox: null,
     });
     const page = await fetch(`${api.url}/console/cases/anything`);
     expect(page.status).to.equal(200);

@@ -52,6 +52,8 @@ describe('notifier e-mail (issue 51)', function () {
       MAIL_TIMEOUT_MS: '2000',
       NOTICE_QUOTA_PER_ADDRESS: '1000',
       NOTICE_QUOTA_PER_EMAIL: '1000',
+      // What npm start sets when it runs its development mailbox.
+      DEV_MAILBOX_URL: 'http://127.0.0.1:1080',
     });
     review = await startTestWorker(api.config, 'review');
     outbound = await startOutbound();
@@ -263,6 +265,13 @@ describe('notifier e-mail (issue 51)', function () {
     } finally {
       await browser.close();
     }
+  });
+
+  it('GET / lists the development mailbox npm start runs, for JSON and for a browser', async () => {
+    const json = await fetch(`${api.url}/`, { headers: { accept: 'application/json' } });
+    expect(((await json.json()) as { mailbox: string }).mailbox).to.equal('http://127.0.0.1:1080');
+    const html = await (await fetch(`${api.url}/`, { headers: { accept: 'text/html' } })).text();
+    expect(html).to.include('<a href="http://127.0.0.1:1080">Development mailbox</a>');
   });
 
   it('owes no mail to a notice without an e-mail', async () => {

@@ -109,6 +109,11 @@ export const paths = {
                     'The public notice form (EU DSA Art. 16): anyone reports illegal content or behaviour.',
                 },
                 noticeStatus: { type: 'string', description: 'Where a notice stands, with its receipt.' },
+                mailbox: {
+                  type: ['string', 'null'],
+                  description:
+                    "The development mailbox's page, where the mails to notifiers land when `npm start` runs without SMTP_URL; null otherwise.",
+                },
               }),
             },
             'text/html': { schema: { type: 'string' } },

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../oauth/page.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -222,13 +223,20 @@ const LANDING_PAGE = `<!doctype html>
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#1f4fbf" d="M16 2 4 6v9c0 7.5 5.1 13.6 12 15 6.9-1.4 12-7.5 12-15V6z"/><path fill="#fff" d="m14 20.6-4.3-4.3 1.9-1.9 2.4 2.4 6.4-6.4 1.9 1.9z"/></svg>`;
 
 /** /docs (Swagger UI from npm, served here) and / (where to go: a page for browsers, JSON otherwise). */
-export function docsPages(): Router {
+export function docsPages(mailbox?: string): Router {
   const router = new Router();
+  // npm start's development mailbox, when it runs one (DEV_MAILBOX_URL): listed with the pages.
+  const landing = mailbox
+    ? LANDING_PAGE.replace(
+        '</ul>',
+        `<li><a href="${escapeHtml(mailbox)}">Development mailbox</a> (the mails to notifiers, while no SMTP server is set)</li>\n</ul>`,
+      )
+    : LANDING_PAGE;
   router.get('/', (ctx) => {
     if (ctx.accepts('json', 'html') === 'html') {
       pageHeaders(ctx, "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = LANDING_PAGE;
+      ctx.body = landing;
       return;
     }
     ctx.body = {
@@ -239,6 +247,7 @@ export function docsPages(): Router {
       standing: '/standing',
       notice: '/notice',
       noticeStatus: '/notice/status',
+      mailbox: mailbox ?? null,
     } satisfies Answer<Paths, '/', 'get'>;
   });
   router.get('/favicon.ico', (ctx) => {

@@ -7674,6 +7674,8 @@ export interface operations {
                         notice: string;
                         /** @description Where a notice stands, with its receipt. */
                         noticeStatus: string;
+                        /** @description The development mailbox's page, where the mails to notifiers land when `npm start` runs without SMTP_URL; null otherwise. */
+                        mailbox: string | null;
                     };
                     "text/html": string;
                 };
