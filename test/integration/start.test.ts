@@ -134,7 +134,12 @@ describe('npm start as a process manager runs it', function () {
       process.kill(run.npm.pid!, 'SIGINT');
       await until('every process stopped', () => leftovers(dataDir, pids).length === 0, 60_000);
       expect(run.output()).to.include('"msg":"api stopped"');
-      expect(run.output()).to.match(/"name":"start","msg":"stopped"/);
+      // Its last line comes once the embedded PostgreSQL's stop has returned, a moment after its process is gone.
+      await until(
+        'npm start said it stopped',
+        () => /"name":"start","msg":"stopped"/.test(run.output()),
+        10_000,
+      );
     } finally {
       try {
         process.kill(-run.npm.pid!, 'SIGKILL');
