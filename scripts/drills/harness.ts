@@ -622,6 +622,21 @@ export async function waitingOn(db: Pool, pid: number): Promise<number> {
   return rows[0]!.n;
 }
 
+/**
+ * The outbound worker dies mid-call: SIGKILLed, Redis cut for the fault, a new worker started while
+ * it is cut, then Redis back (and one more worker if the one started meanwhile gave up).
+ */
+export async function killOutboundAndCutRedis(rig: DrillRig, faultSeconds: number): Promise<void> {
+  const webhooks = rig.procs.get('webhooks')!;
+  webhooks.child.kill('SIGKILL');
+  await webhooks.exited;
+  await rig.redisProxy.cut();
+  await sleep(faultSeconds * 1000);
+  await rig.launch('webhooks').catch(() => undefined);
+  await rig.redisProxy.open();
+  if (rig.procs.get('webhooks')!.child.exitCode !== null) await rig.launch('webhooks');
+}
+
 export async function waitUntil(what: string, fn: () => Promise<boolean>, ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (!(await fn())) {

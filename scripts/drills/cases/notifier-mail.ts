@@ -1,5 +1,12 @@
 import { SmtpStandIn } from '../../lib/smtp-stand-in.js';
-import { underLoad, sleep, fmt, waitUntil, type Check, type DrillCase } from '../harness.js';
+import {
+  killOutboundAndCutRedis,
+  underLoad,
+  fmt,
+  waitUntil,
+  type Check,
+  type DrillCase,
+} from '../harness.js';
 
 /**
  * Issue 51: notices with an e-mail filed under load while the worker that sends the notifiers' mails
@@ -55,14 +62,7 @@ const drill: DrillCase = {
         await Promise.all(Array.from({ length: 20 }, (_, i) => file(i)));
         await waitUntil('a send in flight', async () => smtp.inFlight > 0, 20_000);
         const inFlight = smtp.inFlight;
-        const webhooks = rig.procs.get('webhooks')!;
-        webhooks.child.kill('SIGKILL');
-        await webhooks.exited;
-        await rig.redisProxy.cut();
-        await sleep(opts.faultSeconds * 1000);
-        await rig.launch('webhooks').catch(() => undefined);
-        await rig.redisProxy.open();
-        if (rig.procs.get('webhooks')!.child.exitCode !== null) await rig.launch('webhooks');
+        await killOutboundAndCutRedis(rig, opts.faultSeconds);
         return {
           lines: [
             `SIGKILLed the mail worker with ${inFlight} send(s) in flight after 20 notices with an e-mail, then Redis cut for ${fmt(opts.faultSeconds * 1000)}; ${filed.length} notices filed (201)`,

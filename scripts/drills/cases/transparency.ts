@@ -1,5 +1,12 @@
 import { validateStatement, TransparencyDatabaseStandIn } from '../../lib/transparency-database.js';
-import { underLoad, sleep, fmt, waitUntil, type Check, type DrillCase } from '../harness.js';
+import {
+  killOutboundAndCutRedis,
+  underLoad,
+  fmt,
+  waitUntil,
+  type Check,
+  type DrillCase,
+} from '../harness.js';
 
 /**
  * Issue 35: restrictions placed under load while the worker that submits their statements to the
@@ -45,17 +52,9 @@ const drill: DrillCase = {
         await Promise.all(Array.from({ length: 20 }, (_, i) => place(i)));
         await waitUntil('a submission in flight', async () => tdb.inFlight > 0, 20_000);
         const inFlight = tdb.inFlight;
-        const webhooks = rig.procs.get('webhooks')!;
-        webhooks.child.kill('SIGKILL');
-        await webhooks.exited;
-        await rig.redisProxy.cut();
         // Nothing new is placed from here on: the crash is quiet (the reports' load goes on), so no
         // fresh statements job comes to sweep up what the dead worker left claimed.
-        await sleep(opts.faultSeconds * 1000);
-        await rig.launch('webhooks').catch(() => undefined);
-        await rig.redisProxy.open();
-        // A worker started while Redis was cut may have given up: one more once it is back.
-        if (rig.procs.get('webhooks')!.child.exitCode !== null) await rig.launch('webhooks');
+        await killOutboundAndCutRedis(rig, opts.faultSeconds);
         return {
           lines: [
             `SIGKILLed the webhooks worker with ${inFlight} submission(s) in flight after a burst of 20 restrictions, then Redis cut for ${fmt(opts.faultSeconds * 1000)}; ${placed.length} restrictions placed (201) before it, none after`,
