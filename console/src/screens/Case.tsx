@@ -184,7 +184,8 @@ export function CaseScreen({ session }: { session: Session }) {
         <p className="urgent-note" role="note">
           <strong>Urgent:</strong> it holds a notice that says a life or safety is at risk, or that a child is
           involved. Decide it first. A threat to life or safety is the studio&apos;s to report to the
-          authorities (DSA Art. 18): it was alerted when the notice came (notice.urgent).
+          authorities (DSA Art. 18): its webhooks subscribed to notice.urgent were sent the notice when it
+          came.
         </p>
       )}
       {player.data && <PlayerHeader view={player.data} />}
