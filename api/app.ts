@@ -11,6 +11,7 @@ import { WAVE_PATHS, waveRoutes } from './routes/waves/routes.js';
 import { ruleRoutes } from './routes/rules/routes.js';
 import { noticeRoutes } from './routes/notices/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
+import { signalRoutes } from './routes/signals/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
 import type { ApiDeps, AppDeps } from './deps.js';
 import Koa from 'koa';
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): Koa {
     waveRoutes(routeDeps),
     ruleRoutes(routeDeps),
     noticeRoutes(routeDeps),
+    signalRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

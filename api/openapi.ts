@@ -25,9 +25,10 @@ import * as notes from './routes/notes/contract.js';
 import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
 import * as queues from './routes/review-queues/contract.js';
+import * as signals from './routes/signals/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.13.0';
+export const CONTRACT_VERSION = '1.14.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -103,6 +104,7 @@ const draft = {
     ...waves.paths,
     ...rules.paths,
     ...notices.paths,
+    ...signals.paths,
   },
   components: {
     securitySchemes,

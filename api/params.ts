@@ -28,6 +28,7 @@ export const PATH_PARAMS = {
   waveId: { rule: uuid, what: 'Wave' },
   orderId: { rule: uuid, what: 'Order' },
   disputeId: { rule: uuid, what: 'Dispute' },
+  suspicionId: { rule: uuid, what: 'Evasion suspicion' },
   ruleId: { rule: uuid, what: 'Rule' },
   webhookId: { rule: uuid, what: 'Webhook' },
   deliveryId: { rule: uuid, what: 'Delivery' },

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { expireSignalsDue } from '../common/lifecycles/signals.js';
 import { clusterMetrics, serveClusterMetrics } from '../common/metrics-cluster.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +54,9 @@ export async function start(
   const pepper = resolvePepper(config);
   const clientAuth = new ClientAuthenticator(pool, pepper, config.clientAuthCacheSeconds * 1000);
   const stopRelay = startOutboxLoops(config, pool, queues, redis, log);
-  const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs);
+  const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs, {
+    signals: () => expireSignalsDue(pool),
+  });
 
   const metrics = new ApiMetrics(queues, pool, (err) =>
     log.debug({ err: err.message }, 'metrics collection failed'),

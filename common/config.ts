@@ -52,6 +52,10 @@ export interface Config {
   pgPoolSize: number;
   queuePrefix: string;
   clientSecretPepper: string | undefined;
+  /** The key signals are hashed under (README "Linked accounts"); unset: derived from the pepper. */
+  signalHashKey: string | undefined;
+  /** Keys signals were hashed under before a rotation, still matched until their values are seen again. */
+  signalPreviousHashKeys: string[];
   clientAuthCacheSeconds: number;
   tokenTtlSeconds: number;
   /** Refresh tokens: each one unused, and a sign-in's family however often it rotates. */
@@ -292,6 +296,8 @@ const schema = Joi.object({
     .pattern(/^[a-zA-Z0-9_-]+$/)
     .default('pt'),
   CLIENT_SECRET_PEPPER: Joi.string().min(32),
+  SIGNAL_HASH_KEY: Joi.string().min(32),
+  SIGNAL_PREVIOUS_HASH_KEYS: Joi.string().allow('').default(''),
   CLIENT_AUTH_CACHE_SECONDS: Joi.number().integer().min(0).max(300).default(30),
   TOKEN_TTL_SECONDS: Joi.number().integer().min(60).max(86400).default(3600),
   REFRESH_TOKEN_TTL_SECONDS: Joi.number()
@@ -531,6 +537,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     pgPoolSize: v.PG_POOL_SIZE,
     queuePrefix: v.QUEUE_PREFIX,
     clientSecretPepper: v.CLIENT_SECRET_PEPPER,
+    signalHashKey: v.SIGNAL_HASH_KEY,
+    signalPreviousHashKeys: splitList(v.SIGNAL_PREVIOUS_HASH_KEYS),
     clientAuthCacheSeconds: v.CLIENT_AUTH_CACHE_SECONDS,
     tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS,

@@ -1,4 +1,5 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { SIGNAL_KINDS } from './domain/signals.js';
 import { STATUS_REASONS } from './domain/filing-rules.js';
 import { TDB } from './domain/transparency-vocabulary.js';
 import { FILED_STATUSES, OFFENSE_STATUSES } from './lifecycles/offense.js';
@@ -326,6 +327,7 @@ const schemas = {
       'offenseCount',
       'offensesNextCursor',
       'activeSanctions',
+      'evasionSuspected',
     ],
     properties: {
       serviceId: { type: 'string' },
@@ -363,6 +365,11 @@ const schemas = {
           startsAt: dateTime,
           expiresAt: { type: ['string', 'null'], format: 'date-time' },
         }),
+      },
+      evasionSuspected: {
+        type: 'boolean',
+        description:
+          'Whether the caller\'s own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (README "Linked accounts"). Never a sanction by itself.',
       },
     },
   },
@@ -519,6 +526,7 @@ const schemas = {
       'trustHistory',
       'sanctions',
       'appeals',
+      'signals',
       'reportsFiled',
     ],
     additionalProperties: false,
@@ -578,6 +586,16 @@ const schemas = {
         type: 'array',
         description: "The player's copy only: the chat lines the player is reported to have written.",
         items: closed({ offenseId: { type: 'string' }, reportedAt: dateTime, words: { type: 'string' } }),
+      },
+      signals: {
+        type: 'array',
+        description:
+          'The kinds of value studios sent about the player\'s sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (README "Linked accounts").',
+        items: closed({
+          kind: { enum: [...SIGNAL_KINDS] },
+          firstSeenAt: dateTime,
+          lastSeenAt: dateTime,
+        }),
       },
       reportsFiled: { type: 'array', maxItems: 0, description: 'Always empty: see the manifest.' },
     },

@@ -68,13 +68,23 @@ export async function purgeExpired(
   return deleted;
 }
 
-/** Runs purgeExpired every `intervalMs` (any number of processes may: deletes are idempotent). */
-export function startHousekeeping(db: Queryable, log: Logger, intervalMs: number): () => Promise<void> {
+/**
+ * Runs purgeExpired, then each of `more` (named purges of their own, such as the signals' retention,
+ * whose life cycle derives links again as it deletes), every `intervalMs` (any number of processes
+ * may: deletes are idempotent).
+ */
+export function startHousekeeping(
+  db: Queryable,
+  log: Logger,
+  intervalMs: number,
+  more: Record<string, () => Promise<number>> = {},
+): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(async () => {
       try {
         const deleted = await purgeExpired(db);
+        for (const [name, purge] of Object.entries(more)) deleted[name] = await purge();
         if (Object.values(deleted).some((n) => n > 0)) log.info({ deleted }, 'expired rows purged');
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'housekeeping failed; retrying next interval');

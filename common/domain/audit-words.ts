@@ -167,6 +167,8 @@ export function auditInWords(e: AuditFacts): string {
       const did = acts.map((a) => words[a] ?? a).join(', ');
       return `The rule${str(d.name) ? ` ${str(d.name)}` : ''} acted on the case${did ? `: ${did}` : ''}`;
     }
+    case 'clear_evasion':
+      return 'Cleared a suspicion of ban evasion (not evasion)';
     case 'run_retention': {
       const removed = d.removed && typeof d.removed === 'object' ? Object.values(d.removed) : [];
       const rows = removed.reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);

@@ -1,4 +1,5 @@
 import type { Queryable } from '../data/db.js';
+import { eraseSignals } from './signals.js';
 import { ERASE_OFFENSES } from './offense.js';
 import { playerAccountKey } from '../domain/players.js';
 import { ERASE_APPEAL_WORDS } from './appeal.js';
@@ -231,6 +232,8 @@ export async function applyErasure(
   let receipt: ErasureReceipt | null = null;
   if (!player.erased_at) {
     receipt = {};
+    // Signals first: the links they made with other players are derived again without them.
+    receipt.signals = await eraseSignals(db, playerId);
     for (const [part, sql, arg] of ERASE) {
       const param =
         arg === 'accountKey'

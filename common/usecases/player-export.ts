@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { signalDates } from '../data/repos/signals.js';
 import type { Pool } from '../data/db.js';
 import { decodeCursor } from '../cursor.js';
 import { listPlayerAppeals } from '../data/repos/appeals.js';
@@ -45,6 +46,8 @@ const PARTS = {
     "The chat lines you are reported to have written, as the game sent them with each toxicity report (the reporter's own words and who reported you are not given: they are other people's data, GDPR Art. 15(4)).",
   notes: "Moderators' internal notes about the player and their cases.",
   tags: "Moderators' labels on the player.",
+  signals:
+    "The kinds of value the studios sent about the player's sign-ins and sessions (a device, an install, a network, a payment instrument, a verified phone or e-mail, a platform account), each with when it was first and last seen: never a value, which the service does not keep (only a keyed hash of it, README Linked accounts).",
   reportsFiled:
     "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (README Personal data).",
 } as const;
@@ -53,7 +56,16 @@ const PARTS = {
 const PARTS_OF: Record<ExportViewer['kind'], ReadonlySet<string>> = {
   // The internal export holds every offense in full (its chat lines among its evidence).
   admin: new Set(Object.keys(PARTS).filter((k) => k !== 'accusedWords')),
-  studio: new Set(['player', 'games', 'offenses', 'trustHistory', 'sanctions', 'appeals', 'reportsFiled']),
+  studio: new Set([
+    'player',
+    'games',
+    'offenses',
+    'trustHistory',
+    'sanctions',
+    'appeals',
+    'signals',
+    'reportsFiled',
+  ]),
   player: new Set(Object.keys(PARTS).filter((k) => k !== 'notes' && k !== 'tags')),
 };
 
@@ -285,6 +297,11 @@ export async function openPlayerExport(
       const tags = await tagsOfPlayer(pool, p!.id);
       yield part('tags') + JSON.stringify(tags);
     }
+    if (wanted.has('signals'))
+      yield (
+        part('signals') +
+        JSON.stringify(await signalDates(pool, p!.id, viewer.kind === 'studio' ? viewer.studioId : null))
+      );
     yield `${part('reportsFiled')}[]}`;
   }
   return chunks();

@@ -158,6 +158,7 @@ describe('player export (GDPR Art. 15, 20)', function () {
       'statementsOfReasons',
       'notes',
       'tags',
+      'signals',
       'reportsFiled',
     ]);
     expect(Object.keys(e).filter((k) => k !== 'manifest')).to.deep.equal(Object.keys(e.manifest.parts));

@@ -152,6 +152,11 @@ export const paths = {
                       expiresAt: { type: ['string', 'null'], format: 'date-time' },
                     }),
                   },
+                  evasionSuspected: {
+                    type: 'boolean',
+                    description:
+                      'The caller\'s own signals strongly link the player to an account under a ban in force of the same scope (README "Linked accounts"); never a sanction by itself.',
+                  },
                 }),
               },
               notFound: { type: 'array', items: { type: 'string' } },

@@ -186,6 +186,7 @@ export function sanctionRoutes(deps: ApiDeps): Router {
             scope: s.scopeStudioId ?? 'global',
             expiresAt: s.expiresAt?.toISOString() ?? null,
           })),
+          evasionSuspected: p.evasionSuspected,
         })),
       notFound: wellFormed.filter((id) => !byId.has(id)),
       invalid: asked.filter((id) => !SERVICE_ID.test(id)),

@@ -373,6 +373,7 @@ export const AUDIT_ACTIONS = [
   'save_rule',
   'rule_action',
   'approve_rule',
+  'clear_evasion',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,4 +1,5 @@
 import type { OffenseStatus, RestoredBy } from '../shapes/offense.js';
+import { SUSPECTED } from './signals.js';
 import type {
   EvidenceItem,
   NormalisedReport,
@@ -314,7 +315,8 @@ export async function renderProfiles(
                                                 ${isoSql('s.starts_at')}, ${isoSql('s.expires_at')})::pt_sanction_brief
                                             ORDER BY s.created_at DESC, s.id DESC)), '[]'::json)
             FROM sanctions s
-           WHERE s.player_id = p.id AND ${ACTIVE('$4')} AND ${VISIBLE_TO('k.viewer')}))::pt_profile)::text AS body
+           WHERE s.player_id = p.id AND ${ACTIVE('$4')} AND ${VISIBLE_TO('k.viewer')}),
+         ${SUSPECTED('p.id', 'k.viewer', '$4')})::pt_profile)::text AS body
        FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(service_id, viewer, n)
        JOIN players p ON p.service_id = k.service_id
        CROSS JOIN LATERAL (

@@ -1,4 +1,5 @@
 import type { TdbCategory } from '../../domain/transparency-statement.js';
+import { SUSPECTED } from './signals.js';
 import type { Queryable } from '../db.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 
@@ -247,6 +248,8 @@ export interface LookupEntry {
   serviceId: string;
   trustScore: number;
   activeSanctions: { id: string; type: SanctionType; scopeStudioId: string | null; expiresAt: Date | null }[];
+  /** The caller's signals link the player strongly to an account under a ban in force (README "Linked accounts"). */
+  evasionSuspected: boolean;
 }
 
 /**
@@ -263,6 +266,7 @@ export async function lookupPlayers(
     service_id: string;
     trust_score: number;
     sanctions: { id: string; type: SanctionType; scope: string | null; expiresAt: string | null }[];
+    suspected: boolean;
   }>({
     name: 'lookup-players',
     text: `SELECT p.service_id, p.trust_score,
@@ -271,13 +275,15 @@ export async function lookupPlayers(
                                         ORDER BY s.expires_at NULLS FIRST, s.id)
                           FROM sanctions s
                          WHERE s.player_id = p.id AND ${ACTIVE('$3')}
-                           AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $2)), '[]') AS sanctions
+                           AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $2)), '[]') AS sanctions,
+              ${SUSPECTED('p.id', '$2', '$3')} AS suspected
          FROM players p WHERE p.service_id = ANY($1::text[])`,
     values: [[...new Set(serviceIds)], viewerStudioId, now],
   });
   return rows.map((r) => ({
     serviceId: r.service_id,
     trustScore: r.trust_score,
+    evasionSuspected: r.suspected,
     activeSanctions: r.sanctions.map((s) => ({
       id: s.id,
       type: s.type,

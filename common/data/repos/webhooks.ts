@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'webhook.disabled',
   'rule.matched',
   'notice.urgent',
+  'player.evasion_suspected',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent only to the webhook a studio tests, whatever it subscribes to. */

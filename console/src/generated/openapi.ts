@@ -2260,6 +2260,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/player/{serviceId}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sign-in check: record a sign-in's signals and hear whether it looks like ban evasion
+         * @description Up to 20 values one of the studio's players signed in or played with. Each value is kept only as a keyed hash (an IP address as its /24 or /48 network), never as sent. The answer says whether the player is now strongly linked (strength 0.8 or more) by the studio's own signals to an account under a ban in force of the same scope (global or the studio's): evasionSuspected, with each such ban. A suspicion sends player.evasion_suspected once and shows in the profile and the lobby check; it never sanctions anyone. Counts as one request against the reports rate. README "Linked accounts".
+         */
+        post: operations["recordSignals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Many players' signals at once (a backfill, a batch of sessions)
+         * @description Up to 1000 entries, each naming a player of the studio's games; all or nothing: one bad entry or one unknown player is a 4xx and nothing is recorded. Runs the evasion check for every player named. Each entry counts against the reports rate, as a bulk report does.
+         */
+        post: operations["recordSignalsInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/player/{serviceId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's linked accounts, through the studio's own signals
+         * @description Only links the calling studio's signals made, between its own players: never another studio's. Each with the kinds shared, the strength, since when, and the account's standing.
+         */
+        get: operations["listLinkedAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/players/{serviceId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A player's linked accounts, through every studio's signals */
+        get: operations["moderatorListLinkedAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/evasion-suspicions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Suspicions of ban evasion: the open ones, or one player's every one */
+        get: operations["listEvasionSuspicions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/evasion-suspicions/{suspicionId}/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a suspicion that is not evasion (a household, a shared console)
+         * @description Audited; the player no longer shows evasionSuspected for that ban, and the same link to it never raises it again.
+         */
+        post: operations["clearEvasionSuspicion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2619,6 +2733,8 @@ export interface components {
                 /** Format: date-time */
                 expiresAt: string | null;
             }[];
+            /** @description Whether the caller's own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (README "Linked accounts"). Never a sanction by itself. */
+            evasionSuspected: boolean;
         };
         ReviewCase: {
             id: string;
@@ -2834,7 +2950,7 @@ export interface components {
             /** @description null for actions outside a case (muting a reporter). */
             caseId: string | null;
             /** @enum {unknown} */
-            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave" | "save_rule" | "rule_action" | "approve_rule";
+            action: "claim" | "release" | "resolve" | "mute_reporter" | "unmute_reporter" | "place_sanction" | "revoke_sanction" | "claim_appeal" | "decide_appeal" | "release_appeal" | "add_note" | "assign" | "escalate" | "edit_routing" | "register_flagger" | "suspend_flagger" | "reinstate_flagger" | "mark_unfounded" | "warn_sender" | "suspend_sender" | "lift_suspension" | "run_retention" | "create_wave" | "approve_wave" | "cancel_wave" | "roll_back_wave" | "save_rule" | "rule_action" | "approve_rule" | "clear_evasion";
             /** @description What was done, in words, with names (the queue, the sanction and where it applies, to whom a case was assigned): what the console and the player timeline show. */
             summary: string;
             /** @enum {unknown} */
@@ -2863,7 +2979,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2892,7 +3008,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -2924,7 +3040,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {unknown} */
-            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "webhook.test";
+            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "webhook.test";
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed" | "cancelled";
             attempts: number;
@@ -3054,6 +3170,15 @@ export interface components {
                 /** Format: date-time */
                 reportedAt: string;
                 words: string;
+            }[];
+            /** @description The kinds of value studios sent about the player's sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (README "Linked accounts"). */
+            signals: {
+                /** @enum {unknown} */
+                kind: "hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account";
+                /** Format: date-time */
+                firstSeenAt: string;
+                /** Format: date-time */
+                lastSeenAt: string;
             }[];
             /** @description Always empty: see the manifest. */
             reportsFiled: unknown[];
@@ -7777,10 +7902,11 @@ export interface operations {
                      *       "appeal.decided",
                      *       "webhook.disabled",
                      *       "rule.matched",
-                     *       "notice.urgent"
+                     *       "notice.urgent",
+                     *       "player.evasion_suspected"
                      *     ]
                      */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
                 };
             };
         };
@@ -8040,7 +8166,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string & unknown;
                     /** @description Default: every event. */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
                     enabled?: boolean;
                 } & unknown;
             };
@@ -9176,6 +9302,8 @@ export interface operations {
                                 /** Format: date-time */
                                 expiresAt: string | null;
                             }[];
+                            /** @description The caller's own signals strongly link the player to an account under a ban in force of the same scope (README "Linked accounts"); never a sanction by itself. */
+                            evasionSuspected: boolean;
                         }[];
                         notFound: string[];
                         /** @description The ids that cannot be a serviceId, as sent. */
@@ -16649,6 +16777,643 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             /** @description flagger_not_suspended: it is not suspended. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    recordSignals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's service id. */
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    signals: {
+                        /** @enum {string} */
+                        kind: "hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account";
+                        /** @description The raw value, hashed on arrival and never stored. Its form depends on the kind: hardware_id: 1 to 256 printable characters without spaces; install_id: 1 to 256 printable characters without spaces; ip_address: an IPv4 or IPv6 address; payment_fingerprint: 1 to 256 printable characters without spaces; phone: a phone number in E.164 form (+ and 8 to 15 digits); email: an e-mail address; platform_account: platform:id (such as steam:76561198000000000). */
+                        value: string;
+                    }[];
+                    /**
+                     * Format: date-time
+                     * @description When the game saw it (ISO 8601); the time of the call when absent.
+                     */
+                    observedAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded; the evasion verdict. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description Values not seen with this player before. */
+                        added: number;
+                        seenAgain: number;
+                        evasionSuspected: boolean;
+                        evasion: {
+                            suspicionId: string;
+                            /** @description The serviceId of the banned account it is strongly linked to. */
+                            linkedTo: string;
+                            /** @description The ban in force on that account. */
+                            sanctionId: string;
+                            /** @description The kinds of value the two accounts share. */
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
+                            /** Format: date-time */
+                            detectedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description An unknown kind, a malformed or over-long value, too many signals, a bad observedAt: nothing was recorded. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no player of the studio's games with this serviceId; nothing was recorded. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    recordSignalsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    signals: {
+                        /** @enum {string} */
+                        kind: "hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account";
+                        /** @description The raw value, hashed on arrival and never stored. Its form depends on the kind: hardware_id: 1 to 256 printable characters without spaces; install_id: 1 to 256 printable characters without spaces; ip_address: an IPv4 or IPv6 address; payment_fingerprint: 1 to 256 printable characters without spaces; phone: a phone number in E.164 form (+ and 8 to 15 digits); email: an e-mail address; platform_account: platform:id (such as steam:76561198000000000). */
+                        value: string;
+                        serviceId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the game saw it (ISO 8601); the time of the call when absent.
+                         */
+                        observedAt?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        added: number;
+                        seenAgain: number;
+                        /** @description The players named that are suspected of evading a ban, as serviceIds. */
+                        evasionSuspected: string[];
+                    };
+                };
+            };
+            /** @description A bad entry (named by its index) or more than the limit: nothing was recorded. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: a serviceId that is not a player of the studio's games (the detail names them); nothing was recorded. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listLinkedAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's service id. */
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linked accounts. */
+            200: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description Strongest first (at most 100). */
+                        links: {
+                            serviceId: string;
+                            gamerTag: string;
+                            /** @description The studio whose signals link them. */
+                            studioId: string;
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
+                            /** Format: date-time */
+                            since: string;
+                            trustScore: number;
+                            activeSanctions: {
+                                id: string;
+                                /** @enum {unknown} */
+                                type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                                scope: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                            }[];
+                            evasionSuspected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no player of the studio's games with this serviceId. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    moderatorListLinkedAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's service id. */
+                serviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linked accounts (studioId says whose signals link them). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        serviceId: string;
+                        /** @description Strongest first (at most 100). */
+                        links: {
+                            serviceId: string;
+                            gamerTag: string;
+                            /** @description The studio whose signals link them. */
+                            studioId: string;
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
+                            /** Format: date-time */
+                            since: string;
+                            trustScore: number;
+                            activeSanctions: {
+                                id: string;
+                                /** @enum {unknown} */
+                                type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                                scope: string;
+                                /** Format: date-time */
+                                expiresAt: string | null;
+                            }[];
+                            evasionSuspected: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unknown player. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEvasionSuspicions: {
+        parameters: {
+            query?: {
+                /** @description One player's suspicions, cleared ones included. */
+                serviceId?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @description The suspected account. */
+                            serviceId: string;
+                            bannedServiceId: string;
+                            sanctionId: string;
+                            /** @enum {unknown} */
+                            sanctionType: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                            scope: string;
+                            /** @description The studio whose signals link them. */
+                            studioId: string;
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
+                            /** Format: date-time */
+                            detectedAt: string;
+                            /** @description Whether the ban is still in force. */
+                            inForce: boolean;
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearReason: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description A bad serviceId or limit. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    clearEvasionSuspicion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suspicionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it is not evasion (a household, a shared console): kept in the audit log. */
+                    reason: string & unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No reason, or one too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such suspicion. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description already_cleared: it was cleared before; nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

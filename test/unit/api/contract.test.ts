@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { normalizeSignal, SIGNAL_KINDS, type SignalKind } from '../../../common/domain/signals.js';
 import fc from 'fast-check';
 import type Joi from 'joi';
 import { JOI } from '../../../api/contract.js';
@@ -18,7 +19,22 @@ const pointer = (path: string) => path.replace(/~/g, '~0').replace(/\//g, '~1');
  * Rules the document states in words only, because JSON Schema cannot compare two fields: a sample
  * they refuse is left out of the comparison (each is in the description of its schema).
  */
+/** A signal whose value is not of its kind's form (README "Linked accounts"): stated in words. */
+const badSignalValue = (sample: unknown) => {
+  const signals = (sample as { signals?: unknown })?.signals;
+  return (
+    Array.isArray(signals) &&
+    signals.some((s: { kind?: unknown; value?: unknown } | null) => {
+      if (typeof s !== 'object' || s === null || typeof s.value !== 'string') return false;
+      if (!(SIGNAL_KINDS as readonly unknown[]).includes(s.kind)) return false;
+      return normalizeSignal(s.kind as SignalKind, s.value) === undefined;
+    })
+  );
+};
+
 const IN_WORDS_ONLY: Record<string, (sample: unknown) => boolean> = {
+  'POST /v1/player/{serviceId}/signals': badSignalValue,
+  'POST /v1/signals': badSignalValue,
   'POST /v1/afk/submitReport/{serviceId}': (sample) => {
     const r = (sample as { report?: { afkDurationSeconds?: unknown; matchDurationSeconds?: unknown } })
       ?.report;

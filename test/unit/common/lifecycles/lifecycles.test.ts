@@ -71,6 +71,12 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['notifier-mail.ts'], writes('notifier_mails'))).to.deep.equal([]);
   });
 
+  it('one module writes signals, the links they make and evasion suspicions (issue 53)', () => {
+    expect(
+      writersBesides(['signals.ts'], writes('(signals|account_links|evasion_suspicions)')),
+    ).to.deep.equal([]);
+  });
+
   it("one module writes the compliance officer's orders and disputes (issue 51)", () => {
     expect(writersBesides(['compliance-record.ts'], writes('(authority_orders|disputes)'))).to.deep.equal([]);
   });

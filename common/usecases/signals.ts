@@ -1,0 +1,194 @@
+import type { Pool } from '../data/db.js';
+import { withTransaction } from '../data/db.js';
+import { serviceIdsOf, studioPlayers } from '../data/repos/signals.js';
+import {
+  bulkSignalsSchema,
+  normalizeSignal,
+  OBSERVED_CLOCK_SKEW_MS,
+  playerSignalsSchema,
+  SIGNAL_RULES,
+  signalDigest,
+  type SignalKeys,
+  type SignalKind,
+} from '../domain/signals.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { detectEvasion, recordSignals, type SignalInput, type Suspicion } from '../lifecycles/signals.js';
+import { emitEvents } from '../lifecycles/webhook-delivery.js';
+import type { OutboxRow } from '../queues/outbox.js';
+import { check } from '../validation.js';
+
+export interface SignalDeps {
+  pool: Pool;
+  keys: SignalKeys;
+  clock: () => Date;
+  /** Hands the outbox rows of a committed call to the queues. */
+  dispatch: (rows: OutboxRow[]) => void;
+}
+
+interface Item {
+  serviceId: string;
+  kind: SignalKind;
+  value: string;
+  observedAt?: Date;
+}
+
+/** The answer about one player's evasion: suspected, and of which bans (the studio's own players). */
+export interface EvasionAnswer {
+  evasionSuspected: boolean;
+  evasion: {
+    suspicionId: string;
+    linkedTo: string;
+    sanctionId: string;
+    kinds: SignalKind[];
+    strength: number;
+    detectedAt: string;
+  }[];
+}
+
+/** A sighting's time: the call's when not given; never in the future, never older than any kind keeps. */
+function observedTimes(items: readonly Item[], now: Date) {
+  const problems: { field: string; message: string }[] = [];
+  const times = items.map((item, i) => {
+    const at = item.observedAt ?? now;
+    if (at.getTime() > now.getTime() + OBSERVED_CLOCK_SKEW_MS)
+      problems.push({ field: `signals.${i}.observedAt`, message: 'is in the future' });
+    else if (now.getTime() - at.getTime() > SIGNAL_RULES[item.kind].retentionDays * 86_400_000)
+      problems.push({
+        field: `signals.${i}.observedAt`,
+        message: `is older than ${item.kind} is kept (${SIGNAL_RULES[item.kind].retentionDays} days)`,
+      });
+    return at;
+  });
+  if (problems.length) throw validationError(problems);
+  return times;
+}
+
+/**
+ * Records a studio's signals about its players and runs the evasion check on each player they name:
+ * one transaction, so a value is never stored without the links it makes. Every player must be one
+ * of the studio's (linked to one of its games): otherwise 404 naming them, and nothing is stored.
+ */
+async function ingest(
+  deps: SignalDeps,
+  studioId: string,
+  items: readonly Item[],
+  observed: readonly Date[],
+): Promise<{ added: number; seenAgain: number; suspicions: Suspicion[]; ids: Map<string, string> }> {
+  const ids = await studioPlayers(
+    deps.pool,
+    studioId,
+    items.map((i) => i.serviceId),
+  );
+  const missing = [...new Set(items.map((i) => i.serviceId).filter((s) => !ids.has(s)))];
+  if (missing.length)
+    throw new AppError(
+      404,
+      'not_found',
+      `No player of this studio's games with the serviceId ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` (and ${missing.length - 10} more)` : ''}; nothing was recorded.`,
+    );
+  const { current, previous } = deps.keys;
+  const inputs: SignalInput[] = items.map((item, i) => {
+    const normal = normalizeSignal(item.kind, item.value)!;
+    return {
+      playerId: ids.get(item.serviceId)!,
+      kind: item.kind,
+      digest: signalDigest(current.key, studioId, item.kind, normal),
+      previousDigests: previous.map((p) => signalDigest(p.key, studioId, item.kind, normal)),
+      observedAt: observed[i]!,
+    };
+  });
+  const now = deps.clock();
+  const { result, outbox } = await withTransaction(deps.pool, async (client) => {
+    const rec = await recordSignals(client, studioId, current.id, inputs);
+    const suspicions = await detectEvasion(client, studioId, [...new Set(ids.values())], now);
+    const fresh = suspicions.filter((s) => s.fresh);
+    const serviceOf = await serviceIdsOf(
+      client,
+      fresh.flatMap((s) => [s.playerId, s.bannedPlayerId]),
+    );
+    // The studio hears of each new suspicion (player.evasion_suspected): its game may act at once.
+    const outbox = await emitEvents(
+      client,
+      fresh.map((s) => ({
+        type: 'player.evasion_suspected' as const,
+        dataByStudio: new Map([
+          [
+            studioId,
+            {
+              suspicionId: s.id,
+              playerId: serviceOf.get(s.playerId),
+              linkedTo: serviceOf.get(s.bannedPlayerId),
+              sanctionId: s.sanctionId,
+              kinds: s.kinds,
+              strength: s.strength,
+              detectedAt: s.detectedAt.toISOString(),
+            },
+          ],
+        ]),
+      })),
+      now,
+    );
+    return { result: { ...rec, suspicions }, outbox };
+  });
+  deps.dispatch(outbox);
+  return { added: result.added, seenAgain: result.seenAgain, suspicions: result.suspicions, ids };
+}
+
+/**
+ * A sign-in's or a session's signals about one player (POST /v1/player/{serviceId}/signals): recorded,
+ * then the evasion check, whose verdict is the answer.
+ */
+export async function recordPlayerSignals(
+  deps: SignalDeps,
+  studioId: string,
+  serviceId: string,
+  input: unknown,
+): Promise<{ serviceId: string; added: number; seenAgain: number } & EvasionAnswer> {
+  const body = check<{ signals: { kind: SignalKind; value: string }[]; observedAt?: Date }>(
+    playerSignalsSchema,
+    input,
+  );
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(serviceId)) throw notFound(`Player ${serviceId}`);
+  const items = body.signals.map((s) => ({ ...s, serviceId, observedAt: body.observedAt }));
+  const observed = observedTimes(items, deps.clock());
+  const out = await ingest(deps, studioId, items, observed);
+  const linked = await serviceIdsOf(
+    deps.pool,
+    out.suspicions.map((s) => s.bannedPlayerId),
+  );
+  return {
+    serviceId,
+    added: out.added,
+    seenAgain: out.seenAgain,
+    evasionSuspected: out.suspicions.length > 0,
+    evasion: out.suspicions.map((s) => ({
+      suspicionId: s.id,
+      linkedTo: linked.get(s.bannedPlayerId)!,
+      sanctionId: s.sanctionId,
+      kinds: s.kinds,
+      strength: s.strength,
+      detectedAt: s.detectedAt.toISOString(),
+    })),
+  };
+}
+
+/** Many players' signals at once (POST /v1/signals): a backfill, or a batch of sessions. */
+export async function recordBulkSignals(
+  deps: SignalDeps,
+  studioId: string,
+  input: unknown,
+): Promise<{ accepted: number; added: number; seenAgain: number; evasionSuspected: string[] }> {
+  const body = check<{ signals: Item[] }>(bulkSignalsSchema, input);
+  const observed = observedTimes(body.signals, deps.clock());
+  const out = await ingest(deps, studioId, body.signals, observed);
+  const suspects = await serviceIdsOf(
+    deps.pool,
+    out.suspicions.map((s) => s.playerId),
+  );
+  return {
+    accepted: body.signals.length,
+    added: out.added,
+    seenAgain: out.seenAgain,
+    evasionSuspected: [...new Set(suspects.values())].sort(),
+  };
+}
