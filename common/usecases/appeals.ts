@@ -17,8 +17,10 @@ import {
   type KeptSanction,
 } from '../data/repos/appeals.js';
 import { insertAudit } from '../data/repos/moderation.js';
-import { sanctionsOfDecision } from '../data/repos/sanctions.js';
-import { findCaseOffenses } from '../data/repos/offenses.js';
+import { sanctionsOfDecision, sanctionsPlacedBetween } from '../data/repos/sanctions.js';
+import { findCaseOffenses, offensesFiledBetween } from '../data/repos/offenses.js';
+import { revokeEverySession } from '../data/repos/oauth.js';
+import { forgetSignals } from '../lifecycles/signals.js';
 import { isAppealable, moveOffenses, reopenDropped, type OffenseStatus } from '../lifecycles/offense.js';
 import { studiosOfPlayer } from '../data/repos/webhooks.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
@@ -60,6 +62,14 @@ export const appealDecisionSchema = Joi.object({
     .description(
       'With granted only: sanctions of the contested decision that stay in force, each with the reason the player reads. Every other sanction of that decision is revoked.',
     ),
+  compromisedWindow: Joi.object({
+    from: Joi.date().iso().required(),
+    to: Joi.date().iso().required(),
+  })
+    .when('decision', { not: 'granted', then: Joi.forbidden() })
+    .description(
+      "With granted, on an appeal whose reason is compromised_account only: when someone else had the account. Every decision taken in it is undone too (its sanctions revoked, its points given back, no strike left) and the signals first seen in it leave the player's links (they were the thief's). Granting such an appeal ends every token and session of the player, with a window or without.",
+    ),
   unfounded: Joi.boolean()
     .when('decision', { not: 'denied', then: Joi.forbidden() })
     .description(
@@ -77,6 +87,10 @@ export const appealDecisionSchema = Joi.object({
         {
           if: { properties: { decision: { not: { const: 'denied' } } } },
           then: { not: { required: ['unfounded'] } },
+        },
+        {
+          if: { properties: { decision: { not: { const: 'granted' } } } },
+          then: { not: { required: ['compromisedWindow'] } },
         },
       ],
     },
@@ -366,12 +380,26 @@ export async function decideAppeal(
     note,
     keep = [],
     unfounded = false,
+    compromisedWindow: window,
   } = check<{
     decision: 'granted' | 'denied';
     note: string;
     keep?: KeptSanction[];
     unfounded?: boolean;
+    compromisedWindow?: { from: Date; to: Date };
   }>(appealDecisionSchema, body);
+  if (window) {
+    const faults = [
+      ...(window.from >= window.to ? [{ field: 'compromisedWindow.to', message: 'must be after from' }] : []),
+      ...(window.to.getTime() > now.getTime() + 60_000
+        ? [{ field: 'compromisedWindow.to', message: 'must not be in the future' }]
+        : []),
+      ...(window.to.getTime() - window.from.getTime() > 365 * 86_400_000
+        ? [{ field: 'compromisedWindow', message: 'must span at most 365 days' }]
+        : []),
+    ];
+    if (faults.length) throw validationError(faults);
+  }
   return withTransaction(pool, async (client) => {
     const appeal = await lockOpenAppeal(client, id);
     if (!appeal.claim) throw conflict('appeal_not_claimed', 'Claim the appeal before deciding it.');
@@ -391,6 +419,19 @@ export async function decideAppeal(
       throw validationError([
         { field: 'unfounded', message: "only a notifier's complaint can be marked manifestly unfounded" },
       ]);
+    if (window && appeal.reason !== 'compromised_account')
+      throw validationError([
+        {
+          field: 'compromisedWindow',
+          message: 'only an appeal whose reason is compromised_account names a window',
+        },
+      ]);
+    // A stolen account given back: the decisions taken while someone else had it go too.
+    const stolen = decision === 'granted' && appeal.reason === 'compromised_account';
+    const windowOffenses =
+      stolen && window ? await offensesFiledBetween(client, appeal.playerRowId, window) : [];
+    let tokensRevoked = 0;
+    let signalsForgotten = 0;
     const outbox: OutboxRow[] = [];
     let refunded = 0;
     let scores: { before: number; after: number } | undefined;
@@ -398,7 +439,7 @@ export async function decideAppeal(
     if (decision === 'granted') {
       // The whole decision goes, bar what the moderator keeps: the appealed sanction, or for an
       // offense the points, and every sanction its case's uphold placed (with it, or by the ladder).
-      const placed = await sanctionsOfDecision(
+      const ofDecision = await sanctionsOfDecision(
         client,
         {
           playerRowId: appeal.playerRowId,
@@ -408,6 +449,9 @@ export async function decideAppeal(
         now,
         true,
       );
+      const inWindow =
+        stolen && window ? await sanctionsPlacedBetween(client, appeal.playerRowId, window, now) : [];
+      const placed = [...ofDecision, ...inWindow.filter((w) => !ofDecision.some((d) => d.id === w.id))];
       // Checked here, not in the schema: JSON Schema's uniqueItems compares whole items, and a
       // sanction named twice with two reasons is as much a fault as one named twice alike.
       const fault = (k: KeptSanction, i: number) =>
@@ -440,7 +484,12 @@ export async function decideAppeal(
       // upheld case, its case's offenses' (the same decision: README "Appeals").
       const ofCase =
         subject.kind === 'sanction' && subject.caseId ? await findCaseOffenses(client, subject.caseId) : [];
-      const offenseIds = subject.kind === 'offense' ? [subject.id] : ofCase.map((o) => o.id);
+      const offenseIds = [
+        ...new Set([
+          ...(subject.kind === 'offense' ? [subject.id] : ofCase.map((o) => o.id)),
+          ...windowOffenses.map((o) => o.id),
+        ]),
+      ];
       if (offenseIds.length) {
         // Through the life cycle: points a dismissal already gave back are not given again.
         const moved = await moveOffenses(client, {
@@ -476,7 +525,17 @@ export async function decideAppeal(
           );
         }
       }
-      if (subject.caseId) await removeStrikeOfCase(client, subject.caseId, now);
+      // No strike stays: the contested decision's, and (a stolen account) every case decided in the window.
+      const struck = new Set([
+        subject.caseId,
+        ...windowOffenses.map((o) => o.caseId),
+        ...placed.filter((p) => !keep.some((k) => k.sanctionId === p.id)).map((p) => p.caseId),
+      ]);
+      for (const caseId of struck) if (caseId) await removeStrikeOfCase(client, caseId, now);
+      if (stolen) {
+        tokensRevoked = await revokeEverySession(client, appeal.playerRowId, now);
+        if (window) signalsForgotten = await forgetSignals(client, appeal.playerRowId, window);
+      }
     }
     await recordAppealDecision(client, appeal, {
       event: decision === 'granted' ? 'grant' : 'deny',
@@ -507,6 +566,15 @@ export async function decideAppeal(
         subject: appeal.subject,
         pointsRefunded: refunded,
         ...(decision === 'granted' ? { sanctionsRevoked: revoked, sanctionsKept: keep } : {}),
+        ...(stolen
+          ? {
+              compromisedWindow: window
+                ? { from: window.from.toISOString(), to: window.to.toISOString() }
+                : null,
+              tokensRevoked,
+              signalsForgotten,
+            }
+          : {}),
       },
     });
     const decided = (await findAppeal(client, id))!;

@@ -8,7 +8,14 @@ export const STANDING_HISTORY_ROWS = 20;
 /** How many decisions it shows, newest first. */
 export const STANDING_DECISIONS = 100;
 
-export type StandingPlayer = { id: string; service_id: string; gamer_tag: string; trust_score: number };
+export type StandingPlayer = {
+  id: string;
+  service_id: string;
+  gamer_tag: string;
+  trust_score: number;
+  /** Sessions issued before this are over (a stolen account given back). */
+  sessions_revoked_at?: Date | null;
+};
 
 /** The player a standing session names, if they still exist (not erased). */
 export const standingPlayer = (db: Queryable, playerRowId: string): Promise<StandingPlayer | undefined> =>

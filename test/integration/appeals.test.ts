@@ -180,13 +180,21 @@ describe('appeals', function () {
         { spec: '/v1/admin/players/{serviceId}/sanctions', headers: modB.headers },
       );
       expect(list.body.items[0]).to.include({ id: placed.body.id, active: false });
-      const mine = await call<{ items: AppealBody[] }>(api.url, 'GET', '/v1/player/me/appeals', {
+      // A stolen account given back ends every token of the player (issue 53): the thief's, and
+      // this one; the player signs in again.
+      const stale = await call(api.url, 'GET', '/v1/player/me/appeals', {
         spec: '/v1/player/me/appeals',
         headers,
       });
+      expect(stale.status).to.equal(401);
+      const fresh = await playerToken(player);
+      const mine = await call<{ items: AppealBody[] }>(api.url, 'GET', '/v1/player/me/appeals', {
+        spec: '/v1/player/me/appeals',
+        headers: fresh,
+      });
       expect(mine.body.items.map((a) => a.status)).to.deep.equal(['granted']);
       expect(
-        (await fileAsPlayer(headers, { sanctionId: placed.body.id, reason: 'unfair', statement: 'x' })).body
+        (await fileAsPlayer(fresh, { sanctionId: placed.body.id, reason: 'unfair', statement: 'x' })).body
           .code,
       ).to.equal('not_appealable');
     }

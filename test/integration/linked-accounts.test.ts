@@ -432,6 +432,107 @@ describe('linked accounts: signals, links and ban evasion (issue 53)', function 
     expect(kinds.rows.map((k) => k.kind)).to.deep.equal(['hardware_id']);
   });
 
+  it("a stolen account given back: the window's decisions undone, every token ended, and the thief's values leave the victim's links", async () => {
+    now = Date.now();
+    const admin2 = await createTestModerator(api);
+    const [victim, thiefAlt] = [await playerOf(a), await playerOf(a)];
+    const [own, thiefs] = [device(), device()];
+    // The victim's own console, from long before; a token of theirs, live.
+    await signIn(victim, [{ kind: 'hardware_id', value: own }], a, {
+      observedAt: new Date(now - 3 * 3_600_000).toISOString(),
+    });
+    const token = await api.pool.query<{ id: string }>(
+      `INSERT INTO token_families (id, code_hash, game_id, player_id, scope, expires_at)
+       SELECT gen_random_uuid(), $3::bytea, $2, p.id, 'profile', now() + interval '1 day' FROM players p WHERE p.service_id = $1
+       RETURNING id`,
+      [victim, a.game.id, crypto.randomBytes(32)],
+    );
+    const from = new Date(now - 60_000);
+    // The thief, in the window: their console on the victim's account and on their own alt; a report
+    // against the victim and a ban for it.
+    await signIn(victim, [{ kind: 'hardware_id', value: thiefs }]);
+    await signIn(thiefAlt, [{ kind: 'hardware_id', value: thiefs }]);
+    expect((await links(victim)).map((l) => l.serviceId)).to.deep.equal([thiefAlt]);
+    const report = await call<{ penaltyApplied: number; report: { _id: string } }>(
+      api.url,
+      'POST',
+      `/v1/toxicity/submitReport/${victim}`,
+      {
+        spec: '/v1/toxicity/submitReport/{serviceId}',
+        headers: a.headers,
+        json: { report: { isToxic: true, severity: 'high' } },
+      },
+    );
+    expect(report.status).to.equal(201);
+    const placed = await ban(victim);
+    const scoreInWindow = (await profile(victim)).trustScore;
+    expect(scoreInWindow).to.be.below(100);
+    const to = new Date(Date.now() + 1_000);
+    now = to.getTime() + 1_000;
+
+    const filed = await call<{ id: string }>(api.url, 'POST', `/v1/player/${victim}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: a.headers,
+      json: {
+        sanctionId: placed.body.id,
+        reason: 'compromised_account',
+        statement: 'My account was stolen.',
+      },
+    });
+    expect(filed.status, JSON.stringify(filed.body)).to.equal(201);
+    const decide = (json: object) =>
+      call<{ status: string; code?: string }>(api.url, 'POST', `/v1/admin/appeals/${filed.body.id}/decide`, {
+        spec: '/v1/admin/appeals/{appealId}/decide',
+        headers: admin2.headers,
+        json,
+      });
+    expect(
+      (
+        await call(api.url, 'POST', `/v1/admin/appeals/${filed.body.id}/claim`, {
+          spec: '/v1/admin/appeals/{appealId}/claim',
+          headers: admin2.headers,
+        })
+      ).status,
+    ).to.equal(200);
+    // A window backwards, or one with a denial: 400, nothing changes.
+    expect(
+      (await decide({ decision: 'granted', note: 'x', compromisedWindow: { from: to, to: from } })).status,
+    ).to.equal(400);
+    expect(
+      (await decide({ decision: 'denied', note: 'x', compromisedWindow: { from, to } })).status,
+    ).to.equal(400);
+    const granted = await decide({
+      decision: 'granted',
+      note: 'Sign-ins from a new country and a new console; the owner confirmed.',
+      compromisedWindow: { from, to },
+    });
+    expect(granted.status, JSON.stringify(granted.body)).to.equal(200);
+    const after = await profile(victim);
+    expect(after.activeSanctions).to.deep.equal([]);
+    expect(after.trustScore, 'the points of the report in the window come back').to.be.above(scoreInWindow);
+    const revoked = await api.pool.query<{ revoked: boolean }>(
+      'SELECT revoked_at IS NOT NULL AS revoked FROM token_families WHERE id = $1',
+      [token.rows[0]!.id],
+    );
+    expect(revoked.rows[0]!.revoked, 'every token of the player ended').to.equal(true);
+    // The thief's console left the victim's links; the victim's own stays; the thief's alts stay linked.
+    expect(await links(victim)).to.deep.equal([]);
+    const kinds = await api.pool.query(
+      `SELECT 1 FROM signals s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1`,
+      [victim],
+    );
+    expect(kinds.rowCount, "the victim's own console is kept").to.equal(1);
+    const thiefAlt2 = await playerOf(a);
+    await signIn(thiefAlt2, [{ kind: 'hardware_id', value: thiefs }]);
+    expect((await links(thiefAlt)).map((l) => l.serviceId)).to.deep.equal([thiefAlt2]);
+    const audit = await api.pool.query<{ details: { tokensRevoked: number; signalsForgotten: number } }>(
+      `SELECT details FROM moderation_audit WHERE action = 'decide_appeal' AND details->>'appealId' = $1`,
+      [filed.body.id],
+    );
+    expect(audit.rows[0]!.details).to.include({ signalsForgotten: 1 });
+    expect(audit.rows[0]!.details.tokensRevoked).to.be.at.least(1);
+  });
+
   it('after a key rotation, a value hashed under the previous key still links and is re-keyed for every holder when seen', async () => {
     const [k1, k2] = ['signal-key-one-0123456789abcdefghijklmn', 'signal-key-two-0123456789abcdefghijklmn'];
     const [p, q, r] = [await playerOf(a), await playerOf(a), await playerOf(a)];

@@ -37,6 +37,11 @@ export function standingRoutes(deps: ApiDeps): Router {
 
   /** The player id a session cookie names, when this service signed it and it has not expired. */
   function sessionPlayerId(ctx: Context): string | undefined {
+    return session(ctx)?.playerId;
+  }
+
+  /** The session a cookie names (its player and when it was issued), when valid and not expired. */
+  function session(ctx: Context): { playerId: string; issuedAt: number } | undefined {
     const [playerId, expires, signature] = (ctx.cookies.get(SESSION_COOKIE) ?? '').split('.');
     if (!playerId || !expires || !signature) return undefined;
     const expected = mac(`standing:${playerId}.${expires}`);
@@ -45,7 +50,9 @@ export function standingRoutes(deps: ApiDeps): Router {
       !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
     )
       return undefined;
-    return Number(expires) > deps.clock().getTime() ? playerId : undefined;
+    return Number(expires) > deps.clock().getTime()
+      ? { playerId, issuedAt: Number(expires) - SESSION_SECONDS * 1000 }
+      : undefined;
   }
 
   /**
@@ -56,10 +63,15 @@ export function standingRoutes(deps: ApiDeps): Router {
   async function signedIn(
     ctx: Context,
   ): Promise<{ id: string; service_id: string; gamer_tag: string; trust_score: number } | undefined> {
-    const playerId = sessionPlayerId(ctx);
-    if (!playerId) return undefined;
-    const player = await standingPlayer(deps.pool, playerId);
-    if (!player) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+    const current = session(ctx);
+    if (!current) return undefined;
+    const player = await standingPlayer(deps.pool, current.playerId);
+    // A session issued before the player's sessions were ended (a stolen account given back) is over.
+    const ended = player?.sessions_revoked_at && current.issuedAt <= player.sessions_revoked_at.getTime();
+    if (!player || ended) {
+      ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx), maxAge: 0 });
+      return undefined;
+    }
     return player;
   }
 

@@ -219,3 +219,20 @@ export async function familyOfRefreshToken(
 export async function revokeAccessToken(db: Queryable, jti: string): Promise<void> {
   await db.query('UPDATE access_tokens SET revoked_at = now() WHERE jti = $1 AND revoked_at IS NULL', [jti]);
 }
+
+/**
+ * Ends everything a player is signed in with (a stolen account given back: README "Appeals"): every
+ * token family (refresh tokens) and access token revoked, and every standing-page session issued
+ * before now refused. Returns how many tokens and families were revoked.
+ */
+export async function revokeEverySession(db: Queryable, playerRowId: string, now: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH f AS (UPDATE token_families SET revoked_at = $2, revoked_reason = 'revoked'
+                 WHERE player_id = $1 AND revoked_at IS NULL RETURNING 1),
+          a AS (UPDATE access_tokens SET revoked_at = $2 WHERE player_id = $1 AND revoked_at IS NULL RETURNING 1),
+          p AS (UPDATE players SET sessions_revoked_at = $2 WHERE id = $1 RETURNING 1)
+     SELECT ((SELECT count(*) FROM f) + (SELECT count(*) FROM a))::int AS n`,
+    [playerRowId, now],
+  );
+  return rows[0]!.n;
+}

@@ -423,3 +423,18 @@ export async function findOffenseForModerator(
   const r = rows[0];
   return r && { offense: offenseFromRow(r), studioName: r.studio_name, caseId: r.case_id };
 }
+
+/** A player's offenses reported in a window (a stolen account's), with the case each is in. */
+export async function offensesFiledBetween(
+  db: Queryable,
+  playerRowId: string,
+  window: { from: Date; to: Date },
+): Promise<{ id: string; caseId: string | null }[]> {
+  const { rows } = await db.query<{ id: string; case_id: string | null }>(
+    `SELECT o.id, co.case_id FROM offenses o LEFT JOIN case_offenses co ON co.offense_id = o.id
+      WHERE o.player_id = $1 AND o.created_at >= $2 AND o.created_at <= $3
+      ORDER BY o.created_at, o.id`,
+    [playerRowId, window.from, window.to],
+  );
+  return rows.map((r) => ({ id: r.id, caseId: r.case_id }));
+}

@@ -190,6 +190,26 @@ export async function sanctionsOfDecision(
   return rows.map((r) => ({ ...fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name }));
 }
 
+/**
+ * The sanctions placed on a player in a window (a stolen account's: README "Appeals"), still in force
+ * or yet to start at `now`, locked; with who placed them by name, as sanctionsOfDecision answers.
+ */
+export async function sanctionsPlacedBetween(
+  db: Queryable,
+  playerRowId: string,
+  window: { from: Date; to: Date },
+  now: Date,
+): Promise<(SanctionRecord & { issuedByName: string; scopeName: string | null })[]> {
+  const { rows } = await db.query<SanctionRow & { issued_by_name: string; scope_name: string | null }>(
+    `SELECT ${NAMED('$4::timestamptz')}
+      WHERE s.player_id = $1 AND s.revoked_at IS NULL AND s.created_at >= $2 AND s.created_at <= $3
+        AND (s.expires_at IS NULL OR s.expires_at > $4)
+      ORDER BY s.created_at, s.id FOR UPDATE OF s`,
+    [playerRowId, window.from, window.to, now],
+  );
+  return rows.map((r) => ({ ...fromRow(r), issuedByName: r.issued_by_name, scopeName: r.scope_name }));
+}
+
 /** Whether the strike of a case (its uphold's) still counts at `now`: not removed, not expired. */
 export async function hasActiveStrike(db: Queryable, caseId: string, now: Date): Promise<boolean> {
   const { rowCount } = await db.query(

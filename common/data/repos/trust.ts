@@ -218,8 +218,14 @@ export async function trustScoreOf(db: Queryable, playerRowId: string): Promise<
 
 /** A player by row id, not erased: what their standing page shows of them. */
 export async function signedInPlayer(db: Queryable, playerRowId: string) {
-  const { rows } = await db.query<{ id: string; service_id: string; gamer_tag: string; trust_score: number }>(
-    'SELECT id, service_id, gamer_tag, trust_score FROM players WHERE id = $1 AND erased_at IS NULL',
+  const { rows } = await db.query<{
+    id: string;
+    service_id: string;
+    gamer_tag: string;
+    trust_score: number;
+    sessions_revoked_at: Date | null;
+  }>(
+    'SELECT id, service_id, gamer_tag, trust_score, sessions_revoked_at FROM players WHERE id = $1 AND erased_at IS NULL',
     [playerRowId],
   );
   return rows[0];
