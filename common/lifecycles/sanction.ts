@@ -27,8 +27,8 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
     `WITH s AS (
        INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
                               issued_by_studio, starts_at, expires_at, dsa_category, wave_id, rule_id,
-                              rule_version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14) RETURNING *)
+                              rule_version, extended_from)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15) RETURNING *)
      SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
     [
       s.playerRowId,
@@ -45,6 +45,7 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
       s.waveId ?? null,
       s.rule?.id ?? null,
       s.rule?.version ?? null,
+      s.extendedFrom ?? null,
     ],
   );
   return fromRow(rows[0]!);

@@ -11,6 +11,8 @@ import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
+  extensionBlocked,
+  findSanctionById,
   findSanctionForUpdate,
   lockPlayerOfStudio,
   lockSanctionExpiry,
@@ -21,7 +23,8 @@ import {
 import { studiosOfPlayer } from '../data/repos/webhooks.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { sanctionTriggerRunning } from '../data/repos/rules.js';
-import { notFound, validationError } from '../errors.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { strongLinksOf } from '../data/repos/signals.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
@@ -186,6 +189,8 @@ export async function applySanction(
     rule?: { id: string; version: number; name: string };
     /** Placed by the strike ladder (an upheld case's strike reached a rung): its audit entry says so. */
     byStrikeLadder?: true;
+    /** Extends this sanction of a strongly linked account (extendSanction). */
+    extendedFrom?: { sanctionId: string; kinds: string[] };
   },
 ): Promise<{ sanction: SanctionRecord; outbox: OutboxRow[] }> {
   const v = input.sanction;
@@ -209,6 +214,7 @@ export async function applySanction(
       dsaCategory: v.dsaCategory ?? null,
       waveId: input.waveId ?? null,
       rule: input.rule ?? null,
+      extendedFrom: input.extendedFrom?.sanctionId ?? null,
     },
     input.now,
   );
@@ -216,6 +222,9 @@ export async function applySanction(
     ...(input.waveId ? { waveId: input.waveId } : {}),
     ...(input.rule ? { ruleId: input.rule.id, ruleVersion: input.rule.version, automated: true } : {}),
     ...(input.byStrikeLadder ? { strikeLadder: true, automated: true } : {}),
+    ...(input.extendedFrom
+      ? { extendedFrom: input.extendedFrom.sanctionId, linkKinds: input.extendedFrom.kinds }
+      : {}),
   });
   const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
   if (sanction.expiresAt) {
@@ -476,4 +485,96 @@ export async function addStrike(
     outbox.push(...placed.outbox);
   }
   return { activeStrikes: after, sanctions, outbox };
+}
+
+/** How a shared kind reads in an extended sanction's ground (never a value). */
+const KIND_WORDS: Record<string, string> = {
+  hardware_id: 'a device',
+  install_id: 'an installation of the game',
+  ip_address: 'a network',
+  payment_fingerprint: 'a payment instrument',
+  phone: 'a verified phone number',
+  email: 'a verified e-mail address',
+  platform_account: 'a platform account',
+};
+
+/**
+ * The ground an extended sanction gives its player: the link (the kinds shared) and the decision it
+ * extends (its kind, scope and date), never the other account's identity or its reason's words.
+ */
+export function extensionGround(
+  original: Pick<SanctionRecord, 'type' | 'scopeStudioId' | 'startsAt'>,
+  kinds: readonly string[],
+): string {
+  const shared = kinds.map((k) => KIND_WORDS[k] ?? k);
+  const list = shared.length > 1 ? `${shared.slice(0, -1).join(', ')} and ${shared.at(-1)}` : shared[0];
+  const what = original.type.replace(/_/g, ' ');
+  return `This account shares ${list} with an account that received a ${what} ${original.scopeStudioId ? "in this studio's games" : 'in every game'} on ${original.startsAt.toISOString().slice(0, 10)}; a moderator found the accounts to be one person's and applied the same decision to this one.`;
+}
+
+export interface Extension {
+  sanctions: SanctionRecord[];
+  skipped: { serviceId: string; why: 'already_extended' | 'already_sanctioned' }[];
+}
+
+/**
+ * A moderator extends a sanction in force to the accounts strongly linked to its player (through the
+ * sanction's studio's signals, or every studio's for a global one): each gets a sanction of its own,
+ * of the same type, scope and end, with its own statement of reasons (the ground: extensionGround),
+ * Transparency Database statement and appeal. One link alone never does this: a moderator decides.
+ * An account already given one extended from this sanction, or already under one of the same type and
+ * scope, is skipped. 404 for no such sanction; 409 for one not in force or a warning.
+ */
+export async function extendSanction(
+  pool: Pool,
+  actor: SanctionActor,
+  sanctionId: string,
+  now: Date,
+  appealWindowDays?: number,
+): Promise<Extension & { outbox: OutboxRow[] }> {
+  return withTransaction(pool, async (client) => {
+    const original = isUuid(sanctionId) ? await findSanctionById(client, sanctionId, now) : undefined;
+    if (!original) throw notFound(`Sanction ${sanctionId}`);
+    if (!original.active && !(original.revokedAt === null && original.startsAt > now))
+      throw new AppError(
+        409,
+        'sanction_not_in_force',
+        'Only a sanction in force (or yet to start) can be extended.',
+      );
+    if (original.type === 'warning')
+      throw new AppError(
+        409,
+        'sanction_not_in_force',
+        'A warning restricts nothing: there is nothing to extend.',
+      );
+    const linked = await strongLinksOf(client, original.playerRowId, original.scopeStudioId);
+    const outbox: OutboxRow[] = [];
+    const sanctions: SanctionRecord[] = [];
+    const skipped: Extension['skipped'] = [];
+    for (const alt of linked) {
+      const why = await extensionBlocked(client, alt.playerRowId, original, now);
+      if (why) {
+        skipped.push({ serviceId: alt.serviceId, why });
+        continue;
+      }
+      const placed = await applySanction(client, {
+        actor,
+        player: { rowId: alt.playerRowId, serviceId: alt.serviceId },
+        sanction: {
+          type: original.type,
+          scope: original.scopeStudioId ?? 'global',
+          reason: extensionGround(original, alt.kinds),
+          ...(original.expiresAt ? { expiresAt: original.expiresAt } : {}),
+          ...(original.dsaCategory ? { dsaCategory: original.dsaCategory } : {}),
+        },
+        caseId: null,
+        now,
+        appealWindowDays,
+        extendedFrom: { sanctionId: original.id, kinds: alt.kinds },
+      });
+      sanctions.push(placed.sanction);
+      outbox.push(...placed.outbox);
+    }
+    return { sanctions, skipped, outbox };
+  });
 }

@@ -533,6 +533,89 @@ describe('linked accounts: signals, links and ban evasion (issue 53)', function 
     expect(audit.rows[0]!.details.tokensRevoked).to.be.at.least(1);
   });
 
+  it('a moderator extends a ban to the strongly linked accounts: each its own sanction, ground and appeal; never the weakly linked; never twice', async () => {
+    const [main, alt, neighbour] = [await playerOf(a), await playerOf(a), await playerOf(a)];
+    const [hw, pay] = [device(), device()];
+    const home = `198.19.${crypto.randomInt(0, 255)}.20`;
+    await signIn(main, [
+      { kind: 'hardware_id', value: hw },
+      { kind: 'payment_fingerprint', value: pay },
+      { kind: 'ip_address', value: home },
+    ]);
+    await signIn(alt, [
+      { kind: 'hardware_id', value: hw },
+      { kind: 'payment_fingerprint', value: pay },
+    ]);
+    await signIn(neighbour, [{ kind: 'ip_address', value: home }]);
+    const placed = await call<{ id: string; expiresAt: string }>(
+      api.url,
+      'POST',
+      `/v1/admin/players/${main}/sanctions`,
+      {
+        spec: '/v1/admin/players/{serviceId}/sanctions',
+        headers: mod.headers,
+        json: {
+          type: 'temporary_ban',
+          scope: 'global',
+          durationSeconds: 7 * 86_400,
+          reason: `Wallhack seen in three matches of ${main}.`,
+        },
+      },
+    );
+    expect(placed.status).to.equal(201);
+    const extend = (id: string) =>
+      call<{
+        sanctions: { id: string; serviceId: string; type: string; expiresAt: string; reason: string }[];
+        skipped: { serviceId: string; why: string }[];
+        code?: string;
+      }>(api.url, 'POST', `/v1/admin/sanctions/${id}/extend`, {
+        spec: '/v1/admin/sanctions/{sanctionId}/extend',
+        headers: mod.headers,
+      });
+    const first = await extend(placed.body.id);
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    expect(first.body.sanctions.map((x) => [x.serviceId, x.type, x.expiresAt])).to.deep.equal([
+      [alt, 'temporary_ban', placed.body.expiresAt],
+    ]);
+    const ground = first.body.sanctions[0]!.reason;
+    expect(ground).to.contain('a device and a payment instrument');
+    expect(ground, 'never the other account, nor its reason').not.to.contain(main);
+    expect(ground).not.to.contain('Wallhack');
+    expect((await profile(neighbour)).activeSanctions, 'a network alone is a weak link').to.deep.equal([]);
+    // Again: nothing twice.
+    const again = await extend(placed.body.id);
+    expect(again.body.sanctions).to.deep.equal([]);
+    expect(again.body.skipped).to.deep.equal([{ serviceId: alt, why: 'already_extended' }]);
+    const audit = await api.pool.query<{ details: { extendedFrom: string; linkKinds: string[] } }>(
+      `SELECT details FROM moderation_audit WHERE action = 'place_sanction' AND details->>'sanctionId' = $1`,
+      [first.body.sanctions[0]!.id],
+    );
+    expect(audit.rows[0]!.details).to.deep.include({
+      extendedFrom: placed.body.id,
+      linkKinds: ['hardware_id', 'payment_fingerprint'],
+    });
+    // The alt's own appeal.
+    const appeal = await call(api.url, 'POST', `/v1/player/${alt}/appeals`, {
+      spec: '/v1/player/{serviceId}/appeals',
+      headers: a.headers,
+      json: {
+        sanctionId: first.body.sanctions[0]!.id,
+        reason: 'incorrect',
+        statement: 'That is my brother.',
+      },
+    });
+    expect(appeal.status).to.equal(201);
+    // A revoked sanction, or none: nothing to extend.
+    await call(api.url, 'POST', `/v1/admin/players/${main}/sanctions/${placed.body.id}/revoke`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke',
+      headers: mod.headers,
+      json: { reason: 'Overturned.' },
+    });
+    const gone = await extend(placed.body.id);
+    expect([gone.status, gone.body.code]).to.deep.equal([409, 'sanction_not_in_force']);
+    expect((await extend(crypto.randomUUID())).status).to.equal(404);
+  });
+
   it('after a key rotation, a value hashed under the previous key still links and is re-keyed for every holder when seen', async () => {
     const [k1, k2] = ['signal-key-one-0123456789abcdefghijklmn', 'signal-key-two-0123456789abcdefghijklmn'];
     const [p, q, r] = [await playerOf(a), await playerOf(a), await playerOf(a)];

@@ -125,6 +125,35 @@ export const paths = {
       },
     },
   },
+  '/v1/admin/sanctions/{sanctionId}/extend': {
+    post: {
+      operationId: 'extendSanctionToLinkedAccounts',
+      tags: ['sanctions', 'linked accounts'],
+      summary: 'Extend a sanction in force to the accounts strongly linked to its player',
+      description:
+        "Each account strongly linked (strength 0.8 or more) to the sanctioned player, through the sanction's studio's signals or every studio's for a global one, gets a sanction of its own: the same type, scope and end, its own statement of reasons (its ground: the kinds shared and the decision extended, never the other account), its own Transparency Database statement and its own appeal. Audited as place_sanction with extendedFrom. An account already given one extended from this sanction, or already under one of the same type and scope, is skipped (so a second call places nothing twice). A link never does this on its own: a moderator decides (docs/linked-accounts.md).",
+      security: moderator,
+      parameters: [sanctionIdParam],
+      responses: {
+        200: json(
+          closed({
+            sanctions: { type: 'array', items: ref('Sanction'), description: 'The sanctions placed now.' },
+            skipped: {
+              type: 'array',
+              items: closed({
+                serviceId: { type: 'string' },
+                why: { enum: ['already_extended', 'already_sanctioned'] },
+              }),
+            },
+          }),
+          'The sanctions placed (none when no account is strongly linked) and the accounts skipped.',
+        ),
+        404: problem('not_found: no such sanction.'),
+        409: problem('sanction_not_in_force: the sanction is revoked, expired, or a warning.'),
+        ...moderatorErrors,
+      },
+    },
+  },
   '/v1/players/lookup': {
     post: {
       operationId: 'lookupPlayers',

@@ -4,7 +4,12 @@ import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/curso
 import { listSanctions, lookupPlayers } from '../../../common/data/repos/sanctions.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
 import { notFound } from '../../../common/errors.js';
-import { placeSanction, revokeSanction, type SanctionActor } from '../../../common/usecases/sanctions.js';
+import {
+  extendSanction,
+  placeSanction,
+  revokeSanction,
+  type SanctionActor,
+} from '../../../common/usecases/sanctions.js';
 import { placeOrAwaitApproval } from '../../../common/usecases/waves.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
@@ -152,6 +157,22 @@ export function sanctionRoutes(deps: ApiDeps): Router {
       'post',
       201
     >;
+  });
+  // Extends a sanction in force to the accounts strongly linked to its player (docs/linked-accounts.md).
+  router.post('/v1/admin/sanctions/:sanctionId/extend', moderator, async (ctx) => {
+    const done = await extendSanction(
+      deps.pool,
+      moderatorOf(ctx),
+      param(ctx, 'sanctionId'),
+      deps.clock(),
+      deps.config.appealWindowDays,
+    );
+    deps.dispatcher.enqueue(done.outbox);
+    ctx.status = 200;
+    ctx.body = {
+      sanctions: done.sanctions.map(presentSanction),
+      skipped: done.skipped,
+    } satisfies Answer<Paths, '/v1/admin/sanctions/{sanctionId}/extend', 'post'>;
   });
   router.post(
     '/v1/admin/players/:serviceId/sanctions/:sanctionId/revoke',

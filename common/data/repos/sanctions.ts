@@ -121,6 +121,8 @@ export interface NewSanction {
   waveId?: string | null;
   /** The rule and version that placed it (common/usecases/rules.ts). */
   rule?: { id: string; version: number } | null;
+  /** The sanction on a strongly linked account this one extends (docs/linked-accounts.md). */
+  extendedFrom?: string | null;
 }
 
 /** The sanctions in force that rules placed with a case, locked for the caller's transaction. */
@@ -311,6 +313,40 @@ export async function lookupPlayers(
       expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
     })),
   }));
+}
+
+/** One sanction by its id, locked, with its player's internal id; undefined when none. */
+export async function findSanctionById(
+  db: Queryable,
+  id: string,
+  now: Date,
+): Promise<(SanctionRecord & { playerRowId: string }) | undefined> {
+  const { rows } = await db.query<SanctionRow & { player_id: string }>(
+    `SELECT ${COLUMNS('$2::timestamptz')}, s.player_id FROM sanctions s JOIN players p ON p.id = s.player_id
+      WHERE s.id = $1 FOR UPDATE OF s`,
+    [id, now],
+  );
+  return rows[0] && { ...fromRow(rows[0]), playerRowId: rows[0].player_id };
+}
+
+/**
+ * Why a sanction is not extended to this account: it already has one extended from it (whatever
+ * became of it: an alt's granted appeal is not undone by extending again), or it is already under a
+ * sanction of the same type and scope in force.
+ */
+export async function extensionBlocked(
+  db: Queryable,
+  playerRowId: string,
+  original: { id: string; type: string; scopeStudioId: string | null },
+  now: Date,
+): Promise<'already_extended' | 'already_sanctioned' | undefined> {
+  const { rows } = await db.query<{ extended: boolean; sanctioned: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = $1 AND s.extended_from = $2) AS extended,
+            EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = $1 AND s.type = $3
+                       AND s.scope_studio_id IS NOT DISTINCT FROM $4::uuid AND ${ACTIVE('$5')}) AS sanctioned`,
+    [playerRowId, original.id, original.type, original.scopeStudioId, now],
+  );
+  return rows[0]!.extended ? 'already_extended' : rows[0]!.sanctioned ? 'already_sanctioned' : undefined;
 }
 
 /** One sanction by its id, with who placed it by name (a moderator's username or a studio's name). */

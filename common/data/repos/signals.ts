@@ -1,5 +1,5 @@
 import type { Queryable } from '../db.js';
-import type { SignalKind } from '../../domain/signals.js';
+import { STRONG_LINK, type SignalKind } from '../../domain/signals.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 import { ACTIVE } from './sanctions.js';
 
@@ -201,4 +201,29 @@ export async function signalDates(
     firstSeenAt: r.first_seen_at.toISOString(),
     lastSeenAt: r.last_seen_at.toISOString(),
   }));
+}
+
+/**
+ * The accounts strongly linked to a player (`STRONG_LINK` or more), through one studio's signals or
+ * (null) every studio's, each once with the kinds shared (every studio's together), not erased;
+ * locked for the caller's transaction in id order.
+ */
+export async function strongLinksOf(
+  db: Queryable,
+  playerRowId: string,
+  studioId: string | null,
+): Promise<{ playerRowId: string; serviceId: string; kinds: SignalKind[] }[]> {
+  const { rows } = await db.query<{ id: string; service_id: string; kinds: SignalKind[] }>(
+    `SELECT o.id, o.service_id,
+            ARRAY(SELECT DISTINCT k FROM account_links x, unnest(x.kinds) k
+                   WHERE x.player_id = $1 AND x.other_id = o.id AND ($2::uuid IS NULL OR x.studio_id = $2)
+                   ORDER BY k) AS kinds
+       FROM players o
+      WHERE o.erased_at IS NULL AND o.id IN (SELECT l.other_id FROM account_links l
+                                              WHERE l.player_id = $1 AND l.strength >= $3
+                                                AND ($2::uuid IS NULL OR l.studio_id = $2))
+      ORDER BY o.id FOR UPDATE OF o`,
+    [playerRowId, studioId, STRONG_LINK],
+  );
+  return rows.map((r) => ({ playerRowId: r.id, serviceId: r.service_id, kinds: r.kinds }));
 }

@@ -1005,6 +1005,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/sanctions/{sanctionId}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a sanction in force to the accounts strongly linked to its player
+         * @description Each account strongly linked (strength 0.8 or more) to the sanctioned player, through the sanction's studio's signals or every studio's for a global one, gets a sanction of its own: the same type, scope and end, its own statement of reasons (its ground: the kinds shared and the decision extended, never the other account), its own Transparency Database statement and its own appeal. Audited as place_sanction with extendedFrom. An account already given one extended from this sanction, or already under one of the same type and scope, is skipped (so a second call places nothing twice). A link never does this on its own: a moderator decides (docs/linked-accounts.md).
+         */
+        post: operations["extendSanctionToLinkedAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/lookup": {
         parameters: {
             query?: never;
@@ -9259,6 +9279,93 @@ export interface operations {
             };
         };
     };
+    extendSanctionToLinkedAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sanctionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sanctions placed (none when no account is strongly linked) and the accounts skipped. */
+            200: {
+                headers: {
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The sanctions placed now. */
+                        sanctions: components["schemas"]["Sanction"][];
+                        skipped: {
+                            serviceId: string;
+                            /** @enum {unknown} */
+                            why: "already_extended" | "already_sanctioned";
+                        }[];
+                    };
+                };
+            };
+            /** @description No, an invalid, an expired or a disabled moderator session token (WWW-Authenticate says which). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description csrf_failed: a write with the console's session cookie without its X-CSRF-Token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description not_found: no such sanction. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description sanction_not_in_force: the sanction is revoked, expired, or a warning. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     lookupPlayers: {
         parameters: {
             query?: never;
@@ -9980,9 +10087,16 @@ export interface operations {
                         sanctionId: string;
                         reason: string & unknown;
                     }[];
+                    /** @description With granted, on an appeal whose reason is compromised_account only: when someone else had the account. Every decision taken in it is undone too (its sanctions revoked, its points given back, no strike left) and the signals first seen in it leave the player's links (they were the thief's). Granting such an appeal ends every token and session of the player, with a window or without. */
+                    compromisedWindow?: {
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                    };
                     /** @description With denied, on a notifier's complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices"). */
                     unfounded?: boolean;
-                } & (unknown & unknown);
+                } & (unknown & unknown & unknown);
             };
         };
         responses: {
