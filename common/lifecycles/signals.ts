@@ -32,6 +32,34 @@ const CAPS = KINDS.map((k) => SIGNAL_RULES[k].cap);
 /** A lock key per value: the digest's first 8 bytes (the digest already names the studio and the kind). */
 const lockKey = (digest: Buffer) => digest.readBigInt64BE(0).toString();
 
+/** The values held (as committed, and by this transaction) by at most their kind's cap + 1 accounts. */
+async function notCrowded<V extends { kind: SignalKind; digest: Buffer }>(
+  db: Queryable,
+  studioId: string,
+  values: readonly V[],
+): Promise<V[]> {
+  const { rows } = await db.query<{ i: number }>({
+    name: 'signal-not-crowded',
+    text: `SELECT v.i FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY v(kind, digest, i)
+             JOIN unnest($4::text[], $5::int[]) c(kind, cap) USING (kind)
+            WHERE (SELECT count(*) FROM (SELECT 1 FROM signals x
+                                          WHERE x.studio_id = $1 AND x.kind = v.kind AND x.digest = v.digest
+                                          LIMIT c.cap + 2) n) <= c.cap + 1`,
+    values: [studioId, values.map((v) => v.kind), values.map((v) => v.digest), KINDS, CAPS],
+  });
+  return rows.map((r) => values[Number(r.i) - 1]!);
+}
+
+/** Locks these values (in one order, so two calls sharing values never wait on each other in a circle). */
+async function lockValues(db: Queryable, values: readonly { digest: Buffer }[]): Promise<void> {
+  const locks = [...new Set(values.map((v) => lockKey(v.digest)))];
+  await db.query({
+    name: 'signal-value-locks',
+    text: 'SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT k FROM unnest($1::bigint[]) k ORDER BY k) ordered',
+    values: [locks],
+  });
+}
+
 export interface Recorded {
   /** Values the players had not been seen with before. */
   added: number;
@@ -62,13 +90,11 @@ export async function recordSignals(
     if (!had || had.observedAt < s.observedAt) byValue.set(k, s);
   }
   const rows = [...byValue.values()];
-  // In one order, so two calls sharing values never wait on each other in a circle.
-  const locks = [...new Set(rows.map((r) => lockKey(r.digest)))].sort();
-  await db.query('SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) k ORDER BY k', [locks]);
-
   const previous = rows.flatMap((r) =>
     r.previousDigests.map((old) => ({ kind: r.kind, old, digest: r.digest })),
   );
+  // Re-keying moves other holders' rows: under the values' locks (a rotation's first days only).
+  if (previous.length > 0) await lockValues(db, rows);
   if (previous.length > 0)
     await db.query(
       `WITH pairs AS (SELECT * FROM unnest($2::text[], $3::bytea[], $4::bytea[]) p(kind, old, digest)),
@@ -90,20 +116,24 @@ export async function recordSignals(
       ],
     );
 
+  // A value seen again is written only when that moves its dates by more than an hour (a player
+  // signing in all day writes nothing), and takes no lock: it changes no link.
   const { rows: written } = await db.query<{
     player_id: string;
     kind: SignalKind;
     digest: Buffer;
     added: boolean;
-  }>(
-    `INSERT INTO signals AS s (studio_id, kind, digest, key_id, player_id, first_seen_at, last_seen_at)
+  }>({
+    name: 'signals-upsert',
+    text: `INSERT INTO signals AS s (studio_id, kind, digest, key_id, player_id, first_seen_at, last_seen_at)
      SELECT $1, kind, digest, $2, player_id, at, at
        FROM unnest($3::uuid[], $4::text[], $5::bytea[], $6::timestamptz[]) v(player_id, kind, digest, at)
      ON CONFLICT (studio_id, kind, digest, player_id) DO UPDATE
         SET first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
             last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at), key_id = excluded.key_id
+      WHERE excluded.first_seen_at < s.first_seen_at OR excluded.last_seen_at > s.last_seen_at + interval '1 hour'
      RETURNING s.player_id, s.kind, s.digest, (xmax = 0) AS added`,
-    [
+    values: [
       studioId,
       keyId,
       rows.map((r) => r.playerId),
@@ -111,10 +141,19 @@ export async function recordSignals(
       rows.map((r) => r.digest),
       rows.map((r) => r.observedAt),
     ],
-  );
+  });
   const added = written.filter((w) => w.added);
-  const relinked = added.length === 0 ? 0 : await relinkAround(db, studioId, added);
-  return { added: added.length, seenAgain: written.length - added.length, relinked };
+  if (added.length === 0) return { added: 0, seenAgain: rows.length, relinked: 0 };
+  // A new value may link: its links are derived under a lock per value, taken after the insert, so
+  // of two sightings of one value at once the second derives after the first committed and sees it.
+  // A value already held by more accounts than its cap + 1 links nobody, now or after any sighting
+  // under way: it is neither locked nor derived (a carrier's NAT would otherwise queue every first
+  // sign-in behind it).
+  const open = await notCrowded(db, studioId, added);
+  if (open.length === 0) return { added: added.length, seenAgain: rows.length - added.length, relinked: 0 };
+  await lockValues(db, open);
+  const relinked = await relinkAround(db, studioId, open);
+  return { added: added.length, seenAgain: rows.length - added.length, relinked };
 }
 
 /**
@@ -128,15 +167,17 @@ async function relinkAround(
   studioId: string,
   values: readonly { player_id: string; kind: SignalKind; digest: Buffer }[],
 ): Promise<number> {
+  // A value held by this player alone links nobody yet: most new values (a new install, a new
+  // network) change no link, and nothing is derived for them.
   const holders = await holdersWithin(db, studioId, values, 1);
-  const players = new Set([...values.map((v) => v.player_id), ...holders]);
-  await relink(db, studioId, [...players]);
-  return players.size;
+  await relink(db, studioId, holders);
+  return holders.length;
 }
 
 /**
- * The holders of these values of a studio, for each value held by at most its kind's cap + `slack`
- * accounts (a value over that made no link and makes none): read with a bound, never counted in full.
+ * The holders of these values of a studio whose links the values may change: for each value held by
+ * two accounts or more and at most its kind's cap + `slack` (a value over that made no link and makes
+ * none; one held by one account links nobody): read with a bound, never counted in full.
  */
 async function holdersWithin(
   db: Queryable,
@@ -144,17 +185,18 @@ async function holdersWithin(
   values: readonly { kind: SignalKind; digest: Buffer }[],
   slack: 0 | 1,
 ): Promise<string[]> {
-  const { rows } = await db.query<{ player_id: string }>(
-    `WITH caps AS (SELECT * FROM unnest($4::text[], $5::int[]) c(kind, cap)),
+  const { rows } = await db.query<{ player_id: string }>({
+    name: 'signal-holders',
+    text: `WITH caps AS (SELECT * FROM unnest($4::text[], $5::int[]) c(kind, cap)),
           v AS (SELECT DISTINCT kind, digest FROM unnest($2::text[], $3::bytea[]) v(kind, digest)),
           h AS (SELECT v.kind, v.digest, c.cap, x.player_id FROM v JOIN caps c USING (kind)
                   CROSS JOIN LATERAL (SELECT x.player_id FROM signals x
                                        WHERE x.studio_id = $1 AND x.kind = v.kind AND x.digest = v.digest
                                        LIMIT c.cap + $6 + 1) x)
      SELECT DISTINCT player_id FROM (SELECT player_id, cap, count(*) OVER (PARTITION BY kind, digest) AS n FROM h) h
-      WHERE n <= cap + $6`,
-    [studioId, values.map((v) => v.kind), values.map((v) => v.digest), KINDS, CAPS, slack],
-  );
+      WHERE n >= 2 AND n <= cap + $6`,
+    values: [studioId, values.map((v) => v.kind), values.map((v) => v.digest), KINDS, CAPS, slack],
+  });
   return rows.map((r) => r.player_id);
 }
 
@@ -164,8 +206,17 @@ async function holdersWithin(
  */
 export async function relink(db: Queryable, studioId: string, playerIds: readonly string[]): Promise<void> {
   if (playerIds.length === 0) return;
-  const { rows } = await db.query<{ player_id: string; other_id: string; kind: SignalKind; since: Date }>(
-    `WITH caps AS (SELECT * FROM unnest($3::text[], $4::int[]) c(kind, cap)),
+  // One derivation of a player's links at a time: two calls touching one player through different
+  // values would each replace the links from what they saw. (Key space 53, apart from the values'.)
+  await db.query({
+    name: 'signal-player-locks',
+    text: `SELECT pg_advisory_xact_lock(53, k) FROM (SELECT DISTINCT hashtext(p::text) AS k
+                                                     FROM unnest($1::uuid[]) p ORDER BY 1) ordered`,
+    values: [playerIds],
+  });
+  const { rows } = await db.query<{ player_id: string; other_id: string; kind: SignalKind; since: Date }>({
+    name: 'signal-links-derive',
+    text: `WITH caps AS (SELECT * FROM unnest($3::text[], $4::int[]) c(kind, cap)),
           mine AS (SELECT s.player_id, s.kind, s.digest, s.first_seen_at FROM signals s
                     WHERE s.studio_id = $1 AND s.player_id = ANY($2::uuid[])),
           usable AS (SELECT m.* FROM mine m JOIN caps c USING (kind)
@@ -176,8 +227,8 @@ export async function relink(db: Queryable, studioId: string, playerIds: readonl
        FROM usable u JOIN signals o ON o.studio_id = $1 AND o.kind = u.kind AND o.digest = u.digest
                                    AND o.player_id <> u.player_id
       GROUP BY 1, 2, 3`,
-    [studioId, playerIds, KINDS, CAPS],
-  );
+    values: [studioId, playerIds, KINDS, CAPS],
+  });
   // One entry per unordered pair: the kinds they share and since when.
   const pairs = new Map<string, { a: string; b: string; kinds: Set<SignalKind>; since: Date }>();
   for (const r of rows) {
@@ -205,7 +256,10 @@ export async function relink(db: Queryable, studioId: string, playerIds: readonl
   await db.query(
     `INSERT INTO account_links (player_id, studio_id, other_id, kinds, strength, linked_since, updated_at)
      SELECT l.player_id, $1, l.other_id, l.kinds, l.strength, l.since, now()
-       FROM jsonb_to_recordset($2::jsonb) AS l(player_id uuid, other_id uuid, kinds text[], strength numeric, since timestamptz)`,
+       FROM jsonb_to_recordset($2::jsonb) AS l(player_id uuid, other_id uuid, kinds text[], strength numeric, since timestamptz)
+     ON CONFLICT (player_id, studio_id, other_id) DO UPDATE
+        SET kinds = excluded.kinds, strength = excluded.strength, linked_since = excluded.linked_since,
+            updated_at = excluded.updated_at`,
     [studioId, JSON.stringify(links)],
   );
 }
@@ -246,8 +300,9 @@ export async function detectEvasion(
     strength: string;
     detected_at: Date;
     fresh: boolean;
-  }>(
-    `WITH found AS (
+  }>({
+    name: 'signal-evasion-check',
+    text: `WITH found AS (
        SELECT DISTINCT ON (l.player_id, s.id) l.player_id, l.other_id, l.kinds, l.strength, s.id AS sanction_id
          FROM account_links l
          JOIN sanctions s ON s.player_id = l.other_id
@@ -270,8 +325,8 @@ export async function detectEvasion(
      SELECT e.id, e.player_id, e.banned_player_id, e.sanction_id, e.kinds, e.strength, e.detected_at, false
        FROM evasion_suspicions e JOIN found f ON f.player_id = e.player_id AND f.sanction_id = e.sanction_id
       WHERE e.cleared_at IS NULL`,
-    [studioId, playerIds, now, STRONG_LINK],
-  );
+    values: [studioId, playerIds, now, STRONG_LINK],
+  });
   return rows.map((r) => ({
     id: r.id,
     playerId: r.player_id,

@@ -13,13 +13,14 @@ export async function studioPlayers(
   studioId: string,
   serviceIds: readonly string[],
 ): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ id: string; service_id: string }>(
-    `SELECT p.id, p.service_id FROM players p
+  const { rows } = await db.query<{ id: string; service_id: string }>({
+    name: 'signal-studio-players',
+    text: `SELECT p.id, p.service_id FROM players p
       WHERE p.service_id = ANY($1::text[]) AND p.erased_at IS NULL
         AND EXISTS (SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
                      WHERE pg.player_id = p.id AND g.studio_id = $2)`,
-    [[...new Set(serviceIds)], studioId],
-  );
+    values: [[...new Set(serviceIds)], studioId],
+  });
   return new Map(rows.map((r) => [r.service_id, r.id]));
 }
 
