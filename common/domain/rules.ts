@@ -192,6 +192,8 @@ export const conditionsSchema = Joi.object({
     .description('The case has been open at least this many hours.'),
 })
   .min(1)
+  // The converter drops an object's min(1): the document says it here (minProperties).
+  .meta({ 'x-also': { minProperties: 1 } })
   .description('All must hold. At least one.');
 
 export const actionsSchema = Joi.object({
@@ -235,6 +237,7 @@ export const actionsSchema = Joi.object({
   ),
 })
   .min(1)
+  .meta({ 'x-also': { minProperties: 1 } })
   .description('At least one.');
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);

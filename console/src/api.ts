@@ -290,3 +290,15 @@ export const transparencyReportPath = (params: {
 }) => `/v1/admin/transparency-report?${q(params)}`;
 export const getTransparencyReport = (params: { from: string; to: string; platform: string }) =>
   api<TransparencyReport>('GET', transparencyReportPath(params));
+
+/** Linked accounts (docs/linked-accounts.md): a player's links through every studio's signals. */
+export type LinkedAccounts =
+  paths['/v1/admin/players/{serviceId}/links']['get']['responses']['200']['content']['application/json'];
+export const getLinks = (serviceId: string) =>
+  api<LinkedAccounts>('GET', `/v1/admin/players/${enc(serviceId)}/links`);
+/** Extends a sanction in force to the accounts strongly linked to its player. */
+export const extendSanction = (sanctionId: string) =>
+  api<{ sanctions: Sanction[]; skipped: { serviceId: string; why: string }[] }>(
+    'POST',
+    `/v1/admin/sanctions/${enc(sanctionId)}/extend`,
+  );

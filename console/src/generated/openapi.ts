@@ -4019,7 +4019,7 @@ export interface components {
                 minReporterCredibility?: number;
                 /** @description The case has been open at least this many hours. */
                 minOpenHours?: number;
-            };
+            } & unknown;
             /** @description At least one. */
             actions: {
                 /** @description The case's priority is never below this while open. */
@@ -4072,7 +4072,7 @@ export interface components {
                     /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
                     reason?: string;
                 };
-            };
+            } & unknown;
             cooldownSeconds: number;
             capCount: number;
             capWindowSeconds: number;
@@ -4173,7 +4173,7 @@ export interface components {
                     /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
                     reason?: string;
                 };
-            };
+            } & unknown;
             /** Format: date-time */
             at: string;
         };
@@ -15120,7 +15120,7 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
-                    };
+                    } & unknown;
                     /** @description At least one. */
                     actions: {
                         /** @description The case's priority is never below this while open. */
@@ -15173,7 +15173,7 @@ export interface operations {
                             /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
                             reason?: string;
                         };
-                    };
+                    } & unknown;
                     /**
                      * @description A rule matches a player at most once within this (default a day).
                      * @default 86400
@@ -15297,7 +15297,7 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
-                    };
+                    } & unknown;
                     /**
                      * @description The cases opened in the last this many days (1 to 90).
                      * @default 30
@@ -15486,7 +15486,7 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
-                    };
+                    } & unknown;
                     /** @description At least one. */
                     actions: {
                         /** @description The case's priority is never below this while open. */
@@ -15539,7 +15539,7 @@ export interface operations {
                             /** @description The template's player reason, copied when the rule is saved (a value given is replaced). */
                             reason?: string;
                         };
-                    };
+                    } & unknown;
                     /**
                      * @description A rule matches a player at most once within this (default a day).
                      * @default 86400

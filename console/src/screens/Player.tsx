@@ -22,6 +22,7 @@ import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
 import { LIMITS } from '../generated/contract';
 import { PlayerTimeline } from '../components/Timeline';
+import { LinkedAccounts } from '../components/LinkedAccounts';
 
 /** One player: score history as a chart, offenses, cases, sanctions (place, revoke) and appeals. */
 export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
@@ -240,6 +241,7 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
           </ul>
         )}
       </section>
+      <LinkedAccounts serviceId={serviceId} sanctions={v.sanctions} onChange={view.reload} />
       <section aria-labelledby="sanctions-title">
         <h2 id="sanctions-title">Sanctions</h2>
         {v.sanctions.length === 0 ? (
