@@ -1503,4 +1503,48 @@ describe('moderator console in headless Chromium', function () {
     expect(outside).to.deep.equal([]);
     await context.close();
   });
+
+  it("shows a player's linked accounts, as text, and extends a ban in force to the strongly linked one (issue 53)", async () => {
+    const main = await player(`<b>Main-${uid()}</b>`);
+    const alt = await player(`<i>Alt-${uid()}</i>`);
+    const device = `HW-${uid()}`;
+    for (const serviceId of [main, alt]) {
+      const res = await fetch(`${api.url}/v1/player/${serviceId}/signals`, {
+        method: 'POST',
+        headers: { ...tenant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ signals: [{ kind: 'hardware_id', value: device }] }),
+      });
+      expect(res.status).to.equal(200);
+    }
+    const ban = await fetch(`${api.url}/v1/admin/players/${main}/sanctions`, {
+      method: 'POST',
+      headers: { ...admin.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'temporary_ban', durationSeconds: 86_400, reason: 'Aimbot.' }),
+    });
+    expect(ban.status).to.equal(201);
+    const { context, page } = await signedIn(admin);
+    try {
+      await page.goto(`${api.url}/console/players/${main}`);
+      const section = page.getByRole('region', { name: 'Linked accounts' });
+      await section.getByRole('cell', { name: /0\.90 \(strong\)/ }).waitFor();
+      // The other account's gamer tag is text, never markup.
+      expect(await section.locator('i').count()).to.equal(0);
+      expect(await section.getByRole('link', { name: /<i>Alt-/ }).count()).to.equal(1);
+      await checkScreen(page, 'player-linked-accounts');
+      await section
+        .getByRole('button', { name: /Extend the temporary ban to the 1 strongly linked account/ })
+        .click();
+      await section
+        .getByRole('status')
+        .filter({ hasText: `Placed a temporary ban on ${alt}` })
+        .waitFor();
+      const placed = await api.pool.query(
+        `SELECT 1 FROM sanctions s JOIN players p ON p.id = s.player_id WHERE p.service_id = $1 AND s.extended_from IS NOT NULL`,
+        [alt],
+      );
+      expect(placed.rowCount).to.equal(1);
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -18,6 +18,7 @@ import {
 } from '../api';
 import { OffenseCard, asText } from '../components/Evidence';
 import { PlayerHeader } from '../components/PlayerHeader';
+import { LinkedAccounts } from '../components/LinkedAccounts';
 import { categoryWords, SANCTION_WORDS, when } from '../format';
 import { useAction, useLoad, useShortcuts } from '../hooks';
 import { NoticeLine } from '../components/NoticeLine';
@@ -504,6 +505,12 @@ export function CaseScreen({ session }: { session: Session }) {
           <OffenseCard key={o._id} offense={o} studioName={o.studio ? c.studioNames[o.studio] : undefined} />
         ))}
       </section>
+      {/* The player's linked accounts, as on the player screen (docs/linked-accounts.md). */}
+      <LinkedAccounts
+        serviceId={c.player.serviceId}
+        sanctions={player.data?.sanctions ?? []}
+        onChange={player.reload}
+      />
       <section aria-labelledby="reporters-title">
         <h2 id="reporters-title">Reporters</h2>
         {c.reporters.length === 0 ? (
