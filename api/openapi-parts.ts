@@ -75,6 +75,13 @@ export const rateLimitedResponse = tooMany(
   "rate_limited: over the client's rate for this route group; Retry-After says when.",
 );
 
+/** What any studio call may answer besides its own outcomes: credentials, its rate, a fault. */
+export const studioErrors = {
+  401: problem('Missing, unknown or wrong client credentials.'),
+  429: rateLimitedResponse,
+  ...serverErrors,
+} as const;
+
 /** One page of a listing of `item`s. */
 export const page = <const N extends string>(item: N) =>
   closed({ items: { type: 'array', items: ref(item) }, nextCursor: { type: ['string', 'null'] } });

@@ -8,10 +8,9 @@ import {
   moderatorErrors,
   problem,
   rateLimited,
-  rateLimitedResponse,
   ref,
-  serverErrors,
   serviceIdParam,
+  studioErrors,
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { ERASURE_STATES } from '../../../common/lifecycles/erasure.js';
@@ -20,11 +19,6 @@ import { erasureListSchema } from '../../../common/usecases/erasure.js';
 /** The OpenAPI operations of erasure (routes.ts beside it; README "Personal data"). */
 const erasureId = pathParam('erasureId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
-const studioErrors = {
-  401: problem('Missing, unknown or wrong client credentials.'),
-  429: rateLimitedResponse,
-  ...serverErrors,
-} as const;
 const requested = (who: string) => ({
   200: json(ref('Erasure'), 'The player already has an open request: that one, unchanged.'),
   202: {

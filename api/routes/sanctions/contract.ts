@@ -8,10 +8,9 @@ import {
   page,
   problem,
   rateLimited,
-  rateLimitedResponse,
   ref,
-  serverErrors,
   serviceIdParam,
+  studioErrors,
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { listQuery, lookupBody } from './schema.js';
@@ -26,12 +25,6 @@ import {
 const sanctionIdParam = pathParam('sanctionId');
 
 const moderator = moderatorSecurity;
-
-const studioErrors = {
-  401: problem('Missing, unknown or wrong client credentials.'),
-  429: rateLimitedResponse,
-  ...serverErrors,
-} as const;
 
 const revokeRequest = joiBody(revokeSanctionSchema);
 

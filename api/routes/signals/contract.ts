@@ -7,9 +7,8 @@ import {
   moderatorErrors,
   problem,
   rateLimited,
-  rateLimitedResponse,
-  serverErrors,
   serviceIdParam,
+  studioErrors,
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { pathParam } from '../../params.js';
@@ -25,12 +24,6 @@ import {
 import { clearSuspicionSchema, suspicionsQuery } from './schema.js';
 
 /** The OpenAPI operations of the linked-accounts routes (routes.ts beside it); api/openapi.ts assembles them. */
-
-const studioErrors = {
-  401: problem('Missing, unknown or wrong client credentials.'),
-  429: rateLimitedResponse,
-  ...serverErrors,
-} as const;
 
 const kinds = { type: 'array', items: { enum: [...SIGNAL_KINDS] } } as const;
 

@@ -8,9 +8,8 @@ import {
   moderatorErrors,
   problem,
   rateLimited,
-  rateLimitedResponse,
   ref,
-  serverErrors,
+  studioErrors,
 } from '../../openapi-parts.js';
 import { moderatorSecurity } from '../../openapi-security.js';
 import { SANCTION_TYPES } from '../../../common/data/repos/sanctions.js';
@@ -25,11 +24,6 @@ import {
 
 /** The OpenAPI operations of ban waves (routes.ts beside it; README "Waves"). */
 const waveId = pathParam('waveId');
-const studioErrors = {
-  401: problem('Missing, unknown or wrong client credentials.'),
-  429: rateLimitedResponse,
-  ...serverErrors,
-} as const;
 const conflicts = {
   approve: 'wave_not_awaiting_approval: only a wave awaiting approval is approved.',
   cancel: 'wave_not_cancellable: only a wave not yet started (awaiting approval or scheduled) is cancelled.',
