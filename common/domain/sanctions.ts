@@ -8,6 +8,9 @@ export const SANCTION_TYPES = [
 ] as const;
 export type SanctionType = (typeof SANCTION_TYPES)[number];
 
+/** The bans: what keeps a player out of the games (four eyes, the evasion check). */
+export const BAN_TYPES: readonly SanctionType[] = ['temporary_ban', 'permanent_ban'];
+
 /** The sanctions that need a period; a warning may have one, a permanent ban may not. */
 export const NEEDS_PERIOD: readonly SanctionType[] = [
   'chat_restriction',

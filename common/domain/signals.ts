@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import Joi from 'joi';
+import { SERVICE_ID } from './players.js';
 
 /**
  * Signals: what a studio knows about a player's sign-in or session (a device, an install, an
@@ -191,9 +192,7 @@ export const bulkSignalsSchema = Joi.object({
   signals: Joi.array()
     .items(
       signalItem.keys({
-        serviceId: Joi.string()
-          .pattern(/^[A-Za-z0-9_-]{1,64}$/)
-          .required(),
+        serviceId: Joi.string().pattern(SERVICE_ID).required(),
         observedAt,
       }),
     )

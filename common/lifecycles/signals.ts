@@ -1,4 +1,6 @@
 import { withTransaction, type Pool, type Queryable } from '../data/db.js';
+import { ACTIVE } from '../data/repos/sanctions.js';
+import { BAN_TYPES } from '../domain/sanctions.js';
 import { linkStrength, SIGNAL_KINDS, SIGNAL_RULES, STRONG_LINK, type SignalKind } from '../domain/signals.js';
 
 /**
@@ -267,8 +269,11 @@ export async function relink(db: Queryable, studioId: string, playerIds: readonl
 /** A suspicion as the check finds it: the suspect, the banned account it is strongly linked to, and the ban. */
 export interface Suspicion {
   id: string;
+  /** The suspect: internal id and service id. */
   playerId: string;
-  bannedPlayerId: string;
+  serviceId: string;
+  /** The banned account it is strongly linked to. */
+  bannedServiceId: string;
   sanctionId: string;
   kinds: SignalKind[];
   strength: number;
@@ -294,7 +299,8 @@ export async function detectEvasion(
   const { rows } = await db.query<{
     id: string;
     player_id: string;
-    banned_player_id: string;
+    service_id: string;
+    banned_service_id: string;
     sanction_id: string;
     kinds: SignalKind[];
     strength: string;
@@ -302,35 +308,39 @@ export async function detectEvasion(
     fresh: boolean;
   }>({
     name: 'signal-evasion-check',
+    // ACTIVE is the one definition of a sanction in force (alias s): the linked account's ban, and
+    // the suspect's own ban of the same scope, which makes evading it moot.
     text: `WITH found AS (
-       SELECT DISTINCT ON (l.player_id, s.id) l.player_id, l.other_id, l.kinds, l.strength, s.id AS sanction_id
+       SELECT l.player_id, l.other_id, l.kinds, l.strength, b.id AS sanction_id
          FROM account_links l
-         JOIN sanctions s ON s.player_id = l.other_id
+         CROSS JOIN LATERAL (SELECT s.id, s.scope_studio_id FROM sanctions s
+                              WHERE s.player_id = l.other_id AND s.type = ANY($5::text[]) AND ${ACTIVE('$3')}
+                                AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $1)) b
         WHERE l.player_id = ANY($2::uuid[]) AND l.studio_id = $1 AND l.strength >= $4
-          AND s.type IN ('temporary_ban', 'permanent_ban')
-          AND s.revoked_at IS NULL AND s.starts_at <= $3 AND (s.expires_at IS NULL OR s.expires_at > $3)
-          AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $1)
-          AND NOT EXISTS (SELECT 1 FROM sanctions own
-                           WHERE own.player_id = l.player_id AND own.type IN ('temporary_ban', 'permanent_ban')
-                             AND own.revoked_at IS NULL AND own.starts_at <= $3
-                             AND (own.expires_at IS NULL OR own.expires_at > $3)
-                             AND own.scope_studio_id IS NOT DISTINCT FROM s.scope_studio_id)),
+          AND NOT EXISTS (SELECT 1 FROM sanctions s
+                           WHERE s.player_id = l.player_id AND s.type = ANY($5::text[]) AND ${ACTIVE('$3')}
+                             AND s.scope_studio_id IS NOT DISTINCT FROM b.scope_studio_id)),
      added AS (
        INSERT INTO evasion_suspicions (player_id, studio_id, banned_player_id, sanction_id, kinds, strength, detected_at)
        SELECT player_id, $1, other_id, sanction_id, kinds, strength, $3 FROM found
        ON CONFLICT (player_id, sanction_id) DO NOTHING
-       RETURNING id, player_id, banned_player_id, sanction_id, kinds, strength, detected_at)
-     SELECT a.*, true AS fresh FROM added a
-     UNION ALL
-     SELECT e.id, e.player_id, e.banned_player_id, e.sanction_id, e.kinds, e.strength, e.detected_at, false
-       FROM evasion_suspicions e JOIN found f ON f.player_id = e.player_id AND f.sanction_id = e.sanction_id
-      WHERE e.cleared_at IS NULL`,
-    values: [studioId, playerIds, now, STRONG_LINK],
+       RETURNING id, player_id, banned_player_id, sanction_id, kinds, strength, detected_at),
+     open AS (
+       SELECT a.*, true AS fresh FROM added a
+       UNION ALL
+       SELECT e.id, e.player_id, e.banned_player_id, e.sanction_id, e.kinds, e.strength, e.detected_at, false
+         FROM evasion_suspicions e JOIN found f ON f.player_id = e.player_id AND f.sanction_id = e.sanction_id
+        WHERE e.cleared_at IS NULL)
+     SELECT o.id, o.player_id, p.service_id, b.service_id AS banned_service_id, o.sanction_id, o.kinds,
+            o.strength, o.detected_at, o.fresh
+       FROM open o JOIN players p ON p.id = o.player_id JOIN players b ON b.id = o.banned_player_id`,
+    values: [studioId, playerIds, now, STRONG_LINK, BAN_TYPES],
   });
   return rows.map((r) => ({
     id: r.id,
     playerId: r.player_id,
-    bannedPlayerId: r.banned_player_id,
+    serviceId: r.service_id,
+    bannedServiceId: r.banned_service_id,
     sanctionId: r.sanction_id,
     kinds: r.kinds,
     strength: Number(r.strength),

@@ -1,6 +1,7 @@
 import type { Pool } from '../data/db.js';
+import { SERVICE_ID } from '../domain/players.js';
 import { withTransaction } from '../data/db.js';
-import { serviceIdsOf, studioPlayers } from '../data/repos/signals.js';
+import { studioPlayers } from '../data/repos/signals.js';
 import {
   bulkSignalsSchema,
   normalizeSignal,
@@ -102,10 +103,6 @@ async function ingest(
     const rec = await recordSignals(client, studioId, current.id, inputs);
     const suspicions = await detectEvasion(client, studioId, [...new Set(ids.values())], now);
     const fresh = suspicions.filter((s) => s.fresh);
-    const serviceOf = await serviceIdsOf(
-      client,
-      fresh.flatMap((s) => [s.playerId, s.bannedPlayerId]),
-    );
     // The studio hears of each new suspicion (player.evasion_suspected): its game may act at once.
     const outbox = await emitEvents(
       client,
@@ -116,8 +113,8 @@ async function ingest(
             studioId,
             {
               suspicionId: s.id,
-              playerId: serviceOf.get(s.playerId),
-              linkedTo: serviceOf.get(s.bannedPlayerId),
+              playerId: s.serviceId,
+              linkedTo: s.bannedServiceId,
               sanctionId: s.sanctionId,
               kinds: s.kinds,
               strength: s.strength,
@@ -148,14 +145,10 @@ export async function recordPlayerSignals(
     playerSignalsSchema,
     input,
   );
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(serviceId)) throw notFound(`Player ${serviceId}`);
+  if (!SERVICE_ID.test(serviceId)) throw notFound(`Player ${serviceId}`);
   const items = body.signals.map((s) => ({ ...s, serviceId, observedAt: body.observedAt }));
   const observed = observedTimes(items, deps.clock());
   const out = await ingest(deps, studioId, items, observed);
-  const linked = await serviceIdsOf(
-    deps.pool,
-    out.suspicions.map((s) => s.bannedPlayerId),
-  );
   return {
     serviceId,
     added: out.added,
@@ -163,7 +156,7 @@ export async function recordPlayerSignals(
     evasionSuspected: out.suspicions.length > 0,
     evasion: out.suspicions.map((s) => ({
       suspicionId: s.id,
-      linkedTo: linked.get(s.bannedPlayerId)!,
+      linkedTo: s.bannedServiceId,
       sanctionId: s.sanctionId,
       kinds: s.kinds,
       strength: s.strength,
@@ -181,14 +174,10 @@ export async function recordBulkSignals(
   const body = check<{ signals: Item[] }>(bulkSignalsSchema, input);
   const observed = observedTimes(body.signals, deps.clock());
   const out = await ingest(deps, studioId, body.signals, observed);
-  const suspects = await serviceIdsOf(
-    deps.pool,
-    out.suspicions.map((s) => s.playerId),
-  );
   return {
     accepted: body.signals.length,
     added: out.added,
     seenAgain: out.seenAgain,
-    evasionSuspected: [...new Set(suspects.values())].sort(),
+    evasionSuspected: [...new Set(out.suspicions.map((s) => s.serviceId))].sort(),
   };
 }

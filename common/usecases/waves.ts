@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { BAN_TYPES } from '../domain/sanctions.js';
 import { encodeCursor, decodeCursor, encodeKeys, invalidCursor, oneKey, pageOf, CURSOR } from '../cursor.js';
 import { withTransaction, type Pool, type PoolClient, type Queryable } from '../data/db.js';
 import { findStudio } from '../data/repos/accounts.js';
@@ -314,7 +315,7 @@ export async function createWave(
 }
 
 /** Sanctions that wait for a second moderator when a moderator places them on a protected player. */
-const BANS: readonly SanctionType[] = ['temporary_ban', 'permanent_ban'];
+const BANS = BAN_TYPES;
 
 export interface FourEyes {
   protectedTags: readonly string[];

@@ -24,19 +24,6 @@ export async function studioPlayers(
   return new Map(rows.map((r) => [r.service_id, r.id]));
 }
 
-/** The service ids of these players (internal ids): by internal id. */
-export async function serviceIdsOf(
-  db: Queryable,
-  playerIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (playerIds.length === 0) return new Map();
-  const { rows } = await db.query<{ id: string; service_id: string }>(
-    'SELECT id, service_id FROM players WHERE id = ANY($1::uuid[])',
-    [[...new Set(playerIds)]],
-  );
-  return new Map(rows.map((r) => [r.id, r.service_id]));
-}
-
 export interface LinkedAccount {
   serviceId: string;
   gamerTag: string;
