@@ -96,8 +96,8 @@ export async function recordSignals(
     r.previousDigests.map((old) => ({ kind: r.kind, old, digest: r.digest })),
   );
   // Re-keying moves other holders' rows: under the values' locks (a rotation's first days only).
-  if (previous.length > 0) await lockValues(db, rows);
-  if (previous.length > 0)
+  if (previous.length > 0) {
+    await lockValues(db, rows);
     await db.query(
       `WITH pairs AS (SELECT * FROM unnest($2::text[], $3::bytea[], $4::bytea[]) p(kind, old, digest)),
             moved AS (DELETE FROM signals s USING pairs p
@@ -117,6 +117,7 @@ export async function recordSignals(
         keyId,
       ],
     );
+  }
 
   // A value seen again is written only when that moves its dates by more than an hour (a player
   // signing in all day writes nothing), and takes no lock: it changes no link.
@@ -378,31 +379,33 @@ export async function forgetSignals(
   playerId: string,
   window?: { from: Date; to: Date },
 ): Promise<number> {
-  const { rows } = await db.query<{ studio_id: string; kind: SignalKind; digest: Buffer }>(
+  const { rows } = await db.query<{ studio_id: string; kind: SignalKind; digest: Buffer; player_id: string }>(
     `DELETE FROM signals WHERE player_id = $1
         AND ($2::timestamptz IS NULL OR (first_seen_at >= $2 AND first_seen_at <= $3))
-     RETURNING studio_id, kind, digest`,
+     RETURNING studio_id, kind, digest, player_id`,
     [playerId, window?.from ?? null, window?.to ?? null],
   );
-  await relinkGone(db, rows, playerId);
+  await relinkGone(db, rows);
   return rows.length;
 }
 
-/** Derives again the links of a player whose values left, and of the other holders of those values. */
+/**
+ * Derives again the links of the players whose values left and of the other holders of those
+ * values: one derivation per studio for the whole batch.
+ */
 async function relinkGone(
   db: Queryable,
-  gone: readonly { studio_id: string; kind: SignalKind; digest: Buffer }[],
-  playerId: string,
+  gone: readonly { studio_id: string; kind: SignalKind; digest: Buffer; player_id: string }[],
 ): Promise<void> {
-  const byStudio = new Map<string, { kind: SignalKind; digest: Buffer }[]>();
+  const byStudio = new Map<string, (typeof gone)[number][]>();
   for (const g of gone) {
-    const list = byStudio.get(g.studio_id) ?? [];
-    list.push(g);
-    byStudio.set(g.studio_id, list);
+    const list = byStudio.get(g.studio_id);
+    if (list) list.push(g);
+    else byStudio.set(g.studio_id, [g]);
   }
   for (const [studioId, values] of byStudio) {
     const holders = await holdersWithin(db, studioId, values, 0);
-    await relink(db, studioId, [...new Set([playerId, ...holders])]);
+    await relink(db, studioId, [...new Set([...values.map((v) => v.player_id), ...holders])]);
   }
 }
 
@@ -429,9 +432,7 @@ export async function expireSignals(db: Queryable, now: Date, limit = 5000): Pro
      RETURNING s.studio_id, s.kind, s.digest, s.player_id`,
     [KINDS, KINDS.map((k) => SIGNAL_RULES[k].retentionDays), now, limit],
   );
-  const byPlayer = new Map<string, { studio_id: string; kind: SignalKind; digest: Buffer }[]>();
-  for (const r of rows) byPlayer.set(r.player_id, [...(byPlayer.get(r.player_id) ?? []), r]);
-  for (const [playerId, gone] of byPlayer) await relinkGone(db, gone, playerId);
+  await relinkGone(db, rows);
   return rows.length;
 }
 
