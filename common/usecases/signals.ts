@@ -1,6 +1,7 @@
-import type { Pool } from '../data/db.js';
+import Joi from 'joi';
 import { SERVICE_ID } from '../domain/players.js';
-import { withTransaction } from '../data/db.js';
+import { withTransaction, type Pool } from '../data/db.js';
+import { insertAudit } from '../data/repos/moderation.js';
 import { studioPlayers } from '../data/repos/signals.js';
 import {
   bulkSignalsSchema,
@@ -13,10 +14,17 @@ import {
   type SignalKind,
 } from '../domain/signals.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { detectEvasion, recordSignals, type SignalInput, type Suspicion } from '../lifecycles/signals.js';
+import {
+  clearSuspicion,
+  detectEvasion,
+  recordSignals,
+  type SignalInput,
+  type Suspicion,
+} from '../lifecycles/signals.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import type { OutboxRow } from '../queues/outbox.js';
-import { check } from '../validation.js';
+import { check, text } from '../validation.js';
+import type { Actor } from './moderation.js';
 
 export interface SignalDeps {
   pool: Pool;
@@ -180,4 +188,42 @@ export async function recordBulkSignals(
     seenAgain: out.seenAgain,
     evasionSuspected: [...new Set(out.suspicions.map((s) => s.serviceId))].sort(),
   };
+}
+
+export const clearSuspicionSchema = Joi.object({
+  reason: text(2000)
+    .required()
+    .description('Why it is not evasion (a household, a shared console): kept in the audit log.'),
+});
+
+/**
+ * A moderator clears a suspicion that is not evasion, with the reason (audited as clear_evasion):
+ * 404 for none, 409 already_cleared for one cleared before (nothing changes).
+ */
+export async function clearEvasionSuspicion(
+  pool: Pool,
+  actor: Actor,
+  id: string,
+  input: unknown,
+  now: Date,
+): Promise<void> {
+  const { reason } = check<{ reason: string }>(clearSuspicionSchema, input);
+  const outcome = await withTransaction(pool, async (db) => {
+    const done = await clearSuspicion(db, id, actor.id, reason, now);
+    if (done === 'cleared')
+      await insertAudit(db, {
+        moderatorId: actor.id,
+        action: 'clear_evasion',
+        outcome: null,
+        caseId: null,
+        trustScoreBefore: null,
+        trustScoreAfter: null,
+        note: reason,
+        details: { suspicionId: id },
+      });
+    return done;
+  });
+  if (outcome === 'missing') throw notFound(`Evasion suspicion ${id}`);
+  if (outcome === 'already')
+    throw new AppError(409, 'already_cleared', 'This suspicion was cleared already; nothing changed.');
 }

@@ -21,7 +21,8 @@ import {
   SIGNALS_PER_PLAYER_MAX,
   STRONG_LINK,
 } from '../../../common/domain/signals.js';
-import { clearSuspicionSchema, suspicionsQuery } from './schema.js';
+import { suspicionsQuery } from './schema.js';
+import { clearSuspicionSchema } from '../../../common/usecases/signals.js';
 
 /** The OpenAPI operations of the linked-accounts routes (routes.ts beside it); api/openapi.ts assembles them. */
 

@@ -1,12 +1,14 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
+import { notFound } from '../../../common/errors.js';
 import { linksOf, listSuspicions } from '../../../common/data/repos/signals.js';
 import { signalKeysFrom } from '../../../common/domain/signals.js';
-import { AppError, notFound } from '../../../common/errors.js';
-import { clearSuspicion } from '../../../common/lifecycles/signals.js';
-import { insertAudit } from '../../../common/data/repos/moderation.js';
-import { withTransaction } from '../../../common/data/db.js';
-import { recordBulkSignals, recordPlayerSignals, type SignalDeps } from '../../../common/usecases/signals.js';
+import {
+  clearEvasionSuspicion,
+  recordBulkSignals,
+  recordPlayerSignals,
+  type SignalDeps,
+} from '../../../common/usecases/signals.js';
 import type { Actor } from '../../../common/usecases/moderation.js';
 import { check } from '../../../common/validation.js';
 import type { ApiDeps } from '../../deps.js';
@@ -15,7 +17,7 @@ import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { param } from '../../params.js';
 import { SIGNALS_BULK_MAX } from '../../../common/domain/signals.js';
-import { clearSuspicionSchema, suspicionsQuery } from './schema.js';
+import { suspicionsQuery } from './schema.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
 
@@ -103,27 +105,13 @@ export function signalRoutes(deps: ApiDeps): Router {
     moderator,
     requireJsonBody(),
     async (ctx) => {
-      const id = param(ctx, 'suspicionId');
-      const { reason } = check<{ reason: string }>(clearSuspicionSchema, ctx.request.body);
-      const actor = ctx.state.actor as Actor;
-      const outcome = await withTransaction(deps.pool, async (db) => {
-        const done = await clearSuspicion(db, id, actor.id, reason, deps.clock());
-        if (done === 'cleared')
-          await insertAudit(db, {
-            moderatorId: actor.id,
-            action: 'clear_evasion',
-            outcome: null,
-            caseId: null,
-            trustScoreBefore: null,
-            trustScoreAfter: null,
-            note: reason,
-            details: { suspicionId: id },
-          });
-        return done;
-      });
-      if (outcome === 'missing') throw notFound(`Evasion suspicion ${id}`);
-      if (outcome === 'already')
-        throw new AppError(409, 'already_cleared', 'This suspicion was cleared already; nothing changed.');
+      await clearEvasionSuspicion(
+        deps.pool,
+        ctx.state.actor as Actor,
+        param(ctx, 'suspicionId'),
+        ctx.request.body,
+        deps.clock(),
+      );
       ctx.status = 204;
     },
   );
