@@ -16,7 +16,8 @@ export interface AuditFacts {
   scopeName: string | null;
 }
 
-const SANCTION: Record<SanctionType, string> = {
+/** A sanction's kind as a noun with its article ('a temporary ban'): the audit log's and a ground's words. */
+export const SANCTION: Record<SanctionType, string> = {
   warning: 'a warning',
   chat_restriction: 'a chat restriction',
   matchmaking_restriction: 'a matchmaking restriction',

@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import Joi from 'joi';
+import { SANCTION } from './audit-words.js';
 import { SERVICE_ID } from './players.js';
+import type { SanctionType } from './sanctions.js';
+import { utcWords } from './statement-of-reasons.js';
 
 /**
  * Signals: what a studio knows about a player's sign-in or session (a device, an install, an
@@ -25,6 +28,8 @@ export const SIGNAL_KINDS = [
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
 
 export interface SignalKindRule {
+  /** What the kind is in a sentence a player reads ("shares a device"): never the value. */
+  noun: string;
   weight: number;
   /** A value shared by more accounts than this links nobody. */
   cap: number;
@@ -34,42 +39,49 @@ export interface SignalKindRule {
 
 export const SIGNAL_RULES: Readonly<Record<SignalKind, SignalKindRule>> = Object.freeze({
   hardware_id: {
+    noun: 'a device',
     weight: 0.9,
     cap: 4,
     retentionDays: 365,
     description: "A device's or console's hardware id (a household's shared console links its players).",
   },
   install_id: {
+    noun: 'an installation of the game',
     weight: 0.7,
     cap: 2,
     retentionDays: 180,
     description: 'The id of one installation of the game.',
   },
   ip_address: {
+    noun: 'a network',
     weight: 0.3,
     cap: 8,
     retentionDays: 30,
     description: 'An IP address, kept as its /24 (IPv4) or /48 (IPv6) network: weak on its own.',
   },
   payment_fingerprint: {
+    noun: 'a payment instrument',
     weight: 0.9,
     cap: 3,
     retentionDays: 365,
     description: "A payment provider's fingerprint of a card or account (never the card number).",
   },
   phone: {
+    noun: 'a verified phone number',
     weight: 0.8,
     cap: 2,
     retentionDays: 365,
     description: 'A phone number the game verified, in E.164 form (+ and 8 to 15 digits).',
   },
   email: {
+    noun: 'a verified e-mail address',
     weight: 0.8,
     cap: 2,
     retentionDays: 365,
     description: 'An e-mail address the game verified (compared without case).',
   },
   platform_account: {
+    noun: 'a platform account',
     weight: 0.95,
     cap: 2,
     retentionDays: 365,
@@ -241,4 +253,19 @@ export function signalKeysFrom(
         return { id: signalKeyId(key), key };
       })();
   return { current, previous: previous.filter((p) => p && p !== configured).map(k) };
+}
+
+/**
+ * The ground a sanction extended to a linked account gives its player (README "Linked accounts"):
+ * what the accounts share and the decision extended (its kind, where, when), as the decision holds
+ * them; never the other account or the words of its reason.
+ */
+export function extensionGround(
+  original: { type: SanctionType; scopeStudioId: string | null; startsAt: Date },
+  kinds: readonly SignalKind[],
+): string {
+  const shared = kinds.map((k) => SIGNAL_RULES[k].noun);
+  const list = shared.length > 1 ? `${shared.slice(0, -1).join(', ')} and ${shared.at(-1)}` : shared[0];
+  const where = original.scopeStudioId ? "in this studio's games" : 'in every game';
+  return `This account shares ${list} with an account that was given ${SANCTION[original.type]} ${where} on ${utcWords(original.startsAt)}. A moderator extended that decision to this account because of this link.`;
 }

@@ -12,7 +12,6 @@ import { isUuid } from '../domain/ids.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import {
   extensionBlocked,
-  findSanctionById,
   findSanctionForUpdate,
   lockPlayerOfStudio,
   lockSanctionExpiry,
@@ -25,6 +24,7 @@ import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { sanctionTriggerRunning } from '../data/repos/rules.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { strongLinksOf } from '../data/repos/signals.js';
+import { extensionGround } from '../domain/signals.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
@@ -487,31 +487,6 @@ export async function addStrike(
   return { activeStrikes: after, sanctions, outbox };
 }
 
-/** How a shared kind reads in an extended sanction's ground (never a value). */
-const KIND_WORDS: Record<string, string> = {
-  hardware_id: 'a device',
-  install_id: 'an installation of the game',
-  ip_address: 'a network',
-  payment_fingerprint: 'a payment instrument',
-  phone: 'a verified phone number',
-  email: 'a verified e-mail address',
-  platform_account: 'a platform account',
-};
-
-/**
- * The ground an extended sanction gives its player: the link (the kinds shared) and the decision it
- * extends (its kind, scope and date), never the other account's identity or its reason's words.
- */
-export function extensionGround(
-  original: Pick<SanctionRecord, 'type' | 'scopeStudioId' | 'startsAt'>,
-  kinds: readonly string[],
-): string {
-  const shared = kinds.map((k) => KIND_WORDS[k] ?? k);
-  const list = shared.length > 1 ? `${shared.slice(0, -1).join(', ')} and ${shared.at(-1)}` : shared[0];
-  const what = original.type.replace(/_/g, ' ');
-  return `This account shares ${list} with an account that received a ${what} ${original.scopeStudioId ? "in this studio's games" : 'in every game'} on ${original.startsAt.toISOString().slice(0, 10)}; a moderator found the accounts to be one person's and applied the same decision to this one.`;
-}
-
 export interface Extension {
   sanctions: SanctionRecord[];
   skipped: { serviceId: string; why: 'already_extended' | 'already_sanctioned' }[];
@@ -533,7 +508,9 @@ export async function extendSanction(
   appealWindowDays?: number,
 ): Promise<Extension & { outbox: OutboxRow[] }> {
   return withTransaction(pool, async (client) => {
-    const original = isUuid(sanctionId) ? await findSanctionById(client, sanctionId, now) : undefined;
+    const original = isUuid(sanctionId)
+      ? await findSanctionForUpdate(client, null, sanctionId, now)
+      : undefined;
     if (!original) throw notFound(`Sanction ${sanctionId}`);
     if (!original.active && !(original.revokedAt === null && original.startsAt > now))
       throw new AppError(
@@ -565,7 +542,6 @@ export async function extendSanction(
           scope: original.scopeStudioId ?? 'global',
           reason: extensionGround(original, alt.kinds),
           ...(original.expiresAt ? { expiresAt: original.expiresAt } : {}),
-          ...(original.dsaCategory ? { dsaCategory: original.dsaCategory } : {}),
         },
         caseId: null,
         now,

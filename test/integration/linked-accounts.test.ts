@@ -559,13 +559,23 @@ describe('linked accounts: signals, links and ban evasion (issue 53)', function 
           scope: 'global',
           durationSeconds: 7 * 86_400,
           reason: `Wallhack seen in three matches of ${main}.`,
+          // The original's own category: the alt's decision is not filed under it (it is the alt's
+          // evasion, a breach of the terms, not the main account's conduct).
+          dsaCategory: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
         },
       },
     );
     expect(placed.status).to.equal(201);
     const extend = (id: string) =>
       call<{
-        sanctions: { id: string; serviceId: string; type: string; expiresAt: string; reason: string }[];
+        sanctions: {
+          id: string;
+          serviceId: string;
+          type: string;
+          expiresAt: string;
+          reason: string;
+          dsaCategory: string | null;
+        }[];
         skipped: { serviceId: string; why: string }[];
         code?: string;
       }>(api.url, 'POST', `/v1/admin/sanctions/${id}/extend`, {
@@ -581,6 +591,11 @@ describe('linked accounts: signals, links and ban evasion (issue 53)', function 
     expect(ground).to.contain('a device and a payment instrument');
     expect(ground, 'never the other account, nor its reason').not.to.contain(main);
     expect(ground).not.to.contain('Wallhack');
+    // What the decision holds, no more: a moderator extended it because of the link.
+    expect(ground).to.match(
+      /^This account shares a device and a payment instrument with an account that was given a temporary ban in every game on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\. A moderator extended that decision to this account because of this link\.$/,
+    );
+    expect(first.body.sanctions[0]!.dsaCategory).to.equal(null);
     expect((await profile(neighbour)).activeSanctions, 'a network alone is a weak link').to.deep.equal([]);
     // Again: nothing twice.
     const again = await extend(placed.body.id);

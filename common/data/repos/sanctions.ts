@@ -155,16 +155,16 @@ export async function ruleSanctionedCase(db: Queryable, ruleId: string, caseId: 
   return rows.length > 0;
 }
 
-/** A player's sanction by id, locked for the caller's transaction. */
+/** A sanction by id (of this player, or null: whosever it is), locked for the caller's transaction. */
 export async function findSanctionForUpdate(
   db: Queryable,
-  serviceId: string,
+  serviceId: string | null,
   id: string,
   now: Date,
 ): Promise<(SanctionRecord & { playerRowId: string }) | undefined> {
   const { rows } = await db.query<SanctionRow & { player_id: string }>(
     `SELECT ${COLUMNS('$3::timestamptz')}, s.player_id FROM sanctions s JOIN players p ON p.id = s.player_id
-      WHERE p.service_id = $1 AND s.id = $2 FOR UPDATE OF s`,
+      WHERE ($1::text IS NULL OR p.service_id = $1) AND s.id = $2 FOR UPDATE OF s`,
     [serviceId, id, now],
   );
   return rows[0] && { ...fromRow(rows[0]), playerRowId: rows[0].player_id };
@@ -313,20 +313,6 @@ export async function lookupPlayers(
       expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
     })),
   }));
-}
-
-/** One sanction by its id, locked, with its player's internal id; undefined when none. */
-export async function findSanctionById(
-  db: Queryable,
-  id: string,
-  now: Date,
-): Promise<(SanctionRecord & { playerRowId: string }) | undefined> {
-  const { rows } = await db.query<SanctionRow & { player_id: string }>(
-    `SELECT ${COLUMNS('$2::timestamptz')}, s.player_id FROM sanctions s JOIN players p ON p.id = s.player_id
-      WHERE s.id = $1 FOR UPDATE OF s`,
-    [id, now],
-  );
-  return rows[0] && { ...fromRow(rows[0]), playerRowId: rows[0].player_id };
 }
 
 /**
