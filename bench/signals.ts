@@ -203,46 +203,30 @@ async function main() {
       const pick = () => 1 + Math.floor(Math.random() * set.players);
       const signInBody = (i: number) =>
         JSON.stringify({ signals: signInValues(i).map(([kind, value]) => ({ kind, value })) });
-      // SI: the sign-in check through the API.
-      const si = await measure(
-        (s) =>
-          run({
-            url: apiUrl,
-            duration: s,
-            connections: CONNECTIONS,
-            requests: [
-              {
-                method: 'POST',
-                headers,
-                setupRequest: (r) => {
-                  const i = pick();
-                  return { ...r, path: `/v1/player/s${tag}-${i}/signals`, body: signInBody(i) };
+      /** Sign-ins of random known players through the API, `connections` at once. */
+      const signIns = (connections: number) =>
+        measure(
+          (s) =>
+            run({
+              url: apiUrl,
+              duration: s,
+              connections,
+              requests: [
+                {
+                  method: 'POST',
+                  headers,
+                  setupRequest: (r) => {
+                    const i = pick();
+                    return { ...r, path: `/v1/player/s${tag}-${i}/signals`, body: signInBody(i) };
+                  },
                 },
-              },
-            ],
-          }),
-        1,
-      );
-      // SI1: the same on one connection, at rest: the latency a sign-in waits for the check.
-      const si1 = await measure(
-        (s) =>
-          run({
-            url: apiUrl,
-            duration: s,
-            connections: 1,
-            requests: [
-              {
-                method: 'POST',
-                headers,
-                setupRequest: (r) => {
-                  const i = pick();
-                  return { ...r, path: `/v1/player/s${tag}-${i}/signals`, body: signInBody(i) };
-                },
-              },
-            ],
-          }),
-        1,
-      );
+              ],
+            }),
+          1,
+        );
+      // SI: the sign-in check through the API; SI1: one at a time, the latency a sign-in waits for.
+      const si = await signIns(CONNECTIONS);
+      const si1 = await signIns(1);
       const bk = await measure(
         (s) =>
           run({
