@@ -67,8 +67,6 @@ export interface Recorded {
   added: number;
   /** Values seen again. */
   seenAgain: number;
-  /** Players whose links were recomputed. */
-  relinked: number;
 }
 
 /**
@@ -83,7 +81,7 @@ export async function recordSignals(
   keyId: string,
   inputs: readonly SignalInput[],
 ): Promise<Recorded> {
-  if (inputs.length === 0) return { added: 0, seenAgain: 0, relinked: 0 };
+  if (inputs.length === 0) return { added: 0, seenAgain: 0 };
   // The same value twice in one call is one sighting, at its latest time.
   const byValue = new Map<string, SignalInput>();
   for (const s of inputs) {
@@ -146,17 +144,18 @@ export async function recordSignals(
     ],
   });
   const added = written.filter((w) => w.added);
-  if (added.length === 0) return { added: 0, seenAgain: rows.length, relinked: 0 };
+  if (added.length === 0) return { added: 0, seenAgain: rows.length };
   // A new value may link: its links are derived under a lock per value, taken after the insert, so
   // of two sightings of one value at once the second derives after the first committed and sees it.
   // A value already held by more accounts than its cap + 1 links nobody, now or after any sighting
   // under way: it is neither locked nor derived (a carrier's NAT would otherwise queue every first
   // sign-in behind it).
   const open = await notCrowded(db, studioId, added);
-  if (open.length === 0) return { added: added.length, seenAgain: rows.length - added.length, relinked: 0 };
-  await lockValues(db, open);
-  const relinked = await relinkAround(db, studioId, open);
-  return { added: added.length, seenAgain: rows.length - added.length, relinked };
+  if (open.length > 0) {
+    await lockValues(db, open);
+    await relinkAround(db, studioId, open);
+  }
+  return { added: added.length, seenAgain: rows.length - added.length };
 }
 
 /**
@@ -169,12 +168,11 @@ async function relinkAround(
   db: Queryable,
   studioId: string,
   values: readonly { player_id: string; kind: SignalKind; digest: Buffer }[],
-): Promise<number> {
+): Promise<void> {
   // A value held by this player alone links nobody yet: most new values (a new install, a new
   // network) change no link, and nothing is derived for them.
   const holders = await holdersWithin(db, studioId, values, 1);
   await relink(db, studioId, holders);
-  return holders.length;
 }
 
 /**
