@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 
 /**
- * The compatibility promise to studios (README "Compatibility"): within /v1 nothing a client relies on
+ * The compatibility promise to studios (docs/studios.md "Compatibility"): within /v1 nothing a client relies on
  * is removed or changes meaning; an operation that is to go is first announced here, for at least six
  * months before its sunset, and while it lasts it answers with
  *

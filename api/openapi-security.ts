@@ -35,7 +35,7 @@ export const securitySchemes = {
     type: 'http',
     scheme: 'bearer',
     description:
-      'A trusted flagger\'s API key (ptf_...), from an admin\'s POST /v1/admin/trusted-flaggers (README "Notices").',
+      'A trusted flagger\'s API key (ptf_...), from an admin\'s POST /v1/admin/trusted-flaggers (docs/moderators.md "Notices").',
   },
   consoleSession: {
     type: 'apiKey',
@@ -89,7 +89,7 @@ const OTHER_SECURITY: Record<string, readonly object[]> = {
   'GET /console': [],
   'GET /metrics': [{ metricsBearer: [] }, {}],
   'GET /admin/queues': [{ boardBasic: [] }],
-  // Notices from anyone (README "Notices"): no credentials; where one stands, by its receipt's secret.
+  // Notices from anyone (docs/moderators.md "Notices"): no credentials; where one stands, by its receipt's secret.
   'GET /v1/notices/games': [],
   'GET /v1/notices/{noticeId}': [],
   // The receipt's secret (Notice-Secret) is the credential, as for reading the standing.

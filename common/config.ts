@@ -52,7 +52,7 @@ export interface Config {
   pgPoolSize: number;
   queuePrefix: string;
   clientSecretPepper: string | undefined;
-  /** The key signals are hashed under (README "Linked accounts"); unset: derived from the pepper. */
+  /** The key signals are hashed under (docs/studios.md "Linked accounts"); unset: derived from the pepper. */
   signalHashKey: string | undefined;
   /** Keys signals were hashed under before a rotation, still matched until their values are seen again. */
   signalPreviousHashKeys: string[];
@@ -113,18 +113,18 @@ export interface Config {
   tdbDryRunFile: string;
   /**
    * The erasure ledger: one tombstone a confirmed erasure (ids and a time, nothing personal), kept
-   * outside the database so a restore of an older backup erases again (README "Personal data").
+   * outside the database so a restore of an older backup erases again (docs/compliance.md "Personal data").
    */
   erasureLedger: string;
-  /** Retention windows, in days, by kind (common/lifecycles/retention.ts; README "Personal data"). */
+  /** Retention windows, in days, by kind (common/lifecycles/retention.ts; docs/compliance.md "Personal data"). */
   retentionDays: RetentionDays;
   /** How often the retention job runs (BullMQ job scheduler on the review queue). */
   retentionIntervalMs: number;
-  /** Hours at most to review a case holding a trusted flagger's notice (README "Notices"). */
+  /** Hours at most to review a case holding a trusted flagger's notice (docs/moderators.md "Notices"). */
   trustedFlaggerDueHours: number;
-  /** Hours at most to review a case once an urgent notice joins it (README "Notices": "Urgent notices"). */
+  /** Hours at most to review a case once an urgent notice joins it (docs/moderators.md "Notices": "Urgent notices"). */
   urgentNoticeDueHours: number;
-  /** Notices a day from one address, and from one e-mail, on the public channel (README "Notices"). */
+  /** Notices a day from one address, and from one e-mail, on the public channel (docs/moderators.md "Notices"). */
   noticeQuotaPerAddress: number;
   noticeQuotaPerEmail: number;
   /** Days after a notice's decision within which its notifier may contest it (DSA Art. 20: six months). */
@@ -132,7 +132,7 @@ export interface Config {
   /** The notice pages' privacy notice: the controller and how to reach them (GDPR Art. 13). */
   noticePrivacy: { controller: string; contact: string };
   /**
-   * E-mail to notifiers (README "Notices": "E-mail to the notifier"): the SMTP server (smtp:// or
+   * E-mail to notifiers (docs/moderators.md "Notices": "E-mail to the notifier"): the SMTP server (smtp:// or
    * smtps://, with its credentials; unset: mails wait, pending, for one), the sender address, how long
    * one send may take, the first wait after a passing failure (doubling, at most an hour) and how long
    * a mail is retried before it fails.
@@ -150,7 +150,7 @@ export interface Config {
   misuse: MisusePolicy;
   /** Tags only admins set or remove; a moderator's wave with a player carrying one waits for a second moderator. */
   protectedTags: readonly string[];
-  /** Ban waves (README "Waves"): the size above which a moderator's wave waits for a second one, the most players, the batch. */
+  /** Ban waves (docs/moderators.md "Waves"): the size above which a moderator's wave waits for a second one, the most players, the batch. */
   waves: { approvalAbove: number; maxPlayers: number; batch: number };
   /** A moderator's permanent ban of any player waits for a second moderator (FOUR_EYES_PERMANENT_BANS). */
   fourEyesPermanentBans: boolean;
@@ -417,7 +417,7 @@ const schema = Joi.object({
   NOTICE_QUOTA_PER_EMAIL: Joi.number().integer().min(1).max(100_000).default(10),
   NOTICE_COMPLAINT_DAYS: Joi.number().integer().min(183).max(3650).default(183),
   // The privacy notice of the notice form and status page (GDPR Art. 13): who the controller is and
-  // how to reach them; the studio sets both (README "Notices").
+  // how to reach them; the studio sets both (docs/moderators.md "Notices").
   NOTICE_PRIVACY_CONTROLLER: Joi.string()
     .max(500)
     .default('The studio that runs the game you report about, which uses this service to handle notices'),

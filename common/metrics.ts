@@ -224,7 +224,7 @@ export class ApiMetrics {
     });
     new Gauge({
       name: 'player_trust_rules_stopped',
-      help: 'Rules in background or live mode stopped at their cap (README "Rules"): they act no more until saved again.',
+      help: 'Rules in background or live mode stopped at their cap (docs/moderators.md "Rules"): they act no more until saved again.',
       // Every API process reads the same state: aggregated across them, the worst, never a sum.
       aggregator: 'max',
       registers: [this.registry],

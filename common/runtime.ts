@@ -70,7 +70,7 @@ export async function provideBackends(
     const applied = await migrate(postgres.url, (m) => log.debug({ service: 'migrate' }, m));
     if (applied.length) log.info({ applied }, 'database migrations applied');
     // Before any traffic: erasures the ledger holds and the database does not (a restore of an older
-    // backup) are applied again (README "Personal data").
+    // backup) are applied again (docs/compliance.md "Personal data").
     const tombstones = readTombstones(config.erasureLedger);
     if (tombstones.length) {
       const pool = createPool(postgres.url, 2, log);

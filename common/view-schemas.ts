@@ -19,7 +19,7 @@ const contextProps = {
   occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
   source: {
     type: 'string',
-    description: `A report's: one of ${SOURCES.join(', ')}; a notice's (README "Notices"): notice or trusted_flagger.`,
+    description: `A report's: one of ${SOURCES.join(', ')}; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger.`,
   },
 } as const;
 
@@ -53,7 +53,7 @@ const caseProperties = {
   priority: {
     type: 'number',
     description:
-      "The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README \"Priority\").",
+      "The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (docs/moderators.md \"Priority\").",
   },
   priorityScore: {
     type: 'number',
@@ -85,7 +85,7 @@ const caseProperties = {
   urgent: {
     type: 'boolean',
     description:
-      'The case holds an urgent notice (a life or safety at risk, a child involved, or a child\'s protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices").',
+      'The case holds an urgent notice (a life or safety at risk, a child involved, or a child\'s protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (docs/moderators.md "Notices": "Urgent notices").',
   },
   reportsCount: { type: 'integer' },
   highestSeverity: { enum: [...SEVERITIES] },
@@ -186,7 +186,7 @@ const schemas = {
       addedBy: {
         const: 'complaint',
         description:
-          'Brought by the notifier\'s complaint about the notice (README "Notices"); absent: the report\'s own.',
+          'Brought by the notifier\'s complaint about the notice (docs/moderators.md "Notices"); absent: the report\'s own.',
       },
       enrichment: ref('Enrichment'),
     },
@@ -369,7 +369,7 @@ const schemas = {
       evasionSuspected: {
         type: 'boolean',
         description:
-          'Whether the caller\'s own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (README "Linked accounts"). Never a sanction by itself.',
+          'Whether the caller\'s own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (docs/studios.md "Linked accounts"). Never a sanction by itself.',
       },
     },
   },
@@ -503,7 +503,7 @@ const schemas = {
     dsaCategory: {
       enum: [...TDB.category, null],
       description:
-        'The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case\'s kind gives (README "Regulation (EU DSA)").',
+        'The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case\'s kind gives (docs/compliance.md "Regulation (EU DSA)").',
     },
     rule: {
       oneOf: [
@@ -511,13 +511,13 @@ const schemas = {
         { type: 'null' },
       ],
       description:
-        'The rule (and its version) that placed it on its own (README "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder.',
+        'The rule (and its version) that placed it on its own (docs/moderators.md "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder.',
     },
   }),
   PlayerExport: {
     type: 'object',
     description:
-      'A player\'s whole record (README "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present.',
+      'A player\'s whole record (docs/compliance.md "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present.',
     required: [
       'manifest',
       'player',
@@ -590,7 +590,7 @@ const schemas = {
       signals: {
         type: 'array',
         description:
-          'The kinds of value studios sent about the player\'s sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (README "Linked accounts").',
+          'The kinds of value studios sent about the player\'s sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (docs/studios.md "Linked accounts").',
         items: closed({
           kind: { enum: [...SIGNAL_KINDS] },
           firstSeenAt: dateTime,
@@ -606,7 +606,8 @@ const schemas = {
     gamerTag: { type: 'string', description: "The player's gamer tag." },
     subject: {
       ...closed({ kind: { enum: ['sanction', 'offense', 'notice'] }, id: { type: 'string' } }),
-      description: 'A notice: a notifier\'s complaint about its dismissal (DSA Art. 20; README "Notices").',
+      description:
+        'A notice: a notifier\'s complaint about its dismissal (DSA Art. 20; docs/moderators.md "Notices").',
     },
     reason: { enum: [...APPEAL_REASONS] },
     statement: { type: 'string' },
@@ -679,10 +680,10 @@ const schemas = {
         description: 'applied now, held for a moderator, or recorded without points.',
       },
       statusReason: {
-        // A studio's report is never a notice (README "Notices"): every other reason the domain has.
+        // A studio's report is never a notice (docs/moderators.md "Notices"): every other reason the domain has.
         enum: STATUS_REASONS.filter((r) => r !== 'notice'),
         description:
-          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README \"Rules\") or none taken (the reporter is muted; the flag was false).",
+          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md \"Rules\") or none taken (the reporter is muted; the flag was false).",
       },
       reporterQuotaRemaining: {
         type: 'integer',

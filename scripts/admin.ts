@@ -54,9 +54,9 @@ Usage: npm run -s admin -- <command> [options] [--json]
   player link --service-id <id> --client-id <clientId>
   player list
   player export --service-id <id> [--out <file.json>]
-      the player's whole record as one JSON document (README "Personal data"), to the file or stdout
+      the player's whole record as one JSON document (docs/compliance.md "Personal data"), to the file or stdout
   player erase --service-id <id> --yes
-      erase the player's personal data now (GDPR Art. 17; README "Personal data"): written to the
+      erase the player's personal data now (GDPR Art. 17; docs/compliance.md "Personal data"): written to the
       erasure ledger, applied, and its receipt printed. Cannot be undone: --yes says you mean it.
   retention run [--dry-run]
       remove what is past its retention window now, kind by kind (the worker does it every
@@ -521,7 +521,7 @@ async function main(argv: string[]): Promise<number> {
 
 /**
  * The embedded server's address, backup and restore. An operator's own PostgreSQL (DATABASE_URL) is
- * backed up with the tools of its own version (README "Backups").
+ * backed up with the tools of its own version (docs/operators.md "Backups").
  */
 async function databaseCommand(command: string, values: Record<string, unknown>, config: Config) {
   if (command === 'db url') {
@@ -539,7 +539,7 @@ async function databaseCommand(command: string, values: Record<string, unknown>,
     throw new AppError(
       409,
       'external_database',
-      'DATABASE_URL is set: back up and restore that PostgreSQL with the tools of its own version (pg_dump / pg_restore, or pg_basebackup); see README "Backups".',
+      'DATABASE_URL is set: back up and restore that PostgreSQL with the tools of its own version (pg_dump / pg_restore, or pg_basebackup); see docs/operators.md "Backups".',
     );
   if (command === 'db backup') {
     const out = need(values, 'out');

@@ -22,7 +22,8 @@ const REPORT_ROUTES = '/v1/[a-z]+/submitReport/:serviceId|/v1/reports/batch';
 const DASHBOARDS: Record<string, { title: string; description: string; panels: Panel[] }> = {
   overview: {
     title: 'player-trust: overview',
-    description: 'Is the service meeting its service levels (README "Service levels, alerts and runbooks")?',
+    description:
+      'Is the service meeting its service levels (docs/operators.md "Service levels, alerts and runbooks")?',
     panels: [
       {
         title: 'Requests by status class',

@@ -193,7 +193,7 @@ export async function startWorker(
     );
   }
   if (queue === QUEUES.review && config.workerShards.includes(0))
-    // The same for retention (README "Personal data"); its run takes an advisory lock besides.
+    // The same for retention (docs/compliance.md "Personal data"); its run takes an advisory lock besides.
     await queues.shards[0]![QUEUES.review].upsertJobScheduler(
       JOB_NAMES.retention,
       { every: config.retentionIntervalMs },
@@ -201,7 +201,7 @@ export async function startWorker(
     );
 
   if (queue === QUEUES.review && config.workerShards.includes(0))
-    // Scheduled rules (README "Rules": triggers): one round an interval, whichever worker runs it.
+    // Scheduled rules (docs/moderators.md "Rules": triggers): one round an interval, whichever worker runs it.
     await queues.shards[0]![QUEUES.review].upsertJobScheduler(
       `${JOB_NAMES.weighRules}-schedule`,
       { every: config.rulesScheduleIntervalMs },

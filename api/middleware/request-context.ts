@@ -22,7 +22,7 @@ export function requestContext(root: Logger) {
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // The route's template, never the path: a path names a player (/v1/player/<serviceId>), and a
-      // query can carry OAuth state or codes (README "Data map": what logs hold).
+      // query can carry OAuth state or codes (docs/compliance.md "Data map": what logs hold).
       const route = (ctx as Context & { _matchedRoute?: string | RegExp })._matchedRoute;
       const state = ctx.state as {
         client?: { clientId: string };

@@ -35,7 +35,7 @@ export const PURGES: Record<string, { table: string; where: string }> = {
   consoleSessions: { table: 'console_sessions', where: 'expires_at < now()' },
   reporterQuota: { table: 'reporter_quota', where: `window_start < now() - interval '24 hours'` },
   studioBudget: { table: 'studio_player_budget', where: `window_start < now() - interval '24 hours'` },
-  // The public notice channel's daily bounds (README "Notices"): a new window starts from nothing.
+  // The public notice channel's daily bounds (docs/moderators.md "Notices"): a new window starts from nothing.
   noticeQuota: { table: 'notice_quota', where: `window_start < now() - interval '24 hours'` },
 };
 

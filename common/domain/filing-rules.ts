@@ -3,7 +3,7 @@
  * enforced inside PostgreSQL, in the report's own statement, so that they hold exactly under any
  * concurrency and while Redis is down: `common/data/functions/pt_file_reports.sql` is their code, and
  * its header names the same rules (a test holds the two lists equal), so a search for a rule's name
- * finds both. README "Trust integrity" documents them for clients.
+ * finds both. docs/studios.md "Trust integrity" documents them for clients.
  */
 export const FILING_RULES = {
   unknown_player: { outcome: 'refused', answer: '404 not_found' },
@@ -12,7 +12,10 @@ export const FILING_RULES = {
   reporter_quota: { outcome: 'refused', answer: '429 reporter_quota_exceeded' },
   no_finding: { outcome: 'recorded', answer: 'status recorded, statusReason no_finding' },
   reporter_muted: { outcome: 'recorded', answer: 'status recorded, statusReason reporter_muted' },
-  notice: { outcome: 'held', answer: 'status held, statusReason notice (a notice, README "Notices")' },
+  notice: {
+    outcome: 'held',
+    answer: 'status held, statusReason notice (a notice, docs/moderators.md "Notices")',
+  },
   rule_hold: {
     outcome: 'held',
     answer: "status held, statusReason rule_hold (a rule holds the player's points)",

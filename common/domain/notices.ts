@@ -4,7 +4,7 @@ import { TDB } from './transparency-vocabulary.js';
 import type { TdbCategory } from './transparency-statement.js';
 
 /**
- * A notice (DSA Art. 16; issue 37; README "Notices"): anyone flags a player of a game, or what they
+ * A notice (DSA Art. 16; issue 37; docs/moderators.md "Notices"): anyone flags a player of a game, or what they
  * wrote or made, as illegal or against the rules. What it carries, in the article's order: where
  * (the game, the player by service id or gamer tag, the match), why (a category of the Transparency
  * Database and the explanation), the notifier's name and e-mail (not for the offences Art. 16(2)(c)
@@ -45,7 +45,7 @@ export const ANONYMOUS_CATEGORIES: readonly string[] = ['STATEMENT_CATEGORY_PROT
 /**
  * The kind of case a notice is reviewed in: speech-like categories with the toxicity reports, every
  * other one with griefing (behaviour that harms others in a game). The case keeps the notice's own
- * category for its statements (README "Notices").
+ * category for its statements (docs/moderators.md "Notices").
  */
 export function kindOfCategory(category: string): 'toxicity' | 'griefing' {
   return [
@@ -147,7 +147,7 @@ export const URGENT_CATEGORIES: readonly string[] = [
 ];
 
 /**
- * How urgent a notice is (issue 51; README "Notices": "Urgent notices"): `life` when the notifier says
+ * How urgent a notice is (issue 51; docs/moderators.md "Notices": "Urgent notices"): `life` when the notifier says
  * a life or safety is at risk (the DSA Art. 18 path: the studio is alerted at once), `child` when a
  * child is involved, by the box or the category, `category` for self-harm, else null. An urgent notice
  * is filed at critical severity (life) or high (the others), goes to the top of the queue

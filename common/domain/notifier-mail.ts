@@ -9,7 +9,7 @@ import {
 import { utcWords } from './statement-of-reasons.js';
 
 /**
- * The e-mails a notifier gets (issue 51; README "Notices": "E-mail to the notifier"): the receipt of
+ * The e-mails a notifier gets (issue 51; docs/moderators.md "Notices": "E-mail to the notifier"): the receipt of
  * a notice (DSA Art. 16(4)), each decision on it (Art. 16(5)), and the receipt and decision of a
  * complaint (Art. 20(5)). A mail holds what was decided and how to go further, never anything of the
  * player beyond the outcome: no name, no gamer tag, no words of theirs. Each is plain text with an

@@ -5,7 +5,7 @@
 export const SERVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const RESERVED_SERVICE_IDS = ['me'] as const;
 
-/** What an erasure leaves where a player's own words were (README "Personal data"). */
+/** What an erasure leaves where a player's own words were (docs/compliance.md "Personal data"). */
 export const ERASED_WORDS = "Erased at the player's request.";
 /** The same as an SQL literal, for the erasure's statements. */
 export const ERASED_WORDS_SQL = `'${ERASED_WORDS.replace(/'/g, "''")}'`;

@@ -1,7 +1,7 @@
 import { SEVERITIES, type Severity } from './reports.js';
 
 /**
- * A review case's priority (issue 38; README "Priority"): a sum of documented inputs, each capped, so
+ * A review case's priority (issue 38; docs/moderators.md "Priority"): a sum of documented inputs, each capped, so
  * a case's place in the queue is explained by its figures. One truth: the SQL that keeps the stored
  * priority (common/lifecycles/review-case.ts, PRIORITY_SQL) and the explanation on the case
  * (explainPriority) are both made from PRIORITY_WEIGHTS, and a test holds them equal.
@@ -30,7 +30,7 @@ export const PRIORITY_WEIGHTS = {
   /** A trusted flagger's notice in the case (DSA Art. 22: decided with priority). */
   trustedFlagger: 50,
   /**
-   * An urgent notice in the case (a life or safety at risk, a child involved: README "Notices"): above
+   * An urgent notice in the case (a life or safety at risk, a child involved: docs/moderators.md "Notices"): above
    * every sum and every rule's floor, so it is first in its queue. Not counted in PRIORITY_MAX: it
    * scores 100 whatever else the case holds.
    */

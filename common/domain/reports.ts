@@ -46,7 +46,7 @@ export type EvidenceItem = {
   submittedAt: string;
 };
 
-/** Where a notice came from (README "Notices"): a person's (Art. 16) or a trusted flagger's (Art. 22). */
+/** Where a notice came from (docs/moderators.md "Notices"): a person's (Art. 16) or a trusted flagger's (Art. 22). */
 export const NOTICE_SOURCES = ['notice', 'trusted_flagger'] as const;
 export type NoticeSource = (typeof NOTICE_SOURCES)[number];
 /** Where a case's reports come from: a game's report, or a notice (a person's or a trusted flagger's). */

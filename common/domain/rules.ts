@@ -5,7 +5,7 @@ import { SANCTION_TYPES, type SanctionType } from './sanctions.js';
 const OFFENSE_TYPES = Object.values(REPORT_KINDS);
 
 /**
- * A rule as data (issue 38; README "Rules"): conditions over a review case's figures and its player,
+ * A rule as data (issue 38; docs/moderators.md "Rules"): conditions over a review case's figures and its player,
  * all of which must hold, and actions on the case and the player. Pure: what a rule is and whether it
  * matches; the use case (common/usecases/rules.ts) reads the facts and applies the actions.
  */
@@ -213,7 +213,9 @@ export const actionsSchema = Joi.object({
   releaseHold: Joi.boolean().valid(true).description("Ends a hold on the player's points."),
   notify: Joi.boolean()
     .valid(true)
-    .description('Sends rule.matched to the studios that filed reports in the case (README "Webhooks").'),
+    .description(
+      'Sends rule.matched to the studios that filed reports in the case (docs/studios.md "Webhooks").',
+    ),
   tag: Joi.string().pattern(TAG).description('Tags the player.'),
   sanction: Joi.object({
     templateId: Joi.string()

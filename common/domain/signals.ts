@@ -10,7 +10,7 @@ import { utcWords } from './statement-of-reasons.js';
  * Signals: what a studio knows about a player's sign-in or session (a device, an install, an
  * address, a payment instrument, a verified phone or e-mail, a platform account). The service keeps
  * only a keyed hash of each value (signalDigest), never the value; two accounts are linked when
- * they share values (README "Linked accounts").
+ * they share values (docs/studios.md "Linked accounts").
  *
  * Each kind has a weight (how much sharing one value says the accounts are one person's), a cap (a
  * value held by more accounts than this links nobody: an internet café's address, a carrier's NAT,
@@ -256,7 +256,7 @@ export function signalKeysFrom(
 }
 
 /**
- * The ground a sanction extended to a linked account gives its player (README "Linked accounts"):
+ * The ground a sanction extended to a linked account gives its player (docs/studios.md "Linked accounts"):
  * what the accounts share and the decision extended (its kind, where, when), as the decision holds
  * them; never the other account or the words of its reason.
  */

@@ -14,7 +14,7 @@ import {
 
 /**
  * The one mapping from a restriction of ours to a DSA Transparency Database statement (issue 35,
- * README "Regulation (EU DSA)"), with the database's vocabulary (transparency-vocabulary.ts).
+ * docs/compliance.md "Regulation (EU DSA)"), with the database's vocabulary (transparency-vocabulary.ts).
  */
 export { TDB };
 
@@ -25,7 +25,7 @@ export const PUID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 export type { TdbCategory };
 
 /**
- * The category of each kind of offense (README "Regulation (EU DSA)"): cheating, leaving a match and
+ * The category of each kind of offense (docs/compliance.md "Regulation (EU DSA)"): cheating, leaving a match and
  * griefing break a game's rules and nothing else; toxicity is harmful speech. No keyword
  * (category_specification) is claimed: what a report says is not known well enough to name one.
  */

@@ -1,7 +1,7 @@
 import type { Queryable } from '../data/db.js';
 
 /**
- * The compliance officer's records (issue 51; README "Orders and disputes"), the only code that
+ * The compliance officer's records (issue 51; docs/compliance.md "Orders and disputes"), the only code that
  * writes authority_orders and disputes (a test holds it to that):
  *
  *   an order:   received --(the authority told of its receipt)--> acknowledged --(effect given: how)--> acted

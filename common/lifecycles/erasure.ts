@@ -134,7 +134,7 @@ export async function recordDecision(
 
 /**
  * The keys of an audit entry's details an erasure keeps: what the decision was, by kind and id, never
- * whom or whose words (README "Data map").
+ * whom or whose words (docs/compliance.md "Data map").
  */
 const AUDIT_KEYS_KEPT = `{${[
   'sanctionId',
@@ -173,7 +173,7 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
     'DELETE FROM notes WHERE player_id = $1 OR case_id IN (SELECT id FROM review_cases WHERE player_id = $1)',
   ],
   // A moderator's tag on the player's case ('cheater-ring', 'watch') is a word about the player too:
-  // it goes with the player's own tags (README "Data map"; the case's skeleton keeps no tag).
+  // it goes with the player's own tags (docs/compliance.md "Data map"; the case's skeleton keeps no tag).
   [
     'tags',
     `DELETE FROM tags WHERE (subject_kind = 'player' AND subject_id = $1)

@@ -3,7 +3,7 @@ import { type MeasureRow } from '../data/shapes/misuse.js';
 import { reporterFromRow, type ReporterRecord, type ReporterRow } from '../data/repos/reporters.js';
 
 /**
- * Measures against misuse (DSA Art. 23; issue 37; README "Notices"), and the only code that writes
+ * Measures against misuse (DSA Art. 23; issue 37; docs/moderators.md "Notices"), and the only code that writes
  * `misuse_marks` and `misuse_measures` (a test holds it to that). A moderator marks a notice, a
  * notifier's complaint or a game's report (one with a reporterId) manifestly unfounded; the marks are
  * counted against its sender, and at the documented counts within the window the sender is first

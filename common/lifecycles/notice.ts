@@ -5,7 +5,7 @@ import type { NoticeSource } from '../domain/reports.js';
 import { type StandingFacts } from '../data/shapes/notice.js';
 
 /**
- * A notice's life (DSA Art. 16; issue 37; README "Notices"), the only code that writes `notices` and
+ * A notice's life (DSA Art. 16; issue 37; docs/moderators.md "Notices"), the only code that writes `notices` and
  * `notice_quota` (a test holds it to that). A notice is filed as an offense whose points are held
  * (pt_file_reports, status_reason `notice`) in the same transaction as its row here, and from then
  * on it has no state of its own: where it stands is read from that offense and its case, so it can
@@ -137,7 +137,7 @@ export const DROP_NOTIFIER_CONTACTS = `WITH d AS (UPDATE notices SET notifier_na
   SELECT count(*)::int AS n FROM d`;
 
 /**
- * Whether the notifier may still contest the decision on a notice (DSA Art. 20; README "Notices"):
+ * Whether the notifier may still contest the decision on a notice (DSA Art. 20; docs/moderators.md "Notices"):
  * only a dismissal ("no action" by a moderator, not one reversed on the player's appeal), once, within
  * `days` of the decision. `why` says in words why not.
  */

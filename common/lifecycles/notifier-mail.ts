@@ -7,7 +7,7 @@ import { traceFields } from '../tracing/spans.js';
 import { canContest, standingOf } from './notice.js';
 
 /**
- * The e-mails owed to notifiers (issue 51; README "Notices": "E-mail to the notifier"), the only code
+ * The e-mails owed to notifiers (issue 51; docs/moderators.md "Notices": "E-mail to the notifier"), the only code
  * that writes notifier_mails (a test holds it to that). A mail is owed in the transaction of what it
  * tells (the filing, the decision, the complaint), so it is owed exactly when that happened, and its
  * job's outbox row is written with it:

@@ -8,7 +8,7 @@ import { DROP_OLD_MISUSE_RECORDS } from './misuse.js';
 
 /**
  * Storage limitation (GDPR Art. 5(1)(e); issue 36): each kind of personal data is kept no longer than
- * its window (README "Personal data", RETENTION_*_DAYS), then removed or reduced to what names nobody.
+ * its window (docs/compliance.md "Personal data", RETENTION_*_DAYS), then removed or reduced to what names nobody.
  *
  * Every kind is one bounded statement run in batches (`$1` rows at most, `$2` the cutoff), each its own
  * short transaction, so a purge far behind never holds a long lock or writes one huge transaction, and

@@ -222,7 +222,7 @@ interface OffenseToFile {
   status: string;
   reporter: string;
   confidence: string;
-  /** A trusted flagger's notice (README "Notices"): the case goes ahead. */
+  /** A trusted flagger's notice (docs/moderators.md "Notices"): the case goes ahead. */
   flagged: boolean;
   urgent: boolean;
   case_id: string | null;

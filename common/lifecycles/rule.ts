@@ -9,7 +9,7 @@ import {
 import { type RuleRow } from '../data/shapes/rule.js';
 
 /**
- * A rule's life (issue 38; README "Rules"), the only code that writes `rules`, `rule_versions` and
+ * A rule's life (issue 38; docs/moderators.md "Rules"), the only code that writes `rules`, `rule_versions` and
  * `rule_matches` (a test holds it to that):
  *
  *   saved (version 1, 2, ...: each save a new version, kept) in a mode: draft | background | live

@@ -4,7 +4,7 @@ import { BAN_TYPES } from '../domain/sanctions.js';
 import { linkStrength, SIGNAL_KINDS, SIGNAL_RULES, STRONG_LINK, type SignalKind } from '../domain/signals.js';
 
 /**
- * Signals, the links they make and the evasion they reveal (issue 53; README "Linked accounts"): the
+ * Signals, the links they make and the evasion they reveal (issue 53; docs/studios.md "Linked accounts"): the
  * only code that writes signals, account_links and evasion_suspicions (a test holds it to that).
  *
  *   a value:   sent --(seen again: last_seen_at)--> ... --(not seen for its kind's retention, erased,

@@ -14,7 +14,7 @@ import { traceFields } from '../tracing/spans.js';
  *            refused --(an admin retries it, once mended)--> pending
  *            pending --(429, 5xx, network)--> pending, again at next_attempt_at
  *
- * A statement is owed when a restriction is placed and its platform (README "Regulation (EU DSA)":
+ * A statement is owed when a restriction is placed and its platform (docs/compliance.md "Regulation (EU DSA)":
  * the studio for a decision scoped to its games, the operator for a global one) has an account; one
  * a sanction (its puid is the sanction's own id), so a retry, a restore or a second worker never
  * makes a second one. A submission claims the statements it sends (claimed_until): a worker that

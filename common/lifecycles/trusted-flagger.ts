@@ -3,7 +3,7 @@ import type { Queryable } from '../data/db.js';
 import { type FlaggerRow } from '../data/shapes/trusted-flagger.js';
 
 /**
- * A trusted flagger (DSA Art. 22; issue 37; README "Notices"), the only code that writes
+ * A trusted flagger (DSA Art. 22; issue 37; docs/moderators.md "Notices"), the only code that writes
  * `trusted_flaggers` (a test holds it to that):
  *
  *   registered (active) --suspend, with a reason--> suspended --reinstate--> active

@@ -5,7 +5,7 @@ import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { WAVE_STATES, type WaveState, type WaveRow } from '../data/shapes/wave.js';
 
 /**
- * A ban wave (issue 38; README "Waves"), the only code that writes `waves` and `wave_members` (a test
+ * A ban wave (issue 38; docs/moderators.md "Waves"), the only code that writes `waves` and `wave_members` (a test
  * holds it to that):
  *
  *   made by a moderator, large or banning for good --> awaiting_approval

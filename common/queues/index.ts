@@ -29,7 +29,7 @@ export const JOB_NAMES = {
   runWave: 'run-wave',
   /**
    * On the review queue: rules weigh open cases, scheduled (every RULES_SCHEDULE_INTERVAL_MS) or after
-   * a sanction was placed on a player (README "Rules": triggers).
+   * a sanction was placed on a player (docs/moderators.md "Rules": triggers).
    */
   weighRules: 'weigh-rules',
   /** On the webhooks queue (outbound HTTP): a platform's pending statements to the DSA Transparency Database. */

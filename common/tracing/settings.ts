@@ -20,7 +20,7 @@ export function serviceNameOf(entry: string | undefined, env: NodeJS.ProcessEnv)
 /**
  * What an outgoing request's span records as its `url.full`: the origin only. Outgoing calls fetch
  * evidence a report named (its path and query may hold a signed link's token or a player's data) and
- * deliver webhooks and statements; none of that belongs with the tracing backend (README "Tracing").
+ * deliver webhooks and statements; none of that belongs with the tracing backend (docs/operators.md "Tracing").
  */
 export function outgoingUrlForSpan(req: {
   protocol?: string | null;

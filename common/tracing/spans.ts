@@ -11,7 +11,7 @@ import {
 } from '@opentelemetry/api';
 
 /**
- * What the service's own code does for tracing, beside the instrumentations (README "Tracing"): a
+ * What the service's own code does for tracing, beside the instrumentations (docs/operators.md "Tracing"): a
  * report's W3C trace context travels in the outbox rows it causes and in their jobs' data, so the
  * worker that runs a job, and the jobs and webhooks that one causes, continue the report's trace.
  * With tracing off (no SDK loaded: common/tracing/register.ts) every function here returns at its

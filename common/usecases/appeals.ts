@@ -73,7 +73,7 @@ export const appealDecisionSchema = Joi.object({
   unfounded: Joi.boolean()
     .when('decision', { not: 'denied', then: Joi.forbidden() })
     .description(
-      'With denied, on a notifier\'s complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices").',
+      'With denied, on a notifier\'s complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (docs/moderators.md "Notices").',
     ),
 })
   // The document's reading of the rules above, which refer to another field (no converter reads them).
@@ -481,7 +481,7 @@ export async function decideAppeal(
         revoked.push(sanction.id);
       }
       // The points of the decision: the appealed offense's, or for a sanction that came with an
-      // upheld case, its case's offenses' (the same decision: README "Appeals").
+      // upheld case, its case's offenses' (the same decision: docs/moderators.md "Appeals").
       const ofCase =
         subject.kind === 'sanction' && subject.caseId ? await findCaseOffenses(client, subject.caseId) : [];
       const offenseIds = [

@@ -23,7 +23,7 @@ import { check, text } from '../validation.js';
 
 /**
  * Orders from authorities (DSA Art. 9, 10) and out-of-court disputes (Art. 21), as a studio's
- * compliance officer records them (issue 51; README "Orders and disputes"): admins only. The
+ * compliance officer records them (issue 51; docs/compliance.md "Orders and disputes"): admins only. The
  * transparency report counts them (Art. 15(1)(a), 24(1)(a)).
  */
 

@@ -25,7 +25,7 @@ import {
 } from '../data/repos/erasure.js';
 
 /**
- * Erasure of a player's personal data (GDPR Art. 17; issue 36; README "Personal data"): who may ask,
+ * Erasure of a player's personal data (GDPR Art. 17; issue 36; docs/compliance.md "Personal data"): who may ask,
  * the ledger written once an erasure is decided, the job that applies it and the start that applies
  * again what a restored database lost. The life cycle itself is common/lifecycles/erasure.ts.
  */

@@ -23,7 +23,7 @@ import type { Actor } from './moderation.js';
 import { lockOffenseSender, measureExists, measureRows } from '../data/repos/misuse.js';
 
 /**
- * Measures against misuse (DSA Art. 23; README "Notices"): a moderator marks what was manifestly
+ * Measures against misuse (DSA Art. 23; docs/moderators.md "Notices"): a moderator marks what was manifestly
  * unfounded, the life cycle (lifecycles/misuse.ts) counts the marks against the sender and warns or
  * suspends it at the documented counts; an admin may lift a suspension. Every step is audited.
  */

@@ -241,7 +241,7 @@ export async function resolveCase(
   now: Date = new Date(),
   /** Upholding adds a strike under this policy (none without one). */
   strikes?: StrikePolicy,
-  /** A sanction that must wait for a second moderator is refused here (README "Four eyes"). */
+  /** A sanction that must wait for a second moderator is refused here (docs/moderators.md "Four eyes"). */
   fourEyes?: FourEyes,
   /** NOTICE_COMPLAINT_DAYS: until when a notifier told of a dismissal may contest it. */
   complaintDays = 183,

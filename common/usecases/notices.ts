@@ -58,7 +58,7 @@ import { evidenceItem } from '../domain/reports.js';
 import { check, text } from '../validation.js';
 
 /**
- * Notices from anyone (DSA Art. 16) and trusted flaggers (Art. 22): issue 37; README "Notices".
+ * Notices from anyone (DSA Art. 16) and trusted flaggers (Art. 22): issue 37; docs/moderators.md "Notices".
  * A notice is filed like a game's report of the player (the same statement, its rules: the same
  * duplicate window, a reporter quota a sender), but its points are held for a moderator; the
  * notifier keeps a receipt (the notice's id and a secret) to read where it stands.
@@ -93,7 +93,7 @@ export interface NoticeReceipt {
   secret: string;
   status: 'received';
   receivedAt: string;
-  /** Set when the sender has been warned under Art. 23 (README "Notices"). */
+  /** Set when the sender has been warned under Art. 23 (docs/moderators.md "Notices"). */
   warning: string | null;
   /** Where the notifier reads it (the page; the JSON route takes the secret in a header). */
   statusPage: string;
@@ -125,7 +125,7 @@ export async function fileNotice(
     sender.kind === 'flagger' ? `tf-${sender.flagger.id}` : email ? `n-${email}` : `n-a-${address!}`;
   const submittedAt = now.toISOString();
   const kind = kindOfCategory(input.category);
-  // An urgent notice (README "Notices": "Urgent notices") is filed at a higher severity, and its case
+  // An urgent notice (docs/moderators.md "Notices": "Urgent notices") is filed at a higher severity, and its case
   // goes to the top of the queue with a short deadline (review-case.ts reads details.urgency).
   const urgency = urgencyOf(input);
   const report: NormalisedReport = {
@@ -201,7 +201,7 @@ export async function fileNotice(
       gameId: input.gameId,
       category: input.category,
       source,
-      // Outside its areas a flagger's notice is a person's notice (README "Trusted flaggers"): it is
+      // Outside its areas a flagger's notice is a person's notice (docs/moderators.md "Trusted flaggers"): it is
       // not counted as the flagger's, and the row says so (notices_check ties the id to the source).
       trustedFlaggerId: trusted ? sender.flagger.id : null,
       notifierName: sender.kind === 'flagger' ? null : (input.name ?? null),
@@ -512,7 +512,7 @@ export const noticeListSchema = Joi.object({
 /**
  * Notices for moderators, newest first, keyset-paginated: what each is about and where it stands,
  * its complaint and whether it was marked manifestly unfounded. Not the notifier's name or e-mail:
- * deciding does not need them (README "Notices").
+ * deciding does not need them (docs/moderators.md "Notices").
  */
 export async function listNotices(db: Queryable, query: unknown) {
   const q = check<{ source?: NoticeSource; limit: number; cursor?: string }>(

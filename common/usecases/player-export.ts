@@ -47,9 +47,9 @@ const PARTS = {
   notes: "Moderators' internal notes about the player and their cases.",
   tags: "Moderators' labels on the player.",
   signals:
-    "The kinds of value the studios sent about the player's sign-ins and sessions (a device, an install, a network, a payment instrument, a verified phone or e-mail, a platform account), each with when it was first and last seen: never a value, which the service does not keep (only a keyed hash of it, README Linked accounts).",
+    "The kinds of value the studios sent about the player's sign-ins and sessions (a device, an install, a network, a payment instrument, a verified phone or e-mail, a platform account), each with when it was first and last seen: never a value, which the service does not keep (only a keyed hash of it, docs/studios.md, Linked accounts).",
   reportsFiled:
-    "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (README Personal data).",
+    "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (docs/compliance.md, Personal data).",
 } as const;
 
 /** The parts each viewer gets: a studio what its own reads show; moderators' notes and tags to admins. */

@@ -18,7 +18,7 @@ import { AppError } from '../errors.js';
 import { check } from '../validation.js';
 
 /**
- * Retention as its users see it (GDPR Art. 5(1)(e); issue 36; README "Personal data"): each kind's
+ * Retention as its users see it (GDPR Art. 5(1)(e); issue 36; docs/compliance.md "Personal data"): each kind's
  * window, what is due now and the oldest row still holding it; a run now (an admin through the API or
  * the console, the operator with the admin tool, the schedule), recorded with what it removed. The
  * statements themselves are common/lifecycles/retention.ts.

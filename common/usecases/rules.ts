@@ -55,7 +55,7 @@ import { ruleSanctionedCase } from '../data/repos/sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
 /**
- * Rules that act on their own (issue 38; README "Rules"): admins write them as data, each save a new
+ * Rules that act on their own (issue 38; docs/moderators.md "Rules"): admins write them as data, each save a new
  * version; in background mode a rule records what it would have done and changes nothing, in live
  * mode it acts, at most once a player within its cooldown, and stops when it acted more than its cap
  * within the cap's window. Rules weigh a case each time reports are filed into it (the review
@@ -483,7 +483,7 @@ const BACKTEST_SAMPLE = 50;
 const BACKTEST_TIMEOUT_MS = 60_000;
 
 /**
- * A backtest (README "Rules"): a rule's conditions over the cases opened in the last `days` days, as
+ * A backtest (docs/moderators.md "Rules"): a rule's conditions over the cases opened in the last `days` days, as
  * their figures stand now, against what moderators decided: the cases it would have matched, of those
  * the ones moderators upheld (agree) and dismissed (it would have acted where they did not), the
  * upheld ones it would have missed, and the newest matched cases, each with its player and verdict.

@@ -85,7 +85,7 @@ export const sanctionSchema = Joi.object({
   dsaCategory: Joi.string()
     .valid(...TDB.category)
     .description(
-      'The category its statement to the DSA Transparency Database gives, instead of the one its case\'s kind gives (README "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).',
+      'The category its statement to the DSA Transparency Database gives, instead of the one its case\'s kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).',
     ),
 }).oxor('durationSeconds', 'expiresAt');
 

@@ -171,7 +171,7 @@ export async function submitReport(
     penaltyApplied: rec.offense.penaltyPoints,
     penaltyHeld: rec.offense.penaltyHeld,
     status: filedStatus(rec.offense.status),
-    // A report is never a notice (README "Notices"): that reason is not a report's.
+    // A report is never a notice (docs/moderators.md "Notices"): that reason is not a report's.
     ...(rec.offense.statusReason && rec.offense.statusReason !== 'notice'
       ? { statusReason: rec.offense.statusReason }
       : {}),

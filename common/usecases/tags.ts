@@ -35,7 +35,7 @@ export async function tagsOf(db: Queryable, s: TagSubject): Promise<string[]> {
   return tagsOfSubject(db, s.kind, await subjectId(db, s));
 }
 
-/** A protected tag (PROTECTED_TAGS) is set and removed by admins only (README "Tags"). */
+/** A protected tag (PROTECTED_TAGS) is set and removed by admins only (docs/moderators.md "Tags"). */
 function guard(actor: Pick<Actor, 'role'>, tag: string, protectedTags: readonly string[]) {
   if (protectedTags.includes(tag) && actor.role !== 'admin')
     throw new AppError(403, 'protected_tag', `Only admins set or remove the protected tag ${tag}.`);

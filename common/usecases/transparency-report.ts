@@ -25,7 +25,7 @@ import { STRIKE_LADDER_REASON } from './sanctions.js';
 /**
  * The transparency report (Art. 15 and 24(1) DSA; issue 35), computed from the records for a period
  * and a platform, laid out after the sections of the harmonised templates of Implementing Regulation
- * (EU) 2024/2835 (README "The transparency report"): one row a figure, `section, field, breakdown,
+ * (EU) 2024/2835 (docs/compliance.md "The transparency report"): one row a figure, `section, field, breakdown,
  * value`. Restrictions are counted from the very statements the Transparency Database is sent
  * (transparencyStatement), so the two never disagree.
  */
@@ -165,7 +165,7 @@ export async function transparencyReport(
   }
   add('restrictions', 'warnings_without_restriction', 'total', warnings);
 
-  // Section: notices (Art. 16 and trusted flaggers, README "Notices"), then players' reports through
+  // Section: notices (Art. 16 and trusted flaggers, docs/moderators.md "Notices"), then players' reports through
   // the games, the other notifications the service receives.
   const notices = await noticesIn(pool, period);
   for (const [source, field] of [

@@ -92,7 +92,7 @@ export async function removeAccount(pool: Pool, platform: string) {
 
 /**
  * The accounts, and the restrictions owed nowhere: placed while their platform had no account, so no
- * statement was made for them (README "The Transparency Database"), by platform, for the admin to
+ * statement was made for them (docs/compliance.md "The Transparency Database"), by platform, for the admin to
  * see what connecting later will not send.
  */
 export async function accounts(pool: Pool) {

@@ -48,7 +48,7 @@ import {
 } from './sanctions.js';
 
 /**
- * Ban waves (issue 38; README "Waves"): a named set of sanctions of one kind, placed at one time on up
+ * Ban waves (issue 38; docs/moderators.md "Waves"): a named set of sanctions of one kind, placed at one time on up
  * to WAVE_MAX_PLAYERS players, each with its own statement of reasons, exactly once a player; made by
  * a moderator (from players or from review cases) or by a studio (its own players, in its own games);
  * cancelled before it runs, rolled back after. A moderator's wave above WAVE_APPROVAL_ABOVE players,
@@ -181,7 +181,7 @@ export const presentWave = (w: NamedWaveRow) => ({
 });
 export type WaveView = ReturnType<typeof presentWave>;
 
-/** Whether a moderator's wave waits for a second moderator (README "Waves": four eyes). */
+/** Whether a moderator's wave waits for a second moderator (docs/moderators.md "Waves": four eyes). */
 export const needsApproval = (
   policy: WavePolicy,
   w: { createdBy: WaveActor; size: number; type: SanctionType; protectedMembers: number },
@@ -338,7 +338,7 @@ export async function sanctionNeedsApproval(
  * A moderator places a sanction on a player (POST /v1/admin/players/{id}/sanctions): at once, or
  * when it must wait for a second moderator (a ban of a player carrying a protected tag, or with
  * FOUR_EYES_PERMANENT_BANS any permanent ban), as a wave of that one player awaiting approval
- * (README "Four eyes"), which the Approvals screen lists and an admin who did not make it approves.
+ * (docs/moderators.md "Four eyes"), which the Approvals screen lists and an admin who did not make it approves.
  */
 export async function placeOrAwaitApproval(
   pool: Pool,

@@ -1,5 +1,5 @@
 /**
- * A small reference model of the documented trust rules (README "Trust integrity", "Moderators",
+ * A small reference model of the documented trust rules (docs/studios.md "Trust integrity", "Moderators",
  * "Appeals", "Recovery"), written from the README and not from the code: the model-based test runs
  * random sequences of real API calls against the service and against this model, and compares them
  * after every step. It covers one player, two studios (A with a small budget and quota, B with the

@@ -4,7 +4,7 @@ import type { Deprecation } from '../../api/deprecations.js';
 import { CONTRACT_VERSION, openApiDocument } from '../../api/openapi.js';
 import { createTenant, createTestPlayer, startTestApi, type TestApi } from '../helpers/app.js';
 
-/** The compatibility promise (README "Compatibility", CHANGELOG.md, api/deprecations.ts). */
+/** The compatibility promise (docs/studios.md "Compatibility", CHANGELOG.md, api/deprecations.ts). */
 describe('compatibility promise to studios', function () {
   this.timeout(30_000);
 

@@ -16,16 +16,16 @@ const NOT_OPERATIONS = new Set([
   'GET /docs',
   'GET /docs/assets/{file}',
   'GET /demo/callback',
-  // The player's standing page and its forms (README "Players"): pages for people, like the console.
+  // The player's standing page and its forms (docs/studios.md "Players"): pages for people, like the console.
   'GET /standing',
   'POST /standing/sign-in',
   'POST /standing/appeal',
   'POST /standing/sign-out',
-  // The page's download of the player's own data (the export's JSON, README "Personal data"), and
+  // The page's download of the player's own data (the export's JSON, docs/compliance.md "Personal data"), and
   // the same as a readable page.
   'GET /standing/export',
   'GET /standing/record',
-  // The public notice form and the notifier's page (README "Notices"): pages for people.
+  // The public notice form and the notifier's page (docs/moderators.md "Notices"): pages for people.
   'GET /notice',
   'POST /notice',
   'GET /notice/status',

@@ -290,7 +290,7 @@ describe('erasure (GDPR Art. 17)', function () {
 
   it('no marker is left in any text column of any table (the reporter’s own quota row aside)', async () => {
     // reporter_quota counts the reporter's reports of the day, keyed by the studio's id for the
-    // reporter: the reporter's record, not the player's, gone within 24 hours (README "Personal data").
+    // reporter: the reporter's record, not the player's, gone within 24 hours (docs/compliance.md "Personal data").
     expect((await markersFound()).filter((c) => c !== 'reporter_quota.reporter_id')).to.deep.equal([]);
   });
 

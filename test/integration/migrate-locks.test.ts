@@ -4,7 +4,7 @@ import { MIGRATION_LOCK_TIMEOUT_MS, migrate } from '../../common/data/migrate.js
 import { ownDatabase } from '../helpers/services.js';
 
 /**
- * Issue 50: `admin migrate` runs while the previous release serves (README "Upgrades"). A migration
+ * Issue 50: `admin migrate` runs while the previous release serves (docs/operators.md "Upgrades"). A migration
  * that meets a lock the service holds waits at most MIGRATION_LOCK_TIMEOUT_MS, lets go of what it
  * holds, and runs again, instead of deadlocking with the service or failing the upgrade.
  */

@@ -98,7 +98,7 @@ describe('Prometheus rules that ship with the service', function () {
     }
   });
 
-  it('name only metrics the API and the workers export, and every alert has its runbook in the README', async () => {
+  it('name only metrics the API and the workers export, and every alert has its runbook where its annotation points (the operators guide)', async () => {
     const rules = fs.readFileSync(RULES, 'utf8');
     const everything = [rules, ...panelQueries()].join('\n');
     const named = [
@@ -126,12 +126,14 @@ describe('Prometheus rules that ship with the service', function () {
     const missing = named.filter((name) => !exported.includes(`# TYPE ${name} `));
     expect(missing, 'metrics the rules name that nothing exports').to.deep.equal([]);
 
-    const readme = fs.readFileSync('README.md', 'utf8');
+    const guide = fs.readFileSync('docs/operators.md', 'utf8');
     const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]!);
     expect(alerts.length).to.be.greaterThan(10);
     for (const alert of alerts) {
-      expect(rules, alert).to.include(`runbook: README.md#${alert.toLowerCase()}`);
-      expect(readme, `README runbook for ${alert}`).to.match(new RegExp(`^#### ${alert}$`, 'm'));
+      expect(rules, alert).to.include(`runbook: docs/operators.md#${alert.toLowerCase()}`);
+      expect(guide, `the operators' guide's runbook for ${alert}`).to.match(
+        new RegExp(`^#### ${alert}$`, 'm'),
+      );
     }
   });
 });

@@ -32,7 +32,7 @@ const DAY = 86_400_000;
 const byKind = (results: KindResult[]) => Object.fromEntries(results.map((r) => [r.kind, r.rows]));
 
 /**
- * Issue 36: retention removes exactly what is past each kind's window (README "Personal data"), in
+ * Issue 36: retention removes exactly what is past each kind's window (docs/compliance.md "Personal data"), in
  * batches, and keeps what a decision still stands on: the evidence of a case still open, of a report
  * under an appeal still pending. A dry run says what a run removes and changes nothing.
  */

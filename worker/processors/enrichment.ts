@@ -159,7 +159,7 @@ export const enrichmentProcessor = (deps: ProcessorDeps) => {
         const outcome = await fetchEvidence(item.url, deps, policy, attempt, lastAttempt);
         if ('retry' in outcome) {
           // Ids only, never the link: a failed job's reason and stack stay in Redis for days, beyond
-          // an erasure's reach (README "Data map").
+          // an erasure's reach (docs/compliance.md "Data map").
           retries.push(`offense ${offenseId} evidence ${index}: ${outcome.retry}`);
           return undefined;
         }

@@ -38,7 +38,7 @@ export const FILING_BATCH_MAX = 100;
  * (whose offenses were written with it) it is skipped and named in the job's result.
  */
 export const reviewProcessor = (deps: ProcessorDeps) => {
-  // What rules need when they weigh (README "Rules").
+  // What rules need when they weigh (docs/moderators.md "Rules").
   const weighing = {
     log: deps.log,
     dispatch: deps.dispatch,
@@ -56,7 +56,7 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       ),
     );
     deps.dispatch(outbox);
-    // Rules weigh the cases this batch filed into (README "Rules"); a rule's fault never fails a filing.
+    // Rules weigh the cases this batch filed into (docs/moderators.md "Rules"); a rule's fault never fails a filing.
     const touched = [...filed.values()].filter((f) => f.filed && f.caseId).map((f) => f.caseId!);
     if (touched.length)
       await weighRules(deps.pool, touched, weighing).catch((err: unknown) =>

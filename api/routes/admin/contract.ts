@@ -158,7 +158,7 @@ export const paths = {
   ),
   '/v1/admin/cases/{caseId}/resolve': caseAction(
     'Resolve a case as upheld or dismissed',
-    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (README "Four eyes").',
+    'Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (docs/moderators.md "Four eyes").',
     {
       requestBody: joiBody(resolutionSchema),
     },
@@ -236,7 +236,7 @@ export const paths = {
             transparencyStatements: {
               type: 'object',
               description:
-                'Each listed sanction\'s statement to the DSA Transparency Database, by sanction id (only those that owe one: README "Regulation (EU DSA)").',
+                'Each listed sanction\'s statement to the DSA Transparency Database, by sanction id (only those that owe one: docs/compliance.md "Regulation (EU DSA)").',
               additionalProperties: closed({
                 id: { type: 'string' },
                 state: { enum: STATEMENT_STATES },
@@ -261,7 +261,7 @@ export const paths = {
       tags: ['moderation'],
       summary: "A player's record (admins): the internal export, or the player's copy (GDPR Art. 15, 20)",
       description:
-        "One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. README \"Personal data\".",
+        "One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. docs/compliance.md \"Personal data\".",
       security: bearer,
       parameters: [serviceIdParam, ...joiQuery(exportQuery)],
       responses: {

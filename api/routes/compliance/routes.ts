@@ -11,7 +11,7 @@ import { param } from '../../params.js';
 type Paths = typeof paths;
 
 /**
- * The compliance officer's records (issue 51; README "Orders and disputes"), for admins: orders from
+ * The compliance officer's records (issue 51; docs/compliance.md "Orders and disputes"), for admins: orders from
  * authorities (DSA Art. 9, 10) and out-of-court disputes (Art. 21), which the transparency report
  * counts.
  */

@@ -16,7 +16,7 @@ import { moderatorSecurity } from '../../openapi-security.js';
 import { ERASURE_STATES } from '../../../common/lifecycles/erasure.js';
 import { erasureListSchema } from '../../../common/usecases/erasure.js';
 
-/** The OpenAPI operations of erasure (routes.ts beside it; README "Personal data"). */
+/** The OpenAPI operations of erasure (routes.ts beside it; docs/compliance.md "Personal data"). */
 const erasureId = pathParam('erasureId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const requested = (who: string) => ({
@@ -55,7 +55,7 @@ export const paths = {
       tags: ['players'],
       summary: "Erase a player's personal data (GDPR Art. 17), for an admin answering a request",
       description:
-        'Decided at once: written to the erasure ledger and applied by a job. Name, gamer tag, password, KYC flag, the words and evidence of the reports about them, their appeals\' words, notes and tags are removed or replaced; the counts and the skeleton of the decisions stay (README "Personal data"). The player can no longer sign in, and their service id answers 404 from then on. Idempotent: while a request is open, asking again answers it.',
+        'Decided at once: written to the erasure ledger and applied by a job. Name, gamer tag, password, KYC flag, the words and evidence of the reports about them, their appeals\' words, notes and tags are removed or replaced; the counts and the skeleton of the decisions stay (docs/compliance.md "Personal data"). The player can no longer sign in, and their service id answers 404 from then on. Idempotent: while a request is open, asking again answers it.',
       security: moderatorSecurity,
       parameters: [serviceIdParam],
       responses: {
@@ -107,7 +107,7 @@ export const paths = {
       tags: ['players'],
       summary: "Ask to erase one of the studio's players (GDPR Art. 17)",
       description:
-        "Decided at once (pending) when the player plays only the studio's games; awaiting an admin's confirmation when they also play another studio's. Only for a player of the studio's games. README \"Personal data\".",
+        "Decided at once (pending) when the player plays only the studio's games; awaiting an admin's confirmation when they also play another studio's. Only for a player of the studio's games. docs/compliance.md \"Personal data\".",
       parameters: [serviceIdParam, ...clientHeaders],
       responses: {
         200: rateLimited(requestedByStudio[200]),

@@ -18,7 +18,7 @@ import { param } from '../../params.js';
 type Paths = typeof paths;
 
 /**
- * Erasure of a player's personal data (GDPR Art. 17; README "Personal data"): an admin erases, a
+ * Erasure of a player's personal data (GDPR Art. 17; docs/compliance.md "Personal data"): an admin erases, a
  * studio asks for one of its players (decided at once when the player plays only its games, else an
  * admin confirms), and both read the request's state and receipt.
  */

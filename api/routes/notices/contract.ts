@@ -24,7 +24,7 @@ import { liftSchema, measuresQuerySchema, unfoundedSchema } from '../../../commo
 import { NOTICE_SOURCES } from '../../../common/domain/reports.js';
 import { APPEAL_STATUSES } from '../../../common/lifecycles/appeal.js';
 
-/** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; README "Notices"). */
+/** The OpenAPI operations of notices and trusted flaggers (routes.ts beside it; docs/moderators.md "Notices"). */
 const STANDINGS = ['received', 'in_review', 'action_taken', 'no_action'] as const;
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const flaggerId = pathParam('flaggerId');
@@ -70,7 +70,7 @@ export const paths = {
       tags: ['notices'],
       summary: 'Send a notice (DSA Art. 16): anyone, no credentials; a trusted flagger with its key',
       description:
-        'A notice about a player of a game, or what they wrote or made, as illegal or against the rules. The answer is a receipt: keep its secret (shown once) to read where the notice stands. Without Authorization it is a person\'s notice, bounded per address and per e-mail a day; with `Authorization: Bearer <key>` a trusted flagger\'s (Art. 22), ahead in the queue for the categories it is trusted for. The notice takes no points by itself: they are held for a moderator. README "Notices".',
+        'A notice about a player of a game, or what they wrote or made, as illegal or against the rules. The answer is a receipt: keep its secret (shown once) to read where the notice stands. Without Authorization it is a person\'s notice, bounded per address and per e-mail a day; with `Authorization: Bearer <key>` a trusted flagger\'s (Art. 22), ahead in the queue for the categories it is trusted for. The notice takes no points by itself: they are held for a moderator. docs/moderators.md "Notices".',
       security: [{}, { trustedFlaggerKey: [] }],
       requestBody: joiBody(noticeSchema),
       responses: {
@@ -120,7 +120,7 @@ export const paths = {
       tags: ['notices'],
       summary: "Contest the decision on a notice (DSA Art. 20): its notifier, with the receipt's secret",
       description:
-        'Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. README "Notices".',
+        'Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. docs/moderators.md "Notices".',
       parameters: [pathParam('noticeId'), headerParam('Notice-Secret')],
       requestBody: joiBody(complaintSchema),
       responses: {
@@ -144,7 +144,8 @@ export const paths = {
       tags: ['notices'],
       summary:
         'Notices for moderators, newest first: where each stands, its complaint, whether marked unfounded',
-      description: 'Never the notifier\'s name or e-mail: deciding does not need them (README "Notices").',
+      description:
+        'Never the notifier\'s name or e-mail: deciding does not need them (docs/moderators.md "Notices").',
       security: moderatorSecurity,
       parameters: joiQuery(noticeListSchema),
       responses: {
@@ -190,7 +191,7 @@ export const paths = {
       summary:
         "Mark a notice or a game's report manifestly unfounded (DSA Art. 23): a mark against its sender; audited",
       description:
-        'Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier\'s notices and complaints refused; an in-game reporter\'s reports weigh nothing). README "Notices".',
+        'Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier\'s notices and complaints refused; an in-game reporter\'s reports weigh nothing). docs/moderators.md "Notices".',
       security: moderatorSecurity,
       parameters: [pathParam('offenseId')],
       requestBody: joiBody(unfoundedSchema),

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { e, layout, STANDING_CSP } from '../standing/page.js';
 
 /**
- * The public notice pages (DSA Art. 16; README "Notices"), rendered on the server like the standing
+ * The public notice pages (DSA Art. 16; docs/moderators.md "Notices"), rendered on the server like the standing
  * page: no script (but the one that reads an e-mail's link, RECEIPT_SCRIPT), the same style and Content-Security-Policy, every text escaped, labelled fields,
  * errors tied to their fields, usable by keyboard and screen reader.
  */

@@ -47,7 +47,7 @@ const CSRF_COOKIE = 'pt_notice_csrf';
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /**
- * Notices (DSA Art. 16, 22; issue 37; README "Notices"): the public form (/notice) and the notifier's
+ * Notices (DSA Art. 16, 22; issue 37; docs/moderators.md "Notices"): the public form (/notice) and the notifier's
  * page (/notice/status), rendered without script like the standing page, with a CSRF token bound to
  * a cookie of their own; the JSON routes for games, tools and trusted flaggers (a flagger's key in
  * Authorization: Bearer); the outcome of a game's report for its in-game reporter; and the trusted

@@ -121,7 +121,7 @@ export const paths = {
       tags: ['players'],
       summary: "The whole record of one of the studio's players, as it may see it (GDPR Art. 15, 20)",
       description:
-        'One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio\'s own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio\'s games (404 otherwise). README "Personal data".',
+        'One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio\'s own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio\'s games (404 otherwise). docs/compliance.md "Personal data".',
       parameters: [serviceIdParam, ...clientHeaders],
       responses: {
         200: rateLimited(json(ref('PlayerExport'), 'The export.')),

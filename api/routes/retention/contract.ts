@@ -4,7 +4,7 @@ import { moderatorSecurity } from '../../openapi-security.js';
 import { RETENTION_KINDS } from '../../../common/lifecycles/retention.js';
 import { runSchema } from '../../../common/usecases/retention.js';
 
-/** The OpenAPI operations of retention (routes.ts beside it; README "Personal data"). */
+/** The OpenAPI operations of retention (routes.ts beside it; docs/compliance.md "Personal data"). */
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const nullableDate = { type: ['string', 'null'], format: 'date-time' } as const;
 
@@ -15,7 +15,7 @@ export const paths = {
       tags: ['players'],
       summary: "Each kind's retention window, what is due now and the latest runs (admins)",
       description:
-        'What a run would remove now, kind by kind (counted, nothing changes), the oldest row still holding each kind, and the last ten runs, scheduled or asked for (README "Personal data": Retention).',
+        'What a run would remove now, kind by kind (counted, nothing changes), the oldest row still holding each kind, and the last ten runs, scheduled or asked for (docs/compliance.md "Personal data": Retention).',
       security: moderatorSecurity,
       responses: {
         200: json(

@@ -9,7 +9,7 @@ import type { paths } from './contract.js';
 type Paths = typeof paths;
 
 /**
- * Retention for admins (GDPR Art. 5(1)(e); README "Personal data"): each kind's window and what is due
+ * Retention for admins (GDPR Art. 5(1)(e); docs/compliance.md "Personal data"): each kind's window and what is due
  * now, and a run now (the scheduled job's run, under its lock) or a dry run.
  */
 export function retentionRoutes(deps: ApiDeps): Router {

@@ -6,7 +6,7 @@ import { actionsSchema, conditionsSchema, RULE_MODES, RULE_TRIGGERS } from '../.
 import { backtestSchema, matchListSchema, ruleSchema } from '../../../common/usecases/rules.js';
 import { OUTCOMES } from '../../../common/data/repos/moderation.js';
 
-/** The OpenAPI operations of rules (routes.ts beside it; README "Rules"). */
+/** The OpenAPI operations of rules (routes.ts beside it; docs/moderators.md "Rules"). */
 const ruleId = pathParam('ruleId');
 const adminOnly = { 403: problem('forbidden: admins only.'), ...moderatorErrors } as const;
 const badBody = {
@@ -49,7 +49,7 @@ export const paths = {
       summary:
         "Try a rule's conditions on the cases of the last days against what moderators decided (admins)",
       description:
-        'Read-only; the cases opened in the last `days` days as their figures stand now (README "Rules": Backtest). 503 when it does not finish within 60 s.',
+        'Read-only; the cases opened in the last `days` days as their figures stand now (docs/moderators.md "Rules": Backtest). 503 when it does not finish within 60 s.',
       security: moderatorSecurity,
       requestBody: joiBody(backtestSchema),
       responses: {
@@ -90,7 +90,7 @@ export const paths = {
       tags: ['rules'],
       summary: 'Approve a live rule that places sanctions (a second admin): from now it acts',
       description:
-        'Four eyes (README "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.',
+        'Four eyes (docs/moderators.md "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.',
       security: moderatorSecurity,
       parameters: [ruleId],
       responses: {

@@ -18,7 +18,7 @@ type Paths = typeof paths;
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { param } from '../../params.js';
 
-/** Rules (README "Rules"): moderators read them and their matches; admins write them. */
+/** Rules (docs/moderators.md "Rules"): moderators read them and their matches; admins write them. */
 export function ruleRoutes(deps: ApiDeps): Router {
   const router = new Router();
   const moderator = moderatorAuth(deps);

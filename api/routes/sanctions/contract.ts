@@ -90,7 +90,7 @@ export const paths = {
         202: {
           ...json(
             ref('Wave'),
-            'Waits for a second moderator (README "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it.',
+            'Waits for a second moderator (docs/moderators.md "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it.',
           ),
           headers: { Location: { schema: { type: 'string' } } },
         },
@@ -177,7 +177,7 @@ export const paths = {
                   evasionSuspected: {
                     type: 'boolean',
                     description:
-                      'The caller\'s own signals strongly link the player to an account under a ban in force of the same scope (README "Linked accounts"); never a sanction by itself.',
+                      'The caller\'s own signals strongly link the player to an account under a ban in force of the same scope (docs/studios.md "Linked accounts"); never a sanction by itself.',
                   },
                 }),
               },

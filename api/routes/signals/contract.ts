@@ -72,7 +72,7 @@ export const paths = {
       operationId: 'recordSignals',
       tags: ['linked accounts'],
       summary: "The sign-in check: record a sign-in's signals and hear whether it looks like ban evasion",
-      description: `Up to ${SIGNALS_PER_PLAYER_MAX} values one of the studio's players signed in or played with. Each value is kept only as a keyed hash (an IP address as its /24 or /48 network), never as sent. The answer says whether the player is now strongly linked (strength ${STRONG_LINK} or more) by the studio's own signals to an account under a ban in force of the same scope (global or the studio's): evasionSuspected, with each such ban. A suspicion sends player.evasion_suspected once and shows in the profile and the lobby check; it never sanctions anyone. Counts as one request against the reports rate. README "Linked accounts".`,
+      description: `Up to ${SIGNALS_PER_PLAYER_MAX} values one of the studio's players signed in or played with. Each value is kept only as a keyed hash (an IP address as its /24 or /48 network), never as sent. The answer says whether the player is now strongly linked (strength ${STRONG_LINK} or more) by the studio's own signals to an account under a ban in force of the same scope (global or the studio's): evasionSuspected, with each such ban. A suspicion sends player.evasion_suspected once and shows in the profile and the lobby check; it never sanctions anyone. Counts as one request against the reports rate. docs/studios.md "Linked accounts".`,
       parameters: [...clientHeaders, serviceIdParam],
       requestBody: joiBody(playerSignalsSchema),
       responses: {

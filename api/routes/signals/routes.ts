@@ -24,7 +24,7 @@ import type { paths } from './contract.js';
 type Paths = typeof paths;
 
 /**
- * Linked accounts (issue 53; README "Linked accounts"): studios send signals about their players'
+ * Linked accounts (issue 53; docs/studios.md "Linked accounts"): studios send signals about their players'
  * sign-ins and sessions and read their players' links; moderators read every studio's links and
  * the evasion suspicions, and clear one that is not evasion.
  */

@@ -195,7 +195,7 @@ export function standingRoutes(deps: ApiDeps): Router {
       ctx.status = 401;
       ctx.body = signInPage({
         csrf: csrfToken(ctx),
-        // An erased account's gamer tag is not kept (README "Erasure"), so it reads as unknown: said
+        // An erased account's gamer tag is not kept (docs/compliance.md "Erasure"), so it reads as unknown: said
         // here for everyone, which tells nobody whether a given tag was erased.
         error:
           'The gamer tag or password is not right. An account that was erased is gone with its gamer tag and cannot be signed in to.',

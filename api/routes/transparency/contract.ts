@@ -113,7 +113,7 @@ export const paths = {
       summary:
         'The transparency report (Art. 15, 24(1) DSA) for a period and a platform, from the records (admins)',
       description:
-        'One row a figure, laid out after the sections of the harmonised templates (README "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).',
+        'One row a figure, laid out after the sections of the harmonised templates (docs/compliance.md "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).',
       security: moderatorSecurity,
       parameters: joiQuery(reportQuerySchema),
       responses: {

@@ -22,7 +22,7 @@ import {
   waveSchema,
 } from '../../../common/usecases/waves.js';
 
-/** The OpenAPI operations of ban waves (routes.ts beside it; README "Waves"). */
+/** The OpenAPI operations of ban waves (routes.ts beside it; docs/moderators.md "Waves"). */
 const waveId = pathParam('waveId');
 const conflicts = {
   approve: 'wave_not_awaiting_approval: only a wave awaiting approval is approved.',
@@ -79,7 +79,7 @@ function side(studio: boolean) {
           : 'Make a ban wave: one sanction each for up to WAVE_MAX_PLAYERS players (or the players of cases), at one time',
         description: studio
           ? "Scheduled at once (the studio decides in its own games). Players not of the studio's games, unknown or erased are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB)."
-          : 'Scheduled, or awaiting a second moderator (an admin) when it names more than WAVE_APPROVAL_ABOVE players or bans for good (README "Waves": four eyes). Unknown or erased players (or cases not found) are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).',
+          : 'Scheduled, or awaiting a second moderator (an admin) when it names more than WAVE_APPROVAL_ABOVE players or bans for good (docs/moderators.md "Waves": four eyes). Unknown or erased players (or cases not found) are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).',
         ...common,
         requestBody: joiBody(studio ? studioWaveSchema : waveSchema),
         responses: {

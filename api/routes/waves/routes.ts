@@ -20,7 +20,7 @@ import { param } from '../../params.js';
 export const WAVE_PATHS = /^\/v1\/(admin\/)?waves$/;
 
 /**
- * Ban waves (README "Waves"): moderators make them from players or cases, an admin approves a large
+ * Ban waves (docs/moderators.md "Waves"): moderators make them from players or cases, an admin approves a large
  * one, and either cancels or rolls one back; a studio makes, follows, cancels and rolls back its own.
  */
 type Paths = typeof paths;

@@ -1,4 +1,4 @@
--- Version: 8
+-- Version: 9
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -10,7 +10,7 @@
 -- both run during a rolling deploy, and a rollback keeps the newer function); a change that cannot is
 -- a new function under a new name, and the old one is dropped by a later numbered migration.
 --
--- The rules it enforces, in the order each report meets them (README "Trust integrity"; the same
+-- The rules it enforces, in the order each report meets them (docs/studios.md "Trust integrity"; the same
 -- names in common/domain/filing-rules.ts, and a test holds the two lists equal):
 --   Rule unknown_player:       a serviceId with no player files nothing (404 not_found).
 --   Rule player_order:         the players of a batch are locked in id order, then each report
@@ -24,12 +24,12 @@
 --                              (429 reporter_quota_exceeded with the seconds left).
 --   Rule no_finding:           a report whose flag is false is stored as recorded, no points.
 --   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points; a
---                              mute with an end (Version 5: an Art. 23 suspension, README
---                              "Notices") holds until then.
---   Rule notice:               a notice (Version 4: an item with `hold`, README "Notices") is held
+--                              mute with an end (Version 5: an Art. 23 suspension,
+--                              docs/moderators.md "Notices") holds until then.
+--   Rule notice:               a notice (Version 4: an item with `hold`, docs/moderators.md "Notices") is held
 --                              for a moderator, whatever the reporter's credibility or budget.
 --   Rule rule_hold:            while a rule holds the player's points (Version 6: players.
---                              points_held_until, README "Rules"), a report with points is held for
+--                              points_held_until, docs/moderators.md "Rules"), a report with points is held for
 --                              a moderator.
 --   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
 --                              (upheld + 1) / (upheld + dismissed + 2) is below the threshold once
@@ -47,7 +47,7 @@
 -- offense is its own.
 --
 -- Traces (Version 3): an item may carry the W3C `traceparent` of the request that filed it (only when
--- tracing is on, README "Tracing"). A row's payload then carries them too, for the worker to continue
+-- tracing is on, docs/operators.md "Tracing"). A row's payload then carries them too, for the worker to continue
 -- each report's trace: `traceparent` on a one-offense row, `traceparents` (one an offense, in the
 -- order of `offenseIds`, null for an item without one) on a batch row. Without any, payloads are
 -- exactly Version 2's.

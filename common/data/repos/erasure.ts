@@ -2,7 +2,7 @@ import type { Queryable } from '../db.js';
 import type { ErasureRow, ErasureState } from '../shapes/erasure.js';
 
 /**
- * Reads for erasure (README "Personal data"); common/lifecycles/erasure.ts is the only code that
+ * Reads for erasure (docs/compliance.md "Personal data"); common/lifecycles/erasure.ts is the only code that
  * writes erasures and applies them.
  */
 

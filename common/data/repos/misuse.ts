@@ -2,7 +2,7 @@ import type { Queryable } from '../db.js';
 import type { MeasureRow } from '../shapes/misuse.js';
 
 /**
- * Reads of the misuse records (README "Notices"); common/lifecycles/misuse.ts is the only code that
+ * Reads of the misuse records (docs/moderators.md "Notices"); common/lifecycles/misuse.ts is the only code that
  * writes them.
  */
 

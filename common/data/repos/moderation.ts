@@ -99,7 +99,7 @@ export interface CaseRecord {
   heldPoints: number;
   /** Its priority on a 0-100 scale, and the inputs that make it (common/domain/priority.ts). */
   priorityWhy: PriorityExplained;
-  /** It holds an urgent notice (README "Notices": "Urgent notices"). */
+  /** It holds an urgent notice (docs/moderators.md "Notices": "Urgent notices"). */
   urgent: boolean;
   /** When an open case should have been reviewed by (from its highest severity). */
   dueAt: Date | null;

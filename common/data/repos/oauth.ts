@@ -221,7 +221,7 @@ export async function revokeAccessToken(db: Queryable, jti: string): Promise<voi
 }
 
 /**
- * Ends everything a player is signed in with (a stolen account given back: README "Appeals"): every
+ * Ends everything a player is signed in with (a stolen account given back: docs/moderators.md "Appeals"): every
  * token family (refresh tokens) and access token revoked, and every standing-page session issued
  * before now refused. Returns how many tokens and families were revoked.
  */

@@ -186,7 +186,7 @@ export interface ReportToRecord {
   playerSourced: boolean;
   /** The W3C trace context of the request that filed it (tracing on), for its jobs to continue. */
   traceparent?: string | undefined;
-  /** A notice (README "Notices"): its points held for a moderator, whatever else (Rule notice). */
+  /** A notice (docs/moderators.md "Notices"): its points held for a moderator, whatever else (Rule notice). */
   hold?: 'notice';
   policy: {
     reporterQuota: number;

@@ -22,7 +22,7 @@ export interface SanctionRecord {
   createdAt: Date;
   /** The Transparency Database category chosen instead of the case kind's (null: the kind's). */
   dsaCategory: TdbCategory | null;
-  /** The rule (and its version) that placed it on its own (README "Rules"); null otherwise. */
+  /** The rule (and its version) that placed it on its own (docs/moderators.md "Rules"); null otherwise. */
   rule: { id: string; version: number } | null;
   /** Started, not expired and not revoked at the time of the read. */
   active: boolean;
@@ -193,7 +193,7 @@ export async function sanctionsOfDecision(
 }
 
 /**
- * The sanctions placed on a player in a window (a stolen account's: README "Appeals"), still in force
+ * The sanctions placed on a player in a window (a stolen account's: docs/moderators.md "Appeals"), still in force
  * or yet to start at `now`, locked; with who placed them by name, as sanctionsOfDecision answers.
  */
 export async function sanctionsPlacedBetween(
@@ -270,7 +270,7 @@ export interface LookupEntry {
   serviceId: string;
   trustScore: number;
   activeSanctions: { id: string; type: SanctionType; scopeStudioId: string | null; expiresAt: Date | null }[];
-  /** The caller's signals link the player strongly to an account under a ban in force (README "Linked accounts"). */
+  /** The caller's signals link the player strongly to an account under a ban in force (docs/studios.md "Linked accounts"). */
   evasionSuspected: boolean;
 }
 

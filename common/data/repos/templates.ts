@@ -2,7 +2,7 @@ import type { Queryable } from '../db.js';
 import type { Outcome } from './moderation.js';
 import type { SanctionType } from '../../domain/sanctions.js';
 
-/** A decision template (README "Decision templates"), as the API shows it. */
+/** A decision template (docs/moderators.md "Decision templates"), as the API shows it. */
 export interface DecisionTemplate {
   id: string;
   title: string;

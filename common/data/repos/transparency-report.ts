@@ -4,7 +4,7 @@ import type { Queryable } from '../db.js';
  * The reads behind the transparency report (common/usecases/transparency-report.ts): each figure's
  * rows for a period and a platform, by the indexes on the tables' times.
  */
-/** A report's period and platform (README "The transparency report"). */
+/** A report's period and platform (docs/compliance.md "The transparency report"). */
 export interface ReportPeriod {
   from: Date;
   to: Date;
@@ -71,7 +71,7 @@ export async function userReportsIn(db: Queryable, q: ReportPeriod) {
 }
 
 /**
- * Notices received in the period about the platform's players (Art. 16, 22; README "Notices"), by
+ * Notices received in the period about the platform's players (Art. 16, 22; docs/moderators.md "Notices"), by
  * source and category, with how their cases were decided and the time to a decision.
  */
 export async function noticesIn(db: Queryable, q: ReportPeriod) {
@@ -101,7 +101,7 @@ export async function noticesIn(db: Queryable, q: ReportPeriod) {
 }
 
 /**
- * Urgent notices received in the period on the platform (README "Notices": "Urgent notices"), by why
+ * Urgent notices received in the period on the platform (docs/moderators.md "Notices": "Urgent notices"), by why
  * (`life`: DSA Art. 18), with the time from each to its case's decision.
  */
 export async function urgentNoticesIn(db: Queryable, q: ReportPeriod) {

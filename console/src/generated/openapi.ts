@@ -286,7 +286,7 @@ export interface paths {
         };
         /**
          * The whole record of one of the studio's players, as it may see it (GDPR Art. 15, 20)
-         * @description One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio's own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio's games (404 otherwise). README "Personal data".
+         * @description One JSON document, streamed as a download: a manifest of its parts, then the player, games, offenses (the studio's own in full, the others as a summary), trust history, the sanctions it may see, and the appeals it filed or that contest its decisions or reports. Only for a player of the studio's games (404 otherwise). docs/compliance.md "Personal data".
          */
         get: operations["exportPlayerForStudio"];
         put?: never;
@@ -565,7 +565,7 @@ export interface paths {
         put?: never;
         /**
          * Resolve a case as upheld or dismissed
-         * @description Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (README "Four eyes").
+         * @description Needs your live claim. In one transaction: every offense of the case gets reviewedByAdmin, resolved and resolvedAt; upholding applies the points held for the case (in the order the reports came, floored at 0; trust history reason held_released); a dismissal gives back the points those offenses actually deducted (the score never above 100; reason dismissal) and drops the held ones; each named reporter gets the outcome counted for its credibility; the audit log records the trust score before and after; a dismissal revokes the sanctions a rule placed with the case. Of two conflicting resolutions one wins; the other gets 409 case_resolved. A sanction that must wait for a second moderator (a ban of a protected player; with FOUR_EYES_PERMANENT_BANS a permanent ban) is 409 approval_required and nothing changes: place it on the player instead (docs/moderators.md "Four eyes").
          */
         post: operations["resolveACaseAsUpheldOrDismissed"];
         delete?: never;
@@ -660,7 +660,7 @@ export interface paths {
         };
         /**
          * A player's record (admins): the internal export, or the player's copy (GDPR Art. 15, 20)
-         * @description One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. README "Personal data".
+         * @description One JSON document, streamed as a download, read page by page (bounded memory whatever the history). By default the internal export: a manifest of its parts, then the player, games, every offense in full, the trust history, sanctions, strikes, appeals, statements of reasons, moderators' notes and tags; it holds other people's data and is not for the player. With copy=player, the player's copy, the answer to their data-access request: what the standing page gives them, the words they are reported to have written, and nobody else's data. docs/compliance.md "Personal data".
          */
         get: operations["exportPlayer"];
         put?: never;
@@ -1523,7 +1523,7 @@ export interface paths {
         };
         /**
          * The transparency report (Art. 15, 24(1) DSA) for a period and a platform, from the records (admins)
-         * @description One row a figure, laid out after the sections of the harmonised templates (README "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).
+         * @description One row a figure, laid out after the sections of the harmonised templates (docs/compliance.md "The transparency report"). JSON, or CSV with format=csv or Accept: text/csv (a download).
          */
         get: operations["transparencyReport"];
         put?: never;
@@ -1615,7 +1615,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a player's personal data (GDPR Art. 17), for an admin answering a request
-         * @description Decided at once: written to the erasure ledger and applied by a job. Name, gamer tag, password, KYC flag, the words and evidence of the reports about them, their appeals' words, notes and tags are removed or replaced; the counts and the skeleton of the decisions stay (README "Personal data"). The player can no longer sign in, and their service id answers 404 from then on. Idempotent: while a request is open, asking again answers it.
+         * @description Decided at once: written to the erasure ledger and applied by a job. Name, gamer tag, password, KYC flag, the words and evidence of the reports about them, their appeals' words, notes and tags are removed or replaced; the counts and the skeleton of the decisions stay (docs/compliance.md "Personal data"). The player can no longer sign in, and their service id answers 404 from then on. Idempotent: while a request is open, asking again answers it.
          */
         post: operations["erasePlayer"];
         delete?: never;
@@ -1703,7 +1703,7 @@ export interface paths {
         put?: never;
         /**
          * Ask to erase one of the studio's players (GDPR Art. 17)
-         * @description Decided at once (pending) when the player plays only the studio's games; awaiting an admin's confirmation when they also play another studio's. Only for a player of the studio's games. README "Personal data".
+         * @description Decided at once (pending) when the player plays only the studio's games; awaiting an admin's confirmation when they also play another studio's. Only for a player of the studio's games. docs/compliance.md "Personal data".
          */
         post: operations["requestPlayerErasure"];
         delete?: never;
@@ -1738,7 +1738,7 @@ export interface paths {
         };
         /**
          * Each kind's retention window, what is due now and the latest runs (admins)
-         * @description What a run would remove now, kind by kind (counted, nothing changes), the oldest row still holding each kind, and the last ten runs, scheduled or asked for (README "Personal data": Retention).
+         * @description What a run would remove now, kind by kind (counted, nothing changes), the oldest row still holding each kind, and the last ten runs, scheduled or asked for (docs/compliance.md "Personal data": Retention).
          */
         get: operations["getRetention"];
         put?: never;
@@ -1781,7 +1781,7 @@ export interface paths {
         put?: never;
         /**
          * Make a ban wave: one sanction each for up to WAVE_MAX_PLAYERS players (or the players of cases), at one time
-         * @description Scheduled, or awaiting a second moderator (an admin) when it names more than WAVE_APPROVAL_ABOVE players or bans for good (README "Waves": four eyes). Unknown or erased players (or cases not found) are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).
+         * @description Scheduled, or awaiting a second moderator (an admin) when it names more than WAVE_APPROVAL_ABOVE players or bans for good (docs/moderators.md "Waves": four eyes). Unknown or erased players (or cases not found) are named in unmatched and left out. The body may be up to WAVE_BODY_LIMIT (2 MB).
          */
         post: operations["createWave"];
         delete?: never;
@@ -1993,7 +1993,7 @@ export interface paths {
         put?: never;
         /**
          * Try a rule's conditions on the cases of the last days against what moderators decided (admins)
-         * @description Read-only; the cases opened in the last `days` days as their figures stand now (README "Rules": Backtest). 503 when it does not finish within 60 s.
+         * @description Read-only; the cases opened in the last `days` days as their figures stand now (docs/moderators.md "Rules": Backtest). 503 when it does not finish within 60 s.
          */
         post: operations["backtestRule"];
         delete?: never;
@@ -2031,7 +2031,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a live rule that places sanctions (a second admin): from now it acts
-         * @description Four eyes (README "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.
+         * @description Four eyes (docs/moderators.md "Rules"): each version of a live rule with a sanction action waits for an admin other than the one who saved it; audited (approve_rule). No body.
          */
         post: operations["approveRule"];
         delete?: never;
@@ -2085,7 +2085,7 @@ export interface paths {
         put?: never;
         /**
          * Send a notice (DSA Art. 16): anyone, no credentials; a trusted flagger with its key
-         * @description A notice about a player of a game, or what they wrote or made, as illegal or against the rules. The answer is a receipt: keep its secret (shown once) to read where the notice stands. Without Authorization it is a person's notice, bounded per address and per e-mail a day; with `Authorization: Bearer <key>` a trusted flagger's (Art. 22), ahead in the queue for the categories it is trusted for. The notice takes no points by itself: they are held for a moderator. README "Notices".
+         * @description A notice about a player of a game, or what they wrote or made, as illegal or against the rules. The answer is a receipt: keep its secret (shown once) to read where the notice stands. Without Authorization it is a person's notice, bounded per address and per e-mail a day; with `Authorization: Bearer <key>` a trusted flagger's (Art. 22), ahead in the queue for the categories it is trusted for. The notice takes no points by itself: they are held for a moderator. docs/moderators.md "Notices".
          */
         post: operations["fileNotice"];
         delete?: never;
@@ -2125,7 +2125,7 @@ export interface paths {
         put?: never;
         /**
          * Contest the decision on a notice (DSA Art. 20): its notifier, with the receipt's secret
-         * @description Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. README "Notices".
+         * @description Only a dismissal ("no action" by a moderator), once, within NOTICE_COMPLAINT_DAYS (six months) of the decision, free of charge. It goes to the appeals queue and is decided by a moderator other than the one who dismissed the notice; granted, the case reopens. Answers the standing, with the complaint. docs/moderators.md "Notices".
          */
         post: operations["fileNoticeComplaint"];
         delete?: never;
@@ -2143,7 +2143,7 @@ export interface paths {
         };
         /**
          * Notices for moderators, newest first: where each stands, its complaint, whether marked unfounded
-         * @description Never the notifier's name or e-mail: deciding does not need them (README "Notices").
+         * @description Never the notifier's name or e-mail: deciding does not need them (docs/moderators.md "Notices").
          */
         get: operations["listNotices"];
         put?: never;
@@ -2165,7 +2165,7 @@ export interface paths {
         put?: never;
         /**
          * Mark a notice or a game's report manifestly unfounded (DSA Art. 23): a mark against its sender; audited
-         * @description Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier's notices and complaints refused; an in-game reporter's reports weigh nothing). README "Notices".
+         * @description Only once its case was dismissed. At MISUSE_WARN_AFTER marks within MISUSE_WINDOW_DAYS the sender is warned; at MISUSE_SUSPEND_AFTER, after a warning, suspended for MISUSE_SUSPENSION_DAYS (a notifier's notices and complaints refused; an in-game reporter's reports weigh nothing). docs/moderators.md "Notices".
          */
         post: operations["markUnfounded"];
         delete?: never;
@@ -2291,7 +2291,7 @@ export interface paths {
         put?: never;
         /**
          * The sign-in check: record a sign-in's signals and hear whether it looks like ban evasion
-         * @description Up to 20 values one of the studio's players signed in or played with. Each value is kept only as a keyed hash (an IP address as its /24 or /48 network), never as sent. The answer says whether the player is now strongly linked (strength 0.8 or more) by the studio's own signals to an account under a ban in force of the same scope (global or the studio's): evasionSuspected, with each such ban. A suspicion sends player.evasion_suspected once and shows in the profile and the lobby check; it never sanctions anyone. Counts as one request against the reports rate. README "Linked accounts".
+         * @description Up to 20 values one of the studio's players signed in or played with. Each value is kept only as a keyed hash (an IP address as its /24 or /48 network), never as sent. The answer says whether the player is now strongly linked (strength 0.8 or more) by the studio's own signals to an account under a ban in force of the same scope (global or the studio's): evasionSuspected, with each such ban. A suspicion sends player.evasion_suspected once and shows in the profile and the lobby check; it never sanctions anyone. Counts as one request against the reports rate. docs/studios.md "Linked accounts".
          */
         post: operations["recordSignals"];
         delete?: never;
@@ -2610,7 +2610,7 @@ export interface components {
             /** Format: date-time */
             submittedAt: string;
             /**
-             * @description Brought by the notifier's complaint about the notice (README "Notices"); absent: the report's own.
+             * @description Brought by the notifier's complaint about the notice (docs/moderators.md "Notices"); absent: the report's own.
              * @constant
              */
             addedBy?: "complaint";
@@ -2696,7 +2696,7 @@ export interface components {
                  * @description When it happened; not in the future.
                  */
                 occurredAt?: string;
-                /** @description A report's: one of player, game_server, anticheat_system; a notice's (README "Notices"): notice or trusted_flagger. */
+                /** @description A report's: one of player, game_server, anticheat_system; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger. */
                 source?: string;
             };
             reviewedByAdmin: boolean;
@@ -2753,7 +2753,7 @@ export interface components {
                 /** Format: date-time */
                 expiresAt: string | null;
             }[];
-            /** @description Whether the caller's own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (README "Linked accounts"). Never a sanction by itself. */
+            /** @description Whether the caller's own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (docs/studios.md "Linked accounts"). Never a sanction by itself. */
             evasionSuspected: boolean;
         };
         ReviewCase: {
@@ -2767,7 +2767,7 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README "Priority"). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (docs/moderators.md "Priority"). */
             priority: number;
             /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
             priorityScore: number;
@@ -2780,7 +2780,7 @@ export interface components {
                 /** @description In words, e.g. "3 distinct reporters". */
                 why: string;
             }[];
-            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices"). */
+            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (docs/moderators.md "Notices": "Urgent notices"). */
             urgent: boolean;
             reportsCount: number;
             /** @enum {unknown} */
@@ -2856,7 +2856,7 @@ export interface components {
             type: "cheating" | "toxicity" | "afk" | "griefing";
             /** @enum {unknown} */
             status: "open" | "resolved";
-            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (README "Priority"). */
+            /** @description The queue's order: 25 x severity rank (low 0 .. critical 3) + 10 x highest confidence + 5 x distinct games (at most 5) + 3 x distinct reporters (at most 5) + 2 x the player's offenses before the case's first report (at most 10) + half the points held for the case (at most 25) + 50 with a trusted flagger's notice + 1000 with an urgent notice; never below a live rule's floor (docs/moderators.md "Priority"). */
             priority: number;
             /** @description priority on a 0-100 scale: priority / 220 x 100 (the most the inputs make), capped at 100. */
             priorityScore: number;
@@ -2869,7 +2869,7 @@ export interface components {
                 /** @description In words, e.g. "3 distinct reporters". */
                 why: string;
             }[];
-            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (README "Notices": "Urgent notices"). */
+            /** @description The case holds an urgent notice (a life or safety at risk, a child involved, or a child's protection or self-harm by its category): first in its queue, due within URGENT_NOTICE_DUE_HOURS (docs/moderators.md "Notices": "Urgent notices"). */
             urgent: boolean;
             reportsCount: number;
             /** @enum {unknown} */
@@ -3114,18 +3114,18 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
-             * @description The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case's kind gives (README "Regulation (EU DSA)").
+             * @description The DSA Transparency Database category its statement gives, when whoever placed it chose one; null: the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)").
              * @enum {unknown}
              */
             dsaCategory: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE" | null;
-            /** @description The rule (and its version) that placed it on its own (README "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder. */
+            /** @description The rule (and its version) that placed it on its own (docs/moderators.md "Rules"); issuedBy is then the admin who saved that version. null: placed by a person or the strike ladder. */
             rule: {
                 /** Format: uuid */
                 id: string;
                 version: number;
             } | null;
         };
-        /** @description A player's whole record (README "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present. */
+        /** @description A player's whole record (docs/compliance.md "Personal data"). Parts a studio does not get (strikes, statementsOfReasons, notes, tags) are absent from its export; the manifest lists the parts present. */
         PlayerExport: {
             manifest: {
                 /** @constant */
@@ -3191,7 +3191,7 @@ export interface components {
                 reportedAt: string;
                 words: string;
             }[];
-            /** @description The kinds of value studios sent about the player's sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (README "Linked accounts"). */
+            /** @description The kinds of value studios sent about the player's sign-ins and sessions, with when each was first and last seen (a studio: its own). Never a value: the service keeps only a keyed hash (docs/studios.md "Linked accounts"). */
             signals: {
                 /** @enum {unknown} */
                 kind: "hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account";
@@ -3208,7 +3208,7 @@ export interface components {
             playerId: string;
             /** @description The player's gamer tag. */
             gamerTag: string;
-            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; README "Notices"). */
+            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; docs/moderators.md "Notices"). */
             subject: {
                 /** @enum {unknown} */
                 kind: "sanction" | "offense" | "notice";
@@ -3262,7 +3262,7 @@ export interface components {
              */
             status: "applied" | "held" | "recorded";
             /**
-             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, README "Rules") or none taken (the reporter is muted; the flag was false).
+             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md "Rules") or none taken (the reporter is muted; the flag was false).
              * @enum {unknown}
              */
             statusReason?: "no_finding" | "reporter_muted" | "rule_hold" | "reporter_credibility" | "studio_budget";
@@ -3277,7 +3277,7 @@ export interface components {
             playerId: string;
             /** @description The player's gamer tag. */
             gamerTag: string;
-            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; README "Notices"). */
+            /** @description A notice: a notifier's complaint about its dismissal (DSA Art. 20; docs/moderators.md "Notices"). */
             subject: {
                 /** @enum {unknown} */
                 kind: "sanction" | "offense" | "notice";
@@ -4049,7 +4049,7 @@ export interface components {
                  */
                 releaseHold?: true;
                 /**
-                 * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                 * @description Sends rule.matched to the studios that filed reports in the case (docs/studios.md "Webhooks").
                  * @constant
                  */
                 notify?: true;
@@ -4150,7 +4150,7 @@ export interface components {
                  */
                 releaseHold?: true;
                 /**
-                 * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                 * @description Sends rule.matched to the studios that filed reports in the case (docs/studios.md "Webhooks").
                  * @constant
                  */
                 notify?: true;
@@ -6762,7 +6762,7 @@ export interface operations {
                          */
                         expiresAt?: string;
                         /**
-                         * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (README "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
+                         * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                          * @enum {string}
                          */
                         dsaCategory?: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
@@ -7145,7 +7145,7 @@ export interface operations {
                         studioNames: {
                             [key: string]: string;
                         };
-                        /** @description Each listed sanction's statement to the DSA Transparency Database, by sanction id (only those that owe one: README "Regulation (EU DSA)"). */
+                        /** @description Each listed sanction's statement to the DSA Transparency Database, by sanction id (only those that owe one: docs/compliance.md "Regulation (EU DSA)"). */
                         transparencyStatements: {
                             [key: string]: {
                                 id: string;
@@ -8774,7 +8774,7 @@ export interface operations {
                      */
                     expiresAt?: string;
                     /**
-                     * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (README "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
+                     * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                      * @enum {string}
                      */
                     dsaCategory?: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
@@ -9086,7 +9086,7 @@ export interface operations {
                      */
                     expiresAt?: string;
                     /**
-                     * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (README "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
+                     * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                      * @enum {string}
                      */
                     dsaCategory?: "STATEMENT_CATEGORY_ANIMAL_WELFARE" | "STATEMENT_CATEGORY_CONSUMER_INFORMATION" | "STATEMENT_CATEGORY_CYBER_VIOLENCE" | "STATEMENT_CATEGORY_CYBER_VIOLENCE_AGAINST_WOMEN" | "STATEMENT_CATEGORY_DATA_PROTECTION_AND_PRIVACY_VIOLATIONS" | "STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH" | "STATEMENT_CATEGORY_INTELLECTUAL_PROPERTY_INFRINGEMENTS" | "STATEMENT_CATEGORY_NEGATIVE_EFFECTS_ON_CIVIC_DISCOURSE_OR_ELECTIONS" | "STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE" | "STATEMENT_CATEGORY_OTHER_VIOLATION_TC" | "STATEMENT_CATEGORY_PROTECTION_OF_MINORS" | "STATEMENT_CATEGORY_RISK_FOR_PUBLIC_SECURITY" | "STATEMENT_CATEGORY_SCAMS_AND_FRAUD" | "STATEMENT_CATEGORY_SELF_HARM" | "STATEMENT_CATEGORY_UNSAFE_AND_PROHIBITED_PRODUCTS" | "STATEMENT_CATEGORY_VIOLENCE";
@@ -9105,7 +9105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Sanction"];
                 };
             };
-            /** @description Waits for a second moderator (README "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it. */
+            /** @description Waits for a second moderator (docs/moderators.md "Four eyes": a ban of a player carrying a protected tag, or with FOUR_EYES_PERMANENT_BANS any permanent ban): a wave of this one player awaiting approval, which an admin who did not make it approves (POST /v1/admin/waves/{waveId}/approve) or cancels; Location names it. */
             202: {
                 headers: {
                     Location?: string;
@@ -9409,7 +9409,7 @@ export interface operations {
                                 /** Format: date-time */
                                 expiresAt: string | null;
                             }[];
-                            /** @description The caller's own signals strongly link the player to an account under a ban in force of the same scope (README "Linked accounts"); never a sanction by itself. */
+                            /** @description The caller's own signals strongly link the player to an account under a ban in force of the same scope (docs/studios.md "Linked accounts"); never a sanction by itself. */
                             evasionSuspected: boolean;
                         }[];
                         notFound: string[];
@@ -10094,7 +10094,7 @@ export interface operations {
                         /** Format: date-time */
                         to: string;
                     };
-                    /** @description With denied, on a notifier's complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (README "Notices"). */
+                    /** @description With denied, on a notifier's complaint only: the complaint was manifestly unfounded (DSA Art. 23), a mark against its sender (docs/moderators.md "Notices"). */
                     unfounded?: boolean;
                 } & (unknown & unknown & unknown);
             };
@@ -15150,7 +15150,7 @@ export interface operations {
                          */
                         releaseHold?: true;
                         /**
-                         * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                         * @description Sends rule.matched to the studios that filed reports in the case (docs/studios.md "Webhooks").
                          * @constant
                          */
                         notify?: true;
@@ -15516,7 +15516,7 @@ export interface operations {
                          */
                         releaseHold?: true;
                         /**
-                         * @description Sends rule.matched to the studios that filed reports in the case (README "Webhooks").
+                         * @description Sends rule.matched to the studios that filed reports in the case (docs/studios.md "Webhooks").
                          * @constant
                          */
                         notify?: true;

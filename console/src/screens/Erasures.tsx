@@ -25,7 +25,7 @@ const RUN_BY_WORDS: Record<RetentionRun['requestedBy'], string> = {
 };
 
 /**
- * Data requests (admins; README "Personal data"): studios' requests to erase a player who also plays
+ * Data requests (admins; docs/compliance.md "Personal data"): studios' requests to erase a player who also plays
  * another studio's games wait here for an admin to confirm or cancel; below, the latest erasures with
  * their receipts. An erasure names the player only by their internal id. Retention: each kind's window,
  * what is due, a run now and the latest runs.

@@ -17,7 +17,7 @@ const AREAS = NOTICE_CATEGORIES;
 const areaWords = (a: string) => AREAS.find(([k]) => k === a)?.[1] ?? a;
 
 /**
- * Trusted flaggers (admins; DSA Art. 22, README "Notices"): register an organisation a coordinator
+ * Trusted flaggers (admins; DSA Art. 22, docs/moderators.md "Notices"): register an organisation a coordinator
  * awarded the status (its key shown once), see each one's accuracy, suspend one with a reason (asked
  * on the page) and reinstate it. Every name is rendered as text.
  */

@@ -31,7 +31,7 @@ function senderWords(s: MisuseMeasure['sender']): string {
 }
 
 /**
- * Notices (DSA Art. 16, 20, 23; README "Notices"): the latest notices with where each stands and its
+ * Notices (DSA Art. 16, 20, 23; docs/moderators.md "Notices"): the latest notices with where each stands and its
  * complaint; a dismissed one may be marked manifestly unfounded (a note asked on the page), a mark
  * against its sender. Below, the warnings and suspensions those marks led to; an admin lifts a
  * suspension with a note. Every text is rendered as text.

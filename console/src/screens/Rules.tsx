@@ -144,7 +144,7 @@ function ruleOf(data: FormData): RuleInput {
 }
 
 /**
- * Rules (README "Rules"): each rule with its mode, version and insights (matches, actions, agreement
+ * Rules (docs/moderators.md "Rules"): each rule with its mode, version and insights (matches, actions, agreement
  * with moderators); admins write one, try it on the last days first (the backtest) and save it as a
  * draft, in the background or live. Every name is rendered as text.
  */

@@ -89,7 +89,8 @@ export function TransparencyScreen() {
       <h1 id="tdb-title">EU Transparency Database</h1>
       <p>
         Every restriction placed while its platform has an account sends one statement of reasons to the
-        Commission&rsquo;s DSA Transparency Database (README &ldquo;Regulation (EU DSA)&rdquo;).
+        Commission&rsquo;s DSA Transparency Database (the compliance officer&rsquo;s guide,
+        docs/compliance.md).
       </p>
       <NoticeLine notice={notice} />
       <ErrorLine error={page.error ?? accounts.error ?? dryRun.error} />

@@ -40,7 +40,7 @@ export const progressWords = (w: Wave) =>
 const idsOf = (text: string) => [...new Set(text.split(/[\s,]+/).filter(Boolean))];
 
 /**
- * Ban waves (README "Waves"): make one from players or review cases pasted in, scheduled for a time;
+ * Ban waves (docs/moderators.md "Waves"): make one from players or review cases pasted in, scheduled for a time;
  * follow its progress; cancel one before it runs, roll back one that ran, each with a reason asked on
  * the page. A large or permanent wave waits for a second moderator (the Approvals screen). Every name
  * and reason is rendered as text.
@@ -259,7 +259,7 @@ function ApproveCell(p: { yours: boolean; busy: boolean; label: string; onApprov
 }
 
 /**
- * Approvals (admins; README "Waves" and "Rules": four eyes): the waves and the live rules that place
+ * Approvals (admins; docs/moderators.md "Waves" and "Rules": four eyes): the waves and the live rules that place
  * sanctions that wait for a second moderator, each approved by an admin who did not make or save it
  * (the service refuses them too).
  */

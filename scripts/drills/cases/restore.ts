@@ -29,7 +29,7 @@ export async function restoreDrill(opts: {
   const backupFile = path.join(opts.dir, 'backup.tar.gz');
   fs.mkdirSync(opts.dir, { recursive: true });
   const port = await freePort();
-  // The erasure ledger outside the data folder, as README "Personal data" says to keep it: the drill
+  // The erasure ledger outside the data folder, as docs/compliance.md "Personal data" says to keep it: the drill
   // destroys DATA_DIR, and the erasures must survive that.
   const ledger = path.join(opts.dir, 'ledger', 'erasure-ledger.jsonl');
   const env: NodeJS.ProcessEnv = {

@@ -17,7 +17,7 @@ const FROM = process.env.DRILL_UPGRADE_FROM ?? 'a3f2bc4';
 /**
  * The upgrade drill (issue 50): the previous release (`FROM`, checked out beside this tree with git)
  * serves reports at the drill's rate on the embedded set-up; this release's `admin migrate` runs
- * meanwhile, as README "Upgrades" says to; then the previous release stops and this one starts on
+ * meanwhile, as docs/operators.md "Upgrades" says to; then the previous release stops and this one starts on
  * the same data. The migration must finish (no deadlock with the running service), no job of the
  * previous release's workers may fail on the new schema, and every report answered 201 by either
  * release must be stored once, filed into its case and enriched.

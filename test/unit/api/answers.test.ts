@@ -6,7 +6,7 @@ import { expect } from 'chai';
  * Issue 33: a route's JSON answer is typed from the schema its operation declares
  * (`ctx.body = x satisfies Answer<Paths, path, method, status>`, api/contract-types.ts), so an
  * answer that drifts from the document fails to compile. What is not a JSON object built in
- * TypeScript is listed here, each with why, and README "The contract" lists the same.
+ * TypeScript is listed here, each with why, and docs/contributors.md "The contract" lists the same.
  */
 const NOT_TYPED: Record<string, { bodies: RegExp[]; why: string }> = {
   'api/routes/console/routes.ts': {

@@ -19,7 +19,7 @@ const pointer = (path: string) => path.replace(/~/g, '~0').replace(/\//g, '~1');
  * Rules the document states in words only, because JSON Schema cannot compare two fields: a sample
  * they refuse is left out of the comparison (each is in the description of its schema).
  */
-/** A signal whose value is not of its kind's form (README "Linked accounts"): stated in words. */
+/** A signal whose value is not of its kind's form (docs/studios.md "Linked accounts"): stated in words. */
 const badSignalValue = (sample: unknown) => {
   const signals = (sample as { signals?: unknown })?.signals;
   return (

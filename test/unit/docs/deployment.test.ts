@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { parse } from 'yaml';
 import { parseConfig } from '../../../common/config.js';
 
-/** What the deployment files promise an operator (README "Running in production"). */
+/** What the deployment files promise an operator (docs/operators.md "Running in production"). */
 describe('deployment files', () => {
   const compose = parse(fs.readFileSync('docker-compose.yml', 'utf8')) as {
     services: Record<

@@ -38,30 +38,30 @@ function codesInSource(): Set<string> {
   return codes;
 }
 
-/** The codes the README's error table lists (the `code` column of the Errors section). */
+/** The codes the studios' guide lists under Errors (each item: `- **<status>** `code` / ...: when`). */
 function codesInReadme(): Set<string> {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const section = readme.slice(
-    readme.indexOf('### Errors'),
-    readme.indexOf('\n## ', readme.indexOf('### Errors')),
-  );
+  const guide = fs.readFileSync('docs/studios.md', 'utf8');
+  const start = guide.indexOf('### Errors');
+  const section = guide.slice(start, guide.indexOf('\n## ', start));
   const codes = new Set<string>();
-  for (const line of section.split('\n').filter((l) => /^\|\s*\d{3}\s*\|/.test(l)))
-    for (const m of line.split('|')[2]!.matchAll(/`([a-z_]+)`/g)) codes.add(m[1]!);
+  // An item may wrap before its colon; its codes are the spans between the status and the first ': '.
+  for (const item of section.split(/\n(?=- \*\*\d{3}\*\* )/).filter((i) => /^- \*\*\d{3}\*\* /.test(i)))
+    for (const m of item.slice(0, item.indexOf('`: ') + 1).matchAll(/`([a-z_]+)`/g)) codes.add(m[1]!);
   return codes;
 }
 
-describe("the README's error table", () => {
+describe("the studios' guide's error list", () => {
   it('lists every code the service can send, and no code it cannot', () => {
     const source = codesInSource();
     const readme = codesInReadme();
     expect(source.size).to.be.greaterThan(20);
-    expect([...source].filter((c) => !readme.has(c)).sort(), 'codes missing from the README').to.deep.equal(
-      [],
-    );
+    expect(
+      [...source].filter((c) => !readme.has(c)).sort(),
+      'codes missing from docs/studios.md',
+    ).to.deep.equal([]);
     expect(
       [...readme].filter((c) => !source.has(c)).sort(),
-      'README codes the code never sends',
+      'listed codes the code never sends',
     ).to.deep.equal([]);
   });
 });

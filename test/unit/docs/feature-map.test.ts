@@ -2,19 +2,32 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 
 /**
- * Issue 33: a newcomer who knows one feature knows where every other one lives. The README's table
- * "A feature in one hop" names each route folder with its use case and repository, or says why the
- * names differ; this fails when a folder is missing from it, or the table names a file that is not
- * there.
+ * Issue 33: a newcomer who knows one feature knows where every other one lives. The contributors'
+ * guide's list "A feature in one hop" names each route folder with its use case and repository, or
+ * says why the names differ; this fails when a folder is missing from it, or the list names a file
+ * that is not there.
  */
-describe("the README's feature map", () => {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const start = readme.indexOf('**A feature in one hop.**');
-  const rows = readme
-    .slice(start, readme.indexOf('**The contract.**', start))
-    .split('\n')
-    .filter((l) => /^\| `[a-z-]+`/.test(l))
-    .map((l) => l.split('|').map((c) => c.trim()));
+describe("the contributors' guide's feature map", () => {
+  const guide = fs.readFileSync('docs/contributors.md', 'utf8');
+  const start = guide.indexOf('**A feature in one hop.**');
+  /** Each item: the route folder, then its "use case" and "repository" lines. */
+  const rows = guide
+    .slice(start, guide.indexOf('**The contract.**', start))
+    .split(/\n(?=- \*\*`)/)
+    .filter((item) => /^- \*\*`[a-z-]+`\*\*/.test(item))
+    .map((item) => {
+      const line = (label: string) =>
+        item
+          .split(/\n(?= {2}- )/)
+          .find((l) => l.trimStart().startsWith(`- ${label}`))
+          ?.replace(/\s+/g, ' ') ?? '';
+      return [
+        '',
+        /^- \*\*`([a-z-]+)`\*\*/.exec(item)![1]!,
+        line('use case').replace(/^.*?\): /, ''),
+        line('repository').replace(/^.*?\): /, ''),
+      ];
+    });
 
   it('lists every route folder once', () => {
     const folders = fs

@@ -24,8 +24,8 @@ describe('Filing rules: named once in the domain and once in the SQL function th
     for (const reason of STATUS_REASONS) expect(body, reason).to.include(`v_reason := '${reason}'`);
   });
 
-  it('the header points to the README section that documents the rules for clients', () => {
-    expect(header).to.include('README "Trust integrity"');
-    expect(fs.readFileSync('README.md', 'utf8')).to.include('### Trust integrity');
+  it('the header points to the guide section that documents the rules for clients', () => {
+    expect(header).to.include('docs/studios.md "Trust integrity"');
+    expect(fs.readFileSync('docs/studios.md', 'utf8')).to.include('### Trust integrity');
   });
 });

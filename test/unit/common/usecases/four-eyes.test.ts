@@ -3,7 +3,7 @@ import sinon from 'sinon';
 import type { Queryable } from '../../../../common/data/db.js';
 import { sanctionNeedsApproval } from '../../../../common/usecases/waves.js';
 
-/** Which of a moderator's sanctions wait for a second moderator (README "Four eyes"). */
+/** Which of a moderator's sanctions wait for a second moderator (docs/moderators.md "Four eyes"). */
 describe('four eyes on a sanction', () => {
   const db = (protectedPlayer: boolean) => {
     const query = sinon.stub().resolves({ rows: [{ n: protectedPlayer ? 1 : 0 }] });
