@@ -1,19 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+import { freePort, npmStart, sleep, until } from '../helpers/npm-start.js';
 
 /** Processes whose command line names this data folder or the API and workers of this checkout. */
 function leftovers(dataDir: string, pids: number[]): number[] {
@@ -39,34 +28,6 @@ function leftovers(dataDir: string, pids: number[]): number[] {
         })
         .map(Number),
     );
-}
-
-interface Started {
-  npm: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` as a process manager runs it: its own process group, output collected. */
-function npmStart(dataDir: string, port: number): Started {
-  let output = '';
-  const npm = spawn('npm', ['start'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  npm.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  npm.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  return { npm, output: () => output, exited };
-}
-
-async function until(what: string, ok: () => boolean, ms: number) {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(200);
-  }
 }
 
 /** The pids of the service's processes under `npm start`: the API and workers, by their log lines. */
