@@ -28,7 +28,7 @@ import * as queues from './routes/review-queues/contract.js';
 import * as signals from './routes/signals/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.14.0';
+export const CONTRACT_VERSION = '1.15.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked

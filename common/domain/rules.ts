@@ -14,9 +14,10 @@ export const RULE_MODES = ['draft', 'background', 'live'] as const;
 export type RuleMode = (typeof RULE_MODES)[number];
 /**
  * What makes a rule weigh: reports filed into a case (its figures changed), a sanction placed on the
- * player (its open cases), or the schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+ * player (its open cases), the schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), or an evasion
+ * suspicion recorded for the player (its open cases; docs/linked-accounts.md).
  */
-export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule'] as const;
+export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule', 'evasion_suspected'] as const;
 export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
 import { CASE_SOURCES, type CaseSource } from './reports.js';
 
@@ -38,6 +39,11 @@ export interface RuleConditions {
   queues?: string[];
   /** The player has no sanction in force. */
   noActiveSanction?: boolean;
+  /**
+   * The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs
+   * is open (recorded by the sign-in check and not cleared by a moderator).
+   */
+  evasionSuspected?: boolean;
   /**
    * Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest
    * one (a raid's minutes, a burst of detections).
@@ -134,6 +140,8 @@ export interface CaseFacts {
   bestCredibility: number | null;
   /** Until when a rule holds the player's points (epoch ms), or null. */
   pointsHeldUntil: number | null;
+  /** Whether an evasion suspicion of the player is open (not cleared). */
+  evasionSuspected: boolean;
   /** When these facts were read (epoch ms): the clock a hold is weighed against. */
   readAt: number;
   escalated: boolean;
@@ -159,6 +167,9 @@ export const conditionsSchema = Joi.object({
   playerTags: Joi.array().items(Joi.string().pattern(TAG)).min(1).max(20).unique(),
   queues: Joi.array().items(Joi.string().max(40)).min(1).max(20).unique(),
   noActiveSanction: Joi.boolean(),
+  evasionSuspected: Joi.boolean().description(
+    'The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs is open, not cleared by a moderator.',
+  ),
   burst: Joi.object({
     reports: Joi.number().integer().min(2).max(BURST_MAX_REPORTS).required(),
     withinSeconds: Joi.number()
@@ -265,6 +276,7 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (c.playerTags && !c.playerTags.some((t) => f.playerTags.includes(t))) return false;
   if (c.queues && !c.queues.includes(f.queue)) return false;
   if (c.noActiveSanction && f.activeSanctionTypes.length > 0) return false;
+  if (c.evasionSuspected !== undefined && f.evasionSuspected !== c.evasionSuspected) return false;
   if (c.burst && !inBurst(c.burst, f.reportTimes)) return false;
   if (c.minOpenHours !== undefined && f.openHours < c.minOpenHours) return false;
   if (c.minConfidence !== undefined && f.confidence < c.minConfidence) return false;

@@ -50,7 +50,8 @@ import type { Actor } from './moderation.js';
 import { listTemplates } from './templates.js';
 import { addTag } from './tags.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
-import { applySanction, forgetSanctionTrigger } from './sanctions.js';
+import { applySanction } from './sanctions.js';
+import { forgetRuleTriggers, type PlayerTrigger } from './rule-triggers.js';
 import { ruleSanctionedCase } from '../data/repos/sanctions.js';
 import type { OutboxRow } from '../queues/outbox.js';
 
@@ -68,7 +69,7 @@ export const ruleSchema = Joi.object({
     .valid(...RULE_TRIGGERS)
     .default('filing')
     .description(
-      'What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).',
+      'What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), evasion_suspected (an evasion suspicion recorded for the player by the sign-in check: their open cases).',
     ),
   mode: Joi.string()
     .valid(...RULE_MODES)
@@ -188,7 +189,7 @@ export async function createRule(pool: Pool, by: Actor, body: unknown): Promise<
     return r.id;
   });
   cached = undefined;
-  forgetSanctionTrigger();
+  forgetRuleTriggers();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -202,7 +203,7 @@ export async function saveRule(pool: Pool, by: Actor, id: string, body: unknown)
     await auditSave(client, by, r);
   });
   cached = undefined;
-  forgetSanctionTrigger();
+  forgetRuleTriggers();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -236,7 +237,7 @@ export async function approveRule(pool: Pool, by: Actor, id: string): Promise<Ru
     });
   });
   cached = undefined;
-  forgetSanctionTrigger();
+  forgetRuleTriggers();
   return presentRule((await findRule(pool, id))!);
 }
 
@@ -460,13 +461,17 @@ export async function weighScheduledRules(pool: Pool, opts: WeighOptions = {}): 
   return weighRules(pool, [...cases], opts, 'schedule');
 }
 
-/** A sanction was placed on the player: the rules triggered by it weigh the player's open cases. */
-export async function weighAfterSanction(
+/**
+ * Something happened to the player (a sanction placed, an evasion suspicion recorded): the rules
+ * triggered by it weigh the player's open cases.
+ */
+export async function weighAfter(
   pool: Pool,
+  trigger: PlayerTrigger,
   playerId: string,
   opts: WeighOptions = {},
 ): Promise<RuleOutcome[]> {
-  return weighRules(pool, await openCasesOfPlayer(pool, playerId), opts, 'sanction_placed');
+  return weighRules(pool, await openCasesOfPlayer(pool, playerId), opts, trigger);
 }
 
 export const backtestSchema = Joi.object({

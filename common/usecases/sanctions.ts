@@ -21,7 +21,7 @@ import {
 } from '../data/repos/sanctions.js';
 import { studiosOfPlayer } from '../data/repos/webhooks.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
-import { sanctionTriggerRunning } from '../data/repos/rules.js';
+import { weighingFor } from './rule-triggers.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { strongLinksOf } from '../data/repos/signals.js';
 import { extensionGround } from '../domain/signals.js';
@@ -244,40 +244,8 @@ export async function applySanction(
   // Its statement to the DSA Transparency Database, when its platform has an account (issue 35).
   outbox.push(...(await recordOwed(client, sanction)));
   // Rules triggered by a sanction placed weigh the player's open cases once this commits.
-  if (await sanctionTriggered(client)) {
-    outbox.push(
-      ...(await writeJob(client, {
-        queue: QUEUES.review,
-        name: JOB_NAMES.weighRules,
-        id: `weigh-rules-sanction-${sanction.id}`,
-        payload: { trigger: 'sanction_placed', playerId: input.player.rowId, ...traceFields() },
-        shardKey: input.player.rowId,
-      })),
-    );
-  }
+  outbox.push(...(await weighingFor(client, 'sanction_placed', input.player.rowId, sanction.id)));
   return { sanction, outbox };
-}
-
-/**
- * Whether a running rule weighs when a sanction is placed: read again at most every second a process
- * and database (a placement asks for a weighing only then, so a service without such rules pays
- * nothing). Kept per database: a process that serves several (the tests' APIs, each on a database of
- * its own) must not answer one database's placement with another's rules.
- */
-const triggerReads = new Map<string, { at: number; running: boolean }>();
-/** A rule was saved in this process: read whether one is triggered by a sanction again at once. */
-export const forgetSanctionTrigger = () => {
-  triggerReads.clear();
-};
-async function sanctionTriggered(client: PoolClient): Promise<boolean> {
-  const params = (client as { connectionParameters?: { host?: string; port?: number; database?: string } })
-    .connectionParameters;
-  const key = `${params?.host}:${params?.port}/${params?.database}`;
-  const read = triggerReads.get(key);
-  if (read && Date.now() - read.at < 1000) return read.running;
-  const fresh = { at: Date.now(), running: await sanctionTriggerRunning(client) };
-  triggerReads.set(key, fresh);
-  return fresh.running;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type Suspicion,
 } from '../lifecycles/signals.js';
 import { emitEvents } from '../lifecycles/webhook-delivery.js';
+import { weighingFor } from './rule-triggers.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
 import type { Actor } from './moderation.js';
@@ -133,6 +134,16 @@ async function ingest(
       })),
       now,
     );
+    // Rules triggered by a suspicion weigh each suspect's open cases once this commits.
+    for (const playerId of new Set(fresh.map((s) => s.playerId)))
+      outbox.push(
+        ...(await weighingFor(
+          client,
+          'evasion_suspected',
+          playerId,
+          fresh.find((s) => s.playerId === playerId)!.id,
+        )),
+      );
     return { result: { ...rec, suspicions }, outbox };
   });
   deps.dispatch(outbox);

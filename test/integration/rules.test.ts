@@ -80,6 +80,36 @@ describe('rules', function () {
     });
     return caseId;
   };
+  /**
+   * Makes `alt` a suspect of ban evasion (docs/linked-accounts.md): a new account signs in with the
+   * same console and home network as `alt`, is banned, and `alt` signs in again. Returns the banned one.
+   */
+  let households = 0;
+  const suspect = async (alt: string) => {
+    const banned = await player();
+    // A household of its own (an IP address counts by its /24: each pair gets one).
+    households += 1;
+    const signals = [
+      { kind: 'hardware_id', value: `console-${alt}` },
+      { kind: 'ip_address', value: `10.${households}.0.7` },
+    ];
+    const signIn = (serviceId: string) =>
+      call<{ evasionSuspected: boolean }>(api.url, 'POST', `/v1/player/${serviceId}/signals`, {
+        spec: '/v1/player/{serviceId}/signals',
+        headers: studio.headers,
+        json: { signals },
+      });
+    expect((await signIn(banned)).status).to.equal(200);
+    const ban = await call(api.url, 'POST', `/v1/admin/players/${banned}/sanctions`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions',
+      headers: mod.headers,
+      json: { type: 'temporary_ban', scope: 'global', durationSeconds: 72 * 3600, reason: 'Aimbot.' },
+    });
+    expect(ban.status, ban.text).to.equal(201);
+    const seen = await signIn(alt);
+    expect(seen.body.evasionSuspected, seen.text).to.equal(true);
+    return banned;
+  };
   const caseState = async (caseId: string) =>
     (
       await api.pool.query<{ escalated: boolean; priority: number; tags: string[] }>(
@@ -367,6 +397,7 @@ describe('rules', function () {
       json: { type: 'chat_restriction', reason: 'afk', durationSeconds: 3600 },
     });
     await raided(c3);
+    await suspect(c3);
     // One of the raid's reporters has a record: 3 upheld, 1 dismissed (credibility 4/6).
     await api.pool.query(
       `INSERT INTO reporters (studio_id, reporter_id, upheld, dismissed) VALUES ($1, $2, 3, 1)
@@ -400,6 +431,8 @@ describe('rules', function () {
       { playerTags: ['raid'] },
       { queues: ['default'] },
       { noActiveSanction: true },
+      { evasionSuspected: true },
+      { evasionSuspected: false },
       { types: ['toxicity'], minDistinctReporters: 3, playerTags: ['raid'] },
       { burst: { reports: 2, withinSeconds: 3600 } },
       { burst: { reports: 3, withinSeconds: 3600 } },
@@ -1031,5 +1064,100 @@ describe('rules', function () {
     }
     // The live raid rule set a floor of 500 on one case at least: the rule is named as the reason.
     expect(lifted).to.be.at.least(1);
+  });
+  it('rules act on ban evasion: triggered by a suspicion, a rule weighs the suspect’s open cases (in background first, recording only); the condition evasionSuspected holds for a suspect’s cases alone, whatever the trigger', async () => {
+    const tagsOf = async (serviceId: string) =>
+      (
+        await api.pool.query<{ tag: string }>(
+          `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
+            WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
+          [serviceId],
+        )
+      ).rows.map((r) => r.tag);
+    const watch = await save({
+      name: 'Suspected evaders: watch their cases',
+      trigger: 'evasion_suspected',
+      mode: 'background',
+      conditions: { evasionSuspected: true },
+      actions: { tag: 'evasion-watch', priority: 400 },
+      cooldownSeconds: 0,
+    });
+    expect(watch.status, watch.text).to.equal(201);
+    expect(watch.body).to.include({ trigger: 'evasion_suspected' });
+
+    // In background, a suspicion on a player with an open case records what the rule would do.
+    const first = await player();
+    const firstCase = await raided(first);
+    await suspect(first);
+    await eventually('the background match recorded', async () => (await matches(watch.body.id)).length > 0);
+    expect((await matches(watch.body.id)).map((m) => [m.mode, m.case_id])).to.deep.equal([
+      ['background', firstCase],
+    ]);
+    expect(await tagsOf(first), 'a background rule changes nothing').to.not.include('evasion-watch');
+
+    // Live, it acts on the next suspect's open case; a suspect with no open case has nothing to weigh.
+    const live = await save(
+      {
+        name: 'Suspected evaders: watch their cases',
+        trigger: 'evasion_suspected',
+        mode: 'live',
+        conditions: { evasionSuspected: true },
+        actions: { tag: 'evasion-watch', priority: 400 },
+        cooldownSeconds: 0,
+      },
+      watch.body.id,
+    );
+    expect(live.status, live.text).to.equal(200);
+    const [second, noCase] = [await player(), await player()];
+    const secondCase = await raided(second);
+    await suspect(second);
+    await suspect(noCase);
+    await eventually('the live rule tagged the suspect', async () =>
+      (await tagsOf(second)).includes('evasion-watch'),
+    );
+    expect((await caseState(secondCase)).priority).to.be.at.least(400);
+    expect(await tagsOf(noCase)).to.not.include('evasion-watch');
+    const liveMatches = (await matches(watch.body.id)).filter((m) => m.mode === 'live');
+    expect(liveMatches.map((m) => m.case_id)).to.deep.equal([secondCase]);
+    await save(
+      { name: 'off', mode: 'draft', conditions: { evasionSuspected: true }, actions: { tag: 'x' } },
+      watch.body.id,
+    );
+
+    // The condition on the filing trigger: reports on a suspect are weighed with it, others not.
+    const onFiling = await save({
+      name: 'Reports on a suspected evader',
+      mode: 'live',
+      conditions: { types: ['toxicity'], evasionSuspected: true },
+      actions: { tag: 'reported-evader' },
+      cooldownSeconds: 0,
+    });
+    expect(onFiling.status, onFiling.text).to.equal(201);
+    const [evader, innocent] = [await player(), await player()];
+    await suspect(evader);
+    const [evaderCase, innocentCase] = [await raided(evader), await raided(innocent)];
+    await eventually('the suspect’s reports tagged them', async () =>
+      (await tagsOf(evader)).includes('reported-evader'),
+    );
+    expect(await tagsOf(innocent)).to.not.include('reported-evader');
+    // The backtest reads the condition as the rule does: the suspects' cases, not the innocent's.
+    const backtest = await call<{ matched: number; sample: { caseId: string }[] }>(
+      api.url,
+      'POST',
+      '/v1/admin/rule-backtests',
+      {
+        spec: '/v1/admin/rule-backtests',
+        headers: admin.headers,
+        json: { conditions: { evasionSuspected: true }, days: 1 },
+      },
+    );
+    expect(backtest.status, backtest.text).to.equal(200);
+    const sampled = backtest.body.sample.map((m) => m.caseId);
+    expect(sampled).to.include.members([firstCase, secondCase, evaderCase]);
+    expect(sampled).to.not.include(innocentCase);
+    await save(
+      { name: 'off', mode: 'draft', conditions: { evasionSuspected: true }, actions: { tag: 'x' } },
+      onFiling.body.id,
+    );
   });
 });

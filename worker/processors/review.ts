@@ -6,7 +6,7 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { runScheduledRetention } from '../../common/usecases/retention.js';
 import { runWaveStep } from '../../common/usecases/waves.js';
-import { weighAfterSanction, weighRules, weighScheduledRules } from '../../common/usecases/rules.js';
+import { weighAfter, weighRules, weighScheduledRules } from '../../common/usecases/rules.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { runErasure } from '../../common/usecases/erasure.js';
@@ -88,8 +88,12 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       const data = job.data as { trigger?: unknown; playerId?: unknown };
       if (data.trigger === 'schedule')
         return { outcomes: (await weighScheduledRules(deps.pool, weighing)).length };
-      if (data.trigger === 'sanction_placed' && typeof data.playerId === 'string' && isUuid(data.playerId))
-        return { outcomes: (await weighAfterSanction(deps.pool, data.playerId, weighing)).length };
+      if (
+        (data.trigger === 'sanction_placed' || data.trigger === 'evasion_suspected') &&
+        typeof data.playerId === 'string' &&
+        isUuid(data.playerId)
+      )
+        return { outcomes: (await weighAfter(deps.pool, data.trigger, data.playerId, weighing)).length };
       throw new UnrecoverableError(`job ${job.id} names no trigger rules weigh on`);
     }
     if (job.name === JOB_NAMES.runWave) {

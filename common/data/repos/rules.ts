@@ -25,6 +25,12 @@ const BEST_CREDIBILITY = `SELECT max((rp.upheld + 1)::float8 / (rp.upheld + rp.d
 
 /** SQL: the strike `st` is in force now (not removed, not expired). */
 const STRIKE_IN_FORCE = 'st.removed_at IS NULL AND st.expires_at > now()';
+/**
+ * SQL: whether an evasion suspicion of the player `player` (an expression naming players.id) is open.
+ * An index range of evasion_suspicions' (player_id, sanction_id) key.
+ */
+const OPEN_SUSPICION = (player: string) =>
+  `EXISTS (SELECT 1 FROM evasion_suspicions e WHERE e.player_id = ${player} AND e.cleared_at IS NULL)`;
 
 export interface RuleInsights {
   matches_day: number;
@@ -100,10 +106,17 @@ export async function openCasesOfPlayer(db: Queryable, playerId: string): Promis
   return rows.map((r) => r.id);
 }
 
-/** Whether a running rule weighs when a sanction is placed (so a placement asks for a weighing). */
-export async function sanctionTriggerRunning(db: Queryable): Promise<boolean> {
+/**
+ * Whether a running rule weighs on this trigger (so a sanction placed or a suspicion recorded asks for
+ * a weighing only when one does).
+ */
+export async function triggerRunning(
+  db: Queryable,
+  trigger: 'sanction_placed' | 'evasion_suspected',
+): Promise<boolean> {
   const { rows } = await db.query(
-    `SELECT 1 FROM rules WHERE trigger = 'sanction_placed' AND mode <> 'draft' AND stopped_at IS NULL LIMIT 1`,
+    `SELECT 1 FROM rules WHERE trigger = $1 AND mode <> 'draft' AND stopped_at IS NULL LIMIT 1`,
+    [trigger],
   );
   return rows.length > 0;
 }
@@ -186,6 +199,7 @@ export async function caseFacts(
             c.max_confidence::float8 AS confidence,
             (SELECT count(*)::int FROM strikes st WHERE st.player_id = p.id AND ${STRIKE_IN_FORCE}) AS "activeStrikes",
             (extract(epoch FROM p.points_held_until) * 1000)::float8 AS "pointsHeldUntil",
+            (${OPEN_SUSPICION('p.id')}) AS "evasionSuspected",
             (${DISTINCT_STUDIOS}) AS "distinctStudios", (${BEST_CREDIBILITY}) AS "bestCredibility",
             (extract(epoch FROM now()) * 1000)::float8 AS "readAt"
        FROM review_cases c JOIN players p ON p.id = c.player_id
@@ -220,6 +234,10 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
   if (c.noActiveSanction)
     parts.push(
       `NOT EXISTS (SELECT 1 FROM sanctions s WHERE s.player_id = c.player_id AND ${ACTIVE('now()')})`,
+    );
+  if (c.evasionSuspected !== undefined)
+    parts.push(
+      c.evasionSuspected ? `(${OPEN_SUSPICION('c.player_id')})` : `NOT (${OPEN_SUSPICION('c.player_id')})`,
     );
   if (c.minConfidence !== undefined) parts.push(`c.max_confidence >= ${$(c.minConfidence)}::numeric`);
   if (c.minActiveStrikes !== undefined)

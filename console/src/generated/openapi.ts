@@ -3990,7 +3990,7 @@ export interface components {
              * @description What makes it weigh: reports filed, a sanction placed on the player, or the schedule.
              * @enum {unknown}
              */
-            trigger: "filing" | "sanction_placed" | "schedule";
+            trigger: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
             /** @description All must hold. At least one. */
             conditions: {
                 types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
@@ -4004,6 +4004,8 @@ export interface components {
                 playerTags?: string[];
                 queues?: string[];
                 noActiveSanction?: boolean;
+                /** @description The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs is open, not cleared by a moderator. */
+                evasionSuspected?: boolean;
                 /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
                 burst?: {
                     reports: number;
@@ -15082,11 +15084,11 @@ export interface operations {
                 "application/json": {
                     name: string & unknown;
                     /**
-                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), evasion_suspected (an evasion suspicion recorded for the player by the sign-in check: their open cases).
                      * @default filing
                      * @enum {string}
                      */
-                    trigger?: "filing" | "sanction_placed" | "schedule";
+                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
                     /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
@@ -15105,6 +15107,8 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs is open, not cleared by a moderator. */
+                        evasionSuspected?: boolean;
                         /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
                         burst?: {
                             reports: number;
@@ -15282,6 +15286,8 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs is open, not cleared by a moderator. */
+                        evasionSuspected?: boolean;
                         /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
                         burst?: {
                             reports: number;
@@ -15448,11 +15454,11 @@ export interface operations {
                 "application/json": {
                     name: string & unknown;
                     /**
-                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS).
+                     * @description What makes it weigh: filing (reports filed into a case, the default), sanction_placed (a sanction placed on the player: their open cases), schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), evasion_suspected (an evasion suspicion recorded for the player by the sign-in check: their open cases).
                      * @default filing
                      * @enum {string}
                      */
-                    trigger?: "filing" | "sanction_placed" | "schedule";
+                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
                     /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
@@ -15471,6 +15477,8 @@ export interface operations {
                         playerTags?: string[];
                         queues?: string[];
                         noActiveSanction?: boolean;
+                        /** @description The player is (true) or is not (false) suspected of evading a ban: an evasion suspicion of theirs is open, not cleared by a moderator. */
+                        evasionSuspected?: boolean;
                         /** @description Velocity: at least `reports` of the case's reports came within `withinSeconds` up to its latest one. */
                         burst?: {
                             reports: number;

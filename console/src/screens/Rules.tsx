@@ -25,6 +25,7 @@ const TRIGGER_WORDS: Record<Rule['trigger'], string> = {
   filing: 'when reports are filed into a case',
   sanction_placed: "when a sanction is placed on the player (the player's open cases)",
   schedule: 'on the schedule (open cases, every few minutes)',
+  evasion_suspected: "when the player is suspected of evading a ban (the player's open cases)",
 };
 
 /** A rule's conditions in words, for the list. */
@@ -40,6 +41,8 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.playerTags) parts.push(`tagged ${c.playerTags.join(' or ')}`);
   if (c.queues) parts.push(`in ${c.queues.join(' or ')}`);
   if (c.noActiveSanction) parts.push('no sanction in force');
+  if (c.evasionSuspected !== undefined)
+    parts.push(c.evasionSuspected ? 'suspected of evading a ban' : 'not suspected of evading a ban');
   if (c.minOpenHours !== undefined) parts.push(`open ${c.minOpenHours}+ hours`);
   if (c.minConfidence !== undefined) parts.push(`confidence ${c.minConfidence}+`);
   if (c.minActiveStrikes !== undefined) parts.push(`${c.minActiveStrikes}+ strikes in force`);
@@ -95,6 +98,7 @@ function ruleOf(data: FormData): RuleInput {
       : {}),
     ...(list(data.get('playerTags')) ? { playerTags: list(data.get('playerTags')) } : {}),
     ...(data.get('noActiveSanction') ? { noActiveSanction: true } : {}),
+    ...(data.get('evasionSuspected') ? { evasionSuspected: data.get('evasionSuspected') === 'yes' } : {}),
     ...(num(data.get('minOpenHours')) !== undefined ? { minOpenHours: num(data.get('minOpenHours')) } : {}),
     ...(num(data.get('minConfidence')) !== undefined
       ? { minConfidence: num(data.get('minConfidence')) }
@@ -374,6 +378,23 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 defaultChecked={e?.conditions.noActiveSanction}
               />{' '}
               No sanction in force
+            </label>
+            <label>
+              Ban evasion{' '}
+              <select
+                name="evasionSuspected"
+                defaultValue={
+                  e?.conditions.evasionSuspected === undefined
+                    ? ''
+                    : e.conditions.evasionSuspected
+                      ? 'yes'
+                      : 'no'
+                }
+              >
+                <option value="">either</option>
+                <option value="yes">suspected (an open evasion suspicion)</option>
+                <option value="no">not suspected</option>
+              </select>
             </label>
             <label>
               Detection confidence at least (0 to 1){' '}

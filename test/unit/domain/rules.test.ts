@@ -28,6 +28,7 @@ const facts: CaseFacts & { priority: number } = {
   confidence: 0.9,
   activeStrikes: 2,
   pointsHeldUntil: null,
+  evasionSuspected: false,
   distinctStudios: 2,
   bestCredibility: 0.75,
   readAt: 1_000_000,
