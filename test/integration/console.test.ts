@@ -1530,6 +1530,14 @@ describe('moderator console in headless Chromium', function () {
       // The other account's gamer tag is text, never markup.
       expect(await section.locator('i').count()).to.equal(0);
       expect(await section.getByRole('link', { name: /<i>Alt-/ }).count()).to.equal(1);
+      // The picture beside the list: the other account by its tag, as text, its line strong.
+      const picture = section.getByRole('img', { name: "This player's linked accounts" });
+      await picture.waitFor();
+      const altTag = (await section.getByRole('link', { name: /<i>Alt-/ }).textContent())!;
+      expect(altTag).to.match(/^<i>Alt-.*<\/i>$/);
+      expect(await picture.locator('text.label').allTextContents()).to.deep.equal(['this player', altTag]);
+      expect(await picture.locator('line.edge.strong').count()).to.equal(1);
+      expect(await picture.locator('circle.node.banned').count(), 'the alt is not banned yet').to.equal(0);
       await checkScreen(page, 'player-linked-accounts');
       await section
         .getByRole('button', { name: /Extend the temporary ban to the 1 strongly linked account/ })
@@ -1543,6 +1551,8 @@ describe('moderator console in headless Chromium', function () {
         [alt],
       );
       expect(placed.rowCount).to.equal(1);
+      // Extended, the alt is drawn as banned.
+      await picture.locator('circle.node.banned').waitFor();
     } finally {
       await context.close();
     }

@@ -4,6 +4,7 @@ import { when } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { NoticeLine } from './NoticeLine';
 import { ErrorLine } from './ErrorLine';
+import { LinksPicture } from './LinksPicture';
 
 const KIND_WORDS: Record<string, string> = {
   hardware_id: 'device',
@@ -56,39 +57,42 @@ export function LinkedAccounts({
       ) : links.data.links.length === 0 ? (
         <p>None: no studio's signals link this player to another account.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Shares</th>
-              <th scope="col">Strength</th>
-              <th scope="col">Since</th>
-              <th scope="col">Standing</th>
-            </tr>
-          </thead>
-          <tbody>
-            {links.data.links.map((l) => (
-              <tr key={`${l.studioId}/${l.serviceId}`}>
-                <td>
-                  <Link to={`/players/${encodeURIComponent(l.serviceId)}`}>{l.gamerTag}</Link>{' '}
-                  <span className="muted">{l.serviceId}</span>
-                </td>
-                <td>{l.kinds.map((k) => KIND_WORDS[k] ?? k).join(', ')}</td>
-                <td>
-                  {l.strength.toFixed(2)} {l.strength >= 0.8 ? '(strong)' : '(weak)'}
-                </td>
-                <td>{when(l.since)}</td>
-                <td>
-                  trust {l.trustScore}
-                  {l.activeSanctions.length
-                    ? `; ${l.activeSanctions.map((s) => s.type.replace(/_/g, ' ')).join(', ')}`
-                    : ''}
-                  {l.evasionSuspected ? '; suspected of evading a ban' : ''}
-                </td>
+        <>
+          <LinksPicture links={links.data.links} />
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Account</th>
+                <th scope="col">Shares</th>
+                <th scope="col">Strength</th>
+                <th scope="col">Since</th>
+                <th scope="col">Standing</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {links.data.links.map((l) => (
+                <tr key={`${l.studioId}/${l.serviceId}`}>
+                  <td>
+                    <Link to={`/players/${encodeURIComponent(l.serviceId)}`}>{l.gamerTag}</Link>{' '}
+                    <span className="muted">{l.serviceId}</span>
+                  </td>
+                  <td>{l.kinds.map((k) => KIND_WORDS[k] ?? k).join(', ')}</td>
+                  <td>
+                    {l.strength.toFixed(2)} {l.strength >= 0.8 ? '(strong)' : '(weak)'}
+                  </td>
+                  <td>{when(l.since)}</td>
+                  <td>
+                    trust {l.trustScore}
+                    {l.activeSanctions.length
+                      ? `; ${l.activeSanctions.map((s) => s.type.replace(/_/g, ' ')).join(', ')}`
+                      : ''}
+                    {l.evasionSuspected ? '; suspected of evading a ban' : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
       {strong.length > 0 &&
         extendable.map((s) => (
