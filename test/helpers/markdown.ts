@@ -20,6 +20,18 @@ export const PAGES = [
     .map((f) => `docs/${f}`),
 ];
 
+/**
+ * The pages whose shell blocks test/integration/docs-examples.test.ts runs, in a reader's order: every
+ * page with a block not marked illustrative is one of them (test/unit/docs/guides.test.ts holds it).
+ */
+export const RUN_PAGES = [
+  'README.md',
+  'docs/studios.md',
+  'docs/moderators.md',
+  'docs/compliance.md',
+  'docs/operators.md',
+] as const;
+
 export interface ShellBlock {
   /** The words after `sh` in the fence's info string: `illustrative`, `stopped`, or none. */
   marks: string[];

@@ -110,6 +110,15 @@ describe('rules', function () {
     expect(seen.body.evasionSuspected, seen.text).to.equal(true);
     return banned;
   };
+  /** The player's tags, in order. */
+  const tagsOf = async (serviceId: string) =>
+    (
+      await api.pool.query<{ tag: string }>(
+        `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
+          WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
+        [serviceId],
+      )
+    ).rows.map((r) => r.tag);
   const caseState = async (caseId: string) =>
     (
       await api.pool.query<{ escalated: boolean; priority: number; tags: string[] }>(
@@ -740,14 +749,6 @@ describe('rules', function () {
     });
     expect(watch.status, watch.text).to.equal(201);
     expect(watch.body).to.include({ trigger: 'sanction_placed' });
-    const tagsOf = async (serviceId: string) =>
-      (
-        await api.pool.query<{ tag: string }>(
-          `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
-            WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
-          [serviceId],
-        )
-      ).rows.map((r) => r.tag);
     const [withCase, without] = [await player(), await player()];
     const openCase = await raided(withCase);
     // Filing alone does not weigh it (its trigger is a sanction).
@@ -1066,14 +1067,6 @@ describe('rules', function () {
     expect(lifted).to.be.at.least(1);
   });
   it('rules act on ban evasion: triggered by a suspicion, a rule weighs the suspect’s open cases (in background first, recording only); the condition evasionSuspected holds for a suspect’s cases alone, whatever the trigger', async () => {
-    const tagsOf = async (serviceId: string) =>
-      (
-        await api.pool.query<{ tag: string }>(
-          `SELECT t.tag FROM tags t JOIN players p ON p.id = t.subject_id
-            WHERE t.subject_kind = 'player' AND p.service_id = $1 ORDER BY t.tag`,
-          [serviceId],
-        )
-      ).rows.map((r) => r.tag);
     const watch = await save({
       name: 'Suspected evaders: watch their cases',
       trigger: 'evasion_suspected',

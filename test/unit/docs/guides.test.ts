@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { GUIDES, PAGES, headings, localLinks, resolveLink, shellBlocks } from '../../helpers/markdown.js';
+import {
+  GUIDES,
+  PAGES,
+  RUN_PAGES,
+  headings,
+  localLinks,
+  resolveLink,
+  shellBlocks,
+} from '../../helpers/markdown.js';
 
 /**
  * Issue 52: documentation each reader can use. A short README that maps the guides, a guide per
@@ -80,5 +88,10 @@ describe('the documentation', () => {
       shellBlocks(read(p)).filter((b) => !b.marks.includes('illustrative')),
     );
     expect(runnable.length).to.be.at.least(12);
+    // Every page with a block to run is one the examples test runs.
+    const withRunnable = PAGES.filter((p) =>
+      shellBlocks(read(p)).some((b) => !b.marks.includes('illustrative')),
+    );
+    expect(withRunnable.sort()).to.deep.equal([...RUN_PAGES].sort());
   });
 });
