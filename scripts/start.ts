@@ -347,7 +347,7 @@ try {
     const lines = [
       '',
       `player-trust is running at ${apiUrl}`,
-      `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs   health: ${apiUrl}/readyz`,
+      `  moderator console: ${apiUrl}/console   API reference: ${apiUrl}/docs (OpenAPI: ${apiUrl}/v1/openapi.json)   health: ${apiUrl}/readyz`,
       `  players' standing page: ${apiUrl}/standing   public notice form: ${apiUrl}/notice (where a notice stands: ${apiUrl}/notice/status)`,
       `  data: ${config.dataDir} (PostgreSQL ${backends.postgres.version}, Redis ${backends.redis.version})`,
       mailbox

@@ -51,7 +51,7 @@ describe('npm start as a process manager runs it', function () {
     try {
       await until('the service is running', () => first.output().includes('is running at'), 90_000);
       // The banner names every page a person opens.
-      for (const page of ['/console', '/docs', '/standing', '/notice'])
+      for (const page of ['/console', '/docs', '/v1/openapi.json', '/standing', '/notice', '/notice/status'])
         expect(first.output(), page).to.match(new RegExp(`http://[^ ]+${page}\\b`));
       // The demo data comes with decision templates: a new moderator's key 1 works on a fresh install.
       const [, username, password] = /demo moderator \(admin\): (\S+) \/ (\S+)/.exec(first.output())!;
