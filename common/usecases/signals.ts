@@ -134,16 +134,12 @@ async function ingest(
       })),
       now,
     );
-    // Rules triggered by a suspicion weigh each suspect's open cases once this commits.
-    for (const playerId of new Set(fresh.map((s) => s.playerId)))
-      outbox.push(
-        ...(await weighingFor(
-          client,
-          'evasion_suspected',
-          playerId,
-          fresh.find((s) => s.playerId === playerId)!.id,
-        )),
-      );
+    // Rules triggered by a suspicion weigh each suspect's open cases once this commits (one job a
+    // suspect, named by its first new suspicion).
+    const firstOf = new Map<string, string>();
+    for (const s of fresh) if (!firstOf.has(s.playerId)) firstOf.set(s.playerId, s.id);
+    for (const [playerId, suspicionId] of firstOf)
+      outbox.push(...(await weighingFor(client, 'evasion_suspected', playerId, suspicionId)));
     return { result: { ...rec, suspicions }, outbox };
   });
   deps.dispatch(outbox);

@@ -1067,14 +1067,14 @@ describe('rules', function () {
     expect(lifted).to.be.at.least(1);
   });
   it('rules act on ban evasion: triggered by a suspicion, a rule weighs the suspect’s open cases (in background first, recording only); the condition evasionSuspected holds for a suspect’s cases alone, whatever the trigger', async () => {
-    const watch = await save({
+    const evasionWatch = {
       name: 'Suspected evaders: watch their cases',
       trigger: 'evasion_suspected',
-      mode: 'background',
       conditions: { evasionSuspected: true },
       actions: { tag: 'evasion-watch', priority: 400 },
       cooldownSeconds: 0,
-    });
+    };
+    const watch = await save({ ...evasionWatch, mode: 'background' });
     expect(watch.status, watch.text).to.equal(201);
     expect(watch.body).to.include({ trigger: 'evasion_suspected' });
 
@@ -1089,17 +1089,7 @@ describe('rules', function () {
     expect(await tagsOf(first), 'a background rule changes nothing').to.not.include('evasion-watch');
 
     // Live, it acts on the next suspect's open case; a suspect with no open case has nothing to weigh.
-    const live = await save(
-      {
-        name: 'Suspected evaders: watch their cases',
-        trigger: 'evasion_suspected',
-        mode: 'live',
-        conditions: { evasionSuspected: true },
-        actions: { tag: 'evasion-watch', priority: 400 },
-        cooldownSeconds: 0,
-      },
-      watch.body.id,
-    );
+    const live = await save({ ...evasionWatch, mode: 'live' }, watch.body.id);
     expect(live.status, live.text).to.equal(200);
     const [second, noCase] = [await player(), await player()];
     const secondCase = await raided(second);
