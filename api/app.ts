@@ -12,6 +12,7 @@ import { ruleRoutes } from './routes/rules/routes.js';
 import { noticeRoutes } from './routes/notices/routes.js';
 import { standingRoutes } from './routes/standing/routes.js';
 import { signalRoutes } from './routes/signals/routes.js';
+import { matchRoutes } from './routes/matches/routes.js';
 import { DEPRECATIONS, deprecationMiddleware } from './deprecations.js';
 import type { ApiDeps, AppDeps } from './deps.js';
 import Koa from 'koa';
@@ -103,6 +104,7 @@ export function createApp(deps: AppDeps): Koa {
     ruleRoutes(routeDeps),
     noticeRoutes(routeDeps),
     signalRoutes(routeDeps),
+    matchRoutes(routeDeps),
   ];
   for (const middleware of consoleStatic(routeDeps)) app.use(middleware);
   if (deps.metrics) routers.push(metricsRoutes(deps.metrics, deps.config.metricsToken));

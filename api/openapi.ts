@@ -26,9 +26,10 @@ import * as tags from './routes/tags/contract.js';
 import * as savedFilters from './routes/saved-filters/contract.js';
 import * as queues from './routes/review-queues/contract.js';
 import * as signals from './routes/signals/contract.js';
+import * as matches from './routes/matches/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.15.0';
+export const CONTRACT_VERSION = '1.16.0';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked
@@ -78,6 +79,11 @@ const draft = {
       description:
         'Statements of reasons sent to the EU’s DSA Transparency Database and its accounts; the transparency report, and the orders and out-of-court disputes it counts.',
     },
+    {
+      name: 'matches',
+      description:
+        'Finished matches in bulk: restrictions counted in matches count down as players finish them.',
+    },
     { name: 'operations', description: 'Health, readiness, metrics, this document and the queue board.' },
   ],
   paths: {
@@ -105,6 +111,7 @@ const draft = {
     ...rules.paths,
     ...notices.paths,
     ...signals.paths,
+    ...matches.paths,
   },
   components: {
     securitySchemes,

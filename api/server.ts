@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { expireSignalsDue } from '../common/lifecycles/signals.js';
+import { maintainMatchPartitions } from '../common/lifecycles/matches.js';
 import { clusterMetrics, serveClusterMetrics } from '../common/metrics-cluster.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +57,8 @@ export async function start(
   const stopRelay = startOutboxLoops(config, pool, queues, redis, log);
   const stopHousekeeping = startHousekeeping(pool, log, config.housekeepingIntervalMs, {
     signals: () => expireSignalsDue(pool),
+    matchPartitions: async () =>
+      (await maintainMatchPartitions(pool, new Date(), config.matchRetentionDays)).length,
   });
 
   const metrics = new ApiMetrics(queues, pool, (err) =>

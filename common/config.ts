@@ -76,6 +76,10 @@ export interface Config {
   workerConcurrency: number;
   enrichmentWorkerConcurrency: number;
   reviewWorkerConcurrency: number;
+  /** Match batches a matches worker writes at once (each one transaction). */
+  matchesWorkerConcurrency: number;
+  /** MATCH_RETENTION_DAYS: how long matches are kept (a month's partition dropped whole after it). */
+  matchRetentionDays: number;
   workerStalledIntervalMs: number;
   workerLockDurationMs: number;
   workerMetricsPort: number | undefined;
@@ -349,6 +353,8 @@ const schema = Joi.object({
   // statements and commits (and enrichment waits on the network, which concurrency hides).
   ENRICHMENT_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
   REVIEW_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
+  MATCHES_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
+  MATCH_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(180),
   // How soon a job whose worker died is picked up again (BullMQ's lock and stalled check).
   WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
   WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
@@ -561,6 +567,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     startupWaitMs: v.STARTUP_WAIT_SECONDS * 1000,
     workerConcurrency: v.WORKER_CONCURRENCY,
     enrichmentWorkerConcurrency: v.ENRICHMENT_WORKER_CONCURRENCY,
+    matchesWorkerConcurrency: v.MATCHES_WORKER_CONCURRENCY,
+    matchRetentionDays: v.MATCH_RETENTION_DAYS,
     reviewWorkerConcurrency: v.REVIEW_WORKER_CONCURRENCY,
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,

@@ -11,6 +11,15 @@ import { AUDIT_ACTIONS, MODERATOR_ROLES, OUTCOMES } from './data/repos/moderatio
 import { SANCTION_TYPES } from './data/repos/sanctions.js';
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES } from './data/repos/webhooks.js';
 import { EVIDENCE_TYPES, LIMITS, SEVERITIES, SOURCES } from './domain/reports.js';
+import { SANCTION_MATCHES_MAX } from './domain/matches.js';
+
+/** A sanction in force's matches left (the lobby check, the profile). */
+export const MATCHES_LEFT = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  description:
+    'A restriction counted in matches: the finished matches left before it ends (docs/moderators.md "Sanctions"); null: it lasts a time.',
+} as const;
 
 /** An offense's context as stored (normalised at filing) and shown in its record. */
 const contextProps = {
@@ -364,6 +373,7 @@ const schemas = {
           scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
           startsAt: dateTime,
           expiresAt: { type: ['string', 'null'], format: 'date-time' },
+          matchesLeft: MATCHES_LEFT,
         }),
       },
       evasionSuspected: {
@@ -490,7 +500,19 @@ const schemas = {
     expiresAt: {
       type: ['string', 'null'],
       format: 'date-time',
-      description: 'null: never (permanent ban, warning).',
+      description:
+        'null: no end (a permanent ban, a warning without one), or not yet (a restriction counted in matches, until its last match is finished).',
+    },
+    matches: {
+      oneOf: [
+        closed({
+          total: { type: 'integer', minimum: 1, maximum: SANCTION_MATCHES_MAX },
+          left: { type: 'integer', minimum: 0 },
+        }),
+        { type: 'null' },
+      ],
+      description:
+        'A restriction counted in matches (docs/moderators.md "Sanctions"): how many finished matches it lasts and how many are left; it ends when the last is finished (a match the player left does not count). null: it lasts a time.',
     },
     active: {
       type: 'boolean',

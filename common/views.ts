@@ -162,6 +162,7 @@ export const presentSanction = (s: SanctionRecord): View<'Sanction'> => ({
   createdAt: s.createdAt.toISOString(),
   dsaCategory: s.dsaCategory,
   rule: s.rule,
+  matches: s.matches,
 });
 
 export const presentAppeal = (a: AppealRecord): View<'Appeal'> => ({

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { openApiDocument } from '../api/openapi.js';
-import { NEEDS_PERIOD } from '../common/domain/sanctions.js';
+import { COUNTED_IN_MATCHES, NEEDS_PERIOD } from '../common/domain/sanctions.js';
 import { CATEGORY_WORDS } from '../common/domain/notices.js';
 
 /**
@@ -79,6 +79,7 @@ export function consoleContract(): string {
   const values = {
     SANCTION_TYPES: doc.components.schemas.Sanction!.properties.type!.enum,
     NEEDS_PERIOD: [...NEEDS_PERIOD],
+    COUNTED_IN_MATCHES: [...COUNTED_IN_MATCHES],
     OFFENSE_TYPES: doc.components.schemas.ReviewCase!.properties.type!.enum,
     SEVERITIES: doc.components.schemas.ReviewCase!.properties.highestSeverity!.enum,
     // The Transparency Database categories a notice, a flagger's areas and a routing rule name, with
@@ -113,6 +114,7 @@ export function consoleContract(): string {
       muteNote: max('/v1/admin/studios/{studioId}/reporters/{reporterId}/mute', 'note'),
       revokeReason: max('/v1/admin/players/{serviceId}/sanctions/{sanctionId}/revoke', 'reason'),
       sanctionReason: max('/v1/admin/players/{serviceId}/sanctions', 'reason'),
+      sanctionMatches: Number(fieldAt('/v1/admin/players/{serviceId}/sanctions', ['matches']).maximum),
       unfoundedNote: max('/v1/admin/offenses/{offenseId}/unfounded', 'note'),
       liftNote: max('/v1/admin/misuse/measures/{measureId}/lift', 'note'),
       ruleName: max('/v1/admin/rules', 'name'),

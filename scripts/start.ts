@@ -34,6 +34,7 @@ const PROCESSES = {
   'worker:enrichment': 'worker/enrichment.ts',
   'worker:review': 'worker/review.ts',
   'worker:webhooks': 'worker/webhooks.ts',
+  'worker:matches': 'worker/matches.ts',
 } as const;
 
 let stopRequested: string | undefined;

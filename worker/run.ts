@@ -97,7 +97,9 @@ export const concurrencyOf = (config: Config, queue: QueueName) =>
     ? config.reviewWorkerConcurrency
     : queue === QUEUES.enrichment
       ? config.enrichmentWorkerConcurrency
-      : config.workerConcurrency;
+      : queue === QUEUES.matches
+        ? config.matchesWorkerConcurrency
+        : config.workerConcurrency;
 
 export interface RunningWorker {
   /** The first shard's worker (the only one with QUEUE_SHARDS=1). */

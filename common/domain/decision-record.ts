@@ -38,6 +38,11 @@ export interface SanctionDecision {
   scopeName?: string | null;
   startsAt: Date;
   expiresAt: Date | null;
+  /**
+   * A restriction counted in matches (issue 54): how many finished matches it lasts and how many are
+   * left (its end is set when the last is finished). Null or absent: it lasts a time.
+   */
+  matches?: { total: number; left: number } | null;
   createdAt: Date;
   /** Who decided: a moderator, a studio through the API, the strike ladder or a rule (automatically). */
   decidedBy: 'moderator' | 'studio' | 'strike_ladder' | 'rule';

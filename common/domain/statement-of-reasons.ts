@@ -117,10 +117,24 @@ const HOW_TO_APPEAL =
   'Appeal on your standing page (/standing) or in the game, naming this decision, with your reason and a statement.';
 
 /** A sanction in words: what it stops, where, until when. */
-const sanctionWords = (type: SanctionType, scopeName: string | null, expiresAt: Date | null) =>
+const sanctionWords = (
+  type: SanctionType,
+  scopeName: string | null,
+  expiresAt: Date | null,
+  matches?: { total: number } | null,
+) =>
   `${SANCTION_WORDS[type]}${scopeName ? `, in the games of ${scopeName}` : ', in every game'}${
-    type === 'warning' ? '.' : expiresAt ? `, until ${utcWords(expiresAt)}.` : ', with no end.'
+    type === 'warning'
+      ? '.'
+      : matches
+        ? `, for the next ${matchesWords(matches.total)} you finish (a match you leave early does not count).`
+        : expiresAt
+          ? `, until ${utcWords(expiresAt)}.`
+          : ', with no end.'
   }`;
+
+/** "1 match", "10 matches". */
+export const matchesWords = (n: number) => `${n} ${n === 1 ? 'match' : 'matches'}`;
 
 function appealOf(
   possible: boolean,
@@ -282,7 +296,9 @@ export function sanctionStatement(
         ? `Ended on ${utcWords(d.expiresAt)}.`
         : s.keptOnAppeal
           ? `In force: kept when your appeal was granted, because ${s.keptOnAppeal}`
-          : 'In force.';
+          : d.matches
+            ? `In force: ${matchesWords(d.matches.left)} of ${d.matches.total} left to finish.`
+            : 'In force.';
   const what = d.case
     ? `${KIND_WORDS[d.case.type]} (${d.case.severity} severity) made against you from ${utcWords(d.case.firstReportAt)}`
     : 'a breach of the terms of service';
@@ -292,7 +308,7 @@ export function sanctionStatement(
     id: d.sanctionId,
     kind: 'sanction',
     decidedAt: d.createdAt.toISOString(),
-    decision: sanctionWords(d.type, scopeName, d.expiresAt),
+    decision: sanctionWords(d.type, scopeName, d.expiresAt, d.matches),
     scope: scopeName ? { kind: 'studio', name: scopeName } : { kind: 'global' },
     period: { startsAt: d.startsAt.toISOString(), endsAt: d.expiresAt?.toISOString() ?? null },
     facts: `${deciderWords(d, what)}${detected ? ` ${detected}` : ''}`,

@@ -74,7 +74,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  */
 export function transparencyStatement(f: SanctionDecision, opts: TransparencyOptions): TransparencyStatement {
   const kind = f.case?.type;
-  const end = f.expiresAt ? { date: day(f.expiresAt) } : null;
+  // A restriction counted in matches has no end date to give: its end is the last match finished.
+  const end = f.expiresAt && !f.matches ? { date: day(f.expiresAt) } : null;
   const restriction: TransparencyStatement = (() => {
     switch (f.type) {
       case 'permanent_ban':
@@ -127,7 +128,12 @@ export function transparencyStatement(f: SanctionDecision, opts: TransparencyOpt
   const how = deciderWords({ ...f, rule: null }, what);
   const detected = detectionWords(f);
   const scope = f.scope === 'global' ? 'in every game of the service' : "in the studio's games";
-  const facts = `${how}${detected ? ` ${detected}` : ''} The restriction applies ${scope}${f.expiresAt ? ` until ${day(f.expiresAt)}` : ''}.`;
+  const lasts = f.matches
+    ? ` for the next ${f.matches.total} ${f.matches.total === 1 ? 'match' : 'matches'} the account finishes`
+    : f.expiresAt
+      ? ` until ${day(f.expiresAt)}`
+      : '';
+  const facts = `${how}${detected ? ` ${detected}` : ''} The restriction applies ${scope}${lasts}.`;
   return {
     ...restriction,
     decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',

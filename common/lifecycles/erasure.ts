@@ -6,6 +6,7 @@ import { ERASE_APPEAL_WORDS } from './appeal.js';
 import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { ERASE_DELIVERY_PAYLOADS } from './webhook-delivery.js';
+import { ERASE_PLAYER_MATCHES } from './matches.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js';
@@ -38,6 +39,7 @@ const RECEIPT_WORDS: Record<string, (n: number) => string> = {
   tags: (n) => `${n} tag(s) on the player or their cases deleted`,
   auditDetails: (n) => `${n} audit log entr(ies) emptied of notes and details`,
   games: (n) => `${n} link(s) to a game deleted`,
+  matches: (n) => `${n} record(s) of the player's part in a match deleted`,
   studioBudget: (n) => `${n} studio penalty budget(s) deleted`,
   accessTokens: (n) => `${n} access token(s) revoked and deleted`,
   tokenFamilies: (n) => `${n} sign-in session(s) and their refresh tokens deleted`,
@@ -191,6 +193,8 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
         AND (note IS NOT NULL OR (details - '${AUDIT_KEYS_KEPT}'::text[]) <> '{}'::jsonb)`,
   ],
   ['games', 'DELETE FROM player_games WHERE player_id = $1'],
+  // Their part in each match (team, party, result); the match itself names nobody.
+  ['matches', ERASE_PLAYER_MATCHES],
   ['studioBudget', 'DELETE FROM studio_player_budget WHERE player_id = $1'],
   ['accessTokens', 'DELETE FROM access_tokens WHERE player_id = $1'],
   // Their refresh tokens go with them (ON DELETE CASCADE).

@@ -16,6 +16,7 @@ import { ERASED_WORDS_SQL } from '../domain/players.js';
  * and the expiry is announced once (sanction.expired), never for a revoked one:
  *
  *   placed --(start)--> active --(end)--> ended    (announced once)
+ *                       active --(the last of its matches finished)--> ended
  *   placed | active --revoke--> revoked
  *
  * A strike is added when a case is upheld (once a case) and counts until it expires
@@ -27,8 +28,8 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
     `WITH s AS (
        INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
                               issued_by_studio, starts_at, expires_at, dsa_category, wave_id, rule_id,
-                              rule_version, extended_from)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15) RETURNING *)
+                              rule_version, extended_from, matches_total, matches_left)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15, $16, $16) RETURNING *)
      SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
     [
       s.playerRowId,
@@ -46,6 +47,7 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
       s.rule?.id ?? null,
       s.rule?.version ?? null,
       s.extendedFrom ?? null,
+      s.matches ?? null,
     ],
   );
   return fromRow(rows[0]!);
@@ -67,6 +69,60 @@ export async function recordRevocation(
     [id, by.kind === 'moderator' ? by.id : null, reason, now, by.kind === 'studio' ? by.id : null],
   );
   return fromRow(rows[0]!);
+}
+
+/** A restriction counted in matches that a batch of finished matches brought to its end. */
+export interface CountedDown {
+  sanctionId: string;
+  playerRowId: string;
+  matchesLeft: number;
+  /** Set when the count reached zero: the restriction ended then. */
+  endedAt: Date | null;
+}
+
+/**
+ * Counts down the restrictions counted in matches (docs/moderators.md "Sanctions"): each match a
+ * player finished (`finished`: the player and when the match ended; never one they left) counts once
+ * for each of their restrictions in force that it falls in: ended after the restriction began, in
+ * its scope (a global one counts every studio's matches, a studio's its own). The count that reaches
+ * zero sets the end, so the restriction ends as any other does. The caller writes the matches in the
+ * same transaction, once each (common/lifecycles/matches.ts), so a match never counts twice; the
+ * rows are locked in id order, so concurrent batches count one after another.
+ */
+export async function countDownMatches(
+  db: Queryable,
+  studioId: string,
+  finished: readonly { playerRowId: string; endedAt: Date }[],
+  now: Date,
+): Promise<CountedDown[]> {
+  if (!finished.length) return [];
+  const { rows } = await db.query<{
+    id: string;
+    player_id: string;
+    matches_left: number;
+    expires_at: Date | null;
+  }>({
+    name: 'sanction-count-down-matches',
+    text: `WITH f AS (SELECT * FROM unnest($1::uuid[], $2::timestamptz[]) AS f(player_id, ended_at)),
+          hit AS (SELECT s.id, count(*)::int AS n FROM f JOIN sanctions s ON s.player_id = f.player_id
+                   WHERE s.matches_left > 0 AND s.revoked_at IS NULL AND f.ended_at >= s.starts_at
+                     AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $3)
+                   GROUP BY s.id),
+          locked AS (SELECT s.id, hit.n FROM sanctions s JOIN hit ON hit.id = s.id
+                      WHERE s.matches_left > 0 AND s.revoked_at IS NULL ORDER BY s.id FOR UPDATE OF s)
+     UPDATE sanctions s SET matches_left = greatest(s.matches_left - l.n, 0),
+            expires_at = CASE WHEN s.matches_left <= l.n
+                              THEN greatest($4::timestamptz, s.starts_at + interval '1 millisecond') END
+       FROM locked l WHERE s.id = l.id
+     RETURNING s.id, s.player_id, s.matches_left, s.expires_at`,
+    values: [finished.map((f) => f.playerRowId), finished.map((f) => f.endedAt), studioId, now],
+  });
+  return rows.map((r) => ({
+    sanctionId: r.id,
+    playerRowId: r.player_id,
+    matchesLeft: r.matches_left,
+    endedAt: r.expires_at,
+  }));
 }
 
 /** Announces a sanction's expiry once: marks it so a repeated job sends nothing again. */

@@ -5,6 +5,8 @@ export const QUEUES = {
   enrichment: 'evidence-enrichment',
   review: 'admin-review',
   webhooks: 'webhook-delivery',
+  /** Finished matches (issue 54): the highest volume, so workers of its own kind, scaled on their own. */
+  matches: 'match-results',
 } as const;
 export type QueueKey = keyof typeof QUEUES;
 export type QueueName = (typeof QUEUES)[QueueKey];
@@ -36,6 +38,8 @@ export const JOB_NAMES = {
   submitStatements: 'submit-statements',
   /** On the webhooks queue (outbound): one e-mail to a notifier (common/lifecycles/notifier-mail.ts). */
   sendMail: 'send-mail',
+  /** On the matches queue: a batch of matches the API accepted (common/usecases/matches.ts). */
+  recordMatches: 'record-matches',
 } as const;
 
 /**
@@ -56,6 +60,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.weighRules,
   ],
   [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements, JOB_NAMES.sendMail],
+  [QUEUES.matches]: [JOB_NAMES.recordMatches],
 };
 
 /** How long a job of a kind a worker does not know waits before a worker looks at it again. */
@@ -131,6 +136,7 @@ export function createQueues(
   return {
     [QUEUES.enrichment]: make(QUEUES.enrichment),
     [QUEUES.review]: make(QUEUES.review),
+    [QUEUES.matches]: make(QUEUES.matches),
     // Deliveries retry on the worker's own schedule (capped doubling) for the whole retry window.
     [QUEUES.webhooks]: make(QUEUES.webhooks, {
       ...DEFAULT_JOB_OPTIONS,

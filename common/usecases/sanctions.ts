@@ -1,9 +1,11 @@
-import { NEEDS_PERIOD } from '../domain/sanctions.js';
+import { COUNTED_IN_MATCHES, NEEDS_PERIOD } from '../domain/sanctions.js';
+import { SANCTION_MATCHES_MAX } from '../domain/matches.js';
 import {
   addStrikeOfCase,
   markExpiryAnnounced,
   recordPlacement,
   recordRevocation,
+  type CountedDown,
 } from '../lifecycles/sanction.js';
 import { sanctionStatement } from '../domain/statement-of-reasons.js';
 import Joi from 'joi';
@@ -82,12 +84,19 @@ export const sanctionSchema = Joi.object({
     .description(
       'Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).',
     ),
+  matches: Joi.number()
+    .integer()
+    .min(1)
+    .max(SANCTION_MATCHES_MAX)
+    .description(
+      `Instead of a time, for a chat_restriction or a matchmaking_restriction: it lasts this many matches the player finishes (1 to ${SANCTION_MATCHES_MAX}; a match left early does not count), counted from the matches the studio sends (docs/moderators.md "Sanctions"). Not with durationSeconds or expiresAt.`,
+    ),
   dsaCategory: Joi.string()
     .valid(...TDB.category)
     .description(
       'The category its statement to the DSA Transparency Database gives, instead of the one its case\'s kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).',
     ),
-}).oxor('durationSeconds', 'expiresAt');
+}).oxor('durationSeconds', 'expiresAt', 'matches');
 
 /** A studio's: always scoped to the studio itself, so no scope to give. */
 export const studioSanctionSchema = sanctionSchema.keys({ scope: Joi.forbidden() });
@@ -99,6 +108,8 @@ export interface SanctionInput {
   startsAt?: Date;
   durationSeconds?: number;
   expiresAt?: Date;
+  /** Lasts this many finished matches instead of a time (a chat or matchmaking restriction). */
+  matches?: number;
   dsaCategory?: string;
 }
 
@@ -138,12 +149,19 @@ export function period(
   f: PeriodFields = SANCTION_PERIOD,
 ): { startsAt: Date; expiresAt: Date | null } {
   const startsAt = v.startsAt ?? now;
+  if (v.matches !== undefined && !COUNTED_IN_MATCHES.includes(v.type))
+    throw validationError([
+      {
+        field: 'matches',
+        message: 'only a chat_restriction or a matchmaking_restriction is counted in matches',
+      },
+    ]);
   const expiresAt =
     v.expiresAt ?? (v.durationSeconds ? new Date(startsAt.getTime() + v.durationSeconds * 1000) : null);
   const length = (bound: string) => (f.endAccepted ? `${bound} after ${f.start}` : `${bound} long`);
   if (v.type === 'permanent_ban' && expiresAt)
     throw validationError([{ field: f.end, message: 'a permanent ban does not expire' }]);
-  if (NEEDS_PERIOD.includes(v.type) && !expiresAt)
+  if (NEEDS_PERIOD.includes(v.type) && !expiresAt && v.matches === undefined)
     throw validationError([
       {
         field: f.duration,
@@ -215,6 +233,7 @@ export async function applySanction(
       waveId: input.waveId ?? null,
       rule: input.rule ?? null,
       extendedFrom: input.extendedFrom?.sanctionId ?? null,
+      matches: v.matches ?? null,
     },
     input.now,
   );
@@ -246,6 +265,29 @@ export async function applySanction(
   // Rules triggered by a sanction placed weigh the player's open cases once this commits.
   outbox.push(...(await weighingFor(client, 'sanction_placed', input.player.rowId, sanction.id)));
   return { sanction, outbox };
+}
+
+/**
+ * Restrictions counted in matches whose last match was just finished (common/lifecycles/matches.ts):
+ * each announces its end as a timed one does, through the expiry job (sanction.expired, once), written
+ * in the caller's transaction.
+ */
+export async function markCountedDownEnded(
+  client: PoolClient,
+  ended: readonly CountedDown[],
+): Promise<OutboxRow[]> {
+  const outbox: OutboxRow[] = [];
+  for (const c of ended)
+    outbox.push(
+      ...(await writeJob(client, {
+        queue: QUEUES.review,
+        name: JOB_NAMES.sanctionExpiry,
+        id: `sanction-expiry-${c.sanctionId}`,
+        payload: { sanctionId: c.sanctionId, runAt: c.endedAt!.toISOString(), ...traceFields() },
+        shardKey: c.playerRowId,
+      })),
+    );
+  return outbox;
 }
 
 /**

@@ -4,12 +4,14 @@ import { QUEUES } from '../../common/queues/index.js';
 import { enrichmentProcessor } from '../../worker/processors/enrichment.js';
 import { reviewProcessor } from '../../worker/processors/review.js';
 import { outboundProcessor } from '../../worker/processors/outbound.js';
+import { matchesProcessor } from '../../worker/processors/matches.js';
 import { startWorker, type RunningWorker } from '../../worker/run.js';
 
 const PROCESSORS = {
   review: [QUEUES.review, reviewProcessor],
   enrichment: [QUEUES.enrichment, enrichmentProcessor],
   webhooks: [QUEUES.webhooks, outboundProcessor],
+  matches: [QUEUES.matches, matchesProcessor],
 } as const;
 
 /**

@@ -243,6 +243,7 @@ describe('decisions that compose', function () {
         type: 'matchmaking_restriction',
         scope: studio.studioId,
         expiresAt: res.body.players[0]!.activeSanctions[0]!.expiresAt,
+        matchesLeft: null,
       },
     ]);
     expect(res.body.notFound).to.deep.equal(['ghost-1']);

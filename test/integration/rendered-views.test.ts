@@ -157,8 +157,9 @@ describe('views rendered by PostgreSQL say what the JavaScript views say', funct
       scope_studio_id: string | null;
       starts_at: Date;
       expires_at: Date | null;
+      matches_left: number | null;
     }>(
-      `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at FROM sanctions s JOIN players p ON p.id = s.player_id
+      `SELECT s.id, s.type, s.scope_studio_id, s.starts_at, s.expires_at, s.matches_left FROM sanctions s JOIN players p ON p.id = s.player_id
         WHERE p.service_id = $1 AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())
         ORDER BY s.created_at DESC, s.id DESC`,
       [serviceId],
@@ -172,6 +173,7 @@ describe('views rendered by PostgreSQL say what the JavaScript views say', funct
           scope: s.scope_studio_id ?? 'global',
           startsAt: s.starts_at.toISOString(),
           expiresAt: s.expires_at?.toISOString() ?? null,
+          matchesLeft: s.matches_left,
         }));
     const page = await listOffenses(api.pool, serviceId, LIMIT);
     const last = page!.items[LIMIT - 1]!;

@@ -251,7 +251,9 @@ describe('sanctions', function () {
       found
         .find((p) => p.serviceId === players[0]!.serviceId)!
         .activeSanctions.map((s) => ({ ...s, id: '-' })),
-    ).to.deep.equal([{ id: '-', type: 'permanent_ban', scopeStudioId: null, expiresAt: null }]);
+    ).to.deep.equal([
+      { id: '-', type: 'permanent_ban', scopeStudioId: null, expiresAt: null, matchesLeft: null },
+    ]);
     const res = await lookup(ids, a);
     expect(res.players.map((p) => p.serviceId)).to.deep.equal(ids.slice(0, 60)); // in the order asked
     expect(res.notFound.sort()).to.deep.equal(ids.slice(60).sort());

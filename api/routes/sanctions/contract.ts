@@ -1,3 +1,4 @@
+import { MATCHES_LEFT } from '../../../common/view-schemas.js';
 import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
@@ -171,7 +172,13 @@ export const paths = {
                       id: { type: 'string' },
                       type: { enum: [...SANCTION_TYPES] },
                       scope: { type: 'string', description: '"global" or the studio id it is limited to.' },
-                      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+                      expiresAt: {
+                        type: ['string', 'null'],
+                        format: 'date-time',
+                        description:
+                          'null: no end yet (a permanent ban, or a restriction counted in matches).',
+                      },
+                      matchesLeft: MATCHES_LEFT,
                     }),
                   },
                   evasionSuspected: {

@@ -206,6 +206,7 @@ export function sanctionRoutes(deps: ApiDeps): Router {
             type: s.type,
             scope: s.scopeStudioId ?? 'global',
             expiresAt: s.expiresAt?.toISOString() ?? null,
+            matchesLeft: s.matchesLeft,
           })),
           evasionSuspected: p.evasionSuspected,
         })),

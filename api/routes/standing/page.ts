@@ -242,7 +242,11 @@ ${table(
     s.type.replace(/_/g, ' '),
     s.scope === 'global' ? 'every game' : 'one studio’s games',
     when(s.startsAt),
-    s.expiresAt ? when(s.expiresAt) : 'no end',
+    s.matches && s.matches.left > 0
+      ? `${s.matches.left} of ${s.matches.total} matches left to finish`
+      : s.expiresAt
+        ? `${when(s.expiresAt)}${s.matches ? ` (its ${s.matches.total} matches finished)` : ''}`
+        : 'no end',
     s.revokedAt ? when(s.revokedAt) : '—',
     s.reason,
   ]),

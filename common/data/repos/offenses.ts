@@ -312,7 +312,7 @@ export async function renderProfiles(
          p.offense_count,
          CASE WHEN p.offense_count > off.shown THEN ${timeCursorSql('off.last_ts', 'off.last_id')} END,
          (SELECT coalesce(to_json(array_agg(ROW(s.id, s.type, coalesce(s.scope_studio_id::text, 'global'),
-                                                ${isoSql('s.starts_at')}, ${isoSql('s.expires_at')})::pt_sanction_brief
+                                                ${isoSql('s.starts_at')}, ${isoSql('s.expires_at')}, s.matches_left)::pt_sanction_brief
                                             ORDER BY s.created_at DESC, s.id DESC)), '[]'::json)
             FROM sanctions s
            WHERE s.player_id = p.id AND ${ACTIVE('$4')} AND ${VISIBLE_TO('k.viewer')}),

@@ -24,6 +24,11 @@ export interface SanctionRecord {
   dsaCategory: TdbCategory | null;
   /** The rule (and its version) that placed it on its own (docs/moderators.md "Rules"); null otherwise. */
   rule: { id: string; version: number } | null;
+  /**
+   * A restriction counted in matches (docs/moderators.md "Sanctions"): how many it lasts and how many
+   * finished matches are left (0: ended); null: it lasts a time.
+   */
+  matches: { total: number; left: number } | null;
   /** Started, not expired and not revoked at the time of the read. */
   active: boolean;
   /** Internal: the full-precision sort key of the listing's cursor. */
@@ -49,6 +54,8 @@ export interface SanctionRow {
   dsa_category: TdbCategory | null;
   rule_id: string | null;
   rule_version: number | null;
+  matches_total: number | null;
+  matches_left: number | null;
   active: boolean;
   cursor_ts: string;
 }
@@ -65,7 +72,7 @@ export const VISIBLE_TO = (viewer: string) =>
   `(${viewer} IS NULL OR s.scope_studio_id IS NULL OR s.scope_studio_id = ${viewer})`;
 export const COLUMNS = (now: string) => `s.id, p.service_id, s.type, s.scope_studio_id, s.reason, s.case_id,
   s.issued_by_moderator, s.issued_by_studio, s.starts_at, s.expires_at, s.revoked_at, s.revoked_by_moderator,
-  s.revoked_by_studio, s.revoke_reason, s.created_at, s.dsa_category, s.rule_id, s.rule_version, ${ACTIVE(now)} AS active,
+  s.revoked_by_studio, s.revoke_reason, s.created_at, s.dsa_category, s.rule_id, s.rule_version, s.matches_total, s.matches_left, ${ACTIVE(now)} AS active,
   to_json(s.created_at)#>>'{}' AS cursor_ts`;
 
 /**
@@ -102,6 +109,7 @@ export const fromRow = (r: SanctionRow): SanctionRecord => ({
   createdAt: r.created_at,
   dsaCategory: r.dsa_category,
   rule: r.rule_id ? { id: r.rule_id, version: r.rule_version! } : null,
+  matches: r.matches_total === null ? null : { total: r.matches_total, left: r.matches_left! },
   active: r.active,
   cursorTs: r.cursor_ts,
 });
@@ -123,6 +131,8 @@ export interface NewSanction {
   rule?: { id: string; version: number } | null;
   /** The sanction on a strongly linked account this one extends (docs/linked-accounts.md). */
   extendedFrom?: string | null;
+  /** Lasts this many finished matches instead of a time (expiresAt null until they are played). */
+  matches?: number | null;
 }
 
 /** The sanctions in force that rules placed with a case, locked for the caller's transaction. */
@@ -269,7 +279,14 @@ export async function listSanctions(
 export interface LookupEntry {
   serviceId: string;
   trustScore: number;
-  activeSanctions: { id: string; type: SanctionType; scopeStudioId: string | null; expiresAt: Date | null }[];
+  activeSanctions: {
+    id: string;
+    type: SanctionType;
+    scopeStudioId: string | null;
+    expiresAt: Date | null;
+    /** Counted in matches: the finished matches left (null: it lasts a time). */
+    matchesLeft: number | null;
+  }[];
   /** The caller's signals link the player strongly to an account under a ban in force (docs/studios.md "Linked accounts"). */
   evasionSuspected: boolean;
 }
@@ -287,13 +304,19 @@ export async function lookupPlayers(
   const { rows } = await db.query<{
     service_id: string;
     trust_score: number;
-    sanctions: { id: string; type: SanctionType; scope: string | null; expiresAt: string | null }[];
+    sanctions: {
+      id: string;
+      type: SanctionType;
+      scope: string | null;
+      expiresAt: string | null;
+      matchesLeft: number | null;
+    }[];
     suspected: boolean;
   }>({
     name: 'lookup-players',
     text: `SELECT p.service_id, p.trust_score,
               coalesce((SELECT json_agg(json_build_object('id', s.id, 'type', s.type, 'scope', s.scope_studio_id,
-                                                          'expiresAt', s.expires_at)
+                                                          'expiresAt', s.expires_at, 'matchesLeft', s.matches_left)
                                         ORDER BY s.expires_at NULLS FIRST, s.id)
                           FROM sanctions s
                          WHERE s.player_id = p.id AND ${ACTIVE('$3')}
@@ -311,6 +334,7 @@ export async function lookupPlayers(
       type: s.type,
       scopeStudioId: s.scope,
       expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
+      matchesLeft: s.matchesLeft,
     })),
   }));
 }

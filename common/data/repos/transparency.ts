@@ -81,6 +81,8 @@ export async function sanctionDecisions(
     scope_name: string | null;
     starts_at: Date;
     expires_at: Date | null;
+    matches_total: number | null;
+    matches_left: number | null;
     created_at: Date;
     by_moderator: boolean;
     by_ladder: boolean;
@@ -96,6 +98,7 @@ export async function sanctionDecisions(
     dsa_category: string | null;
   }>(
     `SELECT s.id, s.type, s.scope_studio_id, st.name AS scope_name, s.starts_at, s.expires_at, s.created_at,
+            s.matches_total, s.matches_left,
             s.dsa_category, s.issued_by_moderator IS NOT NULL AS by_moderator,
             (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
             r.name AS rule_name, s.rule_version,
@@ -127,6 +130,7 @@ export async function sanctionDecisions(
       scopeName: r.scope_name,
       startsAt: r.starts_at,
       expiresAt: r.expires_at,
+      matches: r.matches_total === null ? null : { total: r.matches_total, left: r.matches_left! },
       createdAt: r.created_at,
       category: (r.dsa_category as TdbCategory | null) ?? null,
       decidedBy:

@@ -30,7 +30,12 @@ export function PlayerHeader({ view, link = true }: { view: PlayerView; link?: b
           <dd>
             {active.length === 0
               ? 'none'
-              : active.map((s) => `${s.type}${s.expiresAt ? ` until ${when(s.expiresAt)}` : ''}`).join('; ')}
+              : active
+                  .map(
+                    (s) =>
+                      `${s.type}${s.matches ? ` for ${s.matches.left} more matches` : s.expiresAt ? ` until ${when(s.expiresAt)}` : ''}`,
+                  )
+                  .join('; ')}
           </dd>
         </div>
       </dl>

@@ -2394,6 +2394,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finished matches, in bulk: who played, on which team and party, and how it went
+         * @description Up to 100 matches of the studio's games, each with up to 200 players. Each match is answered on its own, so one bad match never refuses the others: accepted (queued: the matches worker records it within moments), duplicate (a match is recorded once by its matchId; the same players and results again change nothing), or rejected with a code (validation_failed, duplicate_player: a player twice; party_across_teams; match_out_of_range: an end before the start, in the future, more than a day after the start, or older than MATCH_RETENTION_DAYS; unknown_game; unknown_player: not a player of the studio's games; match_conflict: the matchId is recorded with other players or results). Nothing is stored for a rejected match. Recording a match counts down, once, the restrictions counted in matches of each player who finished it (leftEarly false). Counts as one request against the reports rate. docs/studios.md "Matches".
+         */
+        post: operations["recordMatches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2752,6 +2772,8 @@ export interface components {
                 startsAt: string;
                 /** Format: date-time */
                 expiresAt: string | null;
+                /** @description A restriction counted in matches: the finished matches left before it ends (docs/moderators.md "Sanctions"); null: it lasts a time. */
+                matchesLeft: number | null;
             }[];
             /** @description Whether the caller's own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (docs/studios.md "Linked accounts"). Never a sanction by itself. */
             evasionSuspected: boolean;
@@ -3098,9 +3120,14 @@ export interface components {
             startsAt: string;
             /**
              * Format: date-time
-             * @description null: never (permanent ban, warning).
+             * @description null: no end (a permanent ban, a warning without one), or not yet (a restriction counted in matches, until its last match is finished).
              */
             expiresAt: string | null;
+            /** @description A restriction counted in matches (docs/moderators.md "Sanctions"): how many finished matches it lasts and how many are left; it ends when the last is finished (a match the player left does not count). null: it lasts a time. */
+            matches: {
+                total: number;
+                left: number;
+            } | null;
             /** @description Started, not expired and not revoked, at the time of the answer. */
             active: boolean;
             /** Format: date-time */
@@ -6763,6 +6790,8 @@ export interface operations {
                          * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                          */
                         expiresAt?: string;
+                        /** @description Instead of a time, for a chat_restriction or a matchmaking_restriction: it lasts this many matches the player finishes (1 to 1000; a match left early does not count), counted from the matches the studio sends (docs/moderators.md "Sanctions"). Not with durationSeconds or expiresAt. */
+                        matches?: number;
                         /**
                          * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                          * @enum {string}
@@ -8775,6 +8804,8 @@ export interface operations {
                      * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                      */
                     expiresAt?: string;
+                    /** @description Instead of a time, for a chat_restriction or a matchmaking_restriction: it lasts this many matches the player finishes (1 to 1000; a match left early does not count), counted from the matches the studio sends (docs/moderators.md "Sanctions"). Not with durationSeconds or expiresAt. */
+                    matches?: number;
                     /**
                      * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                      * @enum {string}
@@ -9087,6 +9118,8 @@ export interface operations {
                      * @description Or durationSeconds. The same limits as durationSeconds: 60 s to 10 years after startsAt (so also in the future).
                      */
                     expiresAt?: string;
+                    /** @description Instead of a time, for a chat_restriction or a matchmaking_restriction: it lasts this many matches the player finishes (1 to 1000; a match left early does not count), counted from the matches the studio sends (docs/moderators.md "Sanctions"). Not with durationSeconds or expiresAt. */
+                    matches?: number;
                     /**
                      * @description The category its statement to the DSA Transparency Database gives, instead of the one its case's kind gives (docs/compliance.md "Regulation (EU DSA)"): e.g. STATEMENT_CATEGORY_SCAMS_AND_FRAUD for account trading. Not for a warning (no statement).
                      * @enum {string}
@@ -9408,8 +9441,13 @@ export interface operations {
                                 type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
                                 /** @description "global" or the studio id it is limited to. */
                                 scope: string;
-                                /** Format: date-time */
+                                /**
+                                 * Format: date-time
+                                 * @description null: no end yet (a permanent ban, or a restriction counted in matches).
+                                 */
                                 expiresAt: string | null;
+                                /** @description A restriction counted in matches: the finished matches left before it ends (docs/moderators.md "Sanctions"); null: it lasts a time. */
+                                matchesLeft: number | null;
                             }[];
                             /** @description The caller's own signals strongly link the player to an account under a ban in force of the same scope (docs/studios.md "Linked accounts"); never a sanction by itself. */
                             evasionSuspected: boolean;
@@ -17537,6 +17575,136 @@ export interface operations {
             /** @description Body is not JSON. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A backing service is unavailable; retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    recordMatches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description { matches: [...] }, each match as MatchInput: matchId, gameId, mode, startedAt, endedAt, players. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    matches: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Each match's answer; at least one was accepted or a duplicate. */
+            202: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    /** @description With standbys configured (DATABASE_REPLICA_URLS): a token for read-your-writes. Send it in the Consistency-Token header of a later read to see this change. */
+                    "Consistency-Token"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        duplicates: number;
+                        rejected: number;
+                        /** @description One per match sent, in the order sent. */
+                        results: {
+                            /** @description The match's place in the request. */
+                            index: number;
+                            /** @description null: the entry had no readable matchId. */
+                            matchId: string | null;
+                            /**
+                             * @description accepted: queued to be recorded; duplicate: recorded (or sent earlier in this request) with the same players and results, nothing new; rejected: see code.
+                             * @enum {unknown}
+                             */
+                            status: "accepted" | "duplicate" | "rejected";
+                            /**
+                             * @description Only when rejected.
+                             * @enum {unknown}
+                             */
+                            code?: "validation_failed" | "duplicate_player" | "party_across_teams" | "match_out_of_range" | "unknown_game" | "unknown_player" | "match_conflict";
+                            /** @description Only when rejected: what is wrong, for a person. */
+                            message?: string;
+                            /** @description With validation_failed: each bad field, as matches.<index>.<path>. */
+                            fields?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_failed: no matches list, or more than 100; matches_rejected: every match was rejected, each match's answer in results (as in a 202). Nothing was stored. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, unknown or wrong client credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description rate_limited: over the client's rate for this route group; Retry-After says when. */
+            429: {
+                headers: {
+                    /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left: "<group>";r=<remaining>;t=<seconds until the window resets>. */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

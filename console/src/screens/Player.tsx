@@ -20,7 +20,7 @@ import { needsPeriod, SANCTION_CHOICES } from './Case';
 import { ErrorLine } from '../components/ErrorLine';
 import { Notes } from '../components/Notes';
 import { Tags } from '../components/Tags';
-import { LIMITS } from '../generated/contract';
+import { COUNTED_IN_MATCHES, LIMITS } from '../generated/contract';
 import { PlayerTimeline } from '../components/Timeline';
 import { LinkedAccounts } from '../components/LinkedAccounts';
 
@@ -93,10 +93,13 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
     const form = new FormData(formEl);
     const type = String(form.get('type'));
     const days = Number(form.get('days'));
+    // A chat or matchmaking restriction may last a number of finished matches instead of days.
+    const matches = Number(form.get('matches') || 0);
+    const counted = matches > 0 && (COUNTED_IN_MATCHES as readonly string[]).includes(type);
     const body: SanctionRequest = {
       type: type as SanctionRequest['type'],
       reason: String(form.get('reason')).trim(),
-      ...(needsPeriod(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
+      ...(counted ? { matches } : needsPeriod(type) ? { durationSeconds: Math.round(days * 86400) } : {}),
     };
     try {
       const done = await placeSanction(serviceId, body);
@@ -269,7 +272,12 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
                     {s.scope === 'global' ? 'every game (global)' : (v.studioNames[s.scope] ?? s.scope)}
                   </td>
                   <td>
-                    {when(s.startsAt)} – {s.expiresAt ? when(s.expiresAt) : 'no end'}
+                    {when(s.startsAt)} –{' '}
+                    {s.matches && s.matches.left > 0
+                      ? `${s.matches.left} of ${s.matches.total} matches left`
+                      : s.expiresAt
+                        ? when(s.expiresAt)
+                        : 'no end'}
                   </td>
                   <td>{s.revokedAt ? 'revoked' : s.active ? 'active' : 'ended'}</td>
                   <td className="report-text">
@@ -333,6 +341,10 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
           <label>
             Days (restrictions and temporary bans)
             <input name="days" type="number" min="1" max="3650" defaultValue="7" />
+          </label>
+          <label>
+            Or matches (chat and matchmaking restrictions: lasts until the player finishes this many)
+            <input name="matches" type="number" min="1" max={LIMITS.sanctionMatches} />
           </label>
           <label>
             Reason

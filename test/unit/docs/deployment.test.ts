@@ -67,7 +67,7 @@ describe('deployment files', () => {
   });
 
   it("compose's workers serve /metrics to a Prometheus on the compose network", () => {
-    for (const name of ['enrichment', 'review', 'webhooks'])
+    for (const name of ['enrichment', 'review', 'webhooks', 'matches'])
       expect(compose.services[name]!.environment, name).to.have.property('WORKER_METRICS_PORT');
   });
 

@@ -77,6 +77,13 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     ).to.deep.equal([]);
   });
 
+  it('one module writes matches, their players and their partitions (issue 54)', () => {
+    expect(writersBesides(['matches.ts'], writes('(matches|player_matches)'))).to.deep.equal([]);
+    expect(
+      writersBesides(['matches.ts'], /(CREATE|DROP)\s+TABLE\s+(\$\{\w+\}|(player_)?matches_p)/i),
+    ).to.deep.equal([]);
+  });
+
   it("one module writes the compliance officer's orders and disputes (issue 51)", () => {
     expect(writersBesides(['compliance-record.ts'], writes('(authority_orders|disputes)'))).to.deep.equal([]);
   });
