@@ -11,7 +11,8 @@ import { isAddressOrCidr } from './net/addresses.js';
 import type { Limits } from './domain/limits.js';
 import type { RetentionDays } from './data/shapes/retention.js';
 import { TDB } from './domain/transparency-vocabulary.js';
-import { SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
+import { COUNTED_IN_MATCHES, SANCTION_TYPES, type SanctionType } from './domain/sanctions.js';
+import { SANCTION_MATCHES_MAX } from './domain/matches.js';
 
 const splitList = (value: string): string[] =>
   value
@@ -190,19 +191,33 @@ export interface StrikeRung {
   strikes: number;
   type: SanctionType;
   durationSeconds: number | null;
+  /** A chat or matchmaking restriction that lasts this many finished matches instead (issue 54). */
+  matches?: number;
 }
 
 const DURATION = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
-/** "2=matchmaking_restriction/1d,4=temporary_ban/7d,8=permanent_ban": validated, in order. */
+/**
+ * "2=matchmaking_restriction/10matches,4=temporary_ban/7d,8=permanent_ban": validated, in order. A
+ * rung's length is a time (s, m, h, d) or, for a chat or matchmaking restriction, a number of
+ * finished matches (docs/moderators.md "Sanctions").
+ */
 export function parseStrikeLadder(text: string): StrikeRung[] {
   if (text.trim() === '') return [];
   const rungs = text.split(',').map((part) => {
-    const m = /^\s*(\d+)=([a-z_]+)(?:\/(\d+)([smhd]))?\s*$/.exec(part);
-    if (!m) throw new Error(`"${part.trim()}" is not <strikes>=<type>[/<duration><s|m|h|d>]`);
+    const m = /^\s*(\d+)=([a-z_]+)(?:\/(\d+)(matches|[smhd]))?\s*$/.exec(part);
+    if (!m) throw new Error(`"${part.trim()}" is not <strikes>=<type>[/<duration><s|m|h|d> or /<n>matches]`);
     const type = m[2] as SanctionType;
     if (!(SANCTION_TYPES as readonly string[]).includes(type))
       throw new Error(`"${type}" is not a sanction type`);
+    if (m[4] === 'matches') {
+      const matches = Number(m[3]);
+      if (!(COUNTED_IN_MATCHES as readonly string[]).includes(type))
+        throw new Error(`a ${type} is not counted in matches (only a chat or matchmaking restriction)`);
+      if (matches < 1 || matches > SANCTION_MATCHES_MAX)
+        throw new Error(`a rung lasts 1 to ${SANCTION_MATCHES_MAX} matches`);
+      return { strikes: Number(m[1]), type, durationSeconds: null, matches };
+    }
     const durationSeconds = m[3] ? Number(m[3]) * DURATION[m[4] as keyof typeof DURATION] : null;
     if (type === 'permanent_ban' && durationSeconds) throw new Error('a permanent ban takes no duration');
     if (type !== 'permanent_ban' && type !== 'warning' && !durationSeconds)

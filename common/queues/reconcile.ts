@@ -22,7 +22,8 @@ import { send, type OutboxRow } from './outbox.js';
  *   Database);
  * - run-wave: the wave is no longer scheduled, running or rolling back;
  * - erase-player: the erasure is no longer pending (done, or cancelled);
- * - send-mail: the mail to the notifier is no longer pending (sent, rejected, failed or withdrawn).
+ * - send-mail: the mail to the notifier is no longer pending (sent, rejected, failed or withdrawn);
+ * - record-matches: every match it carries is recorded (by its studio and id).
  *
  * (weigh-rules has no mark of its own: a lost weighing is made up by the next scheduled one.)
  *
@@ -81,6 +82,10 @@ const NOT_DONE = `
                        AND w.state IN ('scheduled', 'running', 'rolling_back'))
        WHEN '${JOB_NAMES.sendMail}' THEN
          NOT EXISTS (SELECT 1 FROM notifier_mails m WHERE m.id = (o.payload->>'mailId')::uuid AND m.state = 'pending')
+       WHEN '${JOB_NAMES.recordMatches}' THEN
+         NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.payload->'matches') m
+                      WHERE NOT EXISTS (SELECT 1 FROM matches x WHERE x.studio_id = (o.payload->>'studioId')::uuid
+                                          AND x.match_id = m->>'matchId'))
        ELSE true END
    ORDER BY o.id LIMIT $5`;
 

@@ -484,7 +484,11 @@ export async function addStrike(
       sanction: {
         type: rung.type,
         reason: `${STRIKE_LADDER_REASON} ${rung.strikes} active strikes.`,
-        ...(rung.durationSeconds ? { durationSeconds: rung.durationSeconds } : {}),
+        ...(rung.matches
+          ? { matches: rung.matches }
+          : rung.durationSeconds
+            ? { durationSeconds: rung.durationSeconds }
+            : {}),
       },
       caseId: input.caseId,
       now: input.now,

@@ -367,6 +367,82 @@ describe('matches and restrictions counted in matches (issue 54)', function () {
     expect(done).to.deep.include({ active: false, matches: { total: 2, left: 0 } });
   });
 
+  it('the strike ladder places a restriction counted in matches, and the matches count it down', async () => {
+    const laddered = await startTestApi({ STRIKE_LADDER: '1=matchmaking_restriction/2matches' });
+    const review = await startTestWorker(laddered.config, 'review');
+    const matchesWorker = await startTestWorker(laddered.config, 'matches');
+    try {
+      const t = await createTenant(laddered.pool, 'Ladder');
+      const m = await createTestModerator(laddered);
+      const [p, q] = [await createTestPlayer(laddered.pool), await createTestPlayer(laddered.pool)];
+      for (const x of [p, q])
+        await linkPlayer(laddered.pool, { serviceId: x.serviceId, clientId: t.game.clientId });
+      await call(laddered.url, 'POST', `/v1/afk/submitReport/${p.serviceId}`, {
+        spec: '/v1/afk/submitReport/{serviceId}',
+        headers: t.headers,
+        json: { report: { isAfk: true } },
+      });
+      const caseId = await eventually('the case', async () => {
+        const { rows } = await laddered.pool.query<{ id: string }>(
+          'SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id WHERE p.service_id = $1',
+          [p.serviceId],
+        );
+        return rows[0]?.id;
+      });
+      await call(laddered.url, 'POST', `/v1/admin/cases/${caseId}/claim`, {
+        spec: '/v1/admin/cases/{caseId}/claim',
+        headers: m.headers,
+      });
+      const upheld = await call(laddered.url, 'POST', `/v1/admin/cases/${caseId}/resolve`, {
+        spec: '/v1/admin/cases/{caseId}/resolve',
+        headers: m.headers,
+        json: { outcome: 'upheld', note: 'Idle for whole rounds.' },
+      });
+      expect(upheld.status, upheld.text).to.equal(200);
+      const listed = async () =>
+        (
+          await call<{ items: SanctionView[] }>(
+            laddered.url,
+            'GET',
+            `/v1/admin/players/${p.serviceId}/sanctions`,
+            {
+              spec: '/v1/admin/players/{serviceId}/sanctions',
+              headers: m.headers,
+            },
+          )
+        ).body.items;
+      expect((await listed()).map((x) => [x.active, x.expiresAt, x.matches])).to.deep.equal([
+        [true, null, { total: 2, left: 2 }],
+      ]);
+      for (let i = 0; i < 2; i++) {
+        const one = match([{ serviceId: p.serviceId }, { serviceId: q.serviceId }]);
+        const res = await call<MatchesAnswer>(laddered.url, 'POST', '/v1/matches', {
+          spec: '/v1/matches',
+          headers: t.headers,
+          json: { matches: [one] },
+        });
+        expect(res.body.accepted).to.equal(1);
+        await eventually(
+          'recorded',
+          async () =>
+            (
+              await laddered.pool.query('SELECT 1 FROM matches WHERE studio_id = $1 AND match_id = $2', [
+                t.studioId,
+                one.matchId,
+              ])
+            ).rowCount,
+        );
+      }
+      expect((await listed()).map((x) => [x.active, x.matches])).to.deep.equal([
+        [false, { total: 2, left: 0 }],
+      ]);
+    } finally {
+      await matchesWorker.stop();
+      await review.stop();
+      await laddered.close();
+    }
+  });
+
   it("an erasure deletes the player's part in every match; the others keep theirs", async () => {
     const [p, q] = [await playerOf(a), await playerOf(a)];
     const m = match([{ serviceId: p }, { serviceId: q }]);

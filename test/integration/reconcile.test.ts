@@ -21,6 +21,7 @@ import { eventually } from '../helpers/http-server.js';
 import { call } from '../helpers/http.js';
 import { ownDatabase } from '../helpers/services.js';
 import { saveAccount } from '../../common/data/repos/transparency.js';
+import { linkPlayer } from '../../common/usecases/provisioning.js';
 
 /**
  * Issue 22: Redis may lose jobs it acknowledged (a crash cuts the last second of its append-only
@@ -296,6 +297,64 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
         [asked.body.id],
       );
       expect(again.rows[0]!.n).to.equal(1);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      workers = [];
+      await queues.close();
+      redis.disconnect();
+    }
+  });
+
+  it('a lost job of matches is re-added until every match it carries is recorded, and each is recorded once', async () => {
+    const { redis, queues } = openQueues(api.config, api.config.redisUrl!, createLogger('silent', 'q'));
+    try {
+      const player = await createTestPlayer(api.pool);
+      await linkPlayer(api.pool, { serviceId: player.serviceId, clientId: tenant.game.clientId });
+      const matchId = `lost-${Date.now()}`;
+      const now = Date.now();
+      const sent = await call<{ accepted: number }>(api.url, 'POST', '/v1/matches', {
+        spec: '/v1/matches',
+        headers: tenant.headers,
+        json: {
+          matches: [
+            {
+              matchId,
+              mode: 'ranked',
+              startedAt: new Date(now - 600_000).toISOString(),
+              endedAt: new Date(now).toISOString(),
+              players: [{ serviceId: player.serviceId, team: 'a', result: 'win' }],
+            },
+          ],
+        },
+      });
+      expect(sent.body.accepted).to.equal(1);
+      const row = await eventually('the matches job sent', async () => {
+        const { rows } = await api.pool.query<{ job_id: string }>(
+          `SELECT job_id FROM outbox WHERE job_name = 'record-matches' AND payload->'matches'->0->>'matchId' = $1
+              AND sent_at IS NOT NULL`,
+          [matchId],
+        );
+        return rows[0];
+      });
+      // Redis loses it before any matches worker ran it: the accepted match would never be recorded.
+      await (await queues.shards[0]![QUEUES.matches].getJob(row.job_id))!.remove();
+      expect(await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 })).to.be.at.least(1);
+      expect(await queues.shards[0]![QUEUES.matches].getJob(row.job_id)).to.not.equal(undefined);
+      workers.push(await startTestWorker(api.config, 'matches'));
+      const count = async () =>
+        (
+          await api.pool.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM matches WHERE studio_id = $1 AND match_id = $2',
+            [tenant.studioId, matchId],
+          )
+        ).rows[0]!.n;
+      await eventually('the match recorded', async () => (await count()) === 1);
+      // Recorded: a second pass re-adds nothing of it, and nothing is recorded twice.
+      const again = await reconcileOutbox(api.pool, queues, { windowSeconds: 3600 });
+      const held = await queues.shards[0]![QUEUES.matches].getJob(row.job_id);
+      expect(again).to.equal(0);
+      expect(await held?.getState()).to.equal('completed');
+      expect(await count()).to.equal(1);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       workers = [];

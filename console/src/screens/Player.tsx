@@ -94,7 +94,7 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
     const type = String(form.get('type'));
     const days = Number(form.get('days'));
     // A chat or matchmaking restriction may last a number of finished matches instead of days.
-    const matches = Number(form.get('matches') || 0);
+    const matches = Number(form.get('matchCount') || 0);
     const counted = matches > 0 && (COUNTED_IN_MATCHES as readonly string[]).includes(type);
     const body: SanctionRequest = {
       type: type as SanctionRequest['type'],
@@ -344,7 +344,7 @@ export function PlayerScreen({ isAdmin = false }: { isAdmin?: boolean }) {
           </label>
           <label>
             Or matches (chat and matchmaking restrictions: lasts until the player finishes this many)
-            <input name="matches" type="number" min="1" max={LIMITS.sanctionMatches} />
+            <input name="matchCount" type="number" min="1" max={LIMITS.sanctionMatches} />
           </label>
           <label>
             Reason

@@ -91,7 +91,17 @@ describe('configuration', () => {
       { strikes: 5, type: 'permanent_ban', durationSeconds: null },
     ]);
     expect(parseConfig({}).strikeLadder.map((r) => r.strikes)).to.deep.equal([2, 4, 8]);
+    // A restriction's rung may last a number of finished matches instead of a time (issue 54).
+    expect(
+      parseConfig({ STRIKE_LADDER: '2=matchmaking_restriction/10matches,4=temporary_ban/7d' }).strikeLadder,
+    ).to.deep.equal([
+      { strikes: 2, type: 'matchmaking_restriction', durationSeconds: null, matches: 10 },
+      { strikes: 4, type: 'temporary_ban', durationSeconds: 604_800 },
+    ]);
     for (const bad of [
+      '2=temporary_ban/5matches',
+      '2=chat_restriction/0matches',
+      '2=chat_restriction/1001matches',
       '2=temporary_ban',
       '2=shadow_ban/1d',
       '3=warning,2=warning',
