@@ -45,8 +45,19 @@ export interface RecordedMatches {
 
 const TABLES = ['matches', 'player_matches'] as const;
 
-/** The partitions this process knows exist: a month is created once, then never looked up again. */
-const known = new Set<string>();
+/**
+ * The partitions each database (by its pool) is known to hold: a month is created once, then never
+ * looked up again. By pool, so a process with two databases (a test suite of its own) asks each.
+ */
+const knownOf = new WeakMap<Pool, Set<string>>();
+const knownIn = (pool: Pool) => {
+  let set = knownOf.get(pool);
+  if (!set) knownOf.set(pool, (set = new Set()));
+  return set;
+};
+
+/** Forgets what this process knew of a database's partitions (an insert found a month missing). */
+export const forgetMatchPartitions = (pool: Pool) => knownOf.delete(pool);
 
 /**
  * Creates the month partitions of both tables that `ends` fall in, when missing: in a transaction of
@@ -54,6 +65,7 @@ const known = new Set<string>();
  * an advisory lock, so two workers creating the same month do not collide.
  */
 export async function ensureMatchPartitions(pool: Pool, ends: readonly Date[]): Promise<void> {
+  const known = knownIn(pool);
   const wanted = new Map<string, ReturnType<typeof monthPartition>>();
   for (const at of ends)
     for (const t of TABLES) {
@@ -191,7 +203,7 @@ export async function maintainMatchPartitions(
       const end = new Date(Date.UTC(Number(month[1]), Number(month[2]), 1));
       if (end.getTime() > cutoff.getTime()) continue;
       await client.query(`DROP TABLE ${r.name}`);
-      known.delete(r.name);
+      knownIn(pool).delete(r.name);
       dropped.push(r.name);
     }
     return dropped.sort();

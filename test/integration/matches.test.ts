@@ -26,6 +26,7 @@ import {
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
+import { ownDatabase } from '../helpers/services.js';
 
 interface ItemAnswer {
   index: number;
@@ -440,6 +441,43 @@ describe('matches and restrictions counted in matches (issue 54)', function () {
       await matchesWorker.stop();
       await review.stop();
       await laddered.close();
+    }
+  });
+
+  it("a second database in the same process gets its own month partitions (what one knows is not the other's)", async () => {
+    // This suite's database holds this month's partitions by now; a fresh one holds none.
+    const p = await playerOf(a);
+    const m = match([{ serviceId: p }]);
+    await send([m]);
+    await untilRecorded(a, m.matchId);
+    const db = await ownDatabase('matches');
+    const other = await startTestApi({ DATABASE_URL: db.url });
+    const otherWorker = await startTestWorker(other.config, 'matches');
+    try {
+      const t = await createTenant(other.pool, 'Own');
+      const x = await createTestPlayer(other.pool);
+      await linkPlayer(other.pool, { serviceId: x.serviceId, clientId: t.game.clientId });
+      const theirs = { ...match([{ serviceId: x.serviceId }]) };
+      const res = await call<MatchesAnswer>(other.url, 'POST', '/v1/matches', {
+        spec: '/v1/matches',
+        headers: t.headers,
+        json: { matches: [theirs] },
+      });
+      expect(res.body.accepted).to.equal(1);
+      await eventually(
+        'recorded in the other database',
+        async () =>
+          (
+            await other.pool.query('SELECT 1 FROM matches WHERE studio_id = $1 AND match_id = $2', [
+              t.studioId,
+              theirs.matchId,
+            ])
+          ).rowCount,
+      );
+    } finally {
+      await otherWorker.stop();
+      await other.close();
+      await db.drop();
     }
   });
 
