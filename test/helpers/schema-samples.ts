@@ -50,6 +50,22 @@ function validLike(
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   const branches = (schema.oneOf ?? schema.anyOf) as Schema[] | undefined;
+  if (branches && schema.properties && branches.every((b) => !b.type && !b.$ref)) {
+    // An object's .or(): branches that only say which of its properties are present, so each branch
+    // is the object with those required too (a branch alone has no type to draw from).
+    const { oneOf: _one, anyOf: _any, ...object } = schema;
+    const required = (object.required as string[] | undefined) ?? [];
+    return fc.oneof(
+      ...branches.map((b) =>
+        objects(
+          { ...object, required: [...required, ...((b.required as string[]) ?? [])] },
+          resolve,
+          depth,
+          clean,
+        ),
+      ),
+    );
+  }
   if (branches) return fc.oneof(...branches.map((b) => draw({ ...b }, resolve, depth + 1, clean)));
   const type = Array.isArray(schema.type)
     ? (schema.type as string[])[0]

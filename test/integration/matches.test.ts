@@ -481,6 +481,157 @@ describe('matches and restrictions counted in matches (issue 54)', function () {
     }
   });
 
+  it('the lobby check takes parties: the party at its lowest member, a warning for each member who lowers it', async () => {
+    const ids = await Promise.all(Array.from({ length: 9 }, () => playerOf(a, b)));
+    const [top, weak, near, solo, restricted, banned, lone, close, scoped] = ids as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const setTrust = (serviceId: string, score: number) =>
+      api.pool.query('UPDATE players SET trust_score = $2 WHERE service_id = $1', [serviceId, score]);
+    await setTrust(weak, 85); // 15 below the lowest of the others (100): lowers the party
+    await setTrust(near, 100);
+    await setTrust(lone, 40); // alone: nobody to lower
+    await setTrust(close, 91); // 9 below the other: noise, no warning
+    const counted = await restrict(restricted, { matches: 3 });
+    expect(counted.status, counted.text).to.equal(201);
+    const ban = await call<SanctionView>(api.url, 'POST', `/v1/admin/players/${banned}/sanctions`, {
+      spec: '/v1/admin/players/{serviceId}/sanctions',
+      headers: mod.headers,
+      json: { type: 'temporary_ban', reason: 'Aimbot in ranked.', durationSeconds: 86_400 },
+    });
+    expect(ban.status, ban.text).to.equal(201);
+    // Studio B's own restriction: B's matchmaker sees it, A's does not.
+    expect((await restrict(scoped, { durationSeconds: 3600 }, b)).status).to.equal(201);
+
+    type Party = {
+      party: string;
+      members: string[];
+      notFound: string[];
+      invalid: string[];
+      trustScore: number | null;
+      lowPriority: boolean;
+      canQueue: boolean;
+      warnings: {
+        serviceId: string;
+        code: string;
+        message: string;
+        sanctionId?: string;
+        lowersBy?: number;
+      }[];
+    };
+    const ask = (json: object, t = a) =>
+      call<{
+        players: { serviceId: string }[];
+        notFound: string[];
+        invalid: string[];
+        parties?: Party[];
+        errors?: { field: string }[];
+      }>(api.url, 'POST', '/v1/players/lookup', { spec: '/v1/players/lookup', headers: t.headers, json });
+    const res = await ask({
+      serviceIds: [top],
+      parties: [
+        { party: 'duo', serviceIds: [top, weak, near] },
+        { party: 'trio', serviceIds: [solo, restricted, banned, 'nobody-at-all', 'bad id!'] },
+        { party: 'lone', serviceIds: [lone] },
+        { party: 'close', serviceIds: [close, scoped] },
+      ],
+    });
+    expect(res.status, res.text).to.equal(200);
+    // Every member is looked up too, once, serviceIds first.
+    expect(res.body.players.map((p) => p.serviceId)).to.deep.equal([
+      top,
+      weak,
+      near,
+      solo,
+      restricted,
+      banned,
+      lone,
+      close,
+      scoped,
+    ]);
+    expect(res.body.notFound).to.deep.equal(['nobody-at-all']);
+    expect(res.body.invalid).to.deep.equal(['bad id!']);
+    const [duo, trio, alone, near9] = res.body.parties!;
+    expect(duo).to.deep.include({
+      party: 'duo',
+      members: [top, weak, near],
+      trustScore: 85,
+      lowPriority: false,
+      canQueue: true,
+    });
+    expect(duo!.warnings.map((w) => [w.serviceId, w.code, w.lowersBy])).to.deep.equal([
+      [weak, 'low_trust', 15],
+    ]);
+    expect(trio).to.deep.include({
+      members: [solo, restricted, banned],
+      notFound: ['nobody-at-all'],
+      invalid: ['bad id!'],
+      trustScore: 100,
+      lowPriority: true,
+      canQueue: false,
+    });
+    expect(trio!.warnings.map((w) => [w.serviceId, w.code, w.sanctionId])).to.deep.equal([
+      [restricted, 'matchmaking_restriction', counted.body.id],
+      [banned, 'banned', ban.body.id],
+    ]);
+    expect(trio!.warnings[0]!.message).to.contain('3 more finished matches');
+    expect(alone).to.deep.include({ trustScore: 40, warnings: [], lowPriority: false, canQueue: true });
+    expect(near9).to.deep.include({ trustScore: 91, warnings: [], lowPriority: false });
+    // Studio B's matchmaker sees its own restriction on the same party.
+    const fromB = await ask({ parties: [{ party: 'close', serviceIds: [close, scoped] }] }, b);
+    expect(fromB.body.parties![0]!.warnings.map((w) => [w.serviceId, w.code])).to.deep.equal([
+      [scoped, 'matchmaking_restriction'],
+    ]);
+    expect(fromB.body.parties![0]!.lowPriority).to.equal(true);
+    // Without parties, the answer is what it always was.
+    expect((await ask({ serviceIds: [top] })).body).to.not.have.property('parties');
+
+    // A lobby whose shape is wrong is refused whole, naming the field.
+    const twoParties = await ask({
+      parties: [
+        { party: 'x', serviceIds: [top] },
+        { party: 'y', serviceIds: [weak, top] },
+      ],
+    });
+    expect(twoParties.status).to.equal(400);
+    expect(twoParties.body.errors!.map((f) => f.field)).to.deep.equal(['parties.1.serviceIds.1']);
+    const tooMany = await ask({
+      serviceIds: Array.from({ length: 60 }, (_, i) => `s${i}`),
+      parties: [
+        { party: 'p', serviceIds: Array.from({ length: 20 }, (_, i) => `p${i}`) },
+        { party: 'q', serviceIds: Array.from({ length: 20 }, (_, i) => `q${i}`) },
+        { party: 'r', serviceIds: Array.from({ length: 20 }, (_, i) => `r${i}`) },
+      ],
+    });
+    expect(tooMany.status).to.equal(400);
+    for (const bad of [
+      {},
+      { parties: [] },
+      { parties: [{ party: 'x', serviceIds: [] }] },
+      { parties: [{ party: '', serviceIds: [top] }] },
+      { parties: [{ party: 'x', serviceIds: [top, top] }] },
+      {
+        parties: [
+          { party: 'x', serviceIds: [top] },
+          { party: 'x', serviceIds: [weak] },
+        ],
+      },
+      { parties: [{ party: 'x', serviceIds: Array.from({ length: 21 }, (_, i) => `m${i}`) }] },
+      { parties: [{ serviceIds: [top] }] },
+    ]) {
+      const r = await ask(bad);
+      expect(r.status, JSON.stringify(bad)).to.equal(400);
+    }
+  });
+
   it("an erasure deletes the player's part in every match; the others keep theirs", async () => {
     const [p, q] = [await playerOf(a), await playerOf(a)];
     const m = match([{ serviceId: p }, { serviceId: q }]);

@@ -16,6 +16,7 @@ import {
 import { moderatorSecurity } from '../../openapi-security.js';
 import { listQuery, lookupBody } from './schema.js';
 import { SANCTION_TYPES } from '../../../common/data/repos/sanctions.js';
+import { PARTY_TRUST_GAP, PARTY_WARNINGS } from '../../../common/domain/parties.js';
 import {
   revokeSanctionSchema,
   sanctionSchema,
@@ -26,6 +27,31 @@ import {
 const sanctionIdParam = pathParam('sanctionId');
 
 const moderator = moderatorSecurity;
+
+const partyWarning = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['serviceId', 'code', 'message'],
+  properties: {
+    serviceId: { type: 'string' },
+    code: { enum: [...PARTY_WARNINGS] },
+    message: { type: 'string', description: 'For a person; names the member only.' },
+    sanctionId: { type: 'string', description: 'banned, matchmaking_restriction: the sanction.' },
+    lowersBy: {
+      type: 'integer',
+      minimum: PARTY_TRUST_GAP,
+      description: "low_trust: the points the member takes off the party's trust.",
+    },
+  },
+} as const;
+
+/** The lobby check's answer: parties only when parties were asked about. */
+const lookupAnswer = <const P extends { parties: unknown }>(properties: P) => ({
+  type: 'object' as const,
+  additionalProperties: false as const,
+  required: ['players', 'notFound', 'invalid'] as ('players' | 'notFound' | 'invalid')[],
+  properties,
+});
 
 const revokeRequest = joiBody(revokeSanctionSchema);
 
@@ -160,7 +186,7 @@ export const paths = {
       responses: {
         200: rateLimited(
           json(
-            closed({
+            lookupAnswer({
               players: {
                 type: 'array',
                 items: closed({
@@ -194,11 +220,46 @@ export const paths = {
                 items: { type: 'string' },
                 description: 'The ids that cannot be a serviceId, as sent.',
               },
+              parties: {
+                type: 'array',
+                description:
+                  'Only when parties were sent: each party in the order sent (docs/studios.md "Parties at the lobby check").',
+                items: closed({
+                  party: { type: 'string' },
+                  members: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description: 'The known members, in the order sent.',
+                  },
+                  notFound: { type: 'array', items: { type: 'string' } },
+                  invalid: { type: 'array', items: { type: 'string' } },
+                  trustScore: {
+                    type: ['integer', 'null'],
+                    minimum: 0,
+                    maximum: 100,
+                    description: "The party's trust: its lowest known member's (null: no member is known).",
+                  },
+                  lowPriority: {
+                    type: 'boolean',
+                    description:
+                      'A member is under a matchmaking restriction: the party queues in low priority.',
+                  },
+                  canQueue: { type: 'boolean', description: 'No member is banned.' },
+                  warnings: {
+                    type: 'array',
+                    description:
+                      'One for each way a member lowers the party, in the order of the members (banned, matchmaking_restriction, low_trust: at least 10 points below the lowest of the others, evasion_suspected).',
+                    items: partyWarning,
+                  },
+                }),
+              },
             }),
-            'The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones.',
+            "The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones; with parties, each party's standing.",
           ),
         ),
-        400: problem('No ids, more than 100, or an entry that is not a string.'),
+        400: problem(
+          'No ids, more than 100 in all, an entry that is not a string, a bad party, or a player in two parties.',
+        ),
         415: problem('Body is not JSON.'),
         ...studioErrors,
       },

@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { decodeCursor, encodeCursor, invalidCursor } from '../../../common/cursor.js';
 import { listSanctions, lookupPlayers } from '../../../common/data/repos/sanctions.js';
 import { SERVICE_ID } from '../../../common/domain/players.js';
-import { notFound } from '../../../common/errors.js';
+import { partyStanding } from '../../../common/domain/parties.js';
+import { notFound, validationError } from '../../../common/errors.js';
 import {
   extendSanction,
   placeSanction,
@@ -19,7 +20,7 @@ import type { AuthenticatedClient } from '../../middleware/client-auth.js';
 import { requireJsonBody } from '../../middleware/errors.js';
 import { moderatorAuth } from '../../middleware/moderator-auth.js';
 import { routedRead } from '../../middleware/consistency.js';
-import { listQuery, lookupBody } from './schema.js';
+import { LOOKUP_MAX, listQuery, lookupBody } from './schema.js';
 import type { Queryable } from '../../../common/data/db.js';
 import type { Answer } from '../../contract-types.js';
 import type { paths } from './contract.js';
@@ -28,6 +29,42 @@ import { param } from '../../params.js';
 type Paths = typeof paths;
 
 const serviceIdOf = (ctx: Context) => param(ctx, 'serviceId');
+
+interface LookupBody {
+  serviceIds?: string[];
+  parties?: { party: string; serviceIds: string[] }[];
+}
+
+/**
+ * What the lobby's shape forbids beyond each field's own rule: a party named twice, a player in two
+ * parties (which one would they queue with?), and more than LOOKUP_MAX players in all. A 400 naming the field.
+ */
+function lobbyProblems(body: LookupBody): void {
+  const partyOf = new Map<string, string>();
+  const fields: { field: string; message: string }[] = [];
+  const named = new Set<string>();
+  (body.parties ?? []).forEach((p, i) => {
+    if (named.has(p.party))
+      fields.push({ field: `parties.${i}.party`, message: `names the party ${p.party} a second time` });
+    named.add(p.party);
+    p.serviceIds.forEach((id, j) => {
+      const other = partyOf.get(id);
+      if (other !== undefined)
+        fields.push({
+          field: `parties.${i}.serviceIds.${j}`,
+          message: `is in two parties (${other} and ${p.party}): a player is in one party`,
+        });
+      else partyOf.set(id, p.party);
+    });
+  });
+  const all = new Set([...(body.serviceIds ?? []), ...partyOf.keys()]);
+  if (all.size > LOOKUP_MAX)
+    fields.push({
+      field: 'body',
+      message: `names ${all.size} players (serviceIds and the parties' members together); at most ${LOOKUP_MAX}`,
+    });
+  if (fields.length) throw validationError(fields);
+}
 
 /**
  * Sanctions: studios place and revoke their own studio's on players of their games and read what
@@ -183,9 +220,11 @@ export function sanctionRoutes(deps: ApiDeps): Router {
 
   // The lobby check: built to be called on every match start, so one statement for the whole list.
   router.post('/v1/players/lookup', client, reads, requireJsonBody(), async (ctx) => {
-    const { serviceIds } = check<{ serviceIds: string[] }>(lookupBody, ctx.request.body);
-    // Each id answered once, at its first place in the list.
-    const asked = [...new Set(serviceIds)];
+    const body = check<LookupBody>(lookupBody, ctx.request.body);
+    const parties = body.parties ?? [];
+    lobbyProblems(body);
+    // Each id answered once, at its first place in the list (the parties' members after serviceIds).
+    const asked = [...new Set([...(body.serviceIds ?? []), ...parties.flatMap((p) => p.serviceIds)])];
     const wellFormed = asked.filter((id) => SERVICE_ID.test(id));
     const found =
       wellFormed.length === 0
@@ -212,6 +251,22 @@ export function sanctionRoutes(deps: ApiDeps): Router {
         })),
       notFound: wellFormed.filter((id) => !byId.has(id)),
       invalid: asked.filter((id) => !SERVICE_ID.test(id)),
+      ...(body.parties && {
+        parties: parties.map((p) => {
+          const members = p.serviceIds.flatMap((id) => byId.get(id) ?? []);
+          const standing = partyStanding(members);
+          return {
+            party: p.party,
+            members: members.map((m) => m.serviceId),
+            notFound: p.serviceIds.filter((id) => SERVICE_ID.test(id) && !byId.has(id)),
+            invalid: p.serviceIds.filter((id) => !SERVICE_ID.test(id)),
+            trustScore: standing.trustScore,
+            lowPriority: standing.lowPriority,
+            canQueue: standing.canQueue,
+            warnings: standing.warnings,
+          };
+        }),
+      }),
     } satisfies Answer<Paths, '/v1/players/lookup', 'post'>;
   });
 

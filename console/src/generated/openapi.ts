@@ -9414,12 +9414,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    serviceIds: string[];
+                    serviceIds?: string[];
+                    /** @description The parties among the lobby: each answered with its trust (its lowest member's) and a warning for each member who lowers it. */
+                    parties?: {
+                        /** @description The matchmaker's id of the party (as in a match's party). */
+                        party: string;
+                        /** @description The party's members. */
+                        serviceIds: string[];
+                    }[];
+                } | {
+                    serviceIds: unknown;
+                } | {
+                    parties: unknown;
                 };
             };
         };
         responses: {
-            /** @description The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones. */
+            /** @description The known players in the order asked (with the sanctions the caller may see), the ids not found, and the malformed ones; with parties, each party's standing. */
             200: {
                 headers: {
                     /** @description The client's quota for this route group (draft-ietf-httpapi-ratelimit-headers): "<group>";q=<requests>;w=1 and "<group>-burst";q=<requests>;w=10. */
@@ -9455,10 +9466,36 @@ export interface operations {
                         notFound: string[];
                         /** @description The ids that cannot be a serviceId, as sent. */
                         invalid: string[];
+                        /** @description Only when parties were sent: each party in the order sent (docs/studios.md "Parties at the lobby check"). */
+                        parties?: {
+                            party: string;
+                            /** @description The known members, in the order sent. */
+                            members: string[];
+                            notFound: string[];
+                            invalid: string[];
+                            /** @description The party's trust: its lowest known member's (null: no member is known). */
+                            trustScore: number | null;
+                            /** @description A member is under a matchmaking restriction: the party queues in low priority. */
+                            lowPriority: boolean;
+                            /** @description No member is banned. */
+                            canQueue: boolean;
+                            /** @description One for each way a member lowers the party, in the order of the members (banned, matchmaking_restriction, low_trust: at least 10 points below the lowest of the others, evasion_suspected). */
+                            warnings: {
+                                serviceId: string;
+                                /** @enum {unknown} */
+                                code: "banned" | "matchmaking_restriction" | "low_trust" | "evasion_suspected";
+                                /** @description For a person; names the member only. */
+                                message: string;
+                                /** @description banned, matchmaking_restriction: the sanction. */
+                                sanctionId?: string;
+                                /** @description low_trust: the points the member takes off the party's trust. */
+                                lowersBy?: number;
+                            }[];
+                        }[];
                     };
                 };
             };
-            /** @description No ids, more than 100, or an entry that is not a string. */
+            /** @description No ids, more than 100 in all, an entry that is not a string, a bad party, or a player in two parties. */
             400: {
                 headers: {
                     [name: string]: unknown;
