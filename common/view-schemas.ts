@@ -21,6 +21,15 @@ export const MATCHES_LEFT = {
     'A restriction counted in matches: the finished matches left before it ends (docs/moderators.md "Sanctions"); null: it lasts a time.',
 } as const;
 
+/** A player's honor level (docs/studios.md "Commendations and honor"). */
+export const HONOR_LEVEL = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 5,
+  description:
+    'Honor, 0 to 5 (a new player has 2): finished matches and commendations raise it, matches left early lower it, a sanction other than a warning takes 2 levels (given back if it is revoked). For the studio to show; it never restricts anyone (docs/studios.md "Commendations and honor").',
+} as const;
+
 /** An offense's context as stored (normalised at filing) and shown in its record. */
 const contextProps = {
   matchId: { type: 'string', maxLength: LIMITS.contextId },
@@ -337,6 +346,7 @@ const schemas = {
       'offensesNextCursor',
       'activeSanctions',
       'evasionSuspected',
+      'honorLevel',
     ],
     properties: {
       serviceId: { type: 'string' },
@@ -381,6 +391,7 @@ const schemas = {
         description:
           'Whether the caller\'s own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (docs/studios.md "Linked accounts"). Never a sanction by itself.',
       },
+      honorLevel: HONOR_LEVEL,
     },
   },
   ReviewCase: closed(caseProperties),

@@ -20,6 +20,35 @@ export const MATCH_LONGEST_MS = 24 * 3600_000;
 export const MATCH_CLOCK_SKEW_MS = 5 * 60_000;
 /** How many finished matches a restriction may last (docs/moderators.md "Sanctions"). */
 export const SANCTION_MATCHES_MAX = 1000;
+/** How many of the other players one player may commend after one match. */
+export const COMMENDS_PER_PLAYER_MAX = 5;
+
+/**
+ * Commendations and honor (docs/studios.md "Commendations and honor"). Weights are in quarters of a
+ * commendation: a whole one from outside the recipient's party, a quarter from within it, none when
+ * the pair already commended (or the recipient commended the commender) within COMMEND_PAIR_DAYS, or
+ * when the studio's signals link them strongly (an account commending its own alt).
+ */
+export const COMMEND_WEIGHT = { counted: 4, own_party: 1, repeat: 0, returned: 0, linked: 0 } as const;
+export type CommendationWhy = keyof typeof COMMEND_WEIGHT;
+export const COMMEND_PAIR_DAYS = 7;
+/** Honor levels run from 0 to HONOR_MAX; a player starts at HONOR_START. */
+export const HONOR_START = 2;
+export const HONOR_MAX = 5;
+/** Quarters of progress a level takes (25 whole commendations, or 100 finished matches). */
+export const HONOR_LEVEL_QUARTERS = 100;
+/** What a finished match adds to the progress, and what a match left early takes off (quarters). */
+export const HONOR_FINISHED_QUARTERS = 1;
+export const HONOR_LEFT_EARLY_QUARTERS = 8;
+/** The levels a sanction other than a warning takes off (given back if it is revoked). */
+export const HONOR_SANCTION_LEVELS = 2;
+/**
+ * How far each quarter earned (a finished match: one; a whole commendation: four) moves the trust
+ * recovery clock back, and the most the credit may move it within one recovery period: half of it,
+ * so matches and commendations at most double the speed of recovery.
+ */
+export const RECOVERY_CREDIT_PER_QUARTER_S = 3600;
+export const RECOVERY_CREDIT_SHARE = 0.5;
 
 export const MATCH_RESULTS = ['win', 'loss', 'draw'] as const;
 export type MatchResult = (typeof MATCH_RESULTS)[number];
@@ -30,6 +59,8 @@ export interface MatchPlayerInput {
   party?: string;
   result: MatchResult;
   leftEarly: boolean;
+  /** The other players of the match this one commended (serviceIds). */
+  commended?: string[];
 }
 
 export interface MatchInput {
@@ -60,6 +91,13 @@ export const matchPlayerSchema = Joi.object({
   leftEarly: Joi.boolean()
     .default(false)
     .description('Left before the end: the match does not count down a restriction.'),
+  commended: Joi.array()
+    .items(Joi.string().pattern(SERVICE_ID))
+    .max(COMMENDS_PER_PLAYER_MAX)
+    .unique()
+    .description(
+      'The other players of the match this player commended after it (docs/studios.md "Commendations and honor").',
+    ),
 });
 
 /** One match as a studio sends it; checked on its own, so one bad match never refuses the others. */
@@ -88,6 +126,7 @@ export const MATCH_REJECTIONS = [
   'unknown_game',
   'unknown_player',
   'match_conflict',
+  'invalid_commendation',
 ] as const;
 export type MatchRejection = (typeof MATCH_REJECTIONS)[number];
 
@@ -122,6 +161,16 @@ export function matchProblem(m: MatchInput, now: Date, retentionDays: number): I
       };
     teamOfParty.set(p.party, p.team);
   }
+  for (const p of m.players)
+    for (const c of p.commended ?? []) {
+      if (c === p.serviceId)
+        return { code: 'invalid_commendation', message: `${p.serviceId} commended themselves.` };
+      if (!seen.has(c))
+        return {
+          code: 'invalid_commendation',
+          message: `${p.serviceId} commended ${c}, who is not a player of the match.`,
+        };
+    }
   const start = m.startedAt.getTime();
   const end = m.endedAt.getTime();
   if (end < start)
@@ -146,8 +195,19 @@ export function matchProblem(m: MatchInput, now: Date, retentionDays: number): I
  * id a conflict. Order-free (players sorted), over the resolved facts only.
  */
 export function rosterDigest(m: Pick<MatchInput, 'players' | 'mode' | 'startedAt' | 'endedAt'>): Buffer {
+  // The commendations are part of the roster only when some are given, so a roster sent before
+  // commendations existed keeps its digest.
   const lines = m.players
-    .map((p) => [p.serviceId, p.team, p.party ?? '', p.result, p.leftEarly ? '1' : '0'].join('\t'))
+    .map((p) =>
+      [
+        p.serviceId,
+        p.team,
+        p.party ?? '',
+        p.result,
+        p.leftEarly ? '1' : '0',
+        ...(p.commended?.length ? [[...p.commended].sort().join(',')] : []),
+      ].join('\t'),
+    )
     .sort();
   return crypto
     .createHash('sha256')
@@ -156,7 +216,7 @@ export function rosterDigest(m: Pick<MatchInput, 'players' | 'mode' | 'startedAt
 }
 
 /** The month partition a match's end falls in: its name and bounds (UTC months). */
-export function monthPartition(table: 'matches' | 'player_matches', at: Date) {
+export function monthPartition(table: 'matches' | 'player_matches' | 'commendations', at: Date) {
   const from = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
   const to = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
   const tag = `${from.getUTCFullYear()}${String(from.getUTCMonth() + 1).padStart(2, '0')}`;

@@ -7,6 +7,7 @@ import { ERASE_CASE_NOTES } from './review-case.js';
 import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { ERASE_DELIVERY_PAYLOADS } from './webhook-delivery.js';
 import { ERASE_PLAYER_MATCHES } from './matches.js';
+import { ERASE_COMMENDATIONS, ERASE_HONOR } from './honor.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js';
@@ -195,6 +196,9 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
   ['games', 'DELETE FROM player_games WHERE player_id = $1'],
   // Their part in each match (team, party, result); the match itself names nobody.
   ['matches', ERASE_PLAYER_MATCHES],
+  // The commendations they gave and got, and their honor (docs/studios.md "Commendations and honor").
+  ['commendations', ERASE_COMMENDATIONS],
+  ['honor', ERASE_HONOR],
   ['studioBudget', 'DELETE FROM studio_player_budget WHERE player_id = $1'],
   ['accessTokens', 'DELETE FROM access_tokens WHERE player_id = $1'],
   // Their refresh tokens go with them (ON DELETE CASCADE).

@@ -1,6 +1,7 @@
 import type { Pool, Queryable } from '../data/db.js';
 import { withTransaction } from '../data/db.js';
 import { monthPartition, type MatchResult } from '../domain/matches.js';
+import { recordConduct, type RecordedConduct } from './honor.js';
 import { countDownMatches, type CountedDown } from './sanction.js';
 
 /**
@@ -29,6 +30,8 @@ export interface MatchToRecord {
     party: string | null;
     result: MatchResult;
     leftEarly: boolean;
+    /** The row ids of the players of the match this one commended. */
+    commended: string[];
   }[];
 }
 
@@ -41,9 +44,12 @@ export interface RecordedMatches {
   conflicts: string[];
   /** The restrictions counted in matches these matches counted down (ended ones with endedAt). */
   countedDown: CountedDown[];
+  /** What the new matches said of their players' conduct (common/lifecycles/honor.ts). */
+  conduct: RecordedConduct;
 }
 
-const TABLES = ['matches', 'player_matches'] as const;
+/** The partitioned tables, a month a partition (the commendations are kept as long as their matches). */
+const TABLES = ['matches', 'player_matches', 'commendations'] as const;
 
 /**
  * The partitions each database (by its pool) is known to hold: a month is created once, then never
@@ -82,7 +88,7 @@ export async function ensureMatchPartitions(pool: Pool, ends: readonly Date[]): 
     const exists = new Set(rows.map((r) => r.relname));
     for (const [name, p] of wanted) {
       if (exists.has(name)) continue;
-      const table = name.startsWith('player_matches') ? 'player_matches' : 'matches';
+      const table = TABLES.find((t) => name.startsWith(`${t}_p`))!;
       await client.query(
         `CREATE TABLE ${name} PARTITION OF ${table} FOR VALUES FROM ('${p.from.toISOString()}') TO ('${p.to.toISOString()}')`,
       );
@@ -95,15 +101,24 @@ export async function ensureMatchPartitions(pool: Pool, ends: readonly Date[]): 
  * Records a batch of a studio's matches in the caller's transaction (the partitions exist:
  * ensureMatchPartitions): locks each match id (in one order, so concurrent batches never deadlock),
  * sorts them into new, repeats and conflicts against what is recorded and what comes earlier in the
- * batch, writes the new ones and their players, and counts down the finishers' restrictions.
+ * batch, writes the new ones and their players, records their conduct (commendations, honor, the
+ * recovery credit: `recoveryPeriodS`, one recovery period in seconds) and counts down the finishers'
+ * restrictions.
  */
 export async function recordMatches(
   db: Queryable,
   studioId: string,
   matches: readonly MatchToRecord[],
   now: Date,
+  recoveryPeriodS: number,
 ): Promise<RecordedMatches> {
-  const out: RecordedMatches = { recorded: [], repeats: [], conflicts: [], countedDown: [] };
+  const out: RecordedMatches = {
+    recorded: [],
+    repeats: [],
+    conflicts: [],
+    countedDown: [],
+    conduct: { commendations: {}, credited: 0, creditedSeconds: 0 },
+  };
   if (!matches.length) return out;
   const ids = [...new Set(matches.map((m) => m.matchId))];
   await db.query({
@@ -165,6 +180,24 @@ export async function recordMatches(
     ],
   });
   out.recorded = fresh.map((m) => m.matchId);
+  // The players' rows are locked here (as a report locks them) before the restrictions are.
+  out.conduct = await recordConduct(
+    db,
+    studioId,
+    fresh.map((m) => ({
+      matchId: m.matchId,
+      startedAt: m.startedAt,
+      endedAt: m.endedAt,
+      players: m.players.map((p) => ({
+        playerRowId: p.playerRowId,
+        party: p.party,
+        leftEarly: p.leftEarly,
+        commended: p.commended,
+      })),
+    })),
+    now,
+    recoveryPeriodS,
+  );
   out.countedDown = await countDownMatches(
     db,
     studioId,

@@ -7,6 +7,7 @@ import {
   type SanctionRow,
 } from '../data/repos/sanctions.js';
 import { ERASED_WORDS_SQL } from '../domain/players.js';
+import { giveBackHonor, takeHonor } from './honor.js';
 
 /**
  * A sanction's life and its strikes (issue 33), the only code that writes them (a test holds it to
@@ -24,12 +25,14 @@ import { ERASED_WORDS_SQL } from '../domain/players.js';
  */
 
 export async function recordPlacement(db: Queryable, s: NewSanction, now: Date): Promise<SanctionRecord> {
+  // What it takes of the player's honor, kept on it for its revocation (docs/studios.md "Commendations and honor").
+  const honor = await takeHonor(db, s.playerRowId, s.type, now);
   const { rows } = await db.query<SanctionRow>(
     `WITH s AS (
        INSERT INTO sanctions (player_id, type, scope_studio_id, reason, case_id, issued_by_moderator,
                               issued_by_studio, starts_at, expires_at, dsa_category, wave_id, rule_id,
-                              rule_version, extended_from, matches_total, matches_left)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15, $16, $16) RETURNING *)
+                              rule_version, extended_from, matches_total, matches_left, honor_taken)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $11, $12, $13, $14, $15, $16, $16, $17) RETURNING *)
      SELECT ${COLUMNS('$10::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
     [
       s.playerRowId,
@@ -48,6 +51,7 @@ export async function recordPlacement(db: Queryable, s: NewSanction, now: Date):
       s.rule?.version ?? null,
       s.extendedFrom ?? null,
       s.matches ?? null,
+      honor,
     ],
   );
   return fromRow(rows[0]!);
@@ -60,15 +64,19 @@ export async function recordRevocation(
   reason: string,
   now: Date,
 ): Promise<SanctionRecord> {
-  const { rows } = await db.query<SanctionRow>(
+  const { rows } = await db.query<SanctionRow & { player_id: string; honor_taken: number }>(
     `WITH s AS (
        UPDATE sanctions SET revoked_at = $4, revoke_reason = $3,
               revoked_by_moderator = $2::uuid, revoked_by_studio = $5::uuid
         WHERE id = $1 RETURNING *)
-     SELECT ${COLUMNS('$4::timestamptz')} FROM s JOIN players p ON p.id = s.player_id`,
+     SELECT ${COLUMNS('$4::timestamptz')}, s.player_id, s.honor_taken FROM s JOIN players p ON p.id = s.player_id`,
     [id, by.kind === 'moderator' ? by.id : null, reason, now, by.kind === 'studio' ? by.id : null],
   );
-  return fromRow(rows[0]!);
+  const row = rows[0]!;
+  const revoked = fromRow(row);
+  // What its placement took of the player's honor comes back (a sanction is revoked once).
+  await giveBackHonor(db, row.player_id, row.honor_taken, now);
+  return revoked;
 }
 
 /** A restriction counted in matches that a batch of finished matches brought to its end. */

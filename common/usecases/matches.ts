@@ -58,6 +58,8 @@ export interface QueuedMatch {
     pa: string | null;
     r: MatchInput['players'][number]['result'];
     l: boolean;
+    /** The row ids of the players this one commended (absent: none, and in jobs before 1.17.0). */
+    c?: string[];
   }[];
 }
 
@@ -170,6 +172,7 @@ export async function submitMatches(
         pa: p.party ?? null,
         r: p.result,
         l: p.leftEarly,
+        ...(p.commended?.length ? { c: p.commended.map((s) => players.get(s)!) } : {}),
       })),
     });
   }
@@ -203,19 +206,23 @@ export async function submitMatches(
  * restrictions of those who finished them; a match recorded meanwhile (sent twice before the first
  * was written) is a repeat or a conflict, never written twice. A match whose month the retention
  * dropped while it waited is skipped, and so is a player erased while it waited (a match of none left,
- * whole). Ended restrictions are announced (sanction.expired).
+ * whole). Ended restrictions are announced (sanction.expired). `recoveryPeriodS`: one trust recovery
+ * period in seconds (TRUST_RECOVERY_DAYS_PER_POINT), what the recovery credit is capped by.
  */
 export async function writeMatches(
   pool: Pool,
   data: MatchJobData,
   now: Date,
   retentionDays: number,
+  recoveryPeriodS: number,
 ): Promise<{
   recorded: number;
   repeats: number;
   conflicts: number;
   skipped: number;
   ended: number;
+  commendations: number;
+  credited: number;
   outbox: OutboxRow[];
 }> {
   const cutoff = now.getTime() - retentionDays * 86_400_000;
@@ -233,6 +240,7 @@ export async function writeMatches(
       party: p.pa,
       result: p.r,
       leftEarly: p.l,
+      commended: p.c ?? [],
     })),
   }));
   // A player erased while the job waited is left out of the match (nothing of theirs is written again).
@@ -240,14 +248,18 @@ export async function writeMatches(
     pool,
     matches.flatMap((m) => m.players.map((p) => p.playerRowId)),
   );
-  if (gone.size) for (const m of matches) m.players = m.players.filter((p) => !gone.has(p.playerRowId));
+  if (gone.size)
+    for (const m of matches)
+      m.players = m.players
+        .filter((p) => !gone.has(p.playerRowId))
+        .map((p) => ({ ...p, commended: p.commended.filter((c) => !gone.has(c)) }));
   const writable = matches.filter((m) => m.players.length > 0);
   await ensureMatchPartitions(
     pool,
     writable.map((m) => m.endedAt),
   );
   try {
-    return await write(pool, data, writable, now);
+    return await write(pool, data, writable, now, recoveryPeriodS);
   } catch (err) {
     // A month this process thought present is not (dropped by hand, a restore): ask again, once.
     if ((err as { code?: string }).code !== NO_PARTITION) throw err;
@@ -256,16 +268,22 @@ export async function writeMatches(
       pool,
       writable.map((m) => m.endedAt),
     );
-    return write(pool, data, writable, now);
+    return write(pool, data, writable, now, recoveryPeriodS);
   }
 }
 
 /** PostgreSQL's check_violation, which an insert into a partitioned table without its partition raises. */
 const NO_PARTITION = '23514';
 
-function write(pool: Pool, data: MatchJobData, writable: MatchToRecord[], now: Date) {
+function write(
+  pool: Pool,
+  data: MatchJobData,
+  writable: MatchToRecord[],
+  now: Date,
+  recoveryPeriodS: number,
+) {
   return withTransaction(pool, async (client) => {
-    const out = await recordMatches(client, data.studioId, writable, now);
+    const out = await recordMatches(client, data.studioId, writable, now, recoveryPeriodS);
     const ended = out.countedDown.filter((c) => c.endedAt);
     const outbox = await markCountedDownEnded(client, ended);
     return {
@@ -274,6 +292,8 @@ function write(pool: Pool, data: MatchJobData, writable: MatchToRecord[], now: D
       conflicts: out.conflicts.length,
       skipped: data.matches.length - writable.length,
       ended: ended.length,
+      commendations: Object.values(out.conduct.commendations).reduce((a, b) => a + b, 0),
+      credited: out.conduct.credited,
       outbox,
     };
   });

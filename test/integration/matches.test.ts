@@ -300,8 +300,8 @@ describe('matches and restrictions counted in matches (issue 54)', function () {
       })),
     };
     const runs = await Promise.all([
-      writeMatches(api.pool, job, new Date(), 180),
-      writeMatches(api.pool, job, new Date(), 180),
+      writeMatches(api.pool, job, new Date(), 180, 7 * 86_400),
+      writeMatches(api.pool, job, new Date(), 180, 7 * 86_400),
     ]);
     expect(runs.map((r) => r.recorded).sort()).to.deep.equal([0, 1]);
     expect((await sanction(p, id)).matches).to.deep.equal({ total: 3, left: 1 });
@@ -667,11 +667,18 @@ describe('matches and restrictions counted in matches (issue 54)', function () {
       startedAt: new Date(old.getTime() - 600_000),
       endedAt: old,
       players: [
-        { playerRowId: rows[0]!.id, team: 'a', party: null, result: 'draw' as const, leftEarly: false },
+        {
+          playerRowId: rows[0]!.id,
+          team: 'a',
+          party: null,
+          result: 'draw' as const,
+          leftEarly: false,
+          commended: [],
+        },
       ],
     };
     await withTransaction(api.pool, (c) =>
-      recordMatches(c, a.studioId, [{ ...input, roster: Buffer.alloc(32) }], now),
+      recordMatches(c, a.studioId, [{ ...input, roster: Buffer.alloc(32) }], now, 7 * 86_400),
     );
     expect(await recorded(a.studioId, input.matchId)).to.equal(1);
     const tag = `${old.getUTCFullYear()}${String(old.getUTCMonth() + 1).padStart(2, '0')}`;

@@ -20,6 +20,7 @@ export const matchesProcessor = (deps: ProcessorDeps) => async (job: Job) => {
     data as MatchJobData,
     new Date(),
     deps.config.matchRetentionDays,
+    deps.config.trustRecoveryDaysPerPoint * 86_400,
   );
   deps.dispatch(done.outbox);
   const { outbox: _outbox, ...figures } = done;

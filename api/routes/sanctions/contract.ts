@@ -1,4 +1,4 @@
-import { MATCHES_LEFT } from '../../../common/view-schemas.js';
+import { HONOR_LEVEL, MATCHES_LEFT } from '../../../common/view-schemas.js';
 import { pathParam } from '../../params.js';
 import { joiBody, joiQuery } from '../../contract.js';
 import {
@@ -212,6 +212,7 @@ export const paths = {
                     description:
                       'The caller\'s own signals strongly link the player to an account under a ban in force of the same scope (docs/studios.md "Linked accounts"); never a sanction by itself.',
                   },
+                  honorLevel: HONOR_LEVEL,
                 }),
               },
               notFound: { type: 'array', items: { type: 'string' } },

@@ -248,6 +248,7 @@ export function sanctionRoutes(deps: ApiDeps): Router {
             matchesLeft: s.matchesLeft,
           })),
           evasionSuspected: p.evasionSuspected,
+          honorLevel: p.honorLevel,
         })),
       notFound: wellFormed.filter((id) => !byId.has(id)),
       invalid: asked.filter((id) => !SERVICE_ID.test(id)),

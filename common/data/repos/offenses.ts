@@ -1,3 +1,4 @@
+import { HONOR_LEVEL_SQL } from './honor.js';
 import type { OffenseStatus, RestoredBy } from '../shapes/offense.js';
 import { SUSPECTED } from './signals.js';
 import type {
@@ -316,7 +317,8 @@ export async function renderProfiles(
                                             ORDER BY s.created_at DESC, s.id DESC)), '[]'::json)
             FROM sanctions s
            WHERE s.player_id = p.id AND ${ACTIVE('$4')} AND ${VISIBLE_TO('k.viewer')}),
-         ${SUSPECTED('p.id', 'k.viewer', '$4')})::pt_profile)::text AS body
+         ${SUSPECTED('p.id', 'k.viewer', '$4')},
+         ${HONOR_LEVEL_SQL('p.id')})::pt_profile)::text AS body
        FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS k(service_id, viewer, n)
        JOIN players p ON p.service_id = k.service_id
        CROSS JOIN LATERAL (

@@ -1,4 +1,5 @@
 import type { TdbCategory } from '../../domain/transparency-statement.js';
+import { HONOR_LEVEL_SQL } from './honor.js';
 import { SUSPECTED } from './signals.js';
 import type { Queryable } from '../db.js';
 import type { SanctionType } from '../../domain/sanctions.js';
@@ -289,6 +290,8 @@ export interface LookupEntry {
   }[];
   /** The caller's signals link the player strongly to an account under a ban in force (docs/studios.md "Linked accounts"). */
   evasionSuspected: boolean;
+  /** The player's honor level, 0 to 5 (docs/studios.md "Commendations and honor"). */
+  honorLevel: number;
 }
 
 /**
@@ -312,6 +315,7 @@ export async function lookupPlayers(
       matchesLeft: number | null;
     }[];
     suspected: boolean;
+    honor: number;
   }>({
     name: 'lookup-players',
     text: `SELECT p.service_id, p.trust_score,
@@ -321,7 +325,7 @@ export async function lookupPlayers(
                           FROM sanctions s
                          WHERE s.player_id = p.id AND ${ACTIVE('$3')}
                            AND (s.scope_studio_id IS NULL OR s.scope_studio_id = $2)), '[]') AS sanctions,
-              ${SUSPECTED('p.id', '$2', '$3')} AS suspected
+              ${SUSPECTED('p.id', '$2', '$3')} AS suspected, ${HONOR_LEVEL_SQL('p.id')} AS honor
          FROM players p WHERE p.service_id = ANY($1::text[])`,
     values: [[...new Set(serviceIds)], viewerStudioId, now],
   });
@@ -329,6 +333,7 @@ export async function lookupPlayers(
     serviceId: r.service_id,
     trustScore: r.trust_score,
     evasionSuspected: r.suspected,
+    honorLevel: r.honor,
     activeSanctions: r.sanctions.map((s) => ({
       id: s.id,
       type: s.type,

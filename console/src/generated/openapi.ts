@@ -2405,7 +2405,7 @@ export interface paths {
         put?: never;
         /**
          * Finished matches, in bulk: who played, on which team and party, and how it went
-         * @description Up to 100 matches of the studio's games, each with up to 200 players. Each match is answered on its own, so one bad match never refuses the others: accepted (queued: the matches worker records it within moments), duplicate (a match is recorded once by its matchId; the same players and results again change nothing), or rejected with a code (validation_failed, duplicate_player: a player twice; party_across_teams; match_out_of_range: an end before the start, in the future, more than a day after the start, or older than MATCH_RETENTION_DAYS; unknown_game; unknown_player: not a player of the studio's games; match_conflict: the matchId is recorded with other players or results). Nothing is stored for a rejected match. Recording a match counts down, once, the restrictions counted in matches of each player who finished it (leftEarly false). Counts as one request against the reports rate. docs/studios.md "Matches".
+         * @description Up to 100 matches of the studio's games, each with up to 200 players. Each match is answered on its own, so one bad match never refuses the others: accepted (queued: the matches worker records it within moments), duplicate (a match is recorded once by its matchId; the same players and results again change nothing), or rejected with a code (validation_failed, duplicate_player: a player twice; party_across_teams; match_out_of_range: an end before the start, in the future, more than a day after the start, or older than MATCH_RETENTION_DAYS; unknown_game; unknown_player: not a player of the studio's games; match_conflict: the matchId is recorded with other players or results; invalid_commendation: a player commended themselves or someone not in the match). Nothing is stored for a rejected match. Recording a match counts down, once, the restrictions counted in matches of each player who finished it (leftEarly false), and records, once, its commendations (weighed: 4 quarters from outside the recipient's party, 1 from within it, 0 for a repeat or a return within 7 days or strongly linked accounts), each player's honor and the trust recovery credit of matches finished without a report (docs/studios.md "Commendations and honor"). Counts as one request against the reports rate. docs/studios.md "Matches".
          */
         post: operations["recordMatches"];
         delete?: never;
@@ -2777,6 +2777,8 @@ export interface components {
             }[];
             /** @description Whether the caller's own signals strongly link the player to an account under a ban in force of the same scope, and no moderator cleared it (docs/studios.md "Linked accounts"). Never a sanction by itself. */
             evasionSuspected: boolean;
+            /** @description Honor, 0 to 5 (a new player has 2): finished matches and commendations raise it, matches left early lower it, a sanction other than a warning takes 2 levels (given back if it is revoked). For the studio to show; it never restricts anyone (docs/studios.md "Commendations and honor"). */
+            honorLevel: number;
         };
         ReviewCase: {
             id: string;
@@ -9462,6 +9464,8 @@ export interface operations {
                             }[];
                             /** @description The caller's own signals strongly link the player to an account under a ban in force of the same scope (docs/studios.md "Linked accounts"); never a sanction by itself. */
                             evasionSuspected: boolean;
+                            /** @description Honor, 0 to 5 (a new player has 2): finished matches and commendations raise it, matches left early lower it, a sanction other than a warning takes 2 levels (given back if it is revoked). For the studio to show; it never restricts anyone (docs/studios.md "Commendations and honor"). */
+                            honorLevel: number;
                         }[];
                         notFound: string[];
                         /** @description The ids that cannot be a serviceId, as sent. */
@@ -17685,7 +17689,7 @@ export interface operations {
                              * @description Only when rejected.
                              * @enum {unknown}
                              */
-                            code?: "validation_failed" | "duplicate_player" | "party_across_teams" | "match_out_of_range" | "unknown_game" | "unknown_player" | "match_conflict";
+                            code?: "validation_failed" | "duplicate_player" | "party_across_teams" | "match_out_of_range" | "unknown_game" | "unknown_player" | "match_conflict" | "invalid_commendation";
                             /** @description Only when rejected: what is wrong, for a person. */
                             message?: string;
                             /** @description With validation_failed: each bad field, as matches.<index>.<path>. */

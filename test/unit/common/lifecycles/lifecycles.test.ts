@@ -84,6 +84,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     ).to.deep.equal([]);
   });
 
+  it('one module writes commendations and honor (issue 54)', () => {
+    expect(writersBesides(['honor.ts'], writes('(commendations|player_honor)'))).to.deep.equal([]);
+  });
+
   it("one module writes the compliance officer's orders and disputes (issue 51)", () => {
     expect(writersBesides(['compliance-record.ts'], writes('(authority_orders|disputes)'))).to.deep.equal([]);
   });
