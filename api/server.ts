@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { expireSignalsDue } from '../common/lifecycles/signals.js';
 import { maintainMatchPartitions } from '../common/lifecycles/matches.js';
+import { expireConductSummaries } from '../common/lifecycles/conduct.js';
 import { clusterMetrics, serveClusterMetrics } from '../common/metrics-cluster.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -59,6 +60,7 @@ export async function start(
     signals: () => expireSignalsDue(pool),
     matchPartitions: async () =>
       (await maintainMatchPartitions(pool, new Date(), config.matchRetentionDays)).length,
+    conductSummaries: () => expireConductSummaries(pool, new Date(), config.matchRetentionDays),
   });
 
   const metrics = new ApiMetrics(queues, pool, (err) =>

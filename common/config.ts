@@ -81,6 +81,8 @@ export interface Config {
   matchesWorkerConcurrency: number;
   /** MATCH_RETENTION_DAYS: how long matches are kept (a month's partition dropped whole after it). */
   matchRetentionDays: number;
+  /** CONDUCT_SUMMARY_EVERY_MATCHES: a conduct summary every this many of a studio's matches (0: none by count). */
+  conductSummaryEveryMatches: number;
   workerStalledIntervalMs: number;
   workerLockDurationMs: number;
   workerMetricsPort: number | undefined;
@@ -370,6 +372,7 @@ const schema = Joi.object({
   REVIEW_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(50),
   MATCHES_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
   MATCH_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(180),
+  CONDUCT_SUMMARY_EVERY_MATCHES: Joi.number().integer().min(0).max(1000).default(10),
   // How soon a job whose worker died is picked up again (BullMQ's lock and stalled check).
   WORKER_STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
   WORKER_LOCK_DURATION_MS: Joi.number().integer().min(500).max(600_000).default(30_000),
@@ -584,6 +587,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     enrichmentWorkerConcurrency: v.ENRICHMENT_WORKER_CONCURRENCY,
     matchesWorkerConcurrency: v.MATCHES_WORKER_CONCURRENCY,
     matchRetentionDays: v.MATCH_RETENTION_DAYS,
+    conductSummaryEveryMatches: v.CONDUCT_SUMMARY_EVERY_MATCHES,
     reviewWorkerConcurrency: v.REVIEW_WORKER_CONCURRENCY,
     workerStalledIntervalMs: v.WORKER_STALLED_INTERVAL_MS,
     workerLockDurationMs: v.WORKER_LOCK_DURATION_MS,

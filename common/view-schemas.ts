@@ -560,6 +560,7 @@ const schemas = {
       'sanctions',
       'appeals',
       'signals',
+      'conductSummaries',
       'reportsFiled',
     ],
     additionalProperties: false,
@@ -630,9 +631,64 @@ const schemas = {
           lastSeenAt: dateTime,
         }),
       },
+      conductSummaries: {
+        type: 'array',
+        description:
+          'The conduct summaries the player was given (a studio: those of its games), newest first.',
+        items: ref('ConductSummary'),
+      },
       reportsFiled: { type: 'array', maxItems: 0, description: 'Always empty: see the manifest.' },
     },
   },
+  ConductSummary: closed({
+    id: { type: 'string' },
+    playerId: { type: 'string' },
+    trigger: {
+      enum: ['matches', 'restriction'],
+      description:
+        "matches: the CONDUCT_SUMMARY_EVERY_MATCHES-th match in the studio's games since the last; restriction: a sanction other than a warning began (sanctionId).",
+    },
+    sanctionId: { type: ['string', 'null'] },
+    since: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'The previous summary; null: none before.',
+    },
+    createdAt: dateTime,
+    matches: { type: 'integer', minimum: 0 },
+    finished: { type: 'integer', minimum: 0 },
+    leftEarly: { type: 'integer', minimum: 0 },
+    commendations: { type: 'integer', minimum: 0, description: 'Commendations counted (a weight above 0).' },
+    reports: {
+      type: 'integer',
+      minimum: 0,
+      description: "The studio's reports about the player since the last summary.",
+    },
+    reportingParties: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'The same, the reports of one party of one match counted once (a reporterId that is a serviceId in the match).',
+    },
+    activeStrikes: { type: 'integer', minimum: 0 },
+    nextStep: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      required: ['strikes', 'type', 'durationSeconds', 'matches'],
+      properties: {
+        strikes: { type: 'integer' },
+        type: { enum: [...SANCTION_TYPES] },
+        durationSeconds: { type: ['integer', 'null'] },
+        matches: { type: ['integer', 'null'] },
+      },
+      description: "The strike ladder's next rung above the strikes in force; null when none is left.",
+    },
+    warning: {
+      type: ['string', 'null'],
+      description: 'Set only when one more upheld report (one more strike) would reach nextStep.',
+    },
+    text: { type: 'string', description: 'The summary in plain words, as the standing page shows it.' },
+  }),
   Appeal: closed({
     id: { type: 'string' },
     playerId: { type: 'string' },

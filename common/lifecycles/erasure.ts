@@ -8,6 +8,7 @@ import { ERASE_SANCTION_REASONS } from './sanction.js';
 import { ERASE_DELIVERY_PAYLOADS } from './webhook-delivery.js';
 import { ERASE_PLAYER_MATCHES } from './matches.js';
 import { ERASE_COMMENDATIONS, ERASE_HONOR } from './honor.js';
+import { ERASE_CONDUCT_COUNTS, ERASE_CONDUCT_SUMMARIES } from './conduct.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js';
@@ -199,6 +200,9 @@ const ERASE: [part: string, sql: string, arg?: 'accountKey' | 'serviceId'][] = [
   // The commendations they gave and got, and their honor (docs/studios.md "Commendations and honor").
   ['commendations', ERASE_COMMENDATIONS],
   ['honor', ERASE_HONOR],
+  // What they did in matches since their last conduct summary, and the summaries (Conduct summaries).
+  ['conduct', ERASE_CONDUCT_COUNTS],
+  ['conductSummaries', ERASE_CONDUCT_SUMMARIES],
   ['studioBudget', 'DELETE FROM studio_player_budget WHERE player_id = $1'],
   ['accessTokens', 'DELETE FROM access_tokens WHERE player_id = $1'],
   // Their refresh tokens go with them (ON DELETE CASCADE).

@@ -48,6 +48,8 @@ export interface RecordedConduct {
   /** Players whose recovery clock the credit moved back, and by how many seconds in all. */
   credited: number;
   creditedSeconds: number;
+  /** Commendations counted (a weight above 0), by the recipient's row id. */
+  received: Record<string, number>;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function recordConduct(
   now: Date,
   recoveryPeriodS: number,
 ): Promise<RecordedConduct> {
-  const out: RecordedConduct = { commendations: {}, credited: 0, creditedSeconds: 0 };
+  const out: RecordedConduct = { commendations: {}, credited: 0, creditedSeconds: 0, received: {} };
   const rows = matches.flatMap((m) => m.players.map((p) => ({ m, p })));
   if (!rows.length) return out;
   const { rows: standing } = await db.query<{
@@ -185,6 +187,7 @@ export async function recordConduct(
       if (q > 0) {
         quartersOf.set(c.recipient, (quartersOf.get(c.recipient) ?? 0) + q);
         counted.set(c.recipient, (counted.get(c.recipient) ?? 0) + 1);
+        out.received[c.recipient] = (out.received[c.recipient] ?? 0) + 1;
       }
     });
   }

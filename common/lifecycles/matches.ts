@@ -1,6 +1,9 @@
 import type { Pool, Queryable } from '../data/db.js';
+import type { OutboxRow } from '../queues/outbox.js';
 import { withTransaction } from '../data/db.js';
 import { monthPartition, type MatchResult } from '../domain/matches.js';
+import { countConduct, NO_CONDUCT_SUMMARIES, type ConductPolicy, type MatchConduct } from './conduct.js';
+import type { ConductSummary } from '../domain/conduct.js';
 import { recordConduct, type RecordedConduct } from './honor.js';
 import { countDownMatches, type CountedDown } from './sanction.js';
 
@@ -46,6 +49,9 @@ export interface RecordedMatches {
   countedDown: CountedDown[];
   /** What the new matches said of their players' conduct (common/lifecycles/honor.ts). */
   conduct: RecordedConduct;
+  /** The conduct summaries the matches brought due (common/lifecycles/conduct.ts), and their events. */
+  summaries: ConductSummary[];
+  outbox: OutboxRow[];
 }
 
 /** The partitioned tables, a month a partition (the commendations are kept as long as their matches). */
@@ -103,7 +109,8 @@ export async function ensureMatchPartitions(pool: Pool, ends: readonly Date[]): 
  * sorts them into new, repeats and conflicts against what is recorded and what comes earlier in the
  * batch, writes the new ones and their players, records their conduct (commendations, honor, the
  * recovery credit: `recoveryPeriodS`, one recovery period in seconds) and counts down the finishers'
- * restrictions.
+ * restrictions, then counts the matches into each player's conduct and makes the summaries that
+ * brings due (`policy`: CONDUCT_SUMMARY_EVERY_MATCHES and the strike ladder).
  */
 export async function recordMatches(
   db: Queryable,
@@ -111,13 +118,16 @@ export async function recordMatches(
   matches: readonly MatchToRecord[],
   now: Date,
   recoveryPeriodS: number,
+  policy: ConductPolicy = NO_CONDUCT_SUMMARIES,
 ): Promise<RecordedMatches> {
   const out: RecordedMatches = {
     recorded: [],
     repeats: [],
     conflicts: [],
     countedDown: [],
-    conduct: { commendations: {}, credited: 0, creditedSeconds: 0 },
+    conduct: { commendations: {}, credited: 0, creditedSeconds: 0, received: {} },
+    summaries: [],
+    outbox: [],
   };
   if (!matches.length) return out;
   const ids = [...new Set(matches.map((m) => m.matchId))];
@@ -204,6 +214,28 @@ export async function recordMatches(
     rowsOf.filter((x) => !x.p.leftEarly).map((x) => ({ playerRowId: x.p.playerRowId, endedAt: x.m.endedAt })),
     now,
   );
+  // Lock order: players, sanctions (the count-down), then the conduct counts.
+  const perPlayer = new Map<string, MatchConduct>();
+  for (const { p } of rowsOf) {
+    let c = perPlayer.get(p.playerRowId);
+    if (!c)
+      perPlayer.set(
+        p.playerRowId,
+        (c = {
+          playerRowId: p.playerRowId,
+          matches: 0,
+          finished: 0,
+          leftEarly: 0,
+          commendations: out.conduct.received[p.playerRowId] ?? 0,
+        }),
+      );
+    c.matches += 1;
+    if (p.leftEarly) c.leftEarly += 1;
+    else c.finished += 1;
+  }
+  const made = await countConduct(db, studioId, [...perPlayer.values()], now, policy);
+  out.summaries = made.summaries;
+  out.outbox = made.outbox;
   return out;
 }
 

@@ -40,6 +40,8 @@ export const JOB_NAMES = {
   sendMail: 'send-mail',
   /** On the matches queue: a batch of matches the API accepted (common/usecases/matches.ts). */
   recordMatches: 'record-matches',
+  /** On the review queue: the conduct summaries of a restriction that began (common/lifecycles/conduct.ts). */
+  summarizeConduct: 'summarize-conduct',
 } as const;
 
 /**
@@ -58,6 +60,7 @@ export const JOBS_OF_QUEUE: Readonly<Record<QueueName, readonly string[]>> = {
     JOB_NAMES.retention,
     JOB_NAMES.runWave,
     JOB_NAMES.weighRules,
+    JOB_NAMES.summarizeConduct,
   ],
   [QUEUES.webhooks]: [JOB_NAMES.deliverWebhook, JOB_NAMES.submitStatements, JOB_NAMES.sendMail],
   [QUEUES.matches]: [JOB_NAMES.recordMatches],

@@ -86,6 +86,8 @@ const NOT_DONE = `
          NOT EXISTS (SELECT 1 FROM jsonb_array_elements(o.payload->'matches') m
                       WHERE NOT EXISTS (SELECT 1 FROM matches x WHERE x.studio_id = (o.payload->>'studioId')::uuid
                                           AND x.match_id = m->>'matchId'))
+       WHEN '${JOB_NAMES.summarizeConduct}' THEN
+         EXISTS (SELECT 1 FROM conduct_restrictions r WHERE r.sanction_id = (o.payload->>'sanctionId')::uuid)
        ELSE true END
    ORDER BY o.id LIMIT $5`;
 

@@ -18,6 +18,7 @@ import {
   recordMatches,
   type MatchToRecord,
 } from '../lifecycles/matches.js';
+import { NO_CONDUCT_SUMMARIES, type ConductPolicy } from '../lifecycles/conduct.js';
 import { markCountedDownEnded } from './sanctions.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
@@ -207,7 +208,8 @@ export async function submitMatches(
  * was written) is a repeat or a conflict, never written twice. A match whose month the retention
  * dropped while it waited is skipped, and so is a player erased while it waited (a match of none left,
  * whole). Ended restrictions are announced (sanction.expired). `recoveryPeriodS`: one trust recovery
- * period in seconds (TRUST_RECOVERY_DAYS_PER_POINT), what the recovery credit is capped by.
+ * period in seconds (TRUST_RECOVERY_DAYS_PER_POINT), what the recovery credit is capped by. `policy`:
+ * when conduct summaries are due (CONDUCT_SUMMARY_EVERY_MATCHES, the strike ladder).
  */
 export async function writeMatches(
   pool: Pool,
@@ -215,6 +217,7 @@ export async function writeMatches(
   now: Date,
   retentionDays: number,
   recoveryPeriodS: number,
+  policy: ConductPolicy = NO_CONDUCT_SUMMARIES,
 ): Promise<{
   recorded: number;
   repeats: number;
@@ -223,6 +226,7 @@ export async function writeMatches(
   ended: number;
   commendations: number;
   credited: number;
+  summaries: number;
   outbox: OutboxRow[];
 }> {
   const cutoff = now.getTime() - retentionDays * 86_400_000;
@@ -259,7 +263,7 @@ export async function writeMatches(
     writable.map((m) => m.endedAt),
   );
   try {
-    return await write(pool, data, writable, now, recoveryPeriodS);
+    return await write(pool, data, writable, now, recoveryPeriodS, policy);
   } catch (err) {
     // A month this process thought present is not (dropped by hand, a restore): ask again, once.
     if ((err as { code?: string }).code !== NO_PARTITION) throw err;
@@ -268,7 +272,7 @@ export async function writeMatches(
       pool,
       writable.map((m) => m.endedAt),
     );
-    return write(pool, data, writable, now, recoveryPeriodS);
+    return write(pool, data, writable, now, recoveryPeriodS, policy);
   }
 }
 
@@ -281,9 +285,10 @@ function write(
   writable: MatchToRecord[],
   now: Date,
   recoveryPeriodS: number,
+  policy: ConductPolicy,
 ) {
   return withTransaction(pool, async (client) => {
-    const out = await recordMatches(client, data.studioId, writable, now, recoveryPeriodS);
+    const out = await recordMatches(client, data.studioId, writable, now, recoveryPeriodS, policy);
     const ended = out.countedDown.filter((c) => c.endedAt);
     const outbox = await markCountedDownEnded(client, ended);
     return {
@@ -294,7 +299,8 @@ function write(
       ended: ended.length,
       commendations: Object.values(out.conduct.commendations).reduce((a, b) => a + b, 0),
       credited: out.conduct.credited,
-      outbox,
+      summaries: out.summaries.length,
+      outbox: [...outbox, ...out.outbox],
     };
   });
 }

@@ -12,10 +12,12 @@ import {
   strikesOfPlayer,
   tagsOfPlayer,
 } from '../data/repos/player-records.js';
+import { conductSummariesOf } from '../data/repos/conduct.js';
 import { listSanctions } from '../data/repos/sanctions.js';
 import { listTrustHistory } from '../data/repos/trust.js';
 import { SERVICE_ID } from '../domain/players.js';
 import { notFound } from '../errors.js';
+import { presentConductSummary } from '../domain/conduct.js';
 import { presentAppeal, presentSanction, presentTrustChange } from '../views.js';
 import { playerDecisions, type DecisionsPolicy } from './decisions.js';
 
@@ -48,6 +50,8 @@ const PARTS = {
   tags: "Moderators' labels on the player.",
   signals:
     "The kinds of value the studios sent about the player's sign-ins and sessions (a device, an install, a network, a payment instrument, a verified phone or e-mail, a platform account), each with when it was first and last seen: never a value, which the service does not keep (only a keyed hash of it, docs/studios.md, Linked accounts).",
+  conductSummaries:
+    "The conduct summaries the player was given (a studio: those of its games), newest first: matches played, finished and left early, reports and the parties that filed them, commendations, the strike ladder's next step and any warning.",
   reportsFiled:
     "Reports the player filed as a reporter: none can be tied to them, as a studio's reporterId is the studio's own id and the service does not know whom it names (docs/compliance.md, Personal data).",
 } as const;
@@ -64,6 +68,7 @@ const PARTS_OF: Record<ExportViewer['kind'], ReadonlySet<string>> = {
     'sanctions',
     'appeals',
     'signals',
+    'conductSummaries',
     'reportsFiled',
   ]),
   player: new Set(Object.keys(PARTS).filter((k) => k !== 'notes' && k !== 'tags')),
@@ -302,6 +307,10 @@ export async function openPlayerExport(
         part('signals') +
         JSON.stringify(await signalDates(pool, p!.id, viewer.kind === 'studio' ? viewer.studioId : null))
       );
+    if (wanted.has('conductSummaries')) {
+      const mine = await conductSummariesOf(pool, p!.id, viewer.kind === 'studio' ? viewer.studioId : null);
+      yield part('conductSummaries') + JSON.stringify(mine.map(presentConductSummary));
+    }
     yield `${part('reportsFiled')}[]}`;
   }
   return chunks();

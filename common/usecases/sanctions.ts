@@ -260,6 +260,17 @@ export async function applySanction(
       })),
     );
   }
+  // A restriction began: the player's conduct summaries, once this commits (common/lifecycles/conduct.ts).
+  if (sanction.type !== 'warning')
+    outbox.push(
+      ...(await writeJob(client, {
+        queue: QUEUES.review,
+        name: JOB_NAMES.summarizeConduct,
+        id: `summarize-conduct-${sanction.id}`,
+        payload: { sanctionId: sanction.id, ...traceFields() },
+        shardKey: input.player.rowId,
+      })),
+    );
   // Its statement to the DSA Transparency Database, when its platform has an account (issue 35).
   outbox.push(...(await recordOwed(client, sanction)));
   // Rules triggered by a sanction placed weigh the player's open cases once this commits.

@@ -11,6 +11,7 @@ import { createTenant, createTestPlayer, startTestApi, type Tenant, type TestApi
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/http-server.js';
 import { startTestWorker } from '../helpers/workers.js';
+import { testMatch, type TestMatchPlayer } from '../helpers/matches.js';
 
 interface ItemAnswer {
   index: number;
@@ -32,7 +33,6 @@ describe('commendations, honor and the recovery credit of matches (issue 54)', f
   let api: TestApi;
   let worker: RunningWorker;
   let a: Tenant;
-  let seq = 0;
   const PERIOD_S = 7 * 86_400;
 
   before(async () => {
@@ -50,30 +50,7 @@ describe('commendations, honor and the recovery credit of matches (issue 54)', f
     await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: t.game.clientId });
     return p.serviceId;
   }
-  const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
-  interface P {
-    serviceId: string;
-    team: string;
-    party?: string;
-    leftEarly?: boolean;
-    commended?: string[];
-  }
-  function match(players: P[], endedMinutesAgo = 0) {
-    return {
-      matchId: `h-${Date.now()}-${++seq}`,
-      mode: 'ranked',
-      startedAt: minutesAgo(endedMinutesAgo + 30),
-      endedAt: minutesAgo(endedMinutesAgo),
-      players: players.map((p) => ({
-        serviceId: p.serviceId,
-        team: p.team,
-        ...(p.party ? { party: p.party } : {}),
-        result: p.team === 'blue' ? 'win' : 'loss',
-        leftEarly: p.leftEarly ?? false,
-        ...(p.commended ? { commended: p.commended } : {}),
-      })),
-    };
-  }
+  const match = (players: TestMatchPlayer[], endedMinutesAgo = 0) => testMatch('h', players, endedMinutesAgo);
   const send = (matches: unknown[], t = a) =>
     call<{ results: ItemAnswer[]; accepted: number }>(api.url, 'POST', '/v1/matches', {
       spec: '/v1/matches',

@@ -159,6 +159,7 @@ describe('player export (GDPR Art. 15, 20)', function () {
       'notes',
       'tags',
       'signals',
+      'conductSummaries',
       'reportsFiled',
     ]);
     expect(Object.keys(e).filter((k) => k !== 'manifest')).to.deep.equal(Object.keys(e.manifest.parts));

@@ -1,3 +1,4 @@
+import { summarizeRestrictionJob } from '../../common/usecases/conduct.js';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
@@ -185,6 +186,8 @@ describe('outbox reconciler: no accepted work lost when Redis loses acknowledged
       },
     );
     expect(placed.status, placed.text).to.equal(201);
+    // Its conduct summaries' job (no review worker runs here) done now: the statement's is the one at stake.
+    await summarizeRestrictionJob(api.pool, placed.body.id, new Date(), api.config.strikeLadder);
     return placed;
   }
 

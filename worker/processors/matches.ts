@@ -21,6 +21,7 @@ export const matchesProcessor = (deps: ProcessorDeps) => async (job: Job) => {
     new Date(),
     deps.config.matchRetentionDays,
     deps.config.trustRecoveryDaysPerPoint * 86_400,
+    { every: deps.config.conductSummaryEveryMatches, ladder: deps.config.strikeLadder },
   );
   deps.dispatch(done.outbox);
   const { outbox: _outbox, ...figures } = done;

@@ -9,6 +9,7 @@ import { runWaveStep } from '../../common/usecases/waves.js';
 import { weighAfter, weighRules, weighScheduledRules } from '../../common/usecases/rules.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
+import { summarizeRestrictionJob } from '../../common/usecases/conduct.js';
 import { runErasure } from '../../common/usecases/erasure.js';
 import { isUuid } from '../../common/domain/ids.js';
 import type { ProcessorDeps } from '../run.js';
@@ -75,6 +76,19 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
       const { announced, outbox } = await announceExpiry(deps.pool, id, new Date());
       deps.dispatch(outbox);
       return { announced };
+    }
+    if (job.name === JOB_NAMES.summarizeConduct) {
+      const id = (job.data as { sanctionId?: unknown }).sanctionId;
+      if (typeof id !== 'string' || !isUuid(id))
+        throw new UnrecoverableError(`job ${job.id} has no sanctionId`);
+      const { summaries, outbox } = await summarizeRestrictionJob(
+        deps.pool,
+        id,
+        new Date(),
+        deps.config.strikeLadder,
+      );
+      deps.dispatch(outbox);
+      return { summaries };
     }
     if (job.name === JOB_NAMES.erasePlayer) {
       const id = (job.data as { erasureId?: unknown }).erasureId;

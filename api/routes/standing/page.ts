@@ -72,6 +72,14 @@ export interface StandingView {
   history: { at: string; change: number; after: number; reason: string }[];
   strikes: { expiresAt: string }[];
   decisions: StatementOfReasons[];
+  /** The latest conduct summaries, newest first (docs/studios.md "Conduct summaries"). */
+  conduct: {
+    at: string;
+    studio: string;
+    trigger: 'matches' | 'restriction';
+    text: string;
+    warning: string | null;
+  }[];
   csrf: string;
   notice?: string | undefined;
   error?: string | undefined;
@@ -163,6 +171,21 @@ ${
   v.strikes.length
     ? `<ul>${v.strikes.map((s) => `<li>A strike, until ${e(when(s.expiresAt))}</li>`).join('')}</ul>`
     : '<p>None.</p>'
+}
+</section>
+<section aria-labelledby="conduct-heading">
+<h2 id="conduct-heading">Conduct summaries</h2>
+${
+  v.conduct.length
+    ? `<ul>${v.conduct
+        .map(
+          (c) =>
+            `<li data-testid="conduct-summary"><p>${e(when(c.at))}, in ${e(c.studio)}'s games: ${e(c.text)}</p>${
+              c.warning ? `<p class="warning"><strong>${e(c.warning)}</strong></p>` : ''
+            }</li>`,
+        )
+        .join('')}</ul>`
+    : '<p>None yet: a summary comes every few matches you play, and when a restriction begins.</p>'
 }
 </section>
 <section aria-labelledby="decisions-heading">

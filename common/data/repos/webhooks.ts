@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'rule.matched',
   'notice.urgent',
   'player.evasion_suspected',
+  'conduct.summary',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Sent only to the webhook a studio tests, whatever it subscribes to. */

@@ -3023,7 +3023,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "conduct.summary")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -3052,7 +3052,7 @@ export interface components {
         WebhookWithSecret: {
             id: string;
             url: string;
-            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
+            events: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "conduct.summary")[];
             enabled: boolean;
             /** Format: date-time */
             disabledAt: string | null;
@@ -3084,7 +3084,7 @@ export interface components {
             id: string;
             eventId: string;
             /** @enum {unknown} */
-            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "webhook.test";
+            eventType: "offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "conduct.summary" | "webhook.test";
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed" | "cancelled";
             attempts: number;
@@ -3229,8 +3229,49 @@ export interface components {
                 /** Format: date-time */
                 lastSeenAt: string;
             }[];
+            /** @description The conduct summaries the player was given (a studio: those of its games), newest first. */
+            conductSummaries: components["schemas"]["ConductSummary"][];
             /** @description Always empty: see the manifest. */
             reportsFiled: unknown[];
+        };
+        ConductSummary: {
+            id: string;
+            playerId: string;
+            /**
+             * @description matches: the CONDUCT_SUMMARY_EVERY_MATCHES-th match in the studio's games since the last; restriction: a sanction other than a warning began (sanctionId).
+             * @enum {unknown}
+             */
+            trigger: "matches" | "restriction";
+            sanctionId: string | null;
+            /**
+             * Format: date-time
+             * @description The previous summary; null: none before.
+             */
+            since: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            matches: number;
+            finished: number;
+            leftEarly: number;
+            /** @description Commendations counted (a weight above 0). */
+            commendations: number;
+            /** @description The studio's reports about the player since the last summary. */
+            reports: number;
+            /** @description The same, the reports of one party of one match counted once (a reporterId that is a serviceId in the match). */
+            reportingParties: number;
+            activeStrikes: number;
+            /** @description The strike ladder's next rung above the strikes in force; null when none is left. */
+            nextStep: {
+                strikes: number;
+                /** @enum {unknown} */
+                type: "warning" | "chat_restriction" | "matchmaking_restriction" | "temporary_ban" | "permanent_ban";
+                durationSeconds: number | null;
+                matches: number | null;
+            } | null;
+            /** @description Set only when one more upheld report (one more strike) would reach nextStep. */
+            warning: string | null;
+            /** @description The summary in plain words, as the standing page shows it. */
+            text: string;
         };
         Appeal: {
             id: string;
@@ -7956,10 +7997,11 @@ export interface operations {
                      *       "webhook.disabled",
                      *       "rule.matched",
                      *       "notice.urgent",
-                     *       "player.evasion_suspected"
+                     *       "player.evasion_suspected",
+                     *       "conduct.summary"
                      *     ]
                      */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "conduct.summary")[];
                 };
             };
         };
@@ -8219,7 +8261,7 @@ export interface operations {
                     /** Format: uri */
                     url?: string & unknown;
                     /** @description Default: every event. */
-                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected")[];
+                    events?: ("offense.created" | "case.resolved" | "trust.changed" | "sanction.applied" | "sanction.revoked" | "sanction.expired" | "report.outcome" | "appeal.filed" | "appeal.decided" | "webhook.disabled" | "rule.matched" | "notice.urgent" | "player.evasion_suspected" | "conduct.summary")[];
                     enabled?: boolean;
                 } & unknown;
             };

@@ -88,6 +88,12 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['honor.ts'], writes('(commendations|player_honor)'))).to.deep.equal([]);
   });
 
+  it('one module writes conduct counts, conduct summaries and the restrictions summarized (issue 54)', () => {
+    expect(
+      writersBesides(['conduct.ts'], writes('(player_conduct|conduct_summaries|conduct_restrictions)')),
+    ).to.deep.equal([]);
+  });
+
   it("one module writes the compliance officer's orders and disputes (issue 51)", () => {
     expect(writersBesides(['compliance-record.ts'], writes('(authority_orders|disputes)'))).to.deep.equal([]);
   });
