@@ -772,7 +772,7 @@ const schemas = {
         // A studio's report is never a notice (docs/moderators.md "Notices"): every other reason the domain has.
         enum: STATUS_REASONS.filter((r) => r !== 'notice'),
         description:
-          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md \"Rules\") or none taken (the reporter is muted; the flag was false).",
+          "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md \"Rules\"; possible brigading: the reporter or their party reported the player in 2 other recorded matches within 7 days) or none taken (the reporter is muted; the flag was false; party_report: another member of the reporter's party reported it in the same recorded match).",
       },
       reporterQuotaRemaining: {
         type: 'integer',

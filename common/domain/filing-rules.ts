@@ -12,6 +12,11 @@ export const FILING_RULES = {
   reporter_quota: { outcome: 'refused', answer: '429 reporter_quota_exceeded' },
   no_finding: { outcome: 'recorded', answer: 'status recorded, statusReason no_finding' },
   reporter_muted: { outcome: 'recorded', answer: 'status recorded, statusReason reporter_muted' },
+  party_report: {
+    outcome: 'recorded',
+    answer:
+      'status recorded, statusReason party_report (another member of the party reported it in the match)',
+  },
   notice: {
     outcome: 'held',
     answer: 'status held, statusReason notice (a notice, docs/moderators.md "Notices")',
@@ -20,7 +25,16 @@ export const FILING_RULES = {
     outcome: 'held',
     answer: "status held, statusReason rule_hold (a rule holds the player's points)",
   },
+  brigading: {
+    outcome: 'held',
+    answer:
+      'status held, statusReason brigading (the reporter or their party reported the player in 2 other matches within 7 days)',
+  },
   reporter_credibility: { outcome: 'held', answer: 'status held, statusReason reporter_credibility' },
+  after_loss: {
+    outcome: 'applied',
+    answer: 'penaltyApplied halved, rounded up (a reporter of the other team, within 30 minutes of losing)',
+  },
   studio_budget: { outcome: 'held', answer: 'status held, statusReason studio_budget' },
   score_floor: { outcome: 'applied', answer: 'penaltyApplied never takes the score below 0' },
 } as const;

@@ -92,6 +92,7 @@ const HOLD_WORDS: Record<string, string> = {
   studio_budget: "the studio's daily limit on points it may take from one player was reached",
   rule_hold: 'an automated rule holds the points of reports against you until a moderator reviews them',
   reporter_credibility: 'reports from this reporter are often found unfounded',
+  brigading: 'the same players reported you in several matches, which a moderator looks at before it counts',
 };
 
 export interface AppealFiled {

@@ -1,4 +1,4 @@
--- Version: 9
+-- Version: 10
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -26,14 +26,26 @@
 --   Rule reporter_muted:       a muted reporter's report is stored as recorded, no points; a
 --                              mute with an end (Version 5: an Art. 23 suspension,
 --                              docs/moderators.md "Notices") holds until then.
+--   Rule party_report:         (Version 10, "Reports that know the match") a player's report naming a
+--                              recorded match both played, whose reporterId played it in a party,
+--                              after a report of the same kind about the same player in that match
+--                              from another member of the party (stored, or earlier in the batch): stored
+--                              as recorded, no points. A party counts as one reporter.
 --   Rule notice:               a notice (Version 4: an item with `hold`, docs/moderators.md "Notices") is held
 --                              for a moderator, whatever the reporter's credibility or budget.
 --   Rule rule_hold:            while a rule holds the player's points (Version 6: players.
 --                              points_held_until, docs/moderators.md "Rules"), a report with points is held for
 --                              a moderator.
+--   Rule brigading:            (Version 10) a player's report naming a recorded match both played,
+--                              when its reporter, or a member of the reporter's party in it, already
+--                              reported the same player in 2 other matches within 7 days: held for a
+--                              moderator (possible brigading; its points capped at none until then).
 --   Rule reporter_credibility: a player-sourced report from a reporter whose credibility
 --                              (upheld + 1) / (upheld + dismissed + 2) is below the threshold once
 --                              it has enough resolved reports is held for a moderator.
+--   Rule after_loss:           (Version 10) a player's report naming a recorded match, filed within
+--                              30 minutes of its end by a reporter of the other team who lost it:
+--                              its penalty is halved (rounded up).
 --   Rule studio_budget:        points that would take the studio past its budget on the player in
 --                              24 h (the window starting at its first applied points) are held.
 --   Rule score_floor:          the points applied never take the score below 0.
@@ -71,6 +83,8 @@ DECLARE
   qu int[] := array_fill(NULL::int, ARRAY[n]);
   qw timestamptz[] := array_fill(NULL::timestamptz, ARRAY[n]);
   dk uuid[] := array_fill(NULL::uuid, ARRAY[n]);
+  -- Whether the reporter's party already reported the player of the kind in the match (party_report).
+  pk boolean[] := array_fill(NULL::boolean, ARRAY[n]);
   -- The created offenses, in order: what the writing statement inserts.
   c_n int[] := '{}';
   c_player uuid[] := '{}';
@@ -94,6 +108,7 @@ DECLARE
   v_qused int;
   v_qstart timestamptz;
   v_dup uuid;
+  v_party boolean;
   v_penalty int;
   v_applied int;
   v_held int;
@@ -147,6 +162,9 @@ BEGIN
            lag(it.n) OVER (PARTITION BY p.id, it.studio_id ORDER BY it.n) AS prev_b,
            lag(it.n) OVER (PARTITION BY it.studio_id, it.reporter_id ORDER BY it.n) AS prev_q,
            lag(it.n) OVER (PARTITION BY p.id, it.studio_id, it.reporter_id, it.type, it.match_key ORDER BY it.n) AS prev_d,
+           CASE WHEN m.party IS NOT NULL THEN
+             lag(it.n) OVER (PARTITION BY p.id, it.studio_id, it.type, it.match_key, m.party ORDER BY it.n) END AS prev_k,
+           m.team IS NOT NULL AS in_match, m.party_reported, m.brigading, m.after_loss,
            d.offense_id AS dup_offense, q.used AS q_used, q.window_start AS q_wstart,
            rp.upheld, rp.dismissed, (rp.muted_at IS NOT NULL AND (rp.muted_until IS NULL OR rp.muted_until > now())) AS muted, b.points AS b_points, b.window_start AS b_wstart
       FROM it
@@ -168,6 +186,31 @@ BEGIN
                             AND rp.reporter_id = it.reporter_id LIMIT 1) rp ON true
       LEFT JOIN LATERAL (SELECT b.points, b.window_start FROM studio_player_budget b
                           WHERE b.player_id = p.id AND b.studio_id = it.studio_id LIMIT 1) b ON true
+      -- The match the report names, when it is recorded and both played it (Version 10): the
+      -- reporter's team, party and result there, and what the rules on it read. Only a player's
+      -- report with a reporterId and a matchId looks.
+      LEFT JOIN LATERAL (
+        SELECT rm.team, rm.party,
+               rm.team <> tm.team AND rm.result = 'loss' AND now() - rm.ended_at <= interval '30 minutes' AS after_loss,
+               EXISTS (SELECT 1 FROM report_dedup d
+                        WHERE rm.party IS NOT NULL AND d.player_id = p.id AND d.studio_id = it.studio_id
+                          AND d.reporter_id = ANY (g.ids) AND d.reporter_id <> it.reporter_id
+                          AND d.type = it.type AND d.match_key = it.match_key AND d.expires_at > now()) AS party_reported,
+               (SELECT count(DISTINCT o.match_id) FROM offenses o
+                 WHERE o.player_id = p.id AND o.reporter_id = ANY (g.ids) AND o.reporter_id IS NOT NULL
+                   AND o.match_id IS NOT NULL AND o.created_at > now() - interval '7 days'
+                   AND o.studio_id = it.studio_id AND o.match_id <> it.match_key) >= 2 AS brigading
+          FROM player_matches rm
+          JOIN player_matches tm ON tm.studio_id = rm.studio_id AND tm.match_id = rm.match_id AND tm.player_id = p.id
+         CROSS JOIN LATERAL (
+               SELECT CASE WHEN rm.party IS NULL THEN ARRAY[it.reporter_id]
+                           ELSE ARRAY(SELECT mp.service_id FROM player_matches pm JOIN players mp ON mp.id = pm.player_id
+                                       WHERE pm.studio_id = rm.studio_id AND pm.match_id = rm.match_id
+                                         AND pm.party = rm.party) END AS ids) g
+         WHERE it.player_sourced AND it.reporter_id IS NOT NULL AND it.match_key <> ''
+           AND rm.studio_id = it.studio_id AND rm.match_id = it.match_key
+           AND rm.player_id = (SELECT rp2.id FROM players rp2 WHERE rp2.service_id = it.reporter_id)
+         LIMIT 1) m ON true
      ORDER BY it.n
   LOOP
     -- The state before this report: what the previous report of the same key left, or the stored
@@ -184,7 +227,8 @@ BEGIN
     IF r.prev_b IS NULL THEN v_bused := r.b_points; v_bstart := r.b_wstart;
     ELSE v_bused := bu[r.prev_b]; v_bstart := bw[r.prev_b]; END IF;
     v_dup := CASE WHEN r.prev_d IS NULL THEN r.dup_offense ELSE dk[r.prev_d] END;
-    sc[r.n] := v_score; bu[r.n] := v_bused; bw[r.n] := v_bstart; dk[r.n] := v_dup;
+    v_party := CASE WHEN r.prev_k IS NULL THEN coalesce(r.party_reported, false) ELSE pk[r.prev_k] END;
+    sc[r.n] := v_score; bu[r.n] := v_bused; bw[r.n] := v_bstart; dk[r.n] := v_dup; pk[r.n] := v_party;
 
     IF r.reporter_id IS NOT NULL THEN
       IF v_dup IS NOT NULL THEN
@@ -216,16 +260,21 @@ BEGIN
       v_status := 'recorded'; v_reason := 'no_finding';
     ELSIF r.muted THEN
       v_status := 'recorded'; v_reason := 'reporter_muted';
+    ELSIF v_party THEN
+      v_status := 'recorded'; v_reason := 'party_report';
     ELSIF r.hold = 'notice' THEN
       v_status := 'held'; v_reason := 'notice'; v_held := v_penalty;
     ELSIF r.rule_hold AND v_penalty > 0 THEN
       v_status := 'held'; v_reason := 'rule_hold'; v_held := v_penalty;
+    ELSIF r.brigading AND v_penalty > 0 THEN
+      v_status := 'held'; v_reason := 'brigading'; v_held := v_penalty;
     ELSIF r.player_sourced AND r.upheld IS NOT NULL
           AND r.upheld + r.dismissed >= r.min_history
           AND (r.upheld + 1)::numeric / (r.upheld + r.dismissed + 2) < r.threshold
           AND v_penalty > 0 THEN
       v_status := 'held'; v_reason := 'reporter_credibility'; v_held := v_penalty;
     ELSIF v_penalty > 0 THEN
+      IF r.after_loss THEN v_penalty := ceil(v_penalty / 2.0)::int; END IF;
       IF v_bstart IS NULL OR v_bstart <= now() - interval '24 hours' THEN
         v_used := 0; v_wstart := now();
       ELSE
@@ -247,6 +296,7 @@ BEGIN
     sc[r.n] := v_score - v_applied;
     v_history := v_history OR v_applied > 0;
     res_status[r.n] := 'created';
+    IF r.in_match THEN pk[r.n] := true; END IF;
     nc := nc + 1;
     c_n[nc] := r.n; c_player[nc] := r.player_id; c_applied[nc] := v_applied; c_held[nc] := v_held;
     c_status[nc] := v_status; c_reason[nc] := v_reason; c_after[nc] := v_score - v_applied;

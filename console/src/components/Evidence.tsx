@@ -6,6 +6,10 @@ const REASONS: Record<string, string> = {
   reporter_credibility: "the reporter's credibility is low",
   reporter_muted: 'the reporter is muted',
   no_finding: 'the report found nothing',
+  party_report: 'another member of the reporter’s party already reported it in this match',
+  brigading: 'possible brigading: the reporter or their party reported the player in other matches too',
+  notice: 'a notice, for a moderator',
+  rule_hold: 'a rule holds the player’s points',
 };
 
 /** What became of the offense's points, in words, whatever its status. */

@@ -2704,7 +2704,7 @@ export interface components {
              * @description Why the points were held or not taken (the filing studio only).
              * @enum {string|null}
              */
-            statusReason?: "no_finding" | "reporter_muted" | "notice" | "rule_hold" | "reporter_credibility" | "studio_budget" | null;
+            statusReason?: "no_finding" | "reporter_muted" | "party_report" | "notice" | "rule_hold" | "brigading" | "reporter_credibility" | "studio_budget" | null;
             evidence?: components["schemas"]["Evidence"][];
             /** @description Normalised kind-specific fields (confidence, category, durations, ...). */
             details?: Record<string, never>;
@@ -3332,10 +3332,10 @@ export interface components {
              */
             status: "applied" | "held" | "recorded";
             /**
-             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md "Rules") or none taken (the reporter is muted; the flag was false).
+             * @description Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md "Rules"; possible brigading: the reporter or their party reported the player in 2 other recorded matches within 7 days) or none taken (the reporter is muted; the flag was false; party_report: another member of the reporter's party reported it in the same recorded match).
              * @enum {unknown}
              */
-            statusReason?: "no_finding" | "reporter_muted" | "rule_hold" | "reporter_credibility" | "studio_budget";
+            statusReason?: "no_finding" | "reporter_muted" | "party_report" | "rule_hold" | "brigading" | "reporter_credibility" | "studio_budget";
             /** @description When the report names a reporterId: its reports left today at this studio. */
             reporterQuotaRemaining?: number;
             report: components["schemas"]["Reportoffense"];

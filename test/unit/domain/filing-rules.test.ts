@@ -15,8 +15,10 @@ describe('Filing rules: named once in the domain and once in the SQL function th
     expect(STATUS_REASONS).to.deep.equal([
       'no_finding',
       'reporter_muted',
+      'party_report',
       'notice',
       'rule_hold',
+      'brigading',
       'reporter_credibility',
       'studio_budget',
     ]);
