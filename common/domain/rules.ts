@@ -14,10 +14,18 @@ export const RULE_MODES = ['draft', 'background', 'live'] as const;
 export type RuleMode = (typeof RULE_MODES)[number];
 /**
  * What makes a rule weigh: reports filed into a case (its figures changed), a sanction placed on the
- * player (its open cases), the schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), or an evasion
- * suspicion recorded for the player (its open cases; docs/linked-accounts.md).
+ * player (its open cases), the schedule (open cases, every RULES_SCHEDULE_INTERVAL_MS), an evasion
+ * suspicion recorded for the player (its open cases; docs/linked-accounts.md), or a match recorded
+ * in which the player left early or that counted down one of their restrictions (their open cases;
+ * docs/studios.md "Matches").
  */
-export const RULE_TRIGGERS = ['filing', 'sanction_placed', 'schedule', 'evasion_suspected'] as const;
+export const RULE_TRIGGERS = [
+  'filing',
+  'sanction_placed',
+  'schedule',
+  'evasion_suspected',
+  'match_recorded',
+] as const;
 export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
 import { CASE_SOURCES, type CaseSource } from './reports.js';
 
@@ -62,7 +70,17 @@ export interface RuleConditions {
    * 2) at its studio, is at least this (0 to 1): one whose reports moderators tend to uphold.
    */
   minReporterCredibility?: number;
+  /** Of the player's last `matches` recorded matches (every studio's), at least `atLeast` left early. */
+  leftEarly?: { matches: number; atLeast: number };
+  /**
+   * A restriction counted in matches is running out: one in force with at most this many matches
+   * left, or one that ran out within the last 24 hours (0 left).
+   */
+  maxRestrictionMatchesLeft?: number;
 }
+
+/** The most matches a leftEarly condition may look back over: what the facts carry. */
+export const LEFT_EARLY_MAX_MATCHES = 100;
 
 /** The most reports a burst condition may ask for: what the facts carry of a case's latest reports. */
 export const BURST_MAX_REPORTS = 200;
@@ -142,6 +160,16 @@ export interface CaseFacts {
   pointsHeldUntil: number | null;
   /** Whether an evasion suspicion of the player is open (not cleared). */
   evasionSuspected: boolean;
+  /**
+   * Whether the player left each of their latest recorded matches early (newest first, at most
+   * LEFT_EARLY_MAX_MATCHES); read only when a running rule has a leftEarly condition (else empty).
+   */
+  recentLeftEarly: boolean[];
+  /**
+   * The fewest matches left of the player's restrictions counted in matches in force, 0 for one that
+   * ran out within 24 hours; null when they have neither.
+   */
+  restrictionMatchesLeft: number | null;
   /** When these facts were read (epoch ms): the clock a hold is weighed against. */
   readAt: number;
   escalated: boolean;
@@ -201,6 +229,19 @@ export const conditionsSchema = Joi.object({
     .min(1)
     .max(365 * 24)
     .description('The case has been open at least this many hours.'),
+  leftEarly: Joi.object({
+    matches: Joi.number().integer().min(1).max(LEFT_EARLY_MAX_MATCHES).required(),
+    atLeast: Joi.number().integer().min(1).max(LEFT_EARLY_MAX_MATCHES).required(),
+  }).description(
+    "Of the player's last `matches` recorded matches (every studio's), at least `atLeast` were left early (an `atLeast` above `matches` never holds).",
+  ),
+  maxRestrictionMatchesLeft: Joi.number()
+    .integer()
+    .min(0)
+    .max(1000)
+    .description(
+      'A restriction counted in matches is running out: one in force with at most this many matches left, or one that ran out within the last 24 hours (0).',
+    ),
 })
   .min(1)
   // The converter drops an object's min(1): the document says it here (minProperties).
@@ -285,6 +326,16 @@ export function ruleMatches(c: RuleConditions, f: CaseFacts): boolean {
   if (
     c.minReporterCredibility !== undefined &&
     (f.bestCredibility === null || f.bestCredibility < c.minReporterCredibility)
+  )
+    return false;
+  if (
+    c.leftEarly &&
+    f.recentLeftEarly.slice(0, c.leftEarly.matches).filter(Boolean).length < c.leftEarly.atLeast
+  )
+    return false;
+  if (
+    c.maxRestrictionMatchesLeft !== undefined &&
+    (f.restrictionMatchesLeft === null || f.restrictionMatchesLeft > c.maxRestrictionMatchesLeft)
   )
     return false;
   return true;

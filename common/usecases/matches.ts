@@ -20,6 +20,7 @@ import {
 } from '../lifecycles/matches.js';
 import { NO_CONDUCT_SUMMARIES, type ConductPolicy } from '../lifecycles/conduct.js';
 import { markCountedDownEnded } from './sanctions.js';
+import { weighingForMatches } from './rule-triggers.js';
 import { JOB_NAMES, QUEUES } from '../queues/index.js';
 import { writeJob, type OutboxRow } from '../queues/outbox.js';
 import { traceFields } from '../tracing/spans.js';
@@ -291,6 +292,20 @@ function write(
     const out = await recordMatches(client, data.studioId, writable, now, recoveryPeriodS, policy);
     const ended = out.countedDown.filter((c) => c.endedAt);
     const outbox = await markCountedDownEnded(client, ended);
+    // Rules on matches (trigger match_recorded): those who left early, and whose restrictions moved.
+    if (out.recorded.length)
+      outbox.push(
+        ...(await weighingForMatches(
+          client,
+          [
+            ...writable
+              .filter((m) => out.recorded.includes(m.matchId))
+              .flatMap((m) => m.players.filter((p) => p.leftEarly).map((p) => p.playerRowId)),
+            ...out.countedDown.map((c) => c.playerRowId),
+          ],
+          `${data.studioId}-${out.recorded[0]}`,
+        )),
+      );
     return {
       recorded: out.recorded.length,
       repeats: out.repeats.length,

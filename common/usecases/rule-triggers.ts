@@ -20,7 +20,7 @@ export const forgetRuleTriggers = () => {
   reads.clear();
 };
 
-async function triggered(client: PoolClient, trigger: PlayerTrigger): Promise<boolean> {
+async function triggered(client: PoolClient, trigger: PlayerTrigger | 'match_recorded'): Promise<boolean> {
   const params = (client as { connectionParameters?: { host?: string; port?: number; database?: string } })
     .connectionParameters;
   const key = `${params?.host}:${params?.port}/${params?.database}/${trigger}`;
@@ -50,5 +50,27 @@ export async function weighingFor(
     payload: { trigger, playerId, ...traceFields() },
     // Sharded by the player (migration 019), as the player's offense jobs are.
     shardKey: playerId,
+  });
+}
+
+/**
+ * The weighing recorded matches ask for (trigger match_recorded), in the transaction that records
+ * them: one job for the batch naming the players who left a match early or whose restriction counted
+ * in matches was counted down; nothing when none is, or no running rule weighs on it. `cause` names
+ * the batch (its studio and first new match: a match is recorded once), so a repeat is one job.
+ */
+export async function weighingForMatches(
+  client: PoolClient,
+  playerIds: readonly string[],
+  cause: string,
+): Promise<OutboxRow[]> {
+  if (!playerIds.length || !(await triggered(client, 'match_recorded'))) return [];
+  const ids = [...new Set(playerIds)].sort();
+  return writeJob(client, {
+    queue: QUEUES.review,
+    name: JOB_NAMES.weighRules,
+    id: `weigh-rules-matches-${cause}`,
+    payload: { trigger: 'match_recorded', playerIds: ids, ...traceFields() },
+    shardKey: ids[0]!,
   });
 }

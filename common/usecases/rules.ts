@@ -13,6 +13,7 @@ import {
   listMatches,
   openCasesMatching,
   openCasesOfPlayer,
+  openCasesOfPlayers,
   studiosOfCase,
   listRules,
   runningRules,
@@ -307,7 +308,8 @@ export async function weighRules(
   const rules = (await rulesNow(pool)).filter((r) => r.trigger === trigger);
   if (rules.length === 0 || caseIds.length === 0) return [];
   const withTimes = rules.some((r) => r.conditions.burst !== undefined);
-  const facts = await caseFacts(pool, [...new Set(caseIds)], withTimes);
+  const withMatches = rules.some((r) => r.conditions.leftEarly !== undefined);
+  const facts = await caseFacts(pool, [...new Set(caseIds)], withTimes, withMatches);
   const outcomes: RuleOutcome[] = [];
   for (const f of facts)
     for (const candidate of rules) {
@@ -319,7 +321,7 @@ export async function weighRules(
         // Awaiting a second admin's approval, a live rule that sanctions only records (as background).
         const mode = rule.awaiting_approval ? 'background' : rule.mode;
         // The facts again under the lock: another rule or worker may have acted meanwhile.
-        const [now] = await caseFacts(client, [f.caseId], withTimes);
+        const [now] = await caseFacts(client, [f.caseId], withTimes, withMatches);
         if (!now || !ruleMatches(rule.conditions, now)) return undefined;
         const actions = effectiveActions(rule.actions, now);
         // A wave that has run (or is full) takes nobody more: that action is gone, not recorded.
@@ -472,6 +474,15 @@ export async function weighAfter(
   opts: WeighOptions = {},
 ): Promise<RuleOutcome[]> {
   return weighRules(pool, await openCasesOfPlayer(pool, playerId), opts, trigger);
+}
+
+/** Rules triggered by a recorded match weigh the open cases of the players it named (a job's). */
+export async function weighAfterMatches(
+  pool: Pool,
+  playerIds: readonly string[],
+  opts: WeighOptions = {},
+): Promise<RuleOutcome[]> {
+  return weighRules(pool, await openCasesOfPlayers(pool, playerIds), opts, 'match_recorded');
 }
 
 export const backtestSchema = Joi.object({

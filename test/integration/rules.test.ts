@@ -18,6 +18,7 @@ import {
 import { call } from '../helpers/http.js';
 import { playerBearer } from '../helpers/oauth.js';
 import { eventually } from '../helpers/http-server.js';
+import { testMatch, type TestMatchPlayer } from '../helpers/matches.js';
 import { ownDatabase } from '../helpers/services.js';
 import { startTestWorker } from '../helpers/workers.js';
 
@@ -1023,6 +1024,9 @@ describe('rules', function () {
     expect(release.status, release.text).to.equal(201);
     const next = await report('r-h4');
     expect(next.body.status).to.equal('held');
+    // Filed into an open case first: the sanction's weighing weighs the player's open cases, and the
+    // review worker files a report after its 201 (without this wait the weighing could find none).
+    await caseOfOffense(api.pool, (next.body as unknown as { report: { _id: string } }).report._id);
     const warned = await call(api.url, 'POST', `/v1/player/${serviceId}/sanctions`, {
       spec: '/v1/player/{serviceId}/sanctions',
       headers: studio.headers,
@@ -1142,5 +1146,152 @@ describe('rules', function () {
       { name: 'off', mode: 'draft', conditions: { evasionSuspected: true }, actions: { tag: 'x' } },
       onFiling.body.id,
     );
+  });
+
+  it('rules act on matches: a match left early or a restriction running out weighs the player’s open cases (background first); the SQL and the code read leftEarly and maxRestrictionMatchesLeft alike', async () => {
+    const matchesWorker = await startTestWorker(api.config, 'matches');
+    try {
+      const [leaver, other, restricted] = [await player(), await player(), await player()];
+      const play = async (roster: TestMatchPlayer[], endedMinutesAgo = 5) => {
+        const m = testMatch('rules', roster, endedMinutesAgo);
+        const res = await call(api.url, 'POST', '/v1/matches', {
+          spec: '/v1/matches',
+          headers: studio.headers,
+          json: { matches: [m] },
+        });
+        expect(res.status, res.text).to.equal(202);
+        await eventually('the match recorded', async () => {
+          const { rows } = await api.pool.query('SELECT 1 FROM matches WHERE match_id = $1', [m.matchId]);
+          return rows.length === 1;
+        });
+      };
+      const leaverRule = {
+        name: 'Leaves matches early',
+        trigger: 'match_recorded',
+        conditions: { leftEarly: { matches: 3, atLeast: 2 } },
+        actions: { tag: 'leaver', priority: 300 },
+        cooldownSeconds: 0,
+      };
+      const bad = await save({ ...leaverRule, conditions: { leftEarly: { matches: 101, atLeast: 3 } } });
+      expect(bad.status, 'more than 100 matches back').to.equal(400);
+      const rule = await save({ ...leaverRule, mode: 'background' });
+      expect(rule.status, rule.text).to.equal(201);
+      expect(rule.body).to.include({ trigger: 'match_recorded' });
+
+      const leaverCase = await raided(leaver);
+      await play([
+        { serviceId: leaver, team: 'blue', leftEarly: true },
+        { serviceId: other, team: 'red' },
+      ]);
+      await play([
+        { serviceId: leaver, team: 'blue' },
+        { serviceId: other, team: 'red' },
+      ]);
+      // One early leave in the last 3: not yet. The second: the background rule records it.
+      expect(await matches(rule.body.id)).to.deep.equal([]);
+      await play([
+        { serviceId: leaver, team: 'blue', leftEarly: true },
+        { serviceId: other, team: 'red' },
+      ]);
+      await eventually('the background match recorded', async () => (await matches(rule.body.id)).length > 0);
+      expect((await matches(rule.body.id)).map((m) => [m.mode, m.case_id])).to.deep.equal([
+        ['background', leaverCase],
+      ]);
+      expect(await tagsOf(leaver), 'a background rule changes nothing').to.not.include('leaver');
+      // Live, the next early leave acts; a player who finished (other) is not weighed at all.
+      const live = await save({ ...leaverRule, mode: 'live' }, rule.body.id);
+      expect(live.status, live.text).to.equal(200);
+      const otherCase = await raided(other);
+      await play([
+        { serviceId: leaver, team: 'blue', leftEarly: true },
+        { serviceId: other, team: 'red' },
+      ]);
+      await eventually('the live rule tagged the leaver', async () =>
+        (await tagsOf(leaver)).includes('leaver'),
+      );
+      expect((await caseState(leaverCase)).priority).to.be.at.least(300);
+      expect(await tagsOf(other)).to.not.include('leaver');
+
+      // A restriction counted in matches running out: 3 matches, 2 finished, 1 left.
+      const runningOut = await save({
+        name: 'Restriction running out',
+        mode: 'live',
+        trigger: 'match_recorded',
+        conditions: { maxRestrictionMatchesLeft: 1 },
+        actions: { tag: 'restriction-ending' },
+        cooldownSeconds: 0,
+      });
+      expect(runningOut.status, runningOut.text).to.equal(201);
+      const restrictedCase = await raided(restricted);
+      const placed = await call(api.url, 'POST', `/v1/player/${restricted}/sanctions`, {
+        spec: '/v1/player/{serviceId}/sanctions',
+        headers: studio.headers,
+        json: { type: 'matchmaking_restriction', reason: 'Left ranked matches.', matches: 3 },
+      });
+      expect(placed.status, placed.text).to.equal(201);
+      // Matches that end after it began count it down.
+      await play(
+        [
+          { serviceId: restricted, team: 'blue' },
+          { serviceId: other, team: 'red' },
+        ],
+        0,
+      );
+      expect(await tagsOf(restricted), '2 left').to.not.include('restriction-ending');
+      await play(
+        [
+          { serviceId: restricted, team: 'blue' },
+          { serviceId: other, team: 'red' },
+        ],
+        0,
+      );
+      await eventually('the rule saw the restriction running out', async () =>
+        (await tagsOf(restricted)).includes('restriction-ending'),
+      );
+      expect((await matches(runningOut.body.id)).map((m) => m.case_id)).to.deep.equal([restrictedCase]);
+
+      // The backtest's SQL reads the new conditions as the worker's code does, on every open case.
+      const { rows: open } = await api.pool.query<{ id: string }>(
+        `SELECT id FROM review_cases WHERE status = 'open'`,
+      );
+      const facts = await caseFacts(
+        api.pool,
+        open.map((r) => r.id),
+        false,
+        true,
+      );
+      const sets: RuleConditions[] = [
+        { leftEarly: { matches: 3, atLeast: 2 } },
+        { leftEarly: { matches: 1, atLeast: 1 } },
+        { leftEarly: { matches: 100, atLeast: 3 } },
+        { maxRestrictionMatchesLeft: 0 },
+        { maxRestrictionMatchesLeft: 1 },
+        { maxRestrictionMatchesLeft: 2 },
+      ];
+      const matched = new Map<string, number>();
+      for (const conditions of sets) {
+        const values: unknown[] = [open.map((r) => r.id)];
+        const where = conditionsSql(conditions, values);
+        const { rows } = await api.pool.query<{ id: string }>(
+          `SELECT c.id FROM review_cases c JOIN players p ON p.id = c.player_id
+            WHERE c.id = ANY($1::uuid[]) AND ${where}`,
+          values,
+        );
+        const bySql = rows.map((r) => r.id).sort();
+        const byCode = facts
+          .filter((f) => ruleMatches(conditions, f))
+          .map((f) => f.caseId)
+          .sort();
+        expect(bySql, JSON.stringify(conditions)).to.deep.equal(byCode);
+        matched.set(JSON.stringify(conditions), byCode.length);
+      }
+      expect(matched.get(JSON.stringify({ leftEarly: { matches: 3, atLeast: 2 } }))).to.be.at.least(1);
+      expect(matched.get(JSON.stringify({ maxRestrictionMatchesLeft: 1 }))).to.be.at.least(1);
+      expect(otherCase).to.be.a('string');
+      for (const id of [rule.body.id, runningOut.body.id])
+        await save({ name: 'off', mode: 'draft', conditions: { minReports: 1 }, actions: { tag: 'x' } }, id);
+    } finally {
+      await matchesWorker.stop();
+    }
   });
 });

@@ -6,7 +6,12 @@ import { fileOffenses, type Filing } from '../../common/lifecycles/review-case.j
 import { JOB_NAMES } from '../../common/queues/index.js';
 import { runScheduledRetention } from '../../common/usecases/retention.js';
 import { runWaveStep } from '../../common/usecases/waves.js';
-import { weighAfter, weighRules, weighScheduledRules } from '../../common/usecases/rules.js';
+import {
+  weighAfter,
+  weighAfterMatches,
+  weighRules,
+  weighScheduledRules,
+} from '../../common/usecases/rules.js';
 import { recoverTrust } from '../../common/usecases/trust.js';
 import { announceExpiry } from '../../common/usecases/sanctions.js';
 import { summarizeRestrictionJob } from '../../common/usecases/conduct.js';
@@ -108,6 +113,13 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
         isUuid(data.playerId)
       )
         return { outcomes: (await weighAfter(deps.pool, data.trigger, data.playerId, weighing)).length };
+      const ids = (data as { playerIds?: unknown }).playerIds;
+      if (
+        data.trigger === 'match_recorded' &&
+        Array.isArray(ids) &&
+        ids.every((id) => typeof id === 'string' && isUuid(id))
+      )
+        return { outcomes: (await weighAfterMatches(deps.pool, ids as string[], weighing)).length };
       throw new UnrecoverableError(`job ${job.id} names no trigger rules weigh on`);
     }
     if (job.name === JOB_NAMES.runWave) {

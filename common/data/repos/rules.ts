@@ -2,6 +2,7 @@ import type { Queryable } from '../db.js';
 import type { Outcome } from './moderation.js';
 import {
   BURST_MAX_REPORTS,
+  LEFT_EARLY_MAX_MATCHES,
   type CaseFacts,
   type RuleActions,
   type RuleConditions,
@@ -99,9 +100,14 @@ export async function studiosOfCase(db: Queryable, caseId: string): Promise<stri
 
 /** A player's open cases (what a rule triggered by a sanction placed weighs). */
 export async function openCasesOfPlayer(db: Queryable, playerId: string): Promise<string[]> {
+  return openCasesOfPlayers(db, [playerId]);
+}
+
+/** The open cases of these players (row ids), oldest first. */
+export async function openCasesOfPlayers(db: Queryable, playerIds: readonly string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM review_cases WHERE player_id = $1 AND status = 'open' ORDER BY opened_at, id`,
-    [playerId],
+    `SELECT id FROM review_cases WHERE player_id = ANY($1::uuid[]) AND status = 'open' ORDER BY opened_at, id`,
+    [playerIds],
   );
   return rows.map((r) => r.id);
 }
@@ -112,7 +118,7 @@ export async function openCasesOfPlayer(db: Queryable, playerId: string): Promis
  */
 export async function triggerRunning(
   db: Queryable,
-  trigger: 'sanction_placed' | 'evasion_suspected',
+  trigger: 'sanction_placed' | 'evasion_suspected' | 'match_recorded',
 ): Promise<boolean> {
   const { rows } = await db.query(
     `SELECT 1 FROM rules WHERE trigger = $1 AND mode <> 'draft' AND stopped_at IS NULL LIMIT 1`,
@@ -176,12 +182,23 @@ export async function actedInWindow(db: Queryable, rule: RuleRow): Promise<numbe
   return rows[0]!.n;
 }
 
+/**
+ * SQL: the fewest matches left of the player's restrictions counted in matches in force, 0 for one
+ * that ran out within 24 hours, null for neither (`player`: their row id). By the player's sanctions.
+ */
+const RESTRICTION_MATCHES_LEFT = (player: string) =>
+  `SELECT min(CASE WHEN s.expires_at IS NULL OR s.expires_at > now() THEN s.matches_left ELSE 0 END)::int
+     FROM sanctions s WHERE s.player_id = ${player} AND s.matches_total IS NOT NULL AND s.revoked_at IS NULL
+      AND s.starts_at <= now() AND (s.expires_at IS NULL OR s.expires_at > now() - interval '24 hours')`;
+
 /** What rules weigh of open cases: their figures and their player's, in one statement. */
 export async function caseFacts(
   db: Queryable,
   caseIds: string[],
   /** Read when a running rule has a burst condition: the case's latest report times. */
   withTimes = false,
+  /** Read when a running rule has a leftEarly condition: the player's latest matches. */
+  withMatches = false,
 ): Promise<(CaseFacts & { priority: number; serviceId: string })[]> {
   const { rows } = await db.query<CaseFacts & { priority: number; serviceId: string }>(
     `SELECT c.id AS "caseId", c.player_id AS "playerId", p.service_id AS "serviceId", c.type, c.highest_severity AS severity, c.sources,
@@ -201,10 +218,15 @@ export async function caseFacts(
             (extract(epoch FROM p.points_held_until) * 1000)::float8 AS "pointsHeldUntil",
             (${OPEN_SUSPICION('p.id')}) AS "evasionSuspected",
             (${DISTINCT_STUDIOS}) AS "distinctStudios", (${BEST_CREDIBILITY}) AS "bestCredibility",
+            CASE WHEN $3 THEN ARRAY(
+              SELECT pm.left_early FROM player_matches pm WHERE pm.player_id = p.id
+               ORDER BY pm.ended_at DESC LIMIT ${LEFT_EARLY_MAX_MATCHES})
+            ELSE '{}'::boolean[] END AS "recentLeftEarly",
+            (${RESTRICTION_MATCHES_LEFT('p.id')}) AS "restrictionMatchesLeft",
             (extract(epoch FROM now()) * 1000)::float8 AS "readAt"
        FROM review_cases c JOIN players p ON p.id = c.player_id
       WHERE c.id = ANY($1::uuid[]) AND c.status = 'open'`,
-    [caseIds, withTimes],
+    [caseIds, withTimes, withMatches],
   );
   return rows;
 }
@@ -249,6 +271,13 @@ export function conditionsSql(c: RuleConditions, values: unknown[]): string {
     parts.push(`(${BEST_CREDIBILITY}) >= ${$(c.minReporterCredibility)}::float8`);
   if (c.minOpenHours !== undefined)
     parts.push(`c.opened_at <= now() - make_interval(hours => ${$(c.minOpenHours)}::int)`);
+  if (c.leftEarly)
+    parts.push(`(SELECT count(*) FILTER (WHERE l.left_early)
+                   FROM (SELECT pm.left_early FROM player_matches pm WHERE pm.player_id = c.player_id
+                          ORDER BY pm.ended_at DESC LIMIT ${$(c.leftEarly.matches)}::int) l)
+                >= ${$(c.leftEarly.atLeast)}::int`);
+  if (c.maxRestrictionMatchesLeft !== undefined)
+    parts.push(`(${RESTRICTION_MATCHES_LEFT('c.player_id')}) <= ${$(c.maxRestrictionMatchesLeft)}::int`);
   if (c.burst) {
     // Of the case's latest BURST_MAX_REPORTS reports (from the index on case and time alone), those
     // within the window up to the newest, in one pass.

@@ -4060,7 +4060,7 @@ export interface components {
              * @description What makes it weigh: reports filed, a sanction placed on the player, or the schedule.
              * @enum {unknown}
              */
-            trigger: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
+            trigger: "filing" | "sanction_placed" | "schedule" | "evasion_suspected" | "match_recorded";
             /** @description All must hold. At least one. */
             conditions: {
                 types?: ("cheating" | "toxicity" | "afk" | "griefing")[];
@@ -4091,6 +4091,13 @@ export interface components {
                 minReporterCredibility?: number;
                 /** @description The case has been open at least this many hours. */
                 minOpenHours?: number;
+                /** @description Of the player's last `matches` recorded matches (every studio's), at least `atLeast` were left early (an `atLeast` above `matches` never holds). */
+                leftEarly?: {
+                    matches: number;
+                    atLeast: number;
+                };
+                /** @description A restriction counted in matches is running out: one in force with at most this many matches left, or one that ran out within the last 24 hours (0). */
+                maxRestrictionMatchesLeft?: number;
             } & unknown;
             /** @description At least one. */
             actions: {
@@ -15209,7 +15216,7 @@ export interface operations {
                      * @default filing
                      * @enum {string}
                      */
-                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
+                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected" | "match_recorded";
                     /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
@@ -15245,6 +15252,13 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
+                        /** @description Of the player's last `matches` recorded matches (every studio's), at least `atLeast` were left early (an `atLeast` above `matches` never holds). */
+                        leftEarly?: {
+                            matches: number;
+                            atLeast: number;
+                        };
+                        /** @description A restriction counted in matches is running out: one in force with at most this many matches left, or one that ran out within the last 24 hours (0). */
+                        maxRestrictionMatchesLeft?: number;
                     } & unknown;
                     /** @description At least one. */
                     actions: {
@@ -15424,6 +15438,13 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
+                        /** @description Of the player's last `matches` recorded matches (every studio's), at least `atLeast` were left early (an `atLeast` above `matches` never holds). */
+                        leftEarly?: {
+                            matches: number;
+                            atLeast: number;
+                        };
+                        /** @description A restriction counted in matches is running out: one in force with at most this many matches left, or one that ran out within the last 24 hours (0). */
+                        maxRestrictionMatchesLeft?: number;
                     } & unknown;
                     /**
                      * @description The cases opened in the last this many days (1 to 90).
@@ -15579,7 +15600,7 @@ export interface operations {
                      * @default filing
                      * @enum {string}
                      */
-                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected";
+                    trigger?: "filing" | "sanction_placed" | "schedule" | "evasion_suspected" | "match_recorded";
                     /**
                      * @description draft: nothing; background: records each match and what it would do, changes nothing; live: acts.
                      * @enum {string}
@@ -15615,6 +15636,13 @@ export interface operations {
                         minReporterCredibility?: number;
                         /** @description The case has been open at least this many hours. */
                         minOpenHours?: number;
+                        /** @description Of the player's last `matches` recorded matches (every studio's), at least `atLeast` were left early (an `atLeast` above `matches` never holds). */
+                        leftEarly?: {
+                            matches: number;
+                            atLeast: number;
+                        };
+                        /** @description A restriction counted in matches is running out: one in force with at most this many matches left, or one that ran out within the last 24 hours (0). */
+                        maxRestrictionMatchesLeft?: number;
                     } & unknown;
                     /** @description At least one. */
                     actions: {

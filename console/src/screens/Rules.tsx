@@ -26,6 +26,8 @@ const TRIGGER_WORDS: Record<Rule['trigger'], string> = {
   sanction_placed: "when a sanction is placed on the player (the player's open cases)",
   schedule: 'on the schedule (open cases, every few minutes)',
   evasion_suspected: "when the player is suspected of evading a ban (the player's open cases)",
+  match_recorded:
+    "when a match is recorded that the player left early or that counted down their restriction (the player's open cases)",
 };
 
 /** A rule's conditions in words, for the list. */
@@ -50,6 +52,10 @@ function conditionWords(c: Rule['conditions']): string {
   if (c.minReporterCredibility !== undefined)
     parts.push(`a reporter of credibility ${c.minReporterCredibility}+`);
   if (c.burst) parts.push(`${c.burst.reports}+ reports within ${c.burst.withinSeconds / 60} minutes`);
+  if (c.leftEarly)
+    parts.push(`left ${c.leftEarly.atLeast}+ of the last ${c.leftEarly.matches} matches early`);
+  if (c.maxRestrictionMatchesLeft !== undefined)
+    parts.push(`a restriction with ${c.maxRestrictionMatchesLeft} or fewer matches left`);
   return parts.join(', ');
 }
 
@@ -111,6 +117,17 @@ function ruleOf(data: FormData): RuleInput {
       : {}),
     ...(num(data.get('minActiveStrikes')) !== undefined
       ? { minActiveStrikes: num(data.get('minActiveStrikes')) }
+      : {}),
+    ...(num(data.get('leftEarlyAtLeast')) !== undefined
+      ? {
+          leftEarly: {
+            atLeast: num(data.get('leftEarlyAtLeast'))!,
+            matches: num(data.get('leftEarlyMatches')) ?? 10,
+          },
+        }
+      : {}),
+    ...(num(data.get('maxRestrictionMatchesLeft')) !== undefined
+      ? { maxRestrictionMatchesLeft: num(data.get('maxRestrictionMatchesLeft')) }
       : {}),
     ...(num(data.get('burstReports')) !== undefined
       ? {
@@ -434,6 +451,36 @@ export function RulesScreen({ isAdmin }: { isAdmin: boolean }) {
                 type="number"
                 min={1}
                 defaultValue={e?.conditions.minActiveStrikes}
+              />
+            </label>
+            <label>
+              Matches left early at least{' '}
+              <input
+                name="leftEarlyAtLeast"
+                type="number"
+                min={1}
+                max={100}
+                defaultValue={e?.conditions.leftEarly?.atLeast}
+              />
+            </label>
+            <label>
+              … of the player's last (matches){' '}
+              <input
+                name="leftEarlyMatches"
+                type="number"
+                min={1}
+                max={100}
+                defaultValue={e?.conditions.leftEarly?.matches ?? 10}
+              />
+            </label>
+            <label>
+              A restriction counted in matches with at most this many left{' '}
+              <input
+                name="maxRestrictionMatchesLeft"
+                type="number"
+                min={0}
+                max={1000}
+                defaultValue={e?.conditions.maxRestrictionMatchesLeft}
               />
             </label>
             <label>

@@ -29,6 +29,9 @@ const facts: CaseFacts & { priority: number } = {
   activeStrikes: 2,
   pointsHeldUntil: null,
   evasionSuspected: false,
+  // The latest five matches, newest first: two left early.
+  recentLeftEarly: [false, true, false, true, false],
+  restrictionMatchesLeft: 2,
   distinctStudios: 2,
   bestCredibility: 0.75,
   readAt: 1_000_000,
@@ -55,6 +58,8 @@ describe('a rule as data (issue 38)', () => {
       minActiveStrikes: 2,
       minDistinctStudios: 2,
       minReporterCredibility: 0.75,
+      leftEarly: { matches: 4, atLeast: 2 },
+      maxRestrictionMatchesLeft: 2,
     };
     expect(ruleMatches(all, facts)).to.equal(true);
     const failing: [string, Partial<CaseFacts>][] = [
@@ -76,9 +81,30 @@ describe('a rule as data (issue 38)', () => {
       ['minDistinctStudios', { distinctStudios: 1 }],
       ['minReporterCredibility', { bestCredibility: 0.74 }],
       ['minReporterCredibility', { bestCredibility: null }],
+      // Only the last 4 matches count: the second left early falls out once a newer one comes.
+      ['leftEarly', { recentLeftEarly: [false, false, true, false, true] }],
+      ['leftEarly', { recentLeftEarly: [true] }],
+      ['leftEarly', { recentLeftEarly: [] }],
+      ['maxRestrictionMatchesLeft', { restrictionMatchesLeft: 3 }],
+      ['maxRestrictionMatchesLeft', { restrictionMatchesLeft: null }],
     ];
     for (const [name, change] of failing)
       expect(ruleMatches(all, { ...facts, ...change }), name).to.equal(false);
+  });
+
+  it('takes leftEarly at most 100 matches back; an atLeast above its matches never holds', () => {
+    expect(conditionsSchema.validate({ leftEarly: { matches: 10, atLeast: 3 } }).error).to.equal(undefined);
+    expect(conditionsSchema.validate({ leftEarly: { matches: 101, atLeast: 1 } }).error).to.not.equal(
+      undefined,
+    );
+    expect(conditionsSchema.validate({ maxRestrictionMatchesLeft: 0 }).error).to.equal(undefined);
+    expect(conditionsSchema.validate({ maxRestrictionMatchesLeft: -1 }).error).to.not.equal(undefined);
+    expect(
+      ruleMatches(
+        { leftEarly: { matches: 2, atLeast: 3 } },
+        { ...facts, recentLeftEarly: [true, true, true] },
+      ),
+    ).to.equal(false);
   });
 
   it('acts only where it would change something', () => {
