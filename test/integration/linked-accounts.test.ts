@@ -368,6 +368,53 @@ describe('linked accounts: signals, links and ban evasion (issue 53)', function 
     expect((await signIn(x2, [{ kind: 'hardware_id', value: d3 }])).body.evasionSuspected).to.equal(false);
   });
 
+  it('the links among the listed accounts: three accounts linked pairwise show the third pair among the two others, to the studio and moderators', async () => {
+    const [p, q, r] = [await playerOf(a), await playerOf(a), await playerOf(a)];
+    const [console1, card] = [device(), device()];
+    const mail = `ring-${console1}@example.com`;
+    await signIn(p, [
+      { kind: 'hardware_id', value: console1 },
+      { kind: 'payment_fingerprint', value: card },
+    ]);
+    await signIn(q, [
+      { kind: 'hardware_id', value: console1 },
+      { kind: 'email', value: mail },
+    ]);
+    await signIn(r, [
+      { kind: 'payment_fingerprint', value: card },
+      { kind: 'email', value: mail },
+    ]);
+    type Answer = {
+      links: Link[];
+      among: { serviceIds: string[]; studioId: string; kinds: string[]; strength: number }[];
+    };
+    const mine = await call<Answer>(api.url, 'GET', `/v1/player/${p}/links`, {
+      spec: '/v1/player/{serviceId}/links',
+      headers: a.headers,
+    });
+    expect(mine.body.links.map((l) => l.serviceId).sort()).to.deep.equal([q, r].sort());
+    expect(mine.body.among).to.have.length(1);
+    expect([...mine.body.among[0]!.serviceIds].sort()).to.deep.equal([q, r].sort());
+    expect(mine.body.among[0]).to.include({ studioId: a.studioId });
+    expect(mine.body.among[0]!.kinds).to.deep.equal(['email']);
+    const global = await call<Answer>(api.url, 'GET', `/v1/admin/players/${p}/links`, {
+      spec: '/v1/admin/players/{serviceId}/links',
+      headers: mod.headers,
+    });
+    expect(global.body.among).to.deep.equal(mine.body.among);
+    // A player with one link has nothing among.
+    const [lone, partner] = [await playerOf(a), await playerOf(a)];
+    const d = device();
+    await signIn(lone, [{ kind: 'hardware_id', value: d }]);
+    await signIn(partner, [{ kind: 'hardware_id', value: d }]);
+    const one = await call<Answer>(api.url, 'GET', `/v1/player/${lone}/links`, {
+      spec: '/v1/player/{serviceId}/links',
+      headers: a.headers,
+    });
+    expect(one.body.links).to.have.length(1);
+    expect(one.body.among).to.deep.equal([]);
+  });
+
   it("another studio's signals never link its players to ours; the moderators' view sees both studios' links", async () => {
     const shared = device();
     const [ours1, ours2] = [await playerOf(a), await playerOf(a)];

@@ -62,6 +62,23 @@ const linksAnswer = closed({
       evasionSuspected: { type: 'boolean' },
     }),
   },
+  among: {
+    type: 'array',
+    description:
+      "The links between the listed accounts themselves (each pair once, by the same studio's signals as the list): a ring of alts shows as links among them, a household as one pair.",
+    items: closed({
+      serviceIds: {
+        type: 'array',
+        items: { type: 'string' },
+        minItems: 2,
+        maxItems: 2,
+        description: 'The two linked accounts, as listed.',
+      },
+      studioId: { type: 'string', description: 'The studio whose signals link them.' },
+      kinds,
+      strength: { type: 'number', minimum: 0, maximum: 1 },
+    }),
+  },
 });
 
 const suspicionIdParam = pathParam('suspicionId');

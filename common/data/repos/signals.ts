@@ -36,6 +36,14 @@ export interface LinkedAccount {
   evasionSuspected: boolean;
 }
 
+/** A link between two accounts of a player's list (the links among them, each pair once). */
+export interface LinkAmong {
+  serviceIds: [string, string];
+  studioId: string;
+  kinds: SignalKind[];
+  strength: number;
+}
+
 /**
  * The accounts linked to a player, strongest first, each with its standing (trust score, the bans
  * and restrictions in force the viewer may see, whether it is suspected of evasion): a studio's
@@ -48,7 +56,7 @@ export async function linksOf(
   viewerStudioId: string | null,
   now: Date,
   limit = 100,
-): Promise<{ serviceId: string; links: LinkedAccount[] } | undefined> {
+): Promise<{ serviceId: string; links: LinkedAccount[]; among: LinkAmong[] } | undefined> {
   const { rows: found } = await db.query<{ id: string }>(
     `SELECT p.id FROM players p WHERE p.service_id = $1 AND p.erased_at IS NULL
         AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM player_games pg JOIN games g ON g.id = pg.game_id
@@ -58,6 +66,7 @@ export async function linksOf(
   const player = found[0];
   if (!player) return undefined;
   const { rows } = await db.query<{
+    other_id: string;
     service_id: string;
     gamer_tag: string;
     studio_id: string;
@@ -68,7 +77,7 @@ export async function linksOf(
     sanctions: LinkedAccount['activeSanctions'];
     suspected: boolean;
   }>(
-    `SELECT o.service_id, o.gamer_tag, l.studio_id, l.kinds, l.strength, l.linked_since AS since, o.trust_score,
+    `SELECT l.other_id, o.service_id, o.gamer_tag, l.studio_id, l.kinds, l.strength, l.linked_since AS since, o.trust_score,
             coalesce((SELECT json_agg(json_build_object('id', s.id, 'type', s.type,
                                                         'scope', coalesce(s.scope_studio_id::text, 'global'),
                                                         'expiresAt', s.expires_at) ORDER BY s.created_at DESC)
@@ -81,8 +90,30 @@ export async function linksOf(
       LIMIT $4`,
     [player.id, viewerStudioId, now, limit],
   );
+  // The links among the listed accounts, each pair once, through the same studios' signals.
+  const listed = [...new Set(rows.map((r) => r.other_id))];
+  const { rows: among } = await db.query<{
+    a: string;
+    b: string;
+    studio_id: string;
+    kinds: SignalKind[];
+    strength: string;
+  }>(
+    `SELECT pa.service_id AS a, pb.service_id AS b, l.studio_id, l.kinds, l.strength
+       FROM account_links l JOIN players pa ON pa.id = l.player_id JOIN players pb ON pb.id = l.other_id
+      WHERE l.player_id = ANY($1::uuid[]) AND l.other_id = ANY($1::uuid[]) AND l.player_id < l.other_id
+        AND ($2::uuid IS NULL OR l.studio_id = $2)
+      ORDER BY l.strength DESC, pa.service_id, pb.service_id`,
+    [listed.length > 1 ? listed : [], viewerStudioId],
+  );
   return {
     serviceId,
+    among: among.map((r) => ({
+      serviceIds: [r.a, r.b] as [string, string],
+      studioId: r.studio_id,
+      kinds: r.kinds,
+      strength: Number(r.strength),
+    })),
     links: rows.map((r) => ({
       serviceId: r.service_id,
       gamerTag: r.gamer_tag,

@@ -58,7 +58,7 @@ export function LinkedAccounts({
         <p>None: no studio's signals link this player to another account.</p>
       ) : (
         <>
-          <LinksPicture links={links.data.links} />
+          <LinksPicture links={links.data.links} among={links.data.among} />
           <table>
             <thead>
               <tr>

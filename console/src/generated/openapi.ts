@@ -17388,6 +17388,15 @@ export interface operations {
                             }[];
                             evasionSuspected: boolean;
                         }[];
+                        /** @description The links between the listed accounts themselves (each pair once, by the same studio's signals as the list): a ring of alts shows as links among them, a household as one pair. */
+                        among: {
+                            /** @description The two linked accounts, as listed. */
+                            serviceIds: string[];
+                            /** @description The studio whose signals link them. */
+                            studioId: string;
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
+                        }[];
                     };
                 };
             };
@@ -17484,6 +17493,15 @@ export interface operations {
                                 expiresAt: string | null;
                             }[];
                             evasionSuspected: boolean;
+                        }[];
+                        /** @description The links between the listed accounts themselves (each pair once, by the same studio's signals as the list): a ring of alts shows as links among them, a household as one pair. */
+                        among: {
+                            /** @description The two linked accounts, as listed. */
+                            serviceIds: string[];
+                            /** @description The studio whose signals link them. */
+                            studioId: string;
+                            kinds: ("hardware_id" | "install_id" | "ip_address" | "payment_fingerprint" | "phone" | "email" | "platform_account")[];
+                            strength: number;
                         }[];
                     };
                 };
