@@ -302,7 +302,7 @@ async function main() {
         `MI  accepted        ${acceptRows.toFixed(0).padStart(8)} rows/s  (${accepted.rps.toFixed(1)} calls/s of 1,000 rows, p50 ${accepted.p50.toFixed(0)} ms)  API ${us(acceptCpu.api, acceptRows * SECONDS).toFixed(1)} µs + postgres ${us(acceptCpu.postgres + acceptCpu.pgbg, acceptRows * SECONDS).toFixed(1)} µs CPU/row  errors ${accepted.errors}`,
       );
       say(
-        `    written         ${(rows / drainS).toFixed(0).padStart(8)} rows/s  (${rows.toLocaleString('en')} rows in ${drainS.toFixed(1)} s)  worker ${us(drainCpu.loadgen + drainCpu.worker, rows).toFixed(1)} µs + postgres ${us(drainCpu.postgres + drainCpu.pgbg, rows).toFixed(1)} µs + redis ${us(drainCpu.redis, rows).toFixed(1)} µs CPU/row`,
+        `    written         ${(rows / drainS).toFixed(0).padStart(8)} rows/s  (${rows.toLocaleString('en')} rows in ${drainS.toFixed(1)} s)  worker ${us(drainCpu.loadgen + drainCpu.worker, rows).toFixed(1)} µs + postgres ${us(drainCpu.postgres, rows).toFixed(1)} µs (+ ${us(drainCpu.pgbg, rows).toFixed(1)} µs its background processes) + redis ${us(drainCpu.redis, rows).toFixed(1)} µs CPU/row`,
       );
       say(
         `MD  rows direct     ${(direct / SECONDS).toFixed(0).padStart(8)} rows/s  postgres ${us(directCpu.postgres + directCpu.pgbg, direct).toFixed(1)} µs CPU/row   written/direct ${(rows / drainS / (direct / SECONDS)).toFixed(2)}`,
