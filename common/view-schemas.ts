@@ -37,7 +37,7 @@ const contextProps = {
   occurredAt: { ...dateTime, description: 'When it happened; not in the future.' },
   source: {
     type: 'string',
-    description: `A report's: one of ${SOURCES.join(', ')}; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger.`,
+    description: `A report's: one of ${SOURCES.join(', ')}; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger; the service's own sign-in check's: evasion_check (a suspected evasion of a ban, docs/linked-accounts.md "Evasion at the door").`,
   },
 } as const;
 
@@ -769,8 +769,9 @@ const schemas = {
         description: 'applied now, held for a moderator, or recorded without points.',
       },
       statusReason: {
-        // A studio's report is never a notice (docs/moderators.md "Notices"): every other reason the domain has.
-        enum: STATUS_REASONS.filter((r) => r !== 'notice'),
+        // A studio's report is never a notice (docs/moderators.md "Notices") nor the sign-in check's own
+        // filing (docs/linked-accounts.md): every other reason the domain has.
+        enum: STATUS_REASONS.filter((r) => r !== 'notice' && r !== 'evasion_check'),
         description:
           "Why points were held (the studio's daily budget on this player is spent; the reporter's credibility is low; a rule holds the player's points, docs/moderators.md \"Rules\"; possible brigading: the reporter or their party reported the player in 2 other recorded matches within 7 days) or none taken (the reporter is muted; the flag was false; party_report: another member of the reporter's party reported it in the same recorded match).",
       },

@@ -6,12 +6,14 @@ export type TdbCategory = (typeof TDB.category)[number];
 
 /**
  * Where a report that led to a decision came from: a game's anti-cheat system or server (automated
- * detection), a player through the game, a person's notice (DSA Art. 16) or a trusted flagger's
+ * detection), the service's own sign-in check (a suspected evasion of a ban: automated detection
+ * too), a player through the game, a person's notice (DSA Art. 16) or a trusted flagger's
  * (Art. 22); `game`: the studio's report with no source named.
  */
 export const REPORT_ORIGINS = [
   'anticheat_system',
   'game_server',
+  'evasion_check',
   'player',
   'notice',
   'trusted_flagger',
@@ -68,9 +70,14 @@ export interface SanctionDecision {
   category?: TdbCategory | null;
 }
 
-/** Whether some report of the case came from an automated system (an anti-cheat system, a game server). */
+/**
+ * Whether some report of the case came from an automated system (an anti-cheat system, a game
+ * server, the service's sign-in check).
+ */
 export const detectedAutomatically = (d: Pick<SanctionDecision, 'case'>): boolean =>
-  (d.case?.origins ?? []).some((o) => o === 'anticheat_system' || o === 'game_server');
+  (d.case?.origins ?? []).some(
+    (o) => o === 'anticheat_system' || o === 'game_server' || o === 'evasion_check',
+  );
 
 /**
  * The source the regulator counts: a notice the decision answers is its source (Art. 16, 22), before
@@ -97,6 +104,11 @@ export function detectionWords(d: Pick<SanctionDecision, 'case'>): string | null
   const parts: string[] = [];
   if (origins.includes('anticheat_system')) parts.push("the game's anti-cheat system detected it");
   if (origins.includes('game_server')) parts.push("the game's server detected it");
+  // Never the other account's identity: the ground is the link and that account's ban.
+  if (origins.includes('evasion_check'))
+    parts.push(
+      "the service's linked-accounts check detected it: the signals the game sent when the account signed in link it strongly to an account under a ban in force (evasion of that ban)",
+    );
   if (origins.includes('trusted_flagger'))
     parts.push('a trusted flagger (an organisation awarded that status under DSA Art. 22) notified it');
   if (origins.includes('notice')) parts.push('a member of the public notified it (DSA Art. 16)');

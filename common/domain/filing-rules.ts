@@ -21,6 +21,11 @@ export const FILING_RULES = {
     outcome: 'held',
     answer: 'status held, statusReason notice (a notice, docs/moderators.md "Notices")',
   },
+  evasion_check: {
+    outcome: 'held',
+    answer:
+      'status held, statusReason evasion_check (the sign-in check suspects evasion of a ban, docs/linked-accounts.md)',
+  },
   rule_hold: {
     outcome: 'held',
     answer: "status held, statusReason rule_hold (a rule holds the player's points)",

@@ -57,8 +57,12 @@ export interface ReportContext {
   matchId?: string;
   occurredAt?: string;
   reporterId?: string;
-  /** A report's source (SOURCES), or a notice's (NOTICE_SOURCES, never sent in a report). */
-  source?: (typeof SOURCES)[number] | NoticeSource;
+  /**
+   * A report's source (SOURCES), a notice's (NOTICE_SOURCES), or the service's own sign-in check's
+   * (evasion_check: a suspected evasion of a ban, docs/linked-accounts.md); the last two are never
+   * sent in a report.
+   */
+  source?: (typeof SOURCES)[number] | NoticeSource | 'evasion_check';
 }
 
 /**

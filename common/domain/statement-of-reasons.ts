@@ -93,6 +93,7 @@ const HOLD_WORDS: Record<string, string> = {
   rule_hold: 'an automated rule holds the points of reports against you until a moderator reviews them',
   reporter_credibility: 'reports from this reporter are often found unfounded',
   brigading: 'the same players reported you in several matches, which a moderator looks at before it counts',
+  evasion_check: 'a link between accounts alone never takes points: a moderator decides first',
 };
 
 export interface AppealFiled {
@@ -239,7 +240,10 @@ export function offenseStatement(
     decision,
     scope: { kind: 'global' },
     period: null,
-    facts: `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${utcWords(o.createdAt)}.`,
+    facts:
+      o.source === 'evasion_check'
+        ? `A suspected evasion of a ban (${KIND_WORDS[o.type]}, ${o.severity} severity), found by the service's sign-in check on ${utcWords(o.createdAt)}: the signals your game sent when you signed in link your account strongly to an account under a ban in force.`
+        : `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${utcWords(o.createdAt)}.`,
     ground: `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}; a score never goes below 0.${
       o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''
     }`,

@@ -291,13 +291,16 @@ export async function markCaseOffensesReviewed(db: Queryable, caseId: string) {
     penalty_points: number;
     reporter_id: string | null;
     match_id: string | null;
-    /** A notice's (a person's or a trusted flagger's): the studio did not file it. */
+    /**
+     * A notice's (a person's or a trusted flagger's) or the sign-in check's own filing on a suspected
+     * evasion: the studio did not file it.
+     */
     noticed: boolean;
   }>(
     `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
        FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
      RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id,
-               coalesce(o.context->>'source' IN ('notice', 'trusted_flagger'), false) AS noticed`,
+               coalesce(o.context->>'source' IN ('notice', 'trusted_flagger', 'evasion_check'), false) AS noticed`,
     [caseId],
   );
   return rows;

@@ -368,6 +368,43 @@ export async function clearSuspicion(
 }
 
 /**
+ * Each new suspicion's evasion case (docs/linked-accounts.md "Evasion at the door"): the offense the
+ * sign-in check filed on the suspect, named by the suspicion in the same transaction.
+ */
+export async function attachSuspicionOffenses(
+  db: Queryable,
+  pairs: readonly { suspicionId: string; offenseId: string }[],
+): Promise<void> {
+  if (pairs.length === 0) return;
+  await db.query(
+    `UPDATE evasion_suspicions e SET offense_id = p.offense_id
+       FROM unnest($1::uuid[], $2::uuid[]) AS p(id, offense_id)
+      WHERE e.id = p.id AND e.offense_id IS NULL`,
+    [pairs.map((p) => p.suspicionId), pairs.map((p) => p.offenseId)],
+  );
+}
+
+/**
+ * A moderator dismissed the evasion case: its suspicions are cleared with it (the suspect reads no
+ * longer as suspected, and a cleared suspicion stays cleared). Returns the ids cleared now.
+ */
+export async function clearSuspicionsOfOffenses(
+  db: Queryable,
+  offenseIds: readonly string[],
+  moderatorId: string,
+  reason: string,
+  now: Date,
+): Promise<string[]> {
+  if (offenseIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE evasion_suspicions SET cleared_at = $3, cleared_by = $2, clear_reason = $4
+      WHERE offense_id = ANY($1::uuid[]) AND cleared_at IS NULL RETURNING id`,
+    [offenseIds, moderatorId, now, reason],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
  * Takes back values of a player: all of them (erasure), or those first seen in a window (a stolen
  * account's: they were the thief's). The links of the player and of every holder of those values are
  * derived again (a value back under its cap links its other holders again). Returns how many went.

@@ -30,6 +30,7 @@ import { emitEvents } from '../lifecycles/webhook-delivery.js';
 import { moveOffenses } from '../lifecycles/offense.js';
 import type { ReporterRecord } from '../data/repos/reporters.js';
 import { setReporterMuted } from '../lifecycles/misuse.js';
+import { clearSuspicionsOfOffenses } from '../lifecycles/signals.js';
 import { isUuid } from '../domain/ids.js';
 import { findQueue, seesQueue } from '../data/repos/review-queues.js';
 import { ruleSanctionsOfCase, type SanctionRecord } from '../data/repos/sanctions.js';
@@ -266,6 +267,18 @@ export async function resolveCase(
         `A ${sanction.type.replace('_', ' ')} of this player waits for a second moderator: resolve the case without it and place it on the player, where it waits for an admin's approval.`,
       );
     const effects = await applyOutcome(client, c, outcome, now);
+    // A dismissed evasion case clears its suspicions (docs/linked-accounts.md "Evasion at the door"):
+    // the moderator found no evasion, and a cleared suspicion stays cleared.
+    const evasionCleared =
+      outcome === 'dismissed'
+        ? await clearSuspicionsOfOffenses(
+            client,
+            effects.offenses.map((o) => o.id),
+            actor.id,
+            `Dismissed with its review case: ${note}`.slice(0, 2000),
+            now,
+          )
+        : [];
     await recordResolution(client, c, {
       outcome,
       note,
@@ -286,6 +299,7 @@ export async function resolveCase(
         pointsRestored: effects.pointsRestored,
         heldPointsApplied: effects.heldApplied,
         heldPointsDropped: effects.heldDropped,
+        ...(evasionCleared.length ? { evasionSuspicionsCleared: evasionCleared.sort() } : {}),
       },
     });
     const resolved = (await findCase(client, caseId))!;

@@ -41,13 +41,18 @@ export async function weighingFor(
   trigger: PlayerTrigger,
   playerId: string,
   cause: string,
+  /**
+   * Offenses the same transaction filed that the weighing must see in their cases (an evasion
+   * case's): the review worker files them first, so the job never runs ahead of their filing.
+   */
+  offenseIds: readonly string[] = [],
 ): Promise<OutboxRow[]> {
   if (!(await triggered(client, trigger))) return [];
   return writeJob(client, {
     queue: QUEUES.review,
     name: JOB_NAMES.weighRules,
     id: `weigh-rules-${trigger === 'sanction_placed' ? 'sanction' : 'evasion'}-${cause}`,
-    payload: { trigger, playerId, ...traceFields() },
+    payload: { trigger, playerId, ...(offenseIds.length ? { offenseIds } : {}), ...traceFields() },
     // Sharded by the player (migration 019), as the player's offense jobs are.
     shardKey: playerId,
   });

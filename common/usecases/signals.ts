@@ -1,8 +1,12 @@
 import Joi from 'joi';
 import { SERVICE_ID } from '../domain/players.js';
-import { withTransaction, type Pool } from '../data/db.js';
+import crypto from 'node:crypto';
+import { withTransaction, type Pool, type PoolClient } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
-import { studioPlayers } from '../data/repos/signals.js';
+import { evasionFilingFacts, studioPlayers } from '../data/repos/signals.js';
+import { recordReports, type FilingOptions, type ReportToRecord } from '../data/repos/offenses.js';
+import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
+import type { NormalisedReport, OffenseType, ReportKind } from '../domain/reports.js';
 import {
   bulkSignalsSchema,
   normalizeSignal,
@@ -15,6 +19,7 @@ import {
 } from '../domain/signals.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import {
+  attachSuspicionOffenses,
   clearSuspicion,
   detectEvasion,
   recordSignals,
@@ -31,6 +36,10 @@ export interface SignalDeps {
   pool: Pool;
   keys: SignalKeys;
   clock: () => Date;
+  /** The penalty caps an evasion case's held points are computed under (PENALTY_CAP_*). */
+  caps: PenaltyCaps;
+  /** How the evasion case's offense writes the jobs it owes (QUEUE_SHARDS). */
+  filing?: FilingOptions;
   /** Hands the outbox rows of a committed call to the queues. */
   dispatch: (rows: OutboxRow[]) => void;
 }
@@ -73,6 +82,85 @@ function observedTimes(items: readonly Item[], now: Date) {
   return times;
 }
 
+const KIND_OF_TYPE: Record<OffenseType, ReportKind> = {
+  cheating: 'anticheat',
+  toxicity: 'toxicity',
+  afk: 'afk',
+  griefing: 'griefing',
+};
+const BAN_WORDS: Record<string, string> = {
+  temporary_ban: 'a temporary ban',
+  permanent_ban: 'a permanent ban',
+};
+
+/**
+ * The evasion case of each new suspicion (docs/linked-accounts.md "Evasion at the door"): one offense
+ * on the suspect, in the transaction that recorded the suspicion, through the one filing path
+ * (pt_file_reports, Rule evasion_check): source evasion_check (automated detection by the service),
+ * of the kind of the case the ban was decided on (cheating for a ban decided without a case), high
+ * severity, its points held for a moderator; its evidence the kinds shared, the strength and the
+ * ban's decision (never the banned account's identity, which the moderator reads in the links).
+ * The review worker files it into the suspect's open case of that kind, or a new one, as any report.
+ */
+async function fileEvasionCases(
+  client: PoolClient,
+  deps: SignalDeps,
+  studioId: string,
+  fresh: readonly Suspicion[],
+): Promise<{ outbox: OutboxRow[]; offenses: { playerId: string; offenseId: string }[] }> {
+  if (fresh.length === 0) return { outbox: [], offenses: [] };
+  const facts = await evasionFilingFacts(client, studioId, fresh);
+  const items: ReportToRecord[] = [];
+  const pairs: { suspicionId: string; offenseId: string; playerId: string }[] = [];
+  for (const s of fresh) {
+    const f = facts.get(`${s.playerId}/${s.sanctionId}`);
+    if (!f) continue;
+    const type = f.caseType ?? 'cheating';
+    const report: NormalisedReport = {
+      kind: KIND_OF_TYPE[type],
+      type,
+      detected: true,
+      severity: 'high',
+      description: `The sign-in check found this account strongly linked (strength ${s.strength.toFixed(2)}, by ${s.kinds.join(', ')}) to an account under ${BAN_WORDS[f.banType] ?? 'a ban'} in force since ${f.banStartsAt.toISOString()}: possibly an evasion of that ban. Nothing is taken until a moderator decides.`,
+      evidence: [],
+      details: {
+        evasion: {
+          suspicionId: s.id,
+          sanctionId: s.sanctionId,
+          banType: f.banType,
+          kinds: s.kinds,
+          strength: s.strength,
+        },
+      },
+      context: { source: 'evasion_check' },
+    };
+    const offenseId = crypto.randomUUID();
+    items.push({
+      offenseId,
+      serviceId: s.serviceId,
+      gameId: f.gameId,
+      studioId,
+      report,
+      penalty: computePenalty(report, deps.caps),
+      playerSourced: false,
+      hold: 'evasion_check',
+      // No reporter and held whatever the budget: the policy is never reached.
+      policy: { reporterQuota: 1, studioBudget: 1, credibilityThreshold: 0, credibilityMinHistory: 0 },
+    });
+    pairs.push({ suspicionId: s.id, offenseId, playerId: s.playerId });
+  }
+  const outcomes = await recordReports(client, items, deps.filing);
+  const outbox: OutboxRow[] = [];
+  const attached: typeof pairs = [];
+  outcomes.forEach((o, i) => {
+    if (o.status !== 'created') return;
+    outbox.push(...o.outbox);
+    attached.push(pairs[i]!);
+  });
+  await attachSuspicionOffenses(client, attached);
+  return { outbox, offenses: attached };
+}
+
 /**
  * Records a studio's signals about its players and runs the evasion check on each player they name:
  * one transaction, so a value is never stored without the links it makes. Every player must be one
@@ -112,6 +200,11 @@ async function ingest(
     const rec = await recordSignals(client, studioId, current.id, inputs);
     const suspicions = await detectEvasion(client, studioId, [...new Set(ids.values())], now);
     const fresh = suspicions.filter((s) => s.fresh);
+    // Each new suspicion opens an evasion case for moderators (its offense's points held for them).
+    const filed = await fileEvasionCases(client, deps, studioId, fresh);
+    const evasionOffenses = new Map<string, string[]>();
+    for (const f of filed.offenses)
+      evasionOffenses.set(f.playerId, [...(evasionOffenses.get(f.playerId) ?? []), f.offenseId]);
     // The studio hears of each new suspicion (player.evasion_suspected): its game may act at once.
     const outbox = await emitEvents(
       client,
@@ -139,8 +232,16 @@ async function ingest(
     const firstOf = new Map<string, string>();
     for (const s of fresh) if (!firstOf.has(s.playerId)) firstOf.set(s.playerId, s.id);
     for (const [playerId, suspicionId] of firstOf)
-      outbox.push(...(await weighingFor(client, 'evasion_suspected', playerId, suspicionId)));
-    return { result: { ...rec, suspicions }, outbox };
+      outbox.push(
+        ...(await weighingFor(
+          client,
+          'evasion_suspected',
+          playerId,
+          suspicionId,
+          evasionOffenses.get(playerId) ?? [],
+        )),
+      );
+    return { result: { ...rec, suspicions }, outbox: [...filed.outbox, ...outbox] };
   });
   deps.dispatch(outbox);
   return { added: result.added, seenAgain: result.seenAgain, suspicions: result.suspicions, ids };

@@ -172,7 +172,9 @@ export async function submitReport(
     penaltyHeld: rec.offense.penaltyHeld,
     status: filedStatus(rec.offense.status),
     // A report is never a notice (docs/moderators.md "Notices"): that reason is not a report's.
-    ...(rec.offense.statusReason && rec.offense.statusReason !== 'notice'
+    ...(rec.offense.statusReason &&
+    rec.offense.statusReason !== 'notice' &&
+    rec.offense.statusReason !== 'evasion_check'
       ? { statusReason: rec.offense.statusReason }
       : {}),
     ...(rec.quotaRemaining !== null ? { reporterQuotaRemaining: rec.quotaRemaining } : {}),

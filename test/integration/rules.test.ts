@@ -129,6 +129,17 @@ describe('rules', function () {
         [caseId],
       )
     ).rows[0]!;
+  /** The evasion case a suspicion opened for the player (its offense filed by the review worker). */
+  const evasionCaseOf = (serviceId: string) =>
+    eventually('the evasion case filed', async () => {
+      const { rows } = await api.pool.query<{ case_id: string }>(
+        `SELECT co.case_id FROM offenses o JOIN players p ON p.id = o.player_id
+           JOIN case_offenses co ON co.offense_id = o.id
+          WHERE p.service_id = $1 AND o.context->>'source' = 'evasion_check'`,
+        [serviceId],
+      );
+      return rows[0]?.case_id;
+    });
   const matches = async (ruleId: string) =>
     (
       await api.pool.query<{ mode: string; case_id: string; rule_version: number; actions: object }>(
@@ -408,6 +419,8 @@ describe('rules', function () {
     });
     await raided(c3);
     await suspect(c3);
+    // Its evasion case too, before the open cases are read.
+    await evasionCaseOf(c3);
     // One of the raid's reporters has a record: 3 upheld, 1 dismissed (credibility 4/6).
     await api.pool.query(
       `INSERT INTO reporters (studio_id, reporter_id, upheld, dismissed) VALUES ($1, $2, 3, 1)
@@ -1082,30 +1095,46 @@ describe('rules', function () {
     expect(watch.status, watch.text).to.equal(201);
     expect(watch.body).to.include({ trigger: 'evasion_suspected' });
 
-    // In background, a suspicion on a player with an open case records what the rule would do.
+    // In background, a suspicion records what the rule would do to the suspect's open cases: the one
+    // it had, and the evasion case the suspicion opened (docs/linked-accounts.md "Evasion at the door"),
+    // which the weighing job files first, so it never runs ahead of it.
     const first = await player();
     const firstCase = await raided(first);
     await suspect(first);
-    await eventually('the background match recorded', async () => (await matches(watch.body.id)).length > 0);
-    expect((await matches(watch.body.id)).map((m) => [m.mode, m.case_id])).to.deep.equal([
-      ['background', firstCase],
-    ]);
+    const firstEvasion = await evasionCaseOf(first);
+    expect(firstEvasion).to.not.equal(firstCase);
+    await eventually(
+      'the background matches recorded',
+      async () => (await matches(watch.body.id)).length >= 2,
+    );
+    expect((await matches(watch.body.id)).map((m) => [m.mode, m.case_id]).sort()).to.deep.equal(
+      [
+        ['background', firstCase],
+        ['background', firstEvasion],
+      ].sort(),
+    );
     expect(await tagsOf(first), 'a background rule changes nothing').to.not.include('evasion-watch');
 
-    // Live, it acts on the next suspect's open case; a suspect with no open case has nothing to weigh.
+    // Live, it acts on the next suspects' open cases: a suspect with no case of reports has its
+    // evasion case, and nothing else, to weigh.
     const live = await save({ ...evasionWatch, mode: 'live' }, watch.body.id);
     expect(live.status, live.text).to.equal(200);
     const [second, noCase] = [await player(), await player()];
     const secondCase = await raided(second);
     await suspect(second);
     await suspect(noCase);
-    await eventually('the live rule tagged the suspect', async () =>
-      (await tagsOf(second)).includes('evasion-watch'),
+    await eventually(
+      'the live rule tagged the suspects',
+      async () =>
+        (await tagsOf(second)).includes('evasion-watch') && (await tagsOf(noCase)).includes('evasion-watch'),
     );
     expect((await caseState(secondCase)).priority).to.be.at.least(400);
-    expect(await tagsOf(noCase)).to.not.include('evasion-watch');
+    const noCaseEvasion = await evasionCaseOf(noCase);
+    expect((await caseState(noCaseEvasion)).priority).to.be.at.least(400);
     const liveMatches = (await matches(watch.body.id)).filter((m) => m.mode === 'live');
-    expect(liveMatches.map((m) => m.case_id)).to.deep.equal([secondCase]);
+    expect(liveMatches.map((m) => m.case_id).sort()).to.deep.equal(
+      [secondCase, await evasionCaseOf(second), noCaseEvasion].sort(),
+    );
     await save(
       { name: 'off', mode: 'draft', conditions: { evasionSuspected: true }, actions: { tag: 'x' } },
       watch.body.id,

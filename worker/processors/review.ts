@@ -111,8 +111,18 @@ export const reviewProcessor = (deps: ProcessorDeps) => {
         (data.trigger === 'sanction_placed' || data.trigger === 'evasion_suspected') &&
         typeof data.playerId === 'string' &&
         isUuid(data.playerId)
-      )
+      ) {
+        // An evasion case's offense, filed first (once: a filed offense is filed again as nothing), so
+        // the weighing sees its case whichever of the two jobs ran first.
+        const first = (data as { offenseIds?: unknown }).offenseIds;
+        if (Array.isArray(first)) {
+          const ids = first.filter((id): id is string => typeof id === 'string' && isUuid(id));
+          const filed = await Promise.all(ids.map((id) => filings.load(id).catch((err: unknown) => err)));
+          const failed = filed.find((f) => f instanceof Error && !(f instanceof UnrecoverableError));
+          if (failed) throw failed;
+        }
         return { outcomes: (await weighAfter(deps.pool, data.trigger, data.playerId, weighing)).length };
+      }
       const ids = (data as { playerIds?: unknown }).playerIds;
       if (
         data.trigger === 'match_recorded' &&

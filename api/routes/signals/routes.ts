@@ -36,6 +36,8 @@ export function signalRoutes(deps: ApiDeps): Router {
     pool: deps.pool,
     keys: signalKeysFrom(deps.config.signalHashKey, deps.config.signalPreviousHashKeys, deps.pepper),
     clock: deps.clock,
+    caps: deps.config.penaltyCaps,
+    filing: { queueShards: deps.config.queueShards },
     dispatch: (rows) => deps.dispatcher.enqueue(rows),
   };
   const studioOf = (ctx: Context) => (ctx.state.client as AuthenticatedClient).studioId;

@@ -1,4 +1,4 @@
--- Version: 10
+-- Version: 11
 -- pt_file_reports(items jsonb): files a batch of reports, each one's rules decided in order, in one
 -- statement of the caller's transaction. This file is the function's only source: `migrate` applies
 -- it (CREATE OR REPLACE) after the numbered migrations whenever its version is newer than the one the
@@ -33,6 +33,9 @@
 --                              as recorded, no points. A party counts as one reporter.
 --   Rule notice:               a notice (Version 4: an item with `hold`, docs/moderators.md "Notices") is held
 --                              for a moderator, whatever the reporter's credibility or budget.
+--   Rule evasion_check:        (Version 11) the sign-in check's own filing on a suspected evasion of a
+--                              ban (an item with `hold` evasion_check, docs/linked-accounts.md "Evasion
+--                              at the door") is held for a moderator: a link alone takes nothing.
 --   Rule rule_hold:            while a rule holds the player's points (Version 6: players.
 --                              points_held_until, docs/moderators.md "Rules"), a report with points is held for
 --                              a moderator.
@@ -264,6 +267,8 @@ BEGIN
       v_status := 'recorded'; v_reason := 'party_report';
     ELSIF r.hold = 'notice' THEN
       v_status := 'held'; v_reason := 'notice'; v_held := v_penalty;
+    ELSIF r.hold = 'evasion_check' THEN
+      v_status := 'held'; v_reason := 'evasion_check'; v_held := v_penalty;
     ELSIF r.rule_hold AND v_penalty > 0 THEN
       v_status := 'held'; v_reason := 'rule_hold'; v_held := v_penalty;
     ELSIF r.brigading AND v_penalty > 0 THEN

@@ -187,8 +187,11 @@ export interface ReportToRecord {
   playerSourced: boolean;
   /** The W3C trace context of the request that filed it (tracing on), for its jobs to continue. */
   traceparent?: string | undefined;
-  /** A notice (docs/moderators.md "Notices"): its points held for a moderator, whatever else (Rule notice). */
-  hold?: 'notice';
+  /**
+   * Held for a moderator, whatever else: a notice (docs/moderators.md "Notices", Rule notice), or the
+   * sign-in check's filing on a suspected evasion (docs/linked-accounts.md, Rule evasion_check).
+   */
+  hold?: 'notice' | 'evasion_check';
   policy: {
     reporterQuota: number;
     studioBudget: number;

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db.js';
 import { STRONG_LINK, type SignalKind } from '../../domain/signals.js';
 import type { SanctionType } from '../../domain/sanctions.js';
+import type { OffenseType } from '../../domain/reports.js';
 import { ACTIVE } from './sanctions.js';
 
 /**
@@ -22,6 +23,48 @@ export async function studioPlayers(
     values: [[...new Set(serviceIds)], studioId],
   });
   return new Map(rows.map((r) => [r.service_id, r.id]));
+}
+
+/** What the sign-in check files an evasion case with: the suspect's game of the studio and the ban. */
+export interface EvasionFilingFacts {
+  /** The suspect's game of this studio it was linked to last. */
+  gameId: string;
+  banType: SanctionType;
+  banStartsAt: Date;
+  /** The kind of the case the ban was decided on; null for a ban decided without one. */
+  caseType: OffenseType | null;
+}
+
+/** The filing facts of each suspect and ban, by `${playerId}/${sanctionId}`. */
+export async function evasionFilingFacts(
+  db: Queryable,
+  studioId: string,
+  pairs: readonly { playerId: string; sanctionId: string }[],
+): Promise<Map<string, EvasionFilingFacts>> {
+  if (pairs.length === 0) return new Map();
+  const { rows } = await db.query<{
+    player_id: string;
+    sanction_id: string;
+    game_id: string;
+    type: SanctionType;
+    starts_at: Date;
+    case_type: OffenseType | null;
+  }>(
+    `SELECT k.player_id, k.sanction_id, g.game_id, s.type, s.starts_at, c.type AS case_type
+       FROM unnest($1::uuid[], $2::uuid[]) AS k(player_id, sanction_id)
+       JOIN sanctions s ON s.id = k.sanction_id
+       LEFT JOIN review_cases c ON c.id = s.case_id
+       CROSS JOIN LATERAL (SELECT pg.game_id FROM player_games pg JOIN games gm ON gm.id = pg.game_id
+                            WHERE pg.player_id = k.player_id AND gm.studio_id = $3
+                            ORDER BY pg.linked_at DESC, pg.game_id LIMIT 1) g`,
+    [pairs.map((p) => p.playerId), pairs.map((p) => p.sanctionId), studioId],
+  );
+  return new Map(
+    rows.map((r) => [
+      `${r.player_id}/${r.sanction_id}`,
+      { gameId: r.game_id, banType: r.type, banStartsAt: r.starts_at, caseType: r.case_type },
+    ]),
+  );
 }
 
 export interface LinkedAccount {

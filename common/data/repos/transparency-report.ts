@@ -138,7 +138,10 @@ export async function appealsIn(db: Queryable, q: ReportPeriod) {
   return rows;
 }
 
-/** Reports by automated means in the period, how moderators decided their cases, the penalties on them. */
+/**
+ * Reports by automated means in the period (a game's anti-cheat system or server, the service's
+ * sign-in check on a suspected evasion), how moderators decided their cases, the penalties on them.
+ */
 export async function automatedReportsIn(db: Queryable, q: ReportPeriod) {
   const scope = scopeOf(q.platform);
   const { rows } = await db.query<{
@@ -157,7 +160,7 @@ export async function automatedReportsIn(db: Queryable, q: ReportPeriod) {
        LEFT JOIN case_offenses co ON co.offense_id = o.id
        LEFT JOIN review_cases c ON c.id = co.case_id
       WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-        AND o.context->>'source' IN ('anticheat_system', 'game_server')`,
+        AND o.context->>'source' IN ('anticheat_system', 'game_server', 'evasion_check')`,
     argsOf(q),
   );
   return rows[0]!;

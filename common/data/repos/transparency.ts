@@ -113,7 +113,8 @@ export async function sanctionDecisions(
        LEFT JOIN LATERAL (
          SELECT min(x.created_at) AS first_report_at,
                 array_agg(DISTINCT CASE
-                  WHEN x.context->>'source' IN ('anticheat_system', 'game_server', 'player', 'notice', 'trusted_flagger')
+                  WHEN x.context->>'source' IN ('anticheat_system', 'game_server', 'evasion_check', 'player', 'notice',
+                                                'trusted_flagger')
                     THEN x.context->>'source'
                   WHEN x.reporter_id IS NOT NULL THEN 'player'
                   ELSE 'game' END) AS origins

@@ -9,6 +9,7 @@ const REASONS: Record<string, string> = {
   party_report: 'another member of the reporter’s party already reported it in this match',
   brigading: 'possible brigading: the reporter or their party reported the player in other matches too',
   notice: 'a notice, for a moderator',
+  evasion_check: 'the sign-in check suspects evasion of a ban, for a moderator',
   rule_hold: 'a rule holds the player’s points',
 };
 
@@ -64,6 +65,8 @@ export function filedBy(source: unknown, studioName: string | undefined): string
   const game = studioName ? ` about a game of ${studioName}` : '';
   if (source === 'notice') return ` · a notice from a member of the public (DSA Art. 16)${game}`;
   if (source === 'trusted_flagger') return ` · a notice from a trusted flagger (DSA Art. 22)${game}`;
+  if (source === 'evasion_check')
+    return ` · found by the service's sign-in check: strongly linked to an account under a ban${game ? ` (signals from ${studioName})` : ''}`;
   return studioName ? ` · filed by ${studioName}` : '';
 }
 

@@ -2704,7 +2704,7 @@ export interface components {
              * @description Why the points were held or not taken (the filing studio only).
              * @enum {string|null}
              */
-            statusReason?: "no_finding" | "reporter_muted" | "party_report" | "notice" | "rule_hold" | "brigading" | "reporter_credibility" | "studio_budget" | null;
+            statusReason?: "no_finding" | "reporter_muted" | "party_report" | "notice" | "evasion_check" | "rule_hold" | "brigading" | "reporter_credibility" | "studio_budget" | null;
             evidence?: components["schemas"]["Evidence"][];
             /** @description Normalised kind-specific fields (confidence, category, durations, ...). */
             details?: Record<string, never>;
@@ -2716,7 +2716,7 @@ export interface components {
                  * @description When it happened; not in the future.
                  */
                 occurredAt?: string;
-                /** @description A report's: one of player, game_server, anticheat_system; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger. */
+                /** @description A report's: one of player, game_server, anticheat_system; a notice's (docs/moderators.md "Notices"): notice or trusted_flagger; the service's own sign-in check's: evasion_check (a suspected evasion of a ban, docs/linked-accounts.md "Evasion at the door"). */
                 source?: string;
             };
             reviewedByAdmin: boolean;

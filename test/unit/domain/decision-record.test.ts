@@ -107,6 +107,10 @@ describe('a sanction decision record, told to the player and to the regulator (p
           expect(/anti-cheat system detected it/.test(text), text).to.equal(
             origins.includes('anticheat_system'),
           );
+          // The sign-in check's suspicion of evasion (issue 53) only when it led to the case.
+          expect(/linked-accounts check detected it/i.test(text), text).to.equal(
+            origins.includes('evasion_check'),
+          );
           // No case, no report: nothing was "upheld" or "reviewed".
           if (!d.case) expect(text, text).to.not.match(/upheld|reviewed reports|reported it|notified it/);
           // A wave or four eyes only when there was one.
@@ -117,7 +121,10 @@ describe('a sanction decision record, told to the player and to the regulator (p
           expect(text).to.not.include('the reason given');
         }
         // Automation: the same in both.
-        const automatedDetection = origins.includes('anticheat_system') || origins.includes('game_server');
+        const automatedDetection =
+          origins.includes('anticheat_system') ||
+          origins.includes('game_server') ||
+          origins.includes('evasion_check');
         expect(tdb.automated_detection).to.equal(automatedDetection ? 'Yes' : 'No');
         const fully = d.decidedBy === 'strike_ladder' || d.decidedBy === 'rule';
         expect(sor.automated).to.equal(fully);

@@ -17,6 +17,7 @@ describe('Filing rules: named once in the domain and once in the SQL function th
       'reporter_muted',
       'party_report',
       'notice',
+      'evasion_check',
       'rule_hold',
       'brigading',
       'reporter_credibility',
