@@ -18,7 +18,13 @@ import { BENCH_LIMITS, children, launch, PEPPER, run, type Figures } from './har
  *   recorded and checked), against a bare Koa route (BK's reference) and against the same three
  *   statements driven directly (the lock, the upsert, the check) on one connection each;
  * - SB, bulk ingestion: 1,000 new values a call (`POST /v1/signals`), in signals/s, against the same
- *   rows inserted directly (one INSERT ... SELECT FROM unnest a call).
+ *   rows inserted directly (one INSERT ... SELECT FROM unnest a call);
+ * - SF, a storm of first sightings (a launch day): a device and an install never sent before a call;
+ * - SE, a storm of first sightings that each look like evasion: every call a player signs in with a
+ *   device and an install seen only on one banned account before (one player in ten is banned for
+ *   it, with two such pairs), so each call records two new values,
+ *   derives a strong link, records a suspicion, sends its event and files its evasion case (the
+ *   worst a sign-in costs), against SI in the same run.
  *
  * Each player of a set holds 10 values (so the small set, 10k players, has 100k; the large, 1M, has
  * 10M), every second player shares a console with the next one (a strong link), and one player in
@@ -175,6 +181,17 @@ async function main() {
       process.stdout.write(`${line}\n`);
     };
 
+    /** BENCH_PG_STATEMENTS=1: the statements that cost most since the last call, then forgotten. */
+    const topStatements = async () => {
+      if (!process.env.BENCH_PG_STATEMENTS) return;
+      const { rows: top } = await pool.query<{ calls: string; ms: string; q: string }>(
+        `SELECT calls, round(total_exec_time::numeric + total_plan_time::numeric, 0) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q
+           FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
+      );
+      for (const t of top) say(`    pg ${t.ms.padStart(7)} ms ${t.calls.padStart(8)} calls  ${t.q}`);
+      await pool.query('SELECT pg_stat_statements_reset()');
+    };
+
     /** Measures `fn` over SECONDS after a warm-up; with the service's CPU per unit of work. */
     const measure = async (fn: (s: number) => Promise<Figures>, units: number) => {
       await fn(1);
@@ -289,14 +306,7 @@ async function main() {
           errors: 0,
         };
       }, 1);
-      if (process.env.BENCH_PG_STATEMENTS) {
-        const { rows: top } = await pool.query<{ calls: string; ms: string; q: string }>(
-          `SELECT calls, round(total_exec_time::numeric + total_plan_time::numeric, 0) AS ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q
-             FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 12`,
-        );
-        for (const t of top) say(`    pg ${t.ms.padStart(7)} ms ${t.calls.padStart(8)} calls  ${t.q}`);
-        await pool.query('SELECT pg_stat_statements_reset()');
-      }
+      await topStatements();
       say(
         `SI  sign-in check   ${si.rate.toFixed(0).padStart(7)} calls/s  p50 ${si.p50.toFixed(1)} ms  p99 ${si.p99.toFixed(1)} ms  ${si.cpuUs.toFixed(0)} µs CPU/call (${si.split})  errors ${si.errors}`,
       );
@@ -369,6 +379,127 @@ async function main() {
       );
       say(
         `    rows direct     ${sbDirect.rate.toFixed(0).padStart(7)} signals/s  SB/direct ${(sb.rate / sbDirect.rate).toFixed(2)}`,
+      );
+      // SF: a storm of first sightings (a launch day): each call a random player signs in with a device
+      // and an install no one has sent before: two new values, held by one account, linking nobody.
+      let firsts = 0;
+      const sf = await measure(
+        (s) =>
+          run({
+            url: apiUrl,
+            duration: s,
+            connections: CONNECTIONS,
+            requests: [
+              {
+                method: 'POST',
+                headers,
+                setupRequest: (r) => {
+                  const n = firsts++;
+                  return {
+                    ...r,
+                    path: `/v1/player/s${tag}-${pick()}/signals`,
+                    body: JSON.stringify({
+                      signals: [
+                        { kind: 'hardware_id', value: `first-${tag}-hw-${n}` },
+                        { kind: 'install_id', value: `first-${tag}-in-${n}` },
+                      ],
+                    }),
+                  };
+                },
+              },
+            ],
+          }),
+        1,
+      );
+      say(
+        `SF  first sightings ${sf.rate.toFixed(0).padStart(7)} calls/s  p50 ${sf.p50.toFixed(1)} ms  p99 ${sf.p99.toFixed(1)} ms  ${sf.cpuUs.toFixed(0)} µs CPU/call (${sf.split})  errors ${sf.errors}  SF/SI ${(sf.rate / si.rate).toFixed(2)}`,
+      );
+      // SE: first sightings that look like evasion. One player in ten (i % 10 = 5) is banned for it,
+      // directly, and given two devices and installs no one else holds (so a banned account holds 14
+      // values, as a cheater with a spare console might); each call a random other player signs in
+      // with one pair never used before: two new values, a strong link, a suspicion and its case.
+      const stormBanned = Array.from({ length: Math.floor(set.players / 10) }, (_, k) => 10 * k + 5);
+      await pool.query(
+        `INSERT INTO sanctions (player_id, type, reason, issued_by_studio, starts_at, expires_at, scope_studio_id)
+         SELECT id, 'temporary_ban', 'bench', $2, now() - interval '1 hour', now() + interval '30 days', NULL
+           FROM players WHERE service_id = ANY($1::text[])`,
+        [stormBanned.map((b) => `s${tag}-${b}`), studio.id],
+      );
+      const { rows: bannedRows } = await pool.query<{ id: string }>(
+        'SELECT id FROM players WHERE service_id = ANY($1::text[])',
+        [stormBanned.map((b) => `s${tag}-${b}`)],
+      );
+      const pairs = bannedRows.length * 2;
+      const stormValue = (kind: 'hardware_id' | 'install_id', k: number) => `storm-${tag}-${kind}-${k}`;
+      for (let from = 0; from < pairs; from += 5000) {
+        const ks = Array.from({ length: Math.min(5000, pairs - from) }, (_, j) => from + j);
+        const holders = ks.flatMap((k) => [
+          bannedRows[k % bannedRows.length]!.id,
+          bannedRows[k % bannedRows.length]!.id,
+        ]);
+        const kinds = ks.flatMap(() => ['hardware_id', 'install_id'] as const);
+        const digests = ks.flatMap((k) =>
+          (['hardware_id', 'install_id'] as const).map((kind) =>
+            signalDigest(keys.current.key, studio.id, kind, normalizeSignal(kind, stormValue(kind, k))!),
+          ),
+        );
+        await pool.query(
+          `INSERT INTO signals (studio_id, kind, digest, key_id, player_id, first_seen_at, last_seen_at)
+           SELECT $1, kind, digest, $5, p, now() - interval '1 day', now() - interval '1 day'
+             FROM unnest($2::uuid[], $3::text[], $4::bytea[]) v(p, kind, digest) ON CONFLICT DO NOTHING`,
+          [studio.id, holders, kinds, digests, keys.current.id],
+        );
+      }
+      await pool.query('ANALYZE signals');
+      let storm = 0;
+      const casesBefore = Number(
+        (
+          await pool.query<{ n: string }>(
+            `SELECT count(*) AS n FROM offenses WHERE status_reason = 'evasion_check'`,
+          )
+        ).rows[0]!.n,
+      );
+      const se = await measure(
+        (s) =>
+          run({
+            url: apiUrl,
+            duration: s,
+            connections: CONNECTIONS,
+            requests: [
+              {
+                method: 'POST',
+                headers,
+                setupRequest: (r) => {
+                  const k = storm++ % pairs;
+                  let i = pick();
+                  if (i % 10 === 5 || i % 100 === 0) i = i === set.players ? 1 : i + 1;
+                  return {
+                    ...r,
+                    path: `/v1/player/s${tag}-${i}/signals`,
+                    body: JSON.stringify({
+                      signals: [
+                        { kind: 'hardware_id', value: stormValue('hardware_id', k) },
+                        { kind: 'install_id', value: stormValue('install_id', k) },
+                      ],
+                    }),
+                  };
+                },
+              },
+            ],
+          }),
+        1,
+      );
+      const casesFiled =
+        Number(
+          (
+            await pool.query<{ n: string }>(
+              `SELECT count(*) AS n FROM offenses WHERE status_reason = 'evasion_check'`,
+            )
+          ).rows[0]!.n,
+        ) - casesBefore;
+      await topStatements();
+      say(
+        `SE  evasion storm   ${se.rate.toFixed(0).padStart(7)} calls/s  p50 ${se.p50.toFixed(1)} ms  p99 ${se.p99.toFixed(1)} ms  ${se.cpuUs.toFixed(0)} µs CPU/call (${se.split})  errors ${se.errors}  SE/SI ${(se.rate / si.rate).toFixed(2)}  (${casesFiled} evasion cases filed${storm > pairs ? ', pairs reused' : ''})`,
       );
     }
     fs.writeFileSync(path.join(dir, 'figures.txt'), `${out.join('\n')}\n`);
