@@ -10,6 +10,10 @@ export const REPORT_KINDS = {
 } as const;
 export type ReportKind = keyof typeof REPORT_KINDS;
 export type OffenseType = (typeof REPORT_KINDS)[ReportKind];
+/** The other way round: the report kind of each stored offense type. */
+export const KIND_OF_TYPE = Object.fromEntries(
+  Object.entries(REPORT_KINDS).map(([kind, type]) => [type, kind]),
+) as Record<OffenseType, ReportKind>;
 
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -51,6 +55,12 @@ export const NOTICE_SOURCES = ['notice', 'trusted_flagger'] as const;
 export type NoticeSource = (typeof NOTICE_SOURCES)[number];
 /** Where a case's reports come from: a game's report, or a notice (a person's or a trusted flagger's). */
 export const CASE_SOURCES = ['game', ...NOTICE_SOURCES] as const;
+/** The source of an offense the service's own sign-in check files (a suspected evasion of a ban). */
+export const SERVICE_SOURCES = ['evasion_check'] as const;
+/** Sources of offenses no studio filed: notices and the service's own; never told to a studio as its report. */
+export const NOT_FILED_BY_STUDIO = [...NOTICE_SOURCES, ...SERVICE_SOURCES] as const;
+/** Sources that are automated detection: a game's anti-cheat system or server, the sign-in check. */
+export const AUTOMATED_SOURCES = ['anticheat_system', 'game_server', ...SERVICE_SOURCES] as const;
 export type CaseSource = (typeof CASE_SOURCES)[number];
 
 export interface ReportContext {
@@ -62,7 +72,7 @@ export interface ReportContext {
    * (evasion_check: a suspected evasion of a ban, docs/linked-accounts.md); the last two are never
    * sent in a report.
    */
-  source?: (typeof SOURCES)[number] | NoticeSource | 'evasion_check';
+  source?: (typeof SOURCES)[number] | NoticeSource | (typeof SERVICE_SOURCES)[number];
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../data/db.js';
+import { NOT_FILED_BY_STUDIO_SQL } from '../data/render.js';
 import { changeScore, type TrustChangeReason } from '../data/repos/trust.js';
 import { KEEP_SOURCE, type OffenseStatus, type RestoredBy } from '../data/shapes/offense.js';
 
@@ -293,14 +294,14 @@ export async function markCaseOffensesReviewed(db: Queryable, caseId: string) {
     match_id: string | null;
     /**
      * A notice's (a person's or a trusted flagger's) or the sign-in check's own filing on a suspected
-     * evasion: the studio did not file it.
+     * evasion (NOT_FILED_BY_STUDIO): the studio did not file it.
      */
-    noticed: boolean;
+    not_the_studios: boolean;
   }>(
     `UPDATE offenses o SET reviewed_by_admin = true, resolved = true, resolved_at = now(), updated_at = now()
        FROM case_offenses co WHERE co.case_id = $1 AND o.id = co.offense_id
      RETURNING o.id, o.studio_id, o.penalty_points, o.reporter_id, o.match_id,
-               coalesce(o.context->>'source' IN ('notice', 'trusted_flagger', 'evasion_check'), false) AS noticed`,
+               coalesce(o.context->>'source' IN (${NOT_FILED_BY_STUDIO_SQL}), false) AS not_the_studios`,
     [caseId],
   );
   return rows;

@@ -359,7 +359,7 @@ interface OutcomeEffects {
     studio_id: string;
     reporter_id: string | null;
     match_id: string | null;
-    noticed: boolean;
+    not_the_studios: boolean;
   }[];
   before: number;
   after: number;
@@ -444,9 +444,9 @@ async function emitResolutionEvents(
   sanctions: SanctionRecord[],
 ): Promise<OutboxRow[]> {
   const { before, after } = effects;
-  // What the studios filed: a notice's offense carries its game's studio, but the studio filed
-  // nothing (issue 49); its notifier hears of the decision on the notice's status page.
-  const offenses = effects.offenses.filter((o) => !o.noticed);
+  // What the studios filed: a notice's offense, and the sign-in check's on a suspected evasion, carry
+  // a studio, but the studio filed nothing (issue 49); a notifier hears of it on its status page.
+  const offenses = effects.offenses.filter((o) => !o.not_the_studios);
   const playerId = c.player.serviceId;
   const filers = new Map<string, string[]>();
   for (const o of offenses) filers.set(o.studio_id, [...(filers.get(o.studio_id) ?? []), o.id]);

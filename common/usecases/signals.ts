@@ -6,7 +6,8 @@ import { insertAudit } from '../data/repos/moderation.js';
 import { evasionFilingFacts, studioPlayers } from '../data/repos/signals.js';
 import { recordReports, type FilingOptions, type ReportToRecord } from '../data/repos/offenses.js';
 import { computePenalty, type PenaltyCaps } from '../domain/penalty.js';
-import type { NormalisedReport, OffenseType, ReportKind } from '../domain/reports.js';
+import { KIND_OF_TYPE, type NormalisedReport } from '../domain/reports.js';
+import { SANCTION } from '../domain/audit-words.js';
 import {
   bulkSignalsSchema,
   normalizeSignal,
@@ -82,17 +83,6 @@ function observedTimes(items: readonly Item[], now: Date) {
   return times;
 }
 
-const KIND_OF_TYPE: Record<OffenseType, ReportKind> = {
-  cheating: 'anticheat',
-  toxicity: 'toxicity',
-  afk: 'afk',
-  griefing: 'griefing',
-};
-const BAN_WORDS: Record<string, string> = {
-  temporary_ban: 'a temporary ban',
-  permanent_ban: 'a permanent ban',
-};
-
 /**
  * The evasion case of each new suspicion (docs/linked-accounts.md "Evasion at the door"): one offense
  * on the suspect, in the transaction that recorded the suspicion, through the one filing path
@@ -121,7 +111,7 @@ async function fileEvasionCases(
       type,
       detected: true,
       severity: 'high',
-      description: `The sign-in check found this account strongly linked (strength ${s.strength.toFixed(2)}, by ${s.kinds.join(', ')}) to an account under ${BAN_WORDS[f.banType] ?? 'a ban'} in force since ${f.banStartsAt.toISOString()}: possibly an evasion of that ban. Nothing is taken until a moderator decides.`,
+      description: `The sign-in check found this account strongly linked (strength ${s.strength.toFixed(2)}, by ${s.kinds.join(', ')}) to an account under ${SANCTION[f.banType]} in force since ${f.banStartsAt.toISOString()}: possibly an evasion of that ban. Nothing is taken until a moderator decides.`,
       evidence: [],
       details: {
         evasion: {

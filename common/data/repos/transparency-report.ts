@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { AUTOMATED_SOURCES_SQL } from '../render.js';
 
 /**
  * The reads behind the transparency report (common/usecases/transparency-report.ts): each figure's
@@ -160,7 +161,7 @@ export async function automatedReportsIn(db: Queryable, q: ReportPeriod) {
        LEFT JOIN case_offenses co ON co.offense_id = o.id
        LEFT JOIN review_cases c ON c.id = co.case_id
       WHERE o.created_at >= $1 AND o.created_at < $2 AND ${scope.offense}
-        AND o.context->>'source' IN ('anticheat_system', 'game_server', 'evasion_check')`,
+        AND o.context->>'source' IN (${AUTOMATED_SOURCES_SQL})`,
     argsOf(q),
   );
   return rows[0]!;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db.js';
+import { NAMED_ORIGINS_SQL } from '../render.js';
 import { isUuid } from '../../domain/ids.js';
 import type { ReportOrigin, SanctionDecision, TdbCategory } from '../../domain/decision-record.js';
 import type { SanctionType } from '../../domain/sanctions.js';
@@ -113,8 +114,7 @@ export async function sanctionDecisions(
        LEFT JOIN LATERAL (
          SELECT min(x.created_at) AS first_report_at,
                 array_agg(DISTINCT CASE
-                  WHEN x.context->>'source' IN ('anticheat_system', 'game_server', 'evasion_check', 'player', 'notice',
-                                                'trusted_flagger')
+                  WHEN x.context->>'source' IN (${NAMED_ORIGINS_SQL})
                     THEN x.context->>'source'
                   WHEN x.reporter_id IS NOT NULL THEN 'player'
                   ELSE 'game' END) AS origins
