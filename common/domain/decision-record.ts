@@ -1,5 +1,5 @@
 import type { SanctionType } from './sanctions.js';
-import type { OffenseType, Severity } from './reports.js';
+import { AUTOMATED_SOURCES, type OffenseType, type Severity } from './reports.js';
 import type { TDB } from './transparency-vocabulary.js';
 
 export type TdbCategory = (typeof TDB.category)[number];
@@ -75,9 +75,7 @@ export interface SanctionDecision {
  * server, the service's sign-in check).
  */
 export const detectedAutomatically = (d: Pick<SanctionDecision, 'case'>): boolean =>
-  (d.case?.origins ?? []).some(
-    (o) => o === 'anticheat_system' || o === 'game_server' || o === 'evasion_check',
-  );
+  (d.case?.origins ?? []).some((o) => (AUTOMATED_SOURCES as readonly string[]).includes(o));
 
 /**
  * The source the regulator counts: a notice the decision answers is its source (Art. 16, 22), before
@@ -118,9 +116,27 @@ export function detectionWords(d: Pick<SanctionDecision, 'case'>): string | null
   return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`;
 }
 
+/**
+ * Whether the case holds nothing but the service's own suspicion of a ban's evasion (issue 53): no
+ * report of the behaviour of its kind, so no message may say there were reports of it.
+ */
+export const evasionOnly = (d: Pick<SanctionDecision, 'case'>): boolean =>
+  (d.case?.origins.length ?? 0) > 0 && d.case!.origins.every((o) => o === 'evasion_check');
+
+/**
+ * The kind of behaviour the decision is about: its case's, except for a case of a suspected evasion
+ * alone, which is about evading a ban (a breach of the terms, whatever the banned account did).
+ */
+export const caseKind = (d: Pick<SanctionDecision, 'case'>): OffenseType | null =>
+  d.case && !evasionOnly(d) ? d.case.type : null;
+
 /** Who decided, in words (no names): a person, a studio, the ladder, a rule, a wave, four eyes. */
 export function deciderWords(d: SanctionDecision, what: string): string {
   const case_ = d.case;
+  // What the case held: reports of the behaviour, or the sign-in check's suspicion of evasion alone.
+  const evasion = evasionOnly(d);
+  const held = evasion ? 'a suspected evasion of a ban, which the service found' : `reports of ${what}`;
+  const them = evasion ? 'it' : 'them';
   const wave = d.wave
     ? d.wave.size > 1
       ? `, as part of a ban wave of ${d.wave.size} accounts${d.wave.approved ? ', which a second moderator approved before it ran' : ''}`
@@ -130,16 +146,16 @@ export function deciderWords(d: SanctionDecision, what: string): string {
     : '';
   switch (d.decidedBy) {
     case 'strike_ladder':
-      return `A moderator upheld reports of ${what}, which added a strike; the account's active strikes reached a rung of the strike ladder, which placed this restriction automatically.`;
+      return `A moderator upheld ${held}, which added a strike; the account's active strikes reached a rung of the strike ladder, which placed this restriction automatically.`;
     case 'rule':
-      return `An automated rule of the service${d.rule ? ` (“${d.rule.name}”, version ${d.rule.version})` : ''}, written and approved by two administrators, matched reports of ${what} and placed this restriction automatically; no moderator had reviewed them when it was placed.`;
+      return `An automated rule of the service${d.rule ? ` (“${d.rule.name}”, version ${d.rule.version})` : ''}, written and approved by two administrators, matched ${held} and placed this restriction automatically; no moderator had reviewed ${them} when it was placed.`;
     case 'studio':
       return case_
-        ? `The game's studio decided it, on reports of ${what}${wave}.`
+        ? `The game's studio decided it, on ${held}${wave}.`
         : `The game's studio decided it for its games${wave}.`;
     case 'moderator':
       return case_
-        ? `A moderator reviewed reports of ${what} and upheld them${wave}.`
+        ? `A moderator reviewed ${held} and upheld ${them}${wave}.`
         : `A moderator decided it on their own initiative, not as the decision on a case of reports${wave}.`;
   }
 }

@@ -242,7 +242,7 @@ export function offenseStatement(
     period: null,
     facts:
       o.source === 'evasion_check'
-        ? `A suspected evasion of a ban (${KIND_WORDS[o.type]}, ${o.severity} severity), found by the service's sign-in check on ${utcWords(o.createdAt)}: the signals your game sent when you signed in link your account strongly to an account under a ban in force.`
+        ? `A suspected evasion of a ban (filed as ${KIND_WORDS[o.type]}, ${o.severity} severity), found by the service's sign-in check on ${utcWords(o.createdAt)}: the signals your game sent when you signed in link your account strongly to an account under a ban in force.`
         : `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${utcWords(o.createdAt)}.`,
     ground: `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}; a score never goes below 0.${
       o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''

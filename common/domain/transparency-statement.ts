@@ -4,10 +4,12 @@ import { KIND_WORDS } from './statement-of-reasons.js';
 import { TDB } from './transparency-vocabulary.js';
 import {
   chosenCategory,
+  caseKind,
   deciderWords,
   decisionSource,
   detectedAutomatically,
   detectionWords,
+  evasionOnly,
   type SanctionDecision,
   type TdbCategory,
 } from './decision-record.js';
@@ -73,7 +75,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * moderator's words or evidence.
  */
 export function transparencyStatement(f: SanctionDecision, opts: TransparencyOptions): TransparencyStatement {
-  const kind = f.case?.type;
+  // A case of a suspected evasion alone is about evading a ban, not the banned account's kind.
+  const kind = caseKind(f);
   // A restriction counted in matches has no end date to give: its end is the last match finished.
   const end = f.expiresAt && !f.matches ? { date: day(f.expiresAt) } : null;
   const restriction: TransparencyStatement = (() => {
@@ -137,7 +140,11 @@ export function transparencyStatement(f: SanctionDecision, opts: TransparencyOpt
   return {
     ...restriction,
     decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
-    incompatible_content_ground: kind ? GROUND_OF_KIND[kind] : "The game's terms of service.",
+    incompatible_content_ground: kind
+      ? GROUND_OF_KIND[kind]
+      : evasionOnly(f)
+        ? "The game's terms of service: no playing on another account to evade a ban."
+        : "The game's terms of service.",
     incompatible_content_explanation: facts.slice(0, TDB_LIMITS.explanation),
     incompatible_content_illegal: 'No',
     content_type: [content.type],

@@ -246,6 +246,14 @@ describe('evasion cases: a suspicion of ban evasion reaches the review queue (is
     );
     expect(statement.facts).to.match(/the service's linked-accounts check detected it/i);
     expect(JSON.stringify([tdb, statement]), 'never the other account').not.to.include(main);
+    // It held no report of cheating: it is about evading a ban, a breach of the terms.
+    expect(String(tdb.decision_facts)).not.to.match(/reports of/);
+    expect(statement.facts).not.to.match(/reports of/);
+    expect(tdb).to.include({
+      category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC',
+      incompatible_content_ground:
+        "The game's terms of service: no playing on another account to evade a ban.",
+    });
     // The suspicion stands (upheld, not cleared) beside the alt's own ban.
     expect(await suspected(alt)).to.equal(true);
   });

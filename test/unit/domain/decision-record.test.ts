@@ -98,6 +98,7 @@ describe('a sanction decision record, told to the player and to the regulator (p
         // Source: a notice only when one led to it; players only when they reported.
         const origins = d.case?.origins ?? [];
         const noticed = origins.includes('notice') || origins.includes('trusted_flagger');
+        const evasionAlone = origins.length > 0 && origins.every((o) => o === 'evasion_check');
         expect(
           tdb.source_type === 'SOURCE_ARTICLE_16' || tdb.source_type === 'SOURCE_TRUSTED_FLAGGER',
         ).to.equal(noticed);
@@ -111,6 +112,8 @@ describe('a sanction decision record, told to the player and to the regulator (p
           expect(/linked-accounts check detected it/i.test(text), text).to.equal(
             origins.includes('evasion_check'),
           );
+          // A case of the sign-in check's suspicion alone held no report: none is said to exist.
+          if (evasionAlone) expect(text, text).to.not.match(/reports of|reported it/);
           // No case, no report: nothing was "upheld" or "reviewed".
           if (!d.case) expect(text, text).to.not.match(/upheld|reviewed reports|reported it|notified it/);
           // A wave or four eyes only when there was one.
@@ -132,7 +135,10 @@ describe('a sanction decision record, told to the player and to the regulator (p
         // Category: the one chosen, else the notice's, else the kind's.
         expect(tdb.category).to.equal(
           chosenCategory(d) ??
-            (d.case ? CATEGORY_OF_KIND[d.case.type].category : 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC'),
+            // A suspected evasion alone is about evading a ban, not the banned account's kind.
+            (d.case && !evasionAlone
+              ? CATEGORY_OF_KIND[d.case.type].category
+              : 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC'),
         );
         // Redress beyond the appeal, for every decision.
         expect(sor.redress).to.equal(REDRESS);
