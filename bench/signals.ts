@@ -218,10 +218,14 @@ async function main() {
         `\n${set.name} set: ${set.players.toLocaleString('en')} players, ${signalRows.toLocaleString('en')} signals (seeded in ${seconds.toFixed(0)} s)`,
       );
       const pick = () => 1 + Math.floor(Math.random() * set.players);
-      const signInBody = (i: number) =>
-        JSON.stringify({ signals: signInValues(i).map(([kind, value]) => ({ kind, value })) });
-      /** Sign-ins of random known players through the API, `connections` at once. */
-      const signIns = (connections: number) =>
+      /** Sign-ins through the API, `connections` at once: `next` names each call's player and values. */
+      const signIns = (
+        connections: number,
+        next: () => { i: number; signals: readonly (readonly [SignalKind, string])[] } = () => {
+          const i = pick();
+          return { i, signals: signInValues(i) };
+        },
+      ) =>
         measure(
           (s) =>
             run({
@@ -233,8 +237,11 @@ async function main() {
                   method: 'POST',
                   headers,
                   setupRequest: (r) => {
-                    const i = pick();
-                    return { ...r, path: `/v1/player/s${tag}-${i}/signals`, body: signInBody(i) };
+                    const { i, signals } = next();
+                    const body = JSON.stringify({
+                      signals: signals.map(([kind, value]) => ({ kind, value })),
+                    });
+                    return { ...r, path: `/v1/player/s${tag}-${i}/signals`, body };
                   },
                 },
               ],
@@ -383,34 +390,16 @@ async function main() {
       // SF: a storm of first sightings (a launch day): each call a random player signs in with a device
       // and an install no one has sent before: two new values, held by one account, linking nobody.
       let firsts = 0;
-      const sf = await measure(
-        (s) =>
-          run({
-            url: apiUrl,
-            duration: s,
-            connections: CONNECTIONS,
-            requests: [
-              {
-                method: 'POST',
-                headers,
-                setupRequest: (r) => {
-                  const n = firsts++;
-                  return {
-                    ...r,
-                    path: `/v1/player/s${tag}-${pick()}/signals`,
-                    body: JSON.stringify({
-                      signals: [
-                        { kind: 'hardware_id', value: `first-${tag}-hw-${n}` },
-                        { kind: 'install_id', value: `first-${tag}-in-${n}` },
-                      ],
-                    }),
-                  };
-                },
-              },
-            ],
-          }),
-        1,
-      );
+      const sf = await signIns(CONNECTIONS, () => {
+        const n = firsts++;
+        return {
+          i: pick(),
+          signals: [
+            ['hardware_id', `first-${tag}-hw-${n}`],
+            ['install_id', `first-${tag}-in-${n}`],
+          ],
+        };
+      });
       say(
         `SF  first sightings ${sf.rate.toFixed(0).padStart(7)} calls/s  p50 ${sf.p50.toFixed(1)} ms  p99 ${sf.p99.toFixed(1)} ms  ${sf.cpuUs.toFixed(0)} µs CPU/call (${sf.split})  errors ${sf.errors}  SF/SI ${(sf.rate / si.rate).toFixed(2)}`,
       );
@@ -459,36 +448,18 @@ async function main() {
           )
         ).rows[0]!.n,
       );
-      const se = await measure(
-        (s) =>
-          run({
-            url: apiUrl,
-            duration: s,
-            connections: CONNECTIONS,
-            requests: [
-              {
-                method: 'POST',
-                headers,
-                setupRequest: (r) => {
-                  const k = storm++ % pairs;
-                  let i = pick();
-                  if (i % 10 === 5 || i % 100 === 0) i = i === set.players ? 1 : i + 1;
-                  return {
-                    ...r,
-                    path: `/v1/player/s${tag}-${i}/signals`,
-                    body: JSON.stringify({
-                      signals: [
-                        { kind: 'hardware_id', value: stormValue('hardware_id', k) },
-                        { kind: 'install_id', value: stormValue('install_id', k) },
-                      ],
-                    }),
-                  };
-                },
-              },
-            ],
-          }),
-        1,
-      );
+      const se = await signIns(CONNECTIONS, () => {
+        const k = storm++ % pairs;
+        let i = pick();
+        if (i % 10 === 5 || i % 100 === 0) i = i === set.players ? 1 : i + 1;
+        return {
+          i,
+          signals: [
+            ['hardware_id', stormValue('hardware_id', k)],
+            ['install_id', stormValue('install_id', k)],
+          ],
+        };
+      });
       const casesFiled =
         Number(
           (
