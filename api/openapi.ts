@@ -29,7 +29,7 @@ import * as signals from './routes/signals/contract.js';
 import * as matches from './routes/matches/contract.js';
 
 /** The contract's version: the newest entry of CHANGELOG.md (a test holds them equal). */
-export const CONTRACT_VERSION = '1.21.0';
+export const CONTRACT_VERSION = '1.21.1';
 
 /**
  * The OpenAPI 3.1 document, served at /v1/openapi.json. Every response the tests receive is checked

@@ -48,13 +48,18 @@ export interface SanctionDecision {
   createdAt: Date;
   /** Who decided: a moderator, a studio through the API, the strike ladder or a rule (automatically). */
   decidedBy: 'moderator' | 'studio' | 'strike_ladder' | 'rule';
-  /** The rule that placed it, by name and version (decidedBy rule). */
-  rule?: { name: string; version: number } | null;
+  /** The rule that placed it, by name and version (decidedBy rule), and by id (recorded since migration 059). */
+  rule?: { id?: string; name: string; version: number } | null;
   /**
    * Placed as part of a wave (a ban wave, or a single sanction that waited for a second moderator):
    * how many accounts the wave named, and whether a second moderator approved it first (four eyes).
    */
-  wave?: { size: number; approved: boolean } | null;
+  wave?: { id?: string; size: number; approved: boolean } | null;
+  /**
+   * It extends a sanction of a strongly linked account (docs/linked-accounts.md): that sanction's id
+   * and the kinds of signal the two accounts share (never the other account's identity).
+   */
+  extendedFrom?: { sanctionId: string; kinds: readonly string[] } | null;
   /** The case the decision was on, when there is one. */
   case: {
     type: OffenseType;
@@ -166,3 +171,21 @@ export function deciderWords(d: SanctionDecision, what: string): string {
  */
 export const REDRESS =
   'Beyond an appeal here, you may take the decision to a certified out-of-court dispute settlement body (DSA Art. 21), and to the courts.';
+
+/**
+ * The details of the audit entry of a sanction's placement, from its record (the audit log's words,
+ * common/domain/audit-words.ts, read them; an erasure keeps those that say what the decision was):
+ * what placed it (a wave, a rule by id and version, the ladder, automated or not) and what it extends.
+ */
+export function placementAuditDetails(d: SanctionDecision): Record<string, unknown> {
+  return {
+    ...(d.wave?.id ? { waveId: d.wave.id } : {}),
+    ...(d.decidedBy === 'rule' && d.rule
+      ? { ruleId: d.rule.id, ruleVersion: d.rule.version, automated: true }
+      : {}),
+    ...(d.decidedBy === 'strike_ladder' ? { strikeLadder: true, automated: true } : {}),
+    ...(d.extendedFrom
+      ? { extendedFrom: d.extendedFrom.sanctionId, linkKinds: [...d.extendedFrom.kinds] }
+      : {}),
+  };
+}

@@ -10,7 +10,6 @@ import {
   type StatementOfReasons,
 } from '../domain/statement-of-reasons.js';
 import { notFound } from '../errors.js';
-import { STRIKE_LADDER_REASON } from './sanctions.js';
 
 export interface DecisionsPolicy {
   now: Date;
@@ -51,7 +50,6 @@ export async function playerDecisions(
   const decisionOf = await sanctionDecisions(
     db,
     sanctions.map((s) => s.id),
-    STRIKE_LADDER_REASON,
   );
   // A sanction a granted appeal kept in force says so in its own statement, with the ground.
   const keptReason = new Map(appeals.flatMap((a) => a.kept.map((k) => [k.sanctionId, k.reason] as const)));

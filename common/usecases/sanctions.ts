@@ -36,7 +36,8 @@ import { traceFields } from '../tracing/spans.js';
 import { TDB } from '../domain/transparency-vocabulary.js';
 import { recordOwed } from '../lifecycles/transparency-statement.js';
 import { findStudio } from '../data/repos/accounts.js';
-import { sanctionDecisions } from '../data/repos/transparency.js';
+import { recordSanctionDecision } from '../lifecycles/decision-record.js';
+import { placementAuditDetails, type SanctionDecision } from '../domain/decision-record.js';
 
 /** Who places or revokes: a moderator (any scope) or a studio (its own studio's scope only). */
 export type SanctionActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
@@ -237,15 +238,25 @@ export async function applySanction(
     },
     input.now,
   );
-  await audit(client, input.actor, 'place_sanction', v.reason, input.caseId, sanction, {
-    ...(input.waveId ? { waveId: input.waveId } : {}),
-    ...(input.rule ? { ruleId: input.rule.id, ruleVersion: input.rule.version, automated: true } : {}),
-    ...(input.byStrikeLadder ? { strikeLadder: true, automated: true } : {}),
-    ...(input.extendedFrom
-      ? { extendedFrom: input.extendedFrom.sanctionId, linkKinds: input.extendedFrom.kinds }
-      : {}),
+  // Its decision record, stored with it: every message about the decision is made from it.
+  const decision = await recordSanctionDecision(client, sanction.id, {
+    decidedBy: input.rule ? 'rule' : input.byStrikeLadder ? 'strike_ladder' : input.actor.kind,
+    extendedFrom: input.extendedFrom ?? null,
   });
-  const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, input.appealWindowDays);
+  // Its audit entry, made from the record as every other message about it is.
+  await audit(
+    client,
+    input.actor,
+    'place_sanction',
+    v.reason,
+    input.caseId,
+    sanction,
+    placementAuditDetails(decision),
+  );
+  const outbox = await emitSanctionEvent(client, 'sanction.applied', sanction, {
+    decision,
+    appealWindowDays: input.appealWindowDays ?? DEFAULT_APPEAL_WINDOW_DAYS,
+  });
   if (sanction.expiresAt) {
     // The expiry's event comes from a delayed job written with the sanction; whether the sanction is
     // active never depends on it.
@@ -356,7 +367,8 @@ async function emitSanctionEvent(
   client: PoolClient,
   type: 'sanction.applied' | 'sanction.revoked' | 'sanction.expired',
   s: SanctionRecord,
-  appealWindowDays = DEFAULT_APPEAL_WINDOW_DAYS,
+  /** A placement's: its decision record and the appeal window its statement of reasons gives. */
+  applied?: { decision: SanctionDecision; appealWindowDays: number },
 ): Promise<OutboxRow[]> {
   const audience = s.scopeStudioId
     ? [s.scopeStudioId]
@@ -371,9 +383,7 @@ async function emitSanctionEvent(
     playerId: s.serviceId,
     sanction: presentSanction(s),
     // What the game shows its player: the same statement as the standing page and the API.
-    ...(type === 'sanction.applied'
-      ? { statementOfReasons: await statementOf(client, s, appealWindowDays) }
-      : {}),
+    ...(applied ? { statementOfReasons: statementOf(s, applied.decision, applied.appealWindowDays) } : {}),
   };
   return emitEvents(client, [{ type, dataByStudio: new Map(audience.map((studio) => [studio, data])) }]);
 }
@@ -382,8 +392,7 @@ async function emitSanctionEvent(
  * The statement of reasons of a sanction just placed (common/domain/statement-of-reasons.ts), made
  * from its decision record, as the standing page and the Transparency Database statement are.
  */
-async function statementOf(client: PoolClient, s: SanctionRecord, appealWindowDays: number) {
-  const decision = (await sanctionDecisions(client, [s.id], STRIKE_LADDER_REASON)).get(s.id)!;
+function statementOf(s: SanctionRecord, decision: SanctionDecision, appealWindowDays: number) {
   return sanctionStatement(
     { decision, reason: s.reason, revokedAt: s.revokedAt, revokeReason: s.revokeReason, keptOnAppeal: null },
     { windowDays: appealWindowDays, now: s.createdAt, appeal: null },

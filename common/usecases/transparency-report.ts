@@ -20,7 +20,6 @@ import { REPORT_KINDS } from '../domain/reports.js';
 import { CATEGORY_OF_KIND, isRestriction, transparencyStatement } from '../domain/transparency-statement.js';
 import { notFound, validationError } from '../errors.js';
 import { check } from '../validation.js';
-import { STRIKE_LADDER_REASON } from './sanctions.js';
 
 /**
  * The transparency report (Art. 15 and 24(1) DSA; issue 35), computed from the records for a period
@@ -143,7 +142,6 @@ export async function transparencyReport(
     const facts = await sanctionDecisions(
       pool,
       restrictions.map((p) => p.id),
-      STRIKE_LADDER_REASON,
     );
     for (const f of facts.values()) {
       const st = transparencyStatement(f, { territorialScope: opts.territorialScope });

@@ -5,7 +5,6 @@ import { insertWebhook } from '../../common/data/repos/webhooks.js';
 import { sanctionDecisions } from '../../common/data/repos/transparency.js';
 import { transparencyStatement } from '../../common/domain/transparency-statement.js';
 import { sanctionStatement } from '../../common/domain/statement-of-reasons.js';
-import { STRIKE_LADDER_REASON } from '../../common/usecases/sanctions.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
@@ -223,9 +222,7 @@ describe('evasion cases: a suspicion of ban evasion reaches the review queue (is
       [alt],
     );
     expect(rows).to.have.length(1);
-    const decision = (await sanctionDecisions(api.pool, [rows[0]!.id], STRIKE_LADDER_REASON)).get(
-      rows[0]!.id,
-    )!;
+    const decision = (await sanctionDecisions(api.pool, [rows[0]!.id])).get(rows[0]!.id)!;
     expect(decision.case!.origins).to.deep.equal(['evasion_check']);
     const tdb = transparencyStatement(decision, { territorialScope: ['DE'] });
     expect(tdb).to.include({

@@ -1,3 +1,4 @@
+import { recordSanctionDecision } from '../../common/lifecycles/decision-record.js';
 import { expect } from 'chai';
 import { encodeCursor } from '../../common/cursor.js';
 import { listOffenses, renderOffensePage, renderProfiles } from '../../common/data/repos/offenses.js';
@@ -92,16 +93,19 @@ describe('views rendered by PostgreSQL say what the JavaScript views say', funct
       serviceId,
     ]);
     const player = rows[0]!.id;
-    await api.pool.query(
+    const placed = await api.pool.query<{ id: string }>(
       `INSERT INTO sanctions (player_id, type, scope_studio_id, reason, starts_at, expires_at, revoked_at,
                               revoke_reason, issued_by_studio, created_at)
        VALUES ($1, 'chat_restriction', NULL, 'global', now() - interval '1 hour', now() + interval '1 day', NULL, NULL, $2, now() - interval '3 s'),
               ($1, 'permanent_ban', $2, 'A only', now() - interval '1 hour', NULL, NULL, NULL, $2, now() - interval '2 s'),
               ($1, 'temporary_ban', $3, 'B only', now() - interval '1 hour', now() + interval '2 days', NULL, NULL, $3, now() - interval '1 s'),
               ($1, 'warning', NULL, 'revoked', now() - interval '1 hour', NULL, now(), 'mistake', $2, now()),
-              ($1, 'temporary_ban', NULL, 'expired', now() - interval '3 days', now() - interval '1 day', NULL, NULL, $2, now())`,
+              ($1, 'temporary_ban', NULL, 'expired', now() - interval '3 days', now() - interval '1 day', NULL, NULL, $2, now())
+       RETURNING id`,
       [player, a.studioId, b.studioId],
     );
+    // Written here by hand (their starts lie in the past), so their decision records are too.
+    for (const s of placed.rows) await recordSanctionDecision(api.pool, s.id, { decidedBy: 'studio' });
   });
   after(async () => {
     await review?.stop();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { linkPlayer, provisionPlayer } from '../../common/usecases/provisioning.js';
+import { sanctionDecisions } from '../../common/data/repos/transparency.js';
 import type { RunningWorker } from '../../worker/run.js';
 import {
   createTenant,
@@ -466,6 +467,116 @@ describe('DSA Transparency Database: a statement for every restriction', functio
     const banReasons = await statementOfReasons(p3.serviceId, ban!.id);
     expect(banReasons.facts).to.include("The game's anti-cheat system detected it.");
     expect((await bodyOf(ban!.id)).decision_facts).to.include("The game's anti-cheat system detected it.");
+  });
+
+  it('who decided is stored with the decision (issue 49): a moderator’s “Strike ladder:” reason is theirs, and an erasure changes no decision', async () => {
+    const bodyOf = async (sanctionId: string) => {
+      await settled(sanctionId);
+      return tdb.stored.find((s) => s.statement.puid === `sanction-${sanctionId}`)!.statement as Record<
+        string,
+        string
+      >;
+    };
+    const p = await createTestPlayer(api.pool);
+    await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studioA.game.clientId });
+    const cheat = () =>
+      report(studioA, p.serviceId, 'anticheat', { isCheatDetected: true, severity: 'high' });
+
+    // A moderator upholds with a reason of their own that happens to begin as the ladder's does: the
+    // regulator reads a moderator's decision, not the ladder's automatic one (read from the reason before).
+    const first = await caseOf(await cheat());
+    await uphold(first, {
+      sanction: { type: 'chat_restriction', reason: 'Strike ladder: my own words', durationSeconds: 3600 },
+    });
+    const [mine] = await sanctionsOfCase(first);
+    const mineBody = await bodyOf(mine!.id);
+    expect(mineBody.automated_decision).to.equal('AUTOMATED_DECISION_NOT_AUTOMATED');
+    expect(mineBody.decision_facts).to.match(/^A moderator reviewed reports of cheating/);
+    expect(mineBody.decision_facts).to.not.include('strike ladder');
+
+    // The second upheld case reaches the ladder's rung (2 strikes): its restriction is the ladder's.
+    const second = await caseOf(await cheat());
+    await uphold(second);
+    const ladder = await eventually('the ladder’s restriction', async () => {
+      const { rows } = await api.pool.query<{ id: string }>(
+        `SELECT s.id FROM sanctions s JOIN players pl ON pl.id = s.player_id
+          WHERE pl.service_id = $1 AND s.case_id = $2`,
+        [p.serviceId, second],
+      );
+      return rows[0]?.id;
+    });
+    expect((await bodyOf(ladder)).automated_decision).to.equal('AUTOMATED_DECISION_FULLY');
+
+    // The transparency report of the period, before and after the player is erased: the erasure
+    // replaces the sanctions' reasons, never what was decided, so no row moves.
+    const day = new Date().toISOString().slice(0, 10);
+    const next = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const restrictions = async () => {
+      const res = await call<{
+        rows: { section: string; field: string; breakdown: string; value: number }[];
+      }>(api.url, 'GET', `/v1/admin/transparency-report?from=${day}T00:00:00Z&to=${next}T00:00:00Z`, {
+        spec: '/v1/admin/transparency-report',
+        headers: admin.headers,
+      });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.rows.filter((r) => r.section === 'restrictions');
+    };
+    const before = await restrictions();
+    const asked = await call<{ id: string }>(api.url, 'POST', `/v1/admin/players/${p.serviceId}/erasure`, {
+      spec: '/v1/admin/players/{serviceId}/erasure',
+      headers: admin.headers,
+    });
+    expect(asked.status, asked.text).to.equal(202);
+    await eventually('the erasure done', async () => {
+      const r = await call<{ state: string }>(api.url, 'GET', `/v1/admin/erasures/${asked.body.id}`, {
+        spec: '/v1/admin/erasures/{erasureId}',
+        headers: admin.headers,
+      });
+      return r.body.state === 'done';
+    });
+    const { rows: reasons } = await api.pool.query<{ reason: string }>(
+      'SELECT reason FROM sanctions WHERE id = ANY($1)',
+      [[mine!.id, ladder]],
+    );
+    expect(
+      reasons.map((r) => r.reason),
+      'the erasure replaced the reasons',
+    ).to.not.include('Strike ladder: my own words');
+    expect(await restrictions()).to.deep.equal(before);
+    // A record is never changed, by anyone.
+    const changed = await api.pool
+      .query("UPDATE decision_records SET record = '{}'::jsonb WHERE subject_id = $1", [ladder])
+      .then(
+        () => null,
+        (e: Error) => e.message,
+      );
+    expect(changed).to.include('a decision record is never changed');
+  });
+
+  it('migration 059 gave the sanctions placed before it the record their placement now stores', async () => {
+    // Every sanction this suite placed (own, notices, anti-cheat, the ladder's, erased ones), as stored.
+    const { rows } = await api.pool.query<{ id: string }>(
+      "SELECT subject_id AS id FROM decision_records WHERE kind = 'sanction'",
+    );
+    expect(rows.length).to.be.greaterThan(5);
+    const ids = rows.map((r) => r.id);
+    const stored = await sanctionDecisions(api.pool, ids);
+    // The migration's backfill, run on the same sanctions with their records gone, then undone.
+    const migration = fs.readFileSync('common/data/migrations/059_decision_records.sql', 'utf8');
+    const backfill = /INSERT INTO decision_records[\s\S]*?DO NOTHING;/.exec(migration)![0];
+    const client = await api.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("DELETE FROM decision_records WHERE kind = 'sanction' AND subject_id = ANY($1)", [
+        ids,
+      ]);
+      await client.query(backfill);
+      const backfilled = await sanctionDecisions(client, ids);
+      for (const id of ids) expect(backfilled.get(id), id).to.deep.equal(stored.get(id));
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('a moderator may choose the category instead of the kind’s; a bad one, or one on a warning, is refused', async () => {

@@ -13,7 +13,6 @@ import {
 } from '../../common/lifecycles/transparency-statement.js';
 import { submitStatements } from '../../common/net/transparency-database.js';
 import { openWebhookSecret } from '../../common/security/webhook-secrets.js';
-import { STRIKE_LADDER_REASON } from '../../common/usecases/sanctions.js';
 import { putBack, type ProcessorDeps } from '../run.js';
 
 /** Calls one job makes at most before it leaves the rest of a long backlog to the next job. */
@@ -53,7 +52,6 @@ export const statementsProcessor = (deps: ProcessorDeps) => async (job: Job, tok
     const facts = await sanctionDecisions(
       deps.pool,
       claimed.map((c) => c.sanctionId),
-      STRIKE_LADDER_REASON,
     );
     const items = claimed.map((c) => ({
       claim: c,

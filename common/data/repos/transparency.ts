@@ -65,16 +65,17 @@ export async function deleteAccount(db: Queryable, platform: string): Promise<bo
 }
 
 /**
- * The decision records of sanctions (by sanction id; common/domain/decision-record.ts): the
- * sanction, who decided it (a moderator, a studio, the strike ladder, a rule, in a wave approved or
- * not), the scope's studio name, and its case's kind, severity, first report, where its reports came
- * from and the categories its notices named. Nothing anyone wrote is read.
+ * The decision record of a sanction just placed, from its rows in the placing transaction
+ * (common/lifecycles/decision-record.ts stores it): the sanction, the scope's studio name, the rule by
+ * name and version, the wave (its size, approved or not), and its case's kind, severity, first
+ * report, where its reports came from and the categories its notices named. Who decided is the
+ * placer's word (`decidedBy`), never read back from what anyone wrote. Nothing anyone wrote is read.
  */
-export async function sanctionDecisions(
+export async function composeSanctionDecision(
   db: Queryable,
-  sanctionIds: readonly string[],
-  strikeLadderReason: string,
-): Promise<Map<string, SanctionDecision>> {
+  sanctionId: string,
+  decidedBy: SanctionDecision['decidedBy'],
+): Promise<SanctionDecision> {
   const { rows } = await db.query<{
     id: string;
     type: SanctionType;
@@ -85,10 +86,10 @@ export async function sanctionDecisions(
     matches_total: number | null;
     matches_left: number | null;
     created_at: Date;
-    by_moderator: boolean;
-    by_ladder: boolean;
+    rule_id: string | null;
     rule_name: string | null;
     rule_version: number | null;
+    wave_id: string | null;
     wave_size: number | null;
     wave_approved: boolean | null;
     case_type: OffenseType | null;
@@ -99,14 +100,10 @@ export async function sanctionDecisions(
     dsa_category: string | null;
   }>(
     `SELECT s.id, s.type, s.scope_studio_id, st.name AS scope_name, s.starts_at, s.expires_at, s.created_at,
-            s.matches_total, s.matches_left,
-            s.dsa_category, s.issued_by_moderator IS NOT NULL AS by_moderator,
-            (s.issued_by_moderator IS NOT NULL AND s.case_id IS NOT NULL AND starts_with(s.reason, $2)) AS by_ladder,
-            r.name AS rule_name, s.rule_version,
-            w.size AS wave_size, w.approved_by_moderator IS NOT NULL AS wave_approved,
+            s.matches_total, s.matches_left, s.dsa_category, s.rule_id, r.name AS rule_name, s.rule_version,
+            s.wave_id, w.size AS wave_size, w.approved_by_moderator IS NOT NULL AS wave_approved,
             c.type AS case_type, c.highest_severity AS case_severity, c.categories, o.first_report_at, o.origins
-       FROM unnest($1::uuid[]) AS k(id)
-       JOIN sanctions s ON s.id = k.id
+       FROM sanctions s
        LEFT JOIN studios st ON st.id = s.scope_studio_id
        LEFT JOIN rules r ON r.id = s.rule_id
        LEFT JOIN waves w ON w.id = s.wave_id
@@ -119,41 +116,84 @@ export async function sanctionDecisions(
                   WHEN x.reporter_id IS NOT NULL THEN 'player'
                   ELSE 'game' END) AS origins
            FROM case_offenses co JOIN offenses x ON x.id = co.offense_id
-          WHERE co.case_id = s.case_id) o ON s.case_id IS NOT NULL`,
-    [sanctionIds, strikeLadderReason],
+          WHERE co.case_id = s.case_id) o ON s.case_id IS NOT NULL
+      WHERE s.id = $1`,
+    [sanctionId],
   );
+  const r = rows[0];
+  if (!r) throw new Error(`sanction ${sanctionId} is not there to record its decision`);
+  return {
+    sanctionId: r.id,
+    type: r.type,
+    scope: r.scope_studio_id ? 'studio' : 'global',
+    scopeName: r.scope_name,
+    startsAt: r.starts_at,
+    expiresAt: r.expires_at,
+    matches: r.matches_total === null ? null : { total: r.matches_total, left: r.matches_left! },
+    createdAt: r.created_at,
+    category: (r.dsa_category as TdbCategory | null) ?? null,
+    decidedBy,
+    rule:
+      r.rule_version !== null
+        ? { id: r.rule_id ?? undefined, name: r.rule_name ?? 'a rule', version: r.rule_version }
+        : null,
+    wave:
+      r.wave_size !== null
+        ? { id: r.wave_id ?? undefined, size: r.wave_size, approved: r.wave_approved ?? false }
+        : null,
+    extendedFrom: null,
+    case:
+      r.case_type && r.case_severity
+        ? {
+            type: r.case_type,
+            severity: r.case_severity,
+            firstReportAt: r.first_report_at ?? r.created_at,
+            origins: r.origins ?? [],
+            categories: (r.categories ?? []) as TdbCategory[],
+          }
+        : null,
+  };
+}
+
+/** A record as stored (JSON): its times are strings. */
+type StoredSanctionDecision = Omit<SanctionDecision, 'startsAt' | 'expiresAt' | 'createdAt' | 'case'> & {
+  startsAt: string;
+  expiresAt: string | null;
+  createdAt: string;
+  case: (Omit<NonNullable<SanctionDecision['case']>, 'firstReportAt'> & { firstReportAt: string }) | null;
+};
+
+/**
+ * The stored decision records of sanctions (migration 059), by sanction id: one read, by the records'
+ * unique key. What became of a sanction since its decision is read beside it from the sanction, never
+ * written into the record: the end a restriction counted in matches reached with its last match, and
+ * the matches left (a revocation is the caller's to read, as its reason is).
+ */
+export async function sanctionDecisions(
+  db: Queryable,
+  sanctionIds: readonly string[],
+): Promise<Map<string, SanctionDecision>> {
   const out = new Map<string, SanctionDecision>();
-  for (const r of rows) {
-    out.set(r.id, {
-      sanctionId: r.id,
-      type: r.type,
-      scope: r.scope_studio_id ? 'studio' : 'global',
-      scopeName: r.scope_name,
-      startsAt: r.starts_at,
-      expiresAt: r.expires_at,
-      matches: r.matches_total === null ? null : { total: r.matches_total, left: r.matches_left! },
-      createdAt: r.created_at,
-      category: (r.dsa_category as TdbCategory | null) ?? null,
-      decidedBy:
-        r.rule_version !== null
-          ? 'rule'
-          : r.by_ladder
-            ? 'strike_ladder'
-            : r.by_moderator
-              ? 'moderator'
-              : 'studio',
-      rule: r.rule_version !== null ? { name: r.rule_name ?? 'a rule', version: r.rule_version } : null,
-      wave: r.wave_size !== null ? { size: r.wave_size, approved: r.wave_approved ?? false } : null,
-      case:
-        r.case_type && r.case_severity
-          ? {
-              type: r.case_type,
-              severity: r.case_severity,
-              firstReportAt: r.first_report_at ?? r.created_at,
-              origins: r.origins ?? [],
-              categories: (r.categories ?? []) as TdbCategory[],
-            }
-          : null,
+  if (sanctionIds.length === 0) return out;
+  const { rows } = await db.query<{
+    record: StoredSanctionDecision;
+    expires_at: Date | null;
+    matches_left: number | null;
+  }>(
+    `SELECT d.record, s.expires_at, s.matches_left
+       FROM unnest($1::uuid[]) AS k(id)
+       JOIN decision_records d ON d.kind = 'sanction' AND d.subject_id = k.id
+       JOIN sanctions s ON s.id = k.id`,
+    [sanctionIds],
+  );
+  for (const { record: r, expires_at, matches_left } of rows) {
+    out.set(r.sanctionId, {
+      ...r,
+      startsAt: new Date(r.startsAt),
+      createdAt: new Date(r.createdAt),
+      expiresAt: r.matches ? expires_at : r.expiresAt === null ? null : new Date(r.expiresAt),
+      matches: r.matches ? { total: r.matches.total, left: matches_left ?? 0 } : null,
+      case: r.case ? { ...r.case, firstReportAt: new Date(r.case.firstReportAt) } : null,
     });
   }
   return out;

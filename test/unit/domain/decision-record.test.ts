@@ -4,6 +4,7 @@ import {
   REPORT_ORIGINS,
   REDRESS,
   chosenCategory,
+  placementAuditDetails,
   type SanctionDecision,
 } from '../../../common/domain/decision-record.js';
 import { SANCTION_TYPES } from '../../../common/domain/sanctions.js';
@@ -31,6 +32,7 @@ const decisionArb: fc.Arbitrary<SanctionDecision> = fc
       nil: null,
     }),
     hasCase: fc.boolean(),
+    extends: fc.boolean(),
     kind: fc.constantFrom(...KINDS),
     severity: fc.constantFrom(...SEVERITIES),
     origins: fc.uniqueArray(fc.constantFrom(...REPORT_ORIGINS), { minLength: 1, maxLength: 4 }),
@@ -50,7 +52,15 @@ const decisionArb: fc.Arbitrary<SanctionDecision> = fc
     // The ladder and a rule decide on a case; a wave is a moderator's (or a studio's) decision.
     decidedBy: g.decidedBy,
     rule: g.decidedBy === 'rule' ? { name: 'Rule name', version: 2 } : null,
-    wave: g.decidedBy === 'moderator' || g.decidedBy === 'studio' ? g.wave : null,
+    wave:
+      (g.decidedBy === 'moderator' || g.decidedBy === 'studio') && g.wave
+        ? { id: 'b3c1e2d4-5f60-4a7b-8c9d-0e1f2a3b4c5d', ...g.wave }
+        : null,
+    // Extending a linked account's sanction is a moderator's decision.
+    extendedFrom:
+      g.decidedBy === 'moderator' && g.extends
+        ? { sanctionId: 'c4d2f3e5-6a71-4b8c-9dae-1f2a3b4c5d6e', kinds: ['hardware_id'] }
+        : null,
     case:
       g.hasCase || g.decidedBy === 'strike_ladder' || g.decidedBy === 'rule'
         ? {
@@ -142,6 +152,14 @@ describe('a sanction decision record, told to the player and to the regulator (p
         );
         // Redress beyond the appeal, for every decision.
         expect(sor.redress).to.equal(REDRESS);
+        // The audit entry, made from the record too: automated exactly when the other two say so,
+        // the ladder's only when the ladder decided, the rule and the wave only when there was one.
+        const audit = placementAuditDetails(d);
+        expect(audit.automated === true).to.equal(fully);
+        expect(audit.strikeLadder === true).to.equal(d.decidedBy === 'strike_ladder');
+        expect(audit.ruleVersion).to.equal(d.decidedBy === 'rule' ? d.rule!.version : undefined);
+        expect(audit.waveId).to.equal(d.wave?.id);
+        expect(audit.extendedFrom).to.equal(d.extendedFrom?.sanctionId);
       }),
       { numRuns: 500 },
     );

@@ -61,6 +61,10 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(writersBesides(['sanction.ts'], writes('(sanctions|strikes)'))).to.deep.equal([]);
   });
 
+  it('one module writes a decision record (issue 49): no other source file inserts, updates or deletes one', () => {
+    expect(writersBesides(['decision-record.ts'], writes('decision_records'))).to.deep.equal([]);
+  });
+
   it('one module writes a Transparency Database statement (issue 35): no other source file inserts or updates one', () => {
     expect(writersBesides(['transparency-statement.ts'], writes('transparency_statements'))).to.deep.equal(
       [],
