@@ -205,32 +205,35 @@ export function offenseStatement(
     o.status === 'held' || o.status === 'dropped' || (o.status === 'released' && o.penaltyHeld > 0);
   const points = held ? o.penaltyHeld : o.penaltyPoints;
   const decidedAt = o.status === 'released' && o.resolvedAt ? o.resolvedAt : o.createdAt;
+  // The sign-in check's suspicion of evasion (issue 53) is no report: nothing says there was one.
+  const evasion = o.source === 'evasion_check';
+  const it = evasion ? 'the suspicion' : 'the report';
   const decision =
     o.status === 'held'
-      ? `${points} points of your trust score are held until a moderator reviews the report.`
+      ? `${points} points of your trust score are held until a moderator reviews ${it}.`
       : `Your trust score was lowered by ${points} points.`;
   const state: Record<OffenseStatus, string> = {
     applied: o.caseOutcome === 'upheld' ? 'In effect: a moderator upheld it.' : 'In effect.',
     held: 'Held: a moderator has not decided yet.',
     released: 'In effect: a moderator upheld it and the held points were taken.',
     recorded: 'No points were taken.',
-    restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}.`,
-    dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : 'a moderator dismissed the report'}).`,
+    restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${it}`}.`,
+    dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${it}`}).`,
   };
   // Every offense that took or held points did so automatically, by the penalty rule, at filing; a
   // later decision on it (an uphold, a dismissal, a granted appeal) was a person's. Both are said.
   const automated = o.status !== 'recorded';
   const byPerson: Partial<Record<OffenseStatus, string>> = {
-    applied: o.caseOutcome === 'upheld' ? ' A moderator then reviewed the report and upheld it.' : '',
-    released: ' A moderator then reviewed the report, upheld it, and the held points were taken.',
+    applied: o.caseOutcome === 'upheld' ? ` A moderator then reviewed ${it} and upheld it.` : '',
+    released: ` A moderator then reviewed ${it}, upheld it, and the held points were taken.`,
     restored:
       o.restoredBy === 'appeal'
         ? ' A moderator (a person) then granted your appeal and gave them back.'
-        : ' A moderator (a person) then dismissed the report and gave them back.',
+        : ` A moderator (a person) then dismissed ${it} and gave them back.`,
     dropped:
       o.restoredBy === 'appeal'
         ? ' A moderator (a person) then granted your appeal: they were never taken.'
-        : ' A moderator (a person) then dismissed the report: they were never taken.',
+        : ` A moderator (a person) then dismissed ${it}: they were never taken.`,
   };
   const wasHeld = o.status === 'held' || o.status === 'released' || o.status === 'dropped';
   return {
@@ -244,7 +247,11 @@ export function offenseStatement(
       o.source === 'evasion_check'
         ? `A suspected evasion of a ban (filed as ${KIND_WORDS[o.type]}, ${o.severity} severity), found by the service's sign-in check on ${utcWords(o.createdAt)}: the signals your game sent when you signed in link your account strongly to an account under a ban in force.`
         : `A report of ${KIND_WORDS[o.type]} (${o.severity} severity) from ${SOURCE_WORDS[o.source ?? ''] ?? 'the game'} on ${utcWords(o.createdAt)}.`,
-    ground: `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}; a score never goes below 0.${
+    ground: `${
+      evasion
+        ? `The game's terms of service: no playing on another account to evade a ban. The points are those of the penalty rule for ${KIND_WORDS[o.type]}, the kind it was filed as: they follow the severity, at most ${o.cap}`
+        : `The penalty rule for reports of ${KIND_WORDS[o.type]}: the points follow the severity and the report's details, at most ${o.cap}`
+    }; a score never goes below 0.${
       o.statusReason && HOLD_WORDS[o.statusReason] ? ` Held because ${HOLD_WORDS[o.statusReason]}.` : ''
     }`,
     automated,
@@ -252,10 +259,12 @@ export function offenseStatement(
       ? null
       : `${
           wasHeld
-            ? 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
+            ? evasion
+              ? 'The points were held automatically, for a moderator to decide: a suspected evasion never moves a trust score on its own.'
+              : 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
             : o.status === 'applied' && o.caseOutcome !== 'upheld'
-              ? 'The points were taken automatically when the report was filed, by the penalty rule; a moderator may review it.'
-              : 'The points were taken automatically when the report was filed, by the penalty rule.'
+              ? `The points were taken automatically when ${it} was filed, by the penalty rule; a moderator may review it.`
+              : `The points were taken automatically when ${it} was filed, by the penalty rule.`
         }${byPerson[o.status] ?? ''}`,
     state: state[o.status],
     redress: REDRESS,

@@ -8,7 +8,7 @@ import {
   type SanctionDecision,
 } from '../../../common/domain/decision-record.js';
 import { SANCTION_TYPES } from '../../../common/domain/sanctions.js';
-import { sanctionStatement } from '../../../common/domain/statement-of-reasons.js';
+import { offenseStatement, sanctionStatement } from '../../../common/domain/statement-of-reasons.js';
 import {
   CATEGORY_OF_KIND,
   TDB,
@@ -162,6 +162,54 @@ describe('a sanction decision record, told to the player and to the regulator (p
         expect(audit.extendedFrom).to.equal(d.extendedFrom?.sanctionId);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+/**
+ * Issue 49 with issue 53: the player's statement about an offense the sign-in check filed (a
+ * suspected evasion of a ban, no report) says so in every state it can reach, and never that a report
+ * was filed, reviewed or dismissed; its ground is the terms' rule against evading a ban.
+ */
+describe("the player's statement of a suspected evasion (property)", () => {
+  it('in every state, no report is said to exist, and the ground is evading a ban', () => {
+    const facts = fc.record({
+      type: fc.constantFrom(...KINDS),
+      status: fc.constantFrom('applied', 'held', 'released', 'restored', 'dropped' as const),
+      restoredBy: fc.constantFrom<'dismissal' | 'appeal' | null>('dismissal', 'appeal', null),
+      caseOutcome: fc.constantFrom<'upheld' | 'dismissed' | null>('upheld', 'dismissed', null),
+      points: fc.integer({ min: 1, max: 50 }),
+    });
+    fc.assert(
+      fc.property(facts, (f) => {
+        const sor = offenseStatement(
+          {
+            id: 'e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b',
+            type: f.type,
+            severity: 'high',
+            source: 'evasion_check',
+            createdAt: new Date(at),
+            status: f.status,
+            penaltyPoints: f.status === 'held' || f.status === 'dropped' ? 0 : f.points,
+            penaltyHeld: f.points,
+            penaltyRestored: f.status === 'restored' ? f.points : 0,
+            restoredBy:
+              f.status === 'restored' || f.status === 'dropped' ? (f.restoredBy ?? 'dismissal') : null,
+            caseOutcome: f.caseOutcome,
+            resolvedAt: f.caseOutcome ? new Date(at + day) : null,
+            cap: 50,
+            statusReason: 'evasion_check',
+          },
+          { windowDays: 30, now: new Date(at), appeal: null },
+        );
+        for (const text of [sor.decision, sor.facts, sor.ground, sor.automatedMeans ?? '', sor.state])
+          expect(text, text).to.not.match(/\breports?\b/i);
+        expect(sor.facts).to.match(/^A suspected evasion of a ban/);
+        expect(sor.ground).to.match(
+          /^The game's terms of service: no playing on another account to evade a ban\./,
+        );
+      }),
+      { numRuns: 200 },
     );
   });
 });
