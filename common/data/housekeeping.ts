@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { Queryable } from './db.js';
+import { NOTICE_QUOTA_WINDOW_HOURS } from '../domain/notices.js';
 
 /**
  * Deletes rows whose purpose is over, so these tables stay the size of their working set:
@@ -36,7 +37,10 @@ export const PURGES: Record<string, { table: string; where: string }> = {
   reporterQuota: { table: 'reporter_quota', where: `window_start < now() - interval '24 hours'` },
   studioBudget: { table: 'studio_player_budget', where: `window_start < now() - interval '24 hours'` },
   // The public notice channel's daily bounds (docs/moderators.md "Notices"): a new window starts from nothing.
-  noticeQuota: { table: 'notice_quota', where: `window_start < now() - interval '24 hours'` },
+  noticeQuota: {
+    table: 'notice_quota',
+    where: `window_start < now() - interval '${NOTICE_QUOTA_WINDOW_HOURS} hours'`,
+  },
 };
 
 /** One bounded delete: at most `limit` expired rows of a purge, found by its index (a TID scan deletes them). */

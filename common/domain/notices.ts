@@ -11,6 +11,13 @@ import type { TdbCategory } from './transparency-statement.js';
  * exempts), and a statement of good faith.
  */
 
+/**
+ * The public notice channel's daily bounds (docs/moderators.md "Notices"): what an address, and an
+ * e-mail, sent counts for this many hours from its first notice, then a new window starts from
+ * nothing. The limits themselves are configured (NOTICE_QUOTA_PER_ADDRESS, NOTICE_QUOTA_PER_EMAIL).
+ */
+export const NOTICE_QUOTA_WINDOW_HOURS = 24;
+
 /** The categories a notice may name: the Transparency Database's, but "not specified" (its own fallback). */
 export const NOTICE_CATEGORIES = TDB.category.filter(
   (c) => c !== 'STATEMENT_CATEGORY_NOT_SPECIFIED_NOTICE',

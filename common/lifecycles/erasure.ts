@@ -28,6 +28,14 @@ import { type ErasureReceipt, type ErasureRow } from '../data/shapes/erasure.js'
  * or a start after a restore erase the same way and leave the same receipt.
  */
 
+/**
+ * The condition of the first arrows above: whether a request is pending at once (an admin's or the
+ * operator's; a studio's for a player of its games alone) or awaits an admin's confirmation (a
+ * studio's for a player who plays other studios' games too, whose records those studios hold).
+ */
+export const confirmedAtOnce = (by: 'studio' | 'admin' | 'operator', otherStudiosGames: number): boolean =>
+  by !== 'studio' || otherStudiosGames === 0;
+
 /** Each part of a receipt in words, for the people who read it (an admin, a studio, the player). */
 const RECEIPT_WORDS: Record<string, (n: number) => string> = {
   player: () => "the player's name, gamer tag, password and KYC flag removed; their service id replaced",

@@ -1,6 +1,6 @@
 import type { TdbCategory } from '../domain/transparency-statement.js';
 import type { Queryable } from '../data/db.js';
-import type { NoticeStanding, Urgency } from '../domain/notices.js';
+import { NOTICE_QUOTA_WINDOW_HOURS, type NoticeStanding, type Urgency } from '../domain/notices.js';
 import type { NoticeSource } from '../domain/reports.js';
 import { type StandingFacts } from '../data/shapes/notice.js';
 
@@ -62,31 +62,36 @@ export async function recordNotice(db: Queryable, n: NoticeRecord): Promise<void
 }
 
 /**
- * Takes one notice from each quota key (an address's, an e-mail's) for 24 h from its first use, in
- * the caller's transaction; the keys are locked in order so concurrent notices take turns. Returns
- * the seconds until the fullest one frees up when any is spent (nothing is taken then), else null.
+ * The notice quota: takes one notice from the sender's address and, when given, its e-mail (each
+ * bounded on its own, for NOTICE_QUOTA_WINDOW_HOURS from its first use), in the caller's
+ * transaction; the keys are locked in order so concurrent notices take turns. Returns the seconds
+ * until the fullest one frees up when any is spent (nothing is taken then), else null.
  */
 export async function takeQuota(
   db: Queryable,
-  keys: { key: string; limit: number }[],
+  from: { address: string; email: string | null },
+  limits: { perAddress: number; perEmail: number },
   now: Date,
 ): Promise<number | null> {
+  const keys = [{ key: `a:${from.address}`, limit: limits.perAddress }];
+  if (from.email) keys.push({ key: `e:${from.email}`, limit: limits.perEmail });
+  const windowMs = NOTICE_QUOTA_WINDOW_HOURS * 3_600_000;
   const sorted = [...keys].sort((a, b) => a.key.localeCompare(b.key));
   const { rows } = await db.query<{ key: string; window_start: Date; used: number }>(
     `INSERT INTO notice_quota AS q (key, window_start, used)
      SELECT k, $2, 0 FROM unnest($1::text[]) AS k ORDER BY k
      ON CONFLICT (key) DO UPDATE SET
-       window_start = CASE WHEN q.window_start <= $2::timestamptz - interval '24 hours' THEN $2 ELSE q.window_start END,
-       used = CASE WHEN q.window_start <= $2::timestamptz - interval '24 hours' THEN 0 ELSE q.used END
+       window_start = CASE WHEN q.window_start <= $2::timestamptz - make_interval(hours => $3) THEN $2 ELSE q.window_start END,
+       used = CASE WHEN q.window_start <= $2::timestamptz - make_interval(hours => $3) THEN 0 ELSE q.used END
      RETURNING key, window_start, used`,
-    [sorted.map((k) => k.key), now],
+    [sorted.map((k) => k.key), now, NOTICE_QUOTA_WINDOW_HOURS],
   );
   const limitOf = new Map(sorted.map((k) => [k.key, k.limit]));
   const spent = rows.filter((r) => r.used >= limitOf.get(r.key)!);
   if (spent.length)
     return Math.max(
       ...spent.map((r) =>
-        Math.max(1, Math.ceil((r.window_start.getTime() + 86_400_000 - now.getTime()) / 1000)),
+        Math.max(1, Math.ceil((r.window_start.getTime() + windowMs - now.getTime()) / 1000)),
       ),
     );
   await db.query('UPDATE notice_quota SET used = used + 1 WHERE key = ANY ($1::text[])', [

@@ -7,6 +7,7 @@ import {
   type RuleTrigger,
 } from '../domain/rules.js';
 import { type RuleRow } from '../data/shapes/rule.js';
+import { actedInWindow } from '../data/repos/rules.js';
 
 /**
  * A rule's life (issue 38; docs/moderators.md "Rules"), the only code that writes `rules`, `rule_versions` and
@@ -101,8 +102,24 @@ export async function recordApproval(db: Queryable, rule: RuleRow, by: string): 
 }
 
 /** Stops a rule that reached its cap; it runs again once saved. */
-export async function recordStop(db: Queryable, id: string, reason: string): Promise<void> {
+async function recordStop(db: Queryable, id: string, reason: string): Promise<void> {
   await db.query('UPDATE rules SET stopped_at = now(), stop_reason = $2 WHERE id = $1', [id, reason]);
+}
+
+/**
+ * The cap's condition, the arrow live --> stopped above: a live rule that already acted `cap_count`
+ * times within `cap_window_seconds` stops (with the reason in words) instead of acting again; a rule
+ * in background never stops (it acts on nothing). Under the rule's row lock (lockRule), so the count
+ * holds across workers. True when it stopped.
+ */
+export async function stopAtCap(db: Queryable, rule: RuleRow, mode: RuleMode): Promise<boolean> {
+  if (mode !== 'live' || (await actedInWindow(db, rule)) < rule.cap_count) return false;
+  await recordStop(
+    db,
+    rule.id,
+    `acted ${rule.cap_count} times within ${rule.cap_window_seconds} s (its cap)`,
+  );
+  return true;
 }
 
 export async function recordMatch(

@@ -42,6 +42,29 @@ export const statesFor = (event: WaveEvent): WaveState[] =>
 
 export type WaveActor = { kind: 'moderator'; id: string } | { kind: 'studio'; id: string };
 
+/**
+ * The conditions of four eyes (docs/moderators.md "Waves"), the arrows into and out of
+ * awaiting_approval: a moderator's wave waits for a second moderator when it names more than
+ * `approvalAbove` players, bans for good, or names a player carrying a protected tag (a studio's
+ * never waits: it acts in its own games).
+ */
+export const waitsForApproval = (
+  approvalAbove: number,
+  w: { createdBy: WaveActor; size: number; type: SanctionType; protectedMembers: number },
+): boolean =>
+  w.createdBy.kind === 'moderator' &&
+  (w.size > approvalAbove || w.type === 'permanent_ban' || w.protectedMembers > 0);
+
+/** Who may approve it: an admin who did not make it (the second pair of eyes). */
+export function approvalVerdict(
+  w: { created_by_moderator: string | null },
+  by: WaveActor & { role?: string },
+): 'approve' | 'not_an_admin' | 'own_wave' {
+  if (by.kind !== 'moderator' || by.role !== 'admin') return 'not_an_admin';
+  if (w.created_by_moderator === by.id) return 'own_wave';
+  return 'approve';
+}
+
 export interface NewWave {
   name: string;
   runAt: Date;

@@ -12,6 +12,7 @@ import {
   recordRequest,
   type ErasureRow,
   type ErasureState,
+  confirmedAtOnce,
 } from '../lifecycles/erasure.js';
 import type { Logger } from '../logger.js';
 import type { OutboxRow } from '../queues/outbox.js';
@@ -84,7 +85,7 @@ export async function requestErasure(
       byStudio: by.kind === 'studio' ? by.studioId : undefined,
       byModerator: by.kind === 'admin' ? by.moderatorId : undefined,
       byOperator: by.kind === 'operator',
-      confirmed: by.kind !== 'studio' || player.otherGames === 0,
+      confirmed: confirmedAtOnce(by.kind, player.otherGames),
     });
   });
   if (result.erasure.state === 'pending') appendTombstones(ledger, [tombstoneOf(result.erasure)]);

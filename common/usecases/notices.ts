@@ -166,9 +166,7 @@ export async function fileNotice(
   const { warning } = refuseSuspended(await senderStanding(deps.pool, keys, deps.misuse.windowDays, now));
   const outbox = await withTransaction(deps.pool, async (client) => {
     if (address) {
-      const quotas = [{ key: `a:${address}`, limit: deps.quotas.perAddress }];
-      if (email) quotas.push({ key: `e:${email}`, limit: deps.quotas.perEmail });
-      const wait = await takeQuota(client, quotas, now);
+      const wait = await takeQuota(client, { address, email }, deps.quotas, now);
       if (wait !== null)
         throw new AppError(
           429,

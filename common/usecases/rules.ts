@@ -5,7 +5,6 @@ import { withTransaction, type Pool, type Queryable } from '../data/db.js';
 import { insertAudit } from '../data/repos/moderation.js';
 import { findQueue } from '../data/repos/review-queues.js';
 import {
-  actedInWindow,
   backtestCases,
   caseFacts,
   findRule,
@@ -41,7 +40,7 @@ import {
   recordMatch,
   recordRule,
   recordSave,
-  recordStop,
+  stopAtCap,
   type RuleInput,
   type RuleRow,
 } from '../lifecycles/rule.js';
@@ -337,12 +336,7 @@ export async function weighRules(
           delete actions.sanction;
         if (Object.keys(actions).length === 0) return undefined;
         if (await inCooldown(client, rule, now.playerId)) return undefined;
-        if (mode === 'live' && (await actedInWindow(client, rule)) >= rule.cap_count) {
-          await recordStop(
-            client,
-            rule.id,
-            `acted ${rule.cap_count} times within ${rule.cap_window_seconds} s (its cap)`,
-          );
+        if (await stopAtCap(client, rule, mode)) {
           log?.warn({ ruleId: rule.id, name: rule.name }, 'rule stopped at its cap');
           return undefined;
         }

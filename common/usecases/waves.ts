@@ -33,6 +33,8 @@ import {
   type WaveEvent,
   type WaveRow,
   type WaveState,
+  approvalVerdict,
+  waitsForApproval,
 } from '../lifecycles/wave.js';
 import type { OutboxRow } from '../queues/outbox.js';
 import { check, text } from '../validation.js';
@@ -181,14 +183,6 @@ export const presentWave = (w: NamedWaveRow) => ({
 });
 export type WaveView = ReturnType<typeof presentWave>;
 
-/** Whether a moderator's wave waits for a second moderator (docs/moderators.md "Waves": four eyes). */
-export const needsApproval = (
-  policy: WavePolicy,
-  w: { createdBy: WaveActor; size: number; type: SanctionType; protectedMembers: number },
-): boolean =>
-  w.createdBy.kind === 'moderator' &&
-  (w.size > policy.approvalAbove || w.type === 'permanent_ban' || w.protectedMembers > 0);
-
 async function auditWave(
   client: PoolClient,
   by: WaveActor,
@@ -297,7 +291,7 @@ export async function createWave(
       durationSeconds: v.sanction.durationSeconds ?? null,
       dsaCategory: v.sanction.dsaCategory ?? null,
       createdBy: by,
-      needsApproval: needsApproval(policy, {
+      needsApproval: waitsForApproval(policy.approvalAbove, {
         createdBy: by,
         size: players.length,
         type: v.sanction.type,
@@ -464,9 +458,9 @@ export async function decideWave(
     const w = isUuid(id) ? await lockWave(client, id) : undefined;
     if (!w || (by.kind === 'studio' && w.created_by_studio !== by.id)) throw notFound(`Wave ${id}`);
     if (event === 'approve') {
-      if (by.kind !== 'moderator' || by.role !== 'admin')
-        throw new AppError(403, 'forbidden', 'Only an admin approves a wave.');
-      if (w.created_by_moderator === by.id)
+      const verdict = approvalVerdict(w, by);
+      if (verdict === 'not_an_admin') throw new AppError(403, 'forbidden', 'Only an admin approves a wave.');
+      if (verdict === 'own_wave')
         throw new AppError(403, 'own_wave', 'A wave needs a second moderator: another admin approves it.');
     }
     if (!nextWaveState(w.state, event)) throw notNow(event, w.state);

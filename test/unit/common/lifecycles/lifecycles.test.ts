@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { claimVerdict, releaseVerdict, type Lease } from '../../../../common/lifecycles/lease.js';
+import { approvalVerdict, waitsForApproval } from '../../../../common/lifecycles/wave.js';
+import { confirmedAtOnce } from '../../../../common/lifecycles/erasure.js';
 
 const moderator = { id: 'm1', role: 'moderator' };
 const other = { id: 'm2', role: 'moderator' };
@@ -36,6 +38,37 @@ describe('life cycles with one writer each (common/lifecycles/): the lease, appe
     expect(releaseVerdict(held, admin)).to.deep.equal({ verdict: 'release', of: held });
     expect(releaseVerdict(held, other)).to.deep.equal({ verdict: 'refused', holder: held });
     expect(releaseVerdict(null, admin)).to.deep.equal({ verdict: 'not_claimed' });
+  });
+
+  // Issue 49: a transition's condition lives beside its transitions, so changing one rule opens one module.
+  it("four eyes, in the wave's life cycle: who waits for a second moderator, and who may be it", () => {
+    const byMod = { kind: 'moderator', id: 'm1' } as const;
+    const wave = (size: number, type = 'temporary_ban' as const, protectedMembers = 0) => ({
+      createdBy: byMod,
+      size,
+      type,
+      protectedMembers,
+    });
+    expect(waitsForApproval(100, wave(100))).to.equal(false);
+    expect(waitsForApproval(100, wave(101))).to.equal(true);
+    expect(waitsForApproval(100, { ...wave(1), type: 'permanent_ban' })).to.equal(true);
+    expect(waitsForApproval(100, wave(1, 'temporary_ban', 1))).to.equal(true);
+    // A studio acts in its own games: its wave never waits.
+    expect(waitsForApproval(0, { ...wave(5000), createdBy: { kind: 'studio', id: 's1' } })).to.equal(false);
+    const made = { created_by_moderator: 'm1' };
+    expect(approvalVerdict(made, { kind: 'moderator', id: 'm2', role: 'admin' })).to.equal('approve');
+    expect(approvalVerdict(made, { kind: 'moderator', id: 'm1', role: 'admin' })).to.equal('own_wave');
+    expect(approvalVerdict(made, { kind: 'moderator', id: 'm2', role: 'moderator' })).to.equal(
+      'not_an_admin',
+    );
+    expect(approvalVerdict(made, { kind: 'studio', id: 's1' })).to.equal('not_an_admin');
+  });
+
+  it("an erasure's confirmation, in its life cycle: a studio's request about others' players waits for an admin", () => {
+    expect(confirmedAtOnce('studio', 0)).to.equal(true);
+    expect(confirmedAtOnce('studio', 1)).to.equal(false);
+    expect(confirmedAtOnce('admin', 3)).to.equal(true);
+    expect(confirmedAtOnce('operator', 3)).to.equal(true);
   });
 
   /** The service's source files, other than these life cycle modules, whose text matches `pattern`. */
