@@ -207,33 +207,33 @@ export function offenseStatement(
   const decidedAt = o.status === 'released' && o.resolvedAt ? o.resolvedAt : o.createdAt;
   // The sign-in check's suspicion of evasion (issue 53) is no report: nothing says there was one.
   const evasion = o.source === 'evasion_check';
-  const it = evasion ? 'the suspicion' : 'the report';
+  const filed = evasion ? 'the suspicion' : 'the report';
   const decision =
     o.status === 'held'
-      ? `${points} points of your trust score are held until a moderator reviews ${it}.`
+      ? `${points} points of your trust score are held until a moderator reviews ${filed}.`
       : `Your trust score was lowered by ${points} points.`;
   const state: Record<OffenseStatus, string> = {
     applied: o.caseOutcome === 'upheld' ? 'In effect: a moderator upheld it.' : 'In effect.',
     held: 'Held: a moderator has not decided yet.',
     released: 'In effect: a moderator upheld it and the held points were taken.',
     recorded: 'No points were taken.',
-    restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${it}`}.`,
-    dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${it}`}).`,
+    restored: `Given back: ${o.penaltyRestored} points returned after ${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${filed}`}.`,
+    dropped: `Dropped: the held points were never taken (${o.restoredBy === 'appeal' ? 'your appeal was granted' : `a moderator dismissed ${filed}`}).`,
   };
   // Every offense that took or held points did so automatically, by the penalty rule, at filing; a
   // later decision on it (an uphold, a dismissal, a granted appeal) was a person's. Both are said.
   const automated = o.status !== 'recorded';
   const byPerson: Partial<Record<OffenseStatus, string>> = {
-    applied: o.caseOutcome === 'upheld' ? ` A moderator then reviewed ${it} and upheld it.` : '',
-    released: ` A moderator then reviewed ${it}, upheld it, and the held points were taken.`,
+    applied: o.caseOutcome === 'upheld' ? ` A moderator then reviewed ${filed} and upheld it.` : '',
+    released: ` A moderator then reviewed ${filed}, upheld it, and the held points were taken.`,
     restored:
       o.restoredBy === 'appeal'
         ? ' A moderator (a person) then granted your appeal and gave them back.'
-        : ` A moderator (a person) then dismissed ${it} and gave them back.`,
+        : ` A moderator (a person) then dismissed ${filed} and gave them back.`,
     dropped:
       o.restoredBy === 'appeal'
         ? ' A moderator (a person) then granted your appeal: they were never taken.'
-        : ` A moderator (a person) then dismissed ${it}: they were never taken.`,
+        : ` A moderator (a person) then dismissed ${filed}: they were never taken.`,
   };
   const wasHeld = o.status === 'held' || o.status === 'released' || o.status === 'dropped';
   return {
@@ -263,8 +263,8 @@ export function offenseStatement(
               ? 'The points were held automatically, for a moderator to decide: a suspected evasion never moves a trust score on its own.'
               : 'The points were held automatically, by the rules every report passes, for a moderator to decide.'
             : o.status === 'applied' && o.caseOutcome !== 'upheld'
-              ? `The points were taken automatically when ${it} was filed, by the penalty rule; a moderator may review it.`
-              : `The points were taken automatically when ${it} was filed, by the penalty rule.`
+              ? `The points were taken automatically when ${filed} was filed, by the penalty rule; a moderator may review it.`
+              : `The points were taken automatically when ${filed} was filed, by the penalty rule.`
         }${byPerson[o.status] ?? ''}`,
     state: state[o.status],
     redress: REDRESS,

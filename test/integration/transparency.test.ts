@@ -97,6 +97,14 @@ describe('DSA Transparency Database: a statement for every restriction', functio
       async () => (await statementOf(sanctionId))?.state === state,
       20_000,
     );
+  /** The statement the database holds for a sanction, once it was sent. */
+  const bodyOf = async (sanctionId: string) => {
+    await settled(sanctionId);
+    return tdb.stored.find((s) => s.statement.puid === `sanction-${sanctionId}`)!.statement as Record<
+      string,
+      string
+    >;
+  };
   const byModerator = async (serviceId: string, json: object) => {
     const res = await call<{ id: string }>(api.url, 'POST', `/v1/admin/players/${serviceId}/sanctions`, {
       spec: '/v1/admin/players/{serviceId}/sanctions',
@@ -379,13 +387,6 @@ describe('DSA Transparency Database: a statement for every restriction', functio
   });
 
   it('every message about a decision states what happened (issue 49): own initiative, a notice and its category, anti-cheat', async () => {
-    const bodyOf = async (sanctionId: string) => {
-      await settled(sanctionId);
-      return tdb.stored.find((s) => s.statement.puid === `sanction-${sanctionId}`)!.statement as Record<
-        string,
-        string
-      >;
-    };
     // The player's statements of reasons, as their copy of their data holds them.
     const reasonsOf = async (serviceId: string) => {
       const res = await call<{ statementsOfReasons: { id: string; facts: string; redress: string }[] }>(
@@ -470,13 +471,6 @@ describe('DSA Transparency Database: a statement for every restriction', functio
   });
 
   it('who decided is stored with the decision (issue 49): a moderator’s “Strike ladder:” reason is theirs, and an erasure changes no decision', async () => {
-    const bodyOf = async (sanctionId: string) => {
-      await settled(sanctionId);
-      return tdb.stored.find((s) => s.statement.puid === `sanction-${sanctionId}`)!.statement as Record<
-        string,
-        string
-      >;
-    };
     const p = await createTestPlayer(api.pool);
     await linkPlayer(api.pool, { serviceId: p.serviceId, clientId: studioA.game.clientId });
     const cheat = () =>
